@@ -1,0 +1,64 @@
+// Reaching the engine: a module Worker through Comlink (default in browsers), an endpoint the host made, or
+// the same engine in this thread (`worker: false`: Node, SSR, tests), loaded lazily so the main bundle stays small.
+import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
+import { ShopLookupError } from './errors';
+import type { EngineApi, EngineOptions, WatchListener, WorkerApi } from './protocol';
+import type { EngineEndpoint, ShopLookupOptions } from './types';
+
+export interface Connection {
+  api: EngineApi | Remote<WorkerApi>;
+  /** Drops the Comlink proxy and ends a worker this module started. */
+  dispose(): void;
+}
+
+export function engineOptionsOf(o: ShopLookupOptions): EngineOptions {
+  const { worker: _w, indexedDB: _i, IDBKeyRange: _k, fetch: _f, ...rest } = o;
+  return rest;
+}
+
+function workerFailed(detail: string): ShopLookupError {
+  return new ShopLookupError(
+    'worker_failed',
+    `The shop-lookup worker could not start (${detail}). If your bundler does not understand ` +
+      "`new Worker(new URL(..., import.meta.url))`, pass `worker: () => new Worker(<url of shop-lookup/worker>, { type: 'module' })`, or `worker: false`.",
+  );
+}
+
+function startWorker(): Worker {
+  return new Worker(new URL('../worker/worker.ts', import.meta.url), { type: 'module', name: 'shop-lookup' });
+}
+
+/** @example const c = await connectEngine(options, listener); await c.api.sync(); c.dispose(); */
+export async function connectEngine(options: ShopLookupOptions, listener: WatchListener): Promise<Connection> {
+  const mode = options.worker ?? typeof Worker !== 'undefined';
+  if (mode === false) {
+    const { createEngine } = await import('../worker/engine');
+    const api = createEngine(engineOptionsOf(options), listener, {
+      indexedDB: options.indexedDB,
+      IDBKeyRange: options.IDBKeyRange,
+      fetch: options.fetch,
+    });
+    return { api, dispose: () => undefined };
+  }
+  if (options.fetch) {
+    throw new ShopLookupError('bad_options', 'options.fetch cannot cross into a worker: use `worker: false`, or point baseUrl at a proxy.');
+  }
+  const endpoint: EngineEndpoint = mode === true ? startWorker() : mode();
+  const remote = wrap<WorkerApi>(endpoint);
+  const listenerProxy = proxy(listener);
+  const dispose = () => {
+    remote[releaseProxy]();
+    if (mode === true) (endpoint as Worker).terminate();
+  };
+  // a worker that fails to load never answers: its error event must end the wait
+  const failed = new Promise<never>((_, reject) => {
+    endpoint.addEventListener('error' as 'message', (e: Event) => reject(workerFailed((e as ErrorEvent).message || 'error event')));
+  });
+  try {
+    await Promise.race([remote.start(engineOptionsOf(options), listenerProxy), failed]);
+  } catch (error) {
+    dispose();
+    throw (error as { code?: string }).code ? error : workerFailed(String((error as Error)?.message ?? error));
+  }
+  return { api: remote, dispose };
+}

@@ -1,0 +1,90 @@
+import type { Observable } from 'rxjs';
+import { connectEngine, type Connection } from './connectEngine';
+import { ShopLookupError } from './errors';
+import type {
+  Coupon,
+  IssuedCoupon,
+  LookupResult,
+  ProductOption,
+  ShopLookupOptions,
+  SyncReport,
+  SyncStatus,
+} from './types';
+import { createWatchHub } from './watchHub';
+
+/**
+ * The six lookups as Observables that answer at once from local data, update live, refresh from the API when
+ * online and keep answering offline; plus sync control and status.
+ */
+export interface ShopLookup {
+  /** All coupons (synced in full). @example lookup.coupons().subscribe(({ data }) => renderList(data)); */
+  coupons(): Observable<LookupResult<Coupon[]>>;
+  /** One coupon by its code; `data: null` when unknown. @example lookup.coupon('WELCOME10') */
+  coupon(couponCode: string): Observable<LookupResult<Coupon | null>>;
+  /** One issued coupon by its issued-coupon code (read through, then kept offline). @example lookup.issuedCoupon('IC-7F3K-2Q9M') */
+  issuedCoupon(issuedCouponCode: string): Observable<LookupResult<IssuedCoupon | null>>;
+  /** A product's options in option-number order. @example lookup.productOptions(13805) */
+  productOptions(productNo: number): Observable<LookupResult<ProductOption[]>>;
+  /** One option by its number (never matched by code). @example lookup.productOptionByNo(13805, 12) */
+  productOptionByNo(productNo: number, optionNo: number): Observable<LookupResult<ProductOption | null>>;
+  /** One option by its code (never matched by number, even if the code looks like one). @example lookup.productOptionByCode(13805, '12') */
+  productOptionByCode(productNo: number, optionCode: string): Observable<LookupResult<ProductOption | null>>;
+  /** Refreshes everything now; resolves with a report when done or failed (never rejects for API trouble). @example const r = await lookup.sync(); */
+  sync(): Promise<SyncReport>;
+  /** Keeps these products' options synced too (and syncs them now when online). @example await lookup.trackProducts([13801]); */
+  trackProducts(productNos: number[]): Promise<void>;
+  /** Fetches issued coupons ahead, so they can be checked offline. @example await lookup.prefetchIssuedCoupons(['IC-7F3K-2Q9M']); */
+  prefetchIssuedCoupons(codes: string[]): Promise<SyncReport>;
+  /** Phase, progress, last sync times, last error. @example lookup.status().subscribe((s) => showBadge(s.phase)); */
+  status(): Observable<SyncStatus>;
+  /** Deletes all local data of this dbName. @example await lookup.clear(); */
+  clear(): Promise<void>;
+  /** Stops timers, releases the worker; open lookups complete. @example await lookup.close(); */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the lookups for one shop. Only `baseUrl` is required.
+ * @example
+ * const lookup = createShopLookup({ baseUrl: '/shop-api', products: [13805] });
+ * lookup.coupon('WELCOME10').subscribe(({ data, syncedAt, offline }) => show(data, syncedAt, offline));
+ */
+export function createShopLookup(options: ShopLookupOptions): ShopLookup {
+  if (!options || typeof options.baseUrl !== 'string' || options.baseUrl === '') {
+    throw new ShopLookupError('bad_options', "createShopLookup needs a baseUrl: the API origin or a same-origin proxy path such as '/shop-api'.");
+  }
+  const hub = createWatchHub();
+  const connection: Promise<Connection> = connectEngine(options, hub.listener);
+  connection.catch(() => undefined); // surfaced by each call and subscription
+  let closing: Promise<void> | null = null;
+
+  const call = async <T>(fn: (c: Connection) => Promise<T>): Promise<T> => {
+    if (closing) throw new ShopLookupError('closed', 'shop-lookup was closed.');
+    return fn(await connection);
+  };
+
+  return {
+    coupons: () => hub.observe(connection, { kind: 'coupons' }),
+    coupon: (code) => hub.observe(connection, { kind: 'coupon', code }),
+    issuedCoupon: (code) => hub.observe(connection, { kind: 'issuedCoupon', code }),
+    productOptions: (productNo) => hub.observe(connection, { kind: 'productOptions', productNo }),
+    productOptionByNo: (productNo, optionNo) => hub.observe(connection, { kind: 'productOptionByNo', productNo, optionNo }),
+    productOptionByCode: (productNo, optionCode) =>
+      hub.observe(connection, { kind: 'productOptionByCode', productNo, optionCode }),
+    status: () => hub.observe(connection, { kind: 'status' }),
+    sync: () => call((c) => c.api.sync()),
+    trackProducts: (productNos) => call((c) => c.api.trackProducts(productNos)),
+    prefetchIssuedCoupons: (codes) => call((c) => c.api.prefetchIssuedCoupons(codes)),
+    clear: () => call((c) => c.api.clear()),
+    close() {
+      closing ??= (async () => {
+        hub.completeAll();
+        const c = await connection.catch(() => null);
+        if (!c) return;
+        await c.api.close();
+        c.dispose();
+      })();
+      return closing;
+    },
+  };
+}

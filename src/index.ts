@@ -1,0 +1,20 @@
+// shop-lookup: coupon and product-option lookups that keep working when the network does not.
+export { createShopLookup } from './createShopLookup';
+export { ShopLookupError } from './errors';
+
+export type { ShopLookup } from './createShopLookup';
+export type {
+  Coupon,
+  EngineEndpoint,
+  IssuedCoupon,
+  LookupError,
+  LookupResult,
+  OptionValue,
+  ProductOption,
+  RateLimits,
+  RecordIssue,
+  ShopAuth,
+  ShopLookupOptions,
+  SyncReport,
+  SyncStatus,
+} from './types';

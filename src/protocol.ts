@@ -1,0 +1,60 @@
+// The message contract between the host side (src/) and the engine (worker/). Types only: both sides
+// `import type` this file and nothing else couples them. Everything here must survive structured clone.
+import type {
+  LookupResult,
+  RateLimits,
+  ShopAuth,
+  SyncReport,
+  SyncStatus,
+} from './types';
+
+/** One of the six lookups, as data. */
+export type LookupQuery =
+  | { kind: 'coupons' }
+  | { kind: 'coupon'; code: string }
+  | { kind: 'issuedCoupon'; code: string }
+  | { kind: 'productOptions'; productNo: number }
+  | { kind: 'productOptionByNo'; productNo: number; optionNo: number }
+  | { kind: 'productOptionByCode'; productNo: number; optionCode: string };
+
+/** What a watch follows: a lookup, or the engine's status. */
+export type WatchQuery = LookupQuery | { kind: 'status' };
+
+/** The options the engine needs; all clonable (no functions, no factories). */
+export interface EngineOptions {
+  baseUrl: string;
+  auth?: ShopAuth;
+  products?: number[];
+  refreshIntervalMs?: number;
+  dbName?: string;
+  rateLimits?: RateLimits | false;
+  requestTimeoutMs?: number;
+  pageSize?: number;
+  retry?: { retries?: number; baseDelayMs?: number; maxDelayMs?: number };
+}
+
+/**
+ * Called by the engine for every emission of every watch. One listener per connection (one Comlink proxy),
+ * so a subscription costs no MessageChannel of its own.
+ */
+export type WatchListener = (id: number, value: LookupResult<unknown> | SyncStatus) => void;
+
+/** The engine's surface. In a worker each method is reached through Comlink and returns a Promise. */
+export interface EngineApi {
+  /** Start following `query`; emissions arrive at the listener tagged with `id`, the first one at once. */
+  watch(id: number, query: WatchQuery): void;
+  /** Stop following `id`. */
+  unwatch(id: number): void;
+  sync(): Promise<SyncReport>;
+  trackProducts(productNos: number[]): Promise<void>;
+  prefetchIssuedCoupons(codes: string[]): Promise<SyncReport>;
+  clear(): Promise<void>;
+  close(): Promise<void>;
+  /** Watches the engine currently follows (diagnostics: 0 after every subscription ended). */
+  activeWatches(): number;
+}
+
+/** What the worker entry exposes: the engine, after `start` gave it its options and listener. */
+export interface WorkerApi extends EngineApi {
+  start(options: EngineOptions, listener: WatchListener): Promise<void>;
+}

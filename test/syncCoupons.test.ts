@@ -1,0 +1,138 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { MockShopApi } from '../mock-server';
+import type { ShopLookup } from '../src';
+import { confirmed, delay, lookupFor, next, startMock } from './utils';
+
+const LIST = '/v2/shop/coupons';
+const codesOf = (rows: { coupon_code?: unknown }[]) => rows.map((c) => String(c.coupon_code)).sort();
+
+describe('syncCoupons', () => {
+  let mock: MockShopApi;
+  let lookup: ShopLookup;
+
+  beforeEach(async () => {
+    mock = await startMock(); // 240 coupons: pages of 100, 100, 40
+    lookup = lookupFor(mock);
+    await lookup.sync();
+  });
+  afterEach(async () => {
+    await lookup.close();
+    await mock.close();
+  });
+
+  it('deletes a coupon missing from a complete listing', async () => {
+    expect(mock.removeCoupon('FIXED3000')).toBe(true);
+    const report = await lookup.sync();
+    expect(report).toMatchObject({ ok: true, deleted: 1 });
+    const gone = await confirmed(lookup.coupon('FIXED3000'));
+    expect(gone.data).toBeNull();
+    expect(codesOf((await confirmed(lookup.coupons())).data)).toEqual(codesOf(mock.data.coupons));
+  });
+
+  it('keeps a coupon missing from a listing that failed halfway', async () => {
+    mock.removeCoupon('FIXED3000');
+    mock.inject('drop', { path: LIST, after: 1, times: Infinity }); // page 1 answers, then the connection drops
+    const report = await lookup.sync();
+    expect(report.ok).toBe(false);
+    expect(report.deleted).toBe(0);
+    expect(report.errors.map((e) => e.code)).toContain('network_error');
+    const kept = await next(lookup.coupon('FIXED3000'));
+    expect(kept.data?.coupon_code).toBe('FIXED3000');
+    expect((await next(lookup.coupons())).data).toHaveLength(240);
+  });
+
+  it('shows the last complete snapshot until the new listing is complete', async () => {
+    const welcome = mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!;
+    const firstPageCode = String(mock.data.coupons[0]!.coupon_code);
+    mock.upsertCoupon({ ...mock.data.coupons[0]!, name: '새 이름' }); // changed on page 1
+    mock.removeCoupon('FIXED3000');
+    mock.inject({ delayMs: 400 }, { path: LIST, after: 2 }); // the last page takes a while
+    const running = lookup.sync();
+    await delay(200); // pages 1 and 2 are in; page 3 is on its way
+    const mid = await next(lookup.coupon(firstPageCode));
+    expect(mid.data?.name).not.toBe('새 이름');
+    expect((await next(lookup.coupon('FIXED3000'))).data).not.toBeNull();
+    expect((await next(lookup.coupons())).data).toHaveLength(240);
+    expect((await running).ok).toBe(true);
+    expect((await next(lookup.coupon(firstPageCode))).data?.name).toBe('새 이름');
+    expect((await next(lookup.coupon('FIXED3000'))).data).toBeNull();
+    expect(welcome).toBeDefined();
+  });
+
+  it('resumes an interrupted listing at the page where it stopped', async () => {
+    mock.upsertCoupon({ ...mock.data.coupons[150]!, name: '두 번째 페이지' });
+    mock.inject('drop', { path: LIST, after: 1, times: Infinity });
+    expect((await lookup.sync()).ok).toBe(false);
+    mock.clearFaults();
+    mock.resetRequests();
+    const report = await lookup.sync();
+    expect(report.ok).toBe(true);
+    const pages = mock.requests.filter((r) => r.path === LIST).map((r) => r.query.offset);
+    expect(pages).toEqual(['2', '3']);
+    expect((await next(lookup.coupon(String(mock.data.coupons[150]!.coupon_code)))).data?.name).toBe('두 번째 페이지');
+  });
+
+  it('starts over when the listing changed while it was interrupted', async () => {
+    mock.inject('drop', { path: LIST, after: 1, times: Infinity });
+    expect((await lookup.sync()).ok).toBe(false);
+    mock.clearFaults();
+    mock.upsertCoupon({ coupon_code: 'NEW-ONE', name: '새 쿠폰', status: 'progress', apply_sale_price: 1000 });
+    mock.resetRequests();
+    const report = await lookup.sync();
+    expect(report.ok).toBe(true);
+    const pages = mock.requests.filter((r) => r.path === LIST).map((r) => r.query.offset);
+    expect(pages).toEqual(['2', '1', '2', '3']);
+    expect((await next(lookup.coupon('NEW-ONE'))).data?.name).toBe('새 쿠폰');
+  });
+
+  it('rejects a malformed record, reports where and why, and stores its page-mates', async () => {
+    mock.upsertCoupon({ coupon_code: 'BROKEN', name: '망가진 쿠폰', apply_sale_price: 'abc' });
+    mock.upsertCoupon({ coupon_code: 'FINE', name: '멀쩡한 쿠폰', apply_sale_price: '15000' });
+    const report = await lookup.sync();
+    expect(report.ok).toBe(true);
+    expect(report.rejected).toBe(1);
+    const error = report.errors.find((e) => e.code === 'invalid_record')!;
+    expect(error.message).toContain('"BROKEN"');
+    expect(error.issues).toEqual([{ path: 'data.list[40].apply_sale_price', message: 'expected an integer, got "abc"' }]);
+    expect((await next(lookup.coupon('BROKEN'))).data).toBeNull();
+    expect((await next(lookup.coupon('FINE'))).data?.apply_sale_price).toBe(15000);
+    const status = await next(lookup.status(), (s) => s.phase === 'idle');
+    expect(status.lastError?.code).toBe('invalid_record');
+  });
+
+  it('keeps the good copy of a coupon whose update arrives malformed', async () => {
+    const good = (await next(lookup.coupon('WELCOME10'))).data!;
+    mock.upsertCoupon({ ...mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!, apply_sale_percent: '열 퍼센트' });
+    const report = await lookup.sync();
+    expect(report).toMatchObject({ ok: true, rejected: 1, deleted: 0 });
+    expect((await next(lookup.coupon('WELCOME10'))).data).toEqual(good);
+  });
+
+  it('deletes nothing when a rejected record has no readable code', async () => {
+    mock.removeCoupon('FIXED3000');
+    mock.data.coupons.push({ name: '코드 없는 쿠폰' });
+    const report = await lookup.sync();
+    expect(report.deleted).toBe(0);
+    expect(report.errors.map((e) => e.code)).toEqual(['invalid_record', 'deletions_skipped']);
+    expect((await next(lookup.coupon('FIXED3000'))).data).not.toBeNull();
+  });
+
+  it('refuses a listing whose pages repeat rows, keeping the last snapshot', async () => {
+    mock.removeCoupon('FIXED3000');
+    mock.inject('repeat-page', { path: LIST, after: 1 });
+    const report = await lookup.sync();
+    expect(report.ok).toBe(false);
+    expect(report.errors[0]).toMatchObject({ code: 'inconsistent_listing' });
+    expect(report.errors[0]!.message).toMatch(/repeats/);
+    expect((await next(lookup.coupon('FIXED3000'))).data).not.toBeNull();
+  });
+
+  it('refuses a listing that skipped rows, keeping the last snapshot', async () => {
+    mock.removeCoupon('FIXED3000');
+    mock.inject('skip-rows', { path: LIST, after: 1 });
+    const report = await lookup.sync();
+    expect(report.ok).toBe(false);
+    expect(report.errors[0]).toMatchObject({ code: 'inconsistent_listing' });
+    expect((await next(lookup.coupon('FIXED3000'))).data).not.toBeNull();
+  });
+});

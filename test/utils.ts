@@ -1,0 +1,75 @@
+// Shared fixtures: a mock shop API on 127.0.0.1 port 0, a lookup in this thread over a fresh fake IndexedDB,
+// and helpers to wait for the emission a test is about.
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { filter, firstValueFrom, timeout, type Observable } from 'rxjs';
+import { startMockShopApi, type MockShopApi, type MockShopApiOptions } from '../mock-server';
+import { createShopLookup, type ShopLookup, type ShopLookupOptions } from '../src';
+import type { LookupResult } from '../src/types';
+
+export const KEY = 'demo-key';
+export const SECRET = 'demo-secret';
+
+/** A mock API with rate limits off (tests that need them turn them on). */
+export function startMock(options: MockShopApiOptions = {}): Promise<MockShopApi> {
+  return startMockShopApi({ rateLimits: false, ...options });
+}
+
+let dbCounter = 0;
+
+/** A lookup in this thread, on its own fresh IndexedDB, against `mock`. */
+export function lookupFor(
+  mock: { url: string },
+  options: Partial<ShopLookupOptions> = {},
+): ShopLookup & { idb: IDBFactory } {
+  const idb = (options.indexedDB as IDBFactory | undefined) ?? new IDBFactory();
+  const lookup = createShopLookup({
+    baseUrl: mock.url,
+    auth: { key: KEY, secret: SECRET },
+    worker: false,
+    indexedDB: idb,
+    IDBKeyRange,
+    rateLimits: false,
+    retry: { retries: 2, baseDelayMs: 10, maxDelayMs: 50 },
+    dbName: `shop-${++dbCounter}`,
+    ...options,
+  });
+  return Object.assign(lookup, { idb });
+}
+
+/** The first emission that satisfies `predicate` (fails the test after `ms`). */
+export function next<T>(source: Observable<T>, predicate: (value: T) => boolean = () => true, ms = 5000): Promise<T> {
+  return firstValueFrom(source.pipe(filter(predicate), timeout({ first: ms })));
+}
+
+/** The first emission confirmed by the API and not fetching any more. */
+export function confirmed<T>(source: Observable<LookupResult<T>>, ms = 5000): Promise<LookupResult<T>> {
+  return next(source, (r) => r.syncedAt !== null && !r.fetching, ms);
+}
+
+/** Records every emission of `source` until `stop()`. */
+export function record<T>(source: Observable<T>): { values: T[]; stop(): void } {
+  const values: T[] = [];
+  const sub = source.subscribe((v) => values.push(v));
+  return { values, stop: () => sub.unsubscribe() };
+}
+
+export const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Every row of every object store of a (fake) IndexedDB database, as JSON text. */
+export async function dumpDatabase(idb: IDBFactory, name: string): Promise<string> {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const req = idb.open(name);
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+  const out: Record<string, unknown[]> = {};
+  for (const store of Array.from(db.objectStoreNames)) {
+    out[store] = await new Promise((resolve, reject) => {
+      const req = db.transaction(store).objectStore(store).getAll();
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => reject(req.error);
+    });
+  }
+  db.close();
+  return JSON.stringify(out);
+}

@@ -1,0 +1,80 @@
+// The API's answer envelope: `{ msg, code, request_count, version, data }`, lists in `data.list` with paging in
+// `data.pagenation` (the API's spelling), or `data` as a bare array. Everything here is tolerant of the variants
+// listed in shared/spec/imweb-wire-format.md and strict about what cannot be read.
+import { badResponseError } from './apiError';
+
+export interface Envelope {
+  code: number;
+  msg: string;
+  data: unknown;
+  /** The whole parsed body (the auth answer carries `access_token` at the top level). */
+  body: Record<string, unknown>;
+}
+
+/** One page of a list answer. */
+export interface ListPage {
+  rows: unknown[];
+  /** Where the rows sit in the answer, for error paths. */
+  rowsPath: string;
+  page: number;
+  /** null when the answer had no paging info (a bare array: the whole list at once). */
+  totalPages: number | null;
+  dataCount: number | null;
+  pageSize: number | null;
+}
+
+function toNumber(value: unknown): number | null {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string' && /^\s*\d+\s*$/.test(value)) return Number(value);
+  return null;
+}
+
+/** Parses a response body into the envelope, or throws `bad_response` saying what was wrong. */
+export function readEnvelope(text: string, status: number, label: { method: string; path: string }): Envelope {
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('<')) {
+    throw badResponseError(label, status, 'it is an HTML page, not JSON');
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    const what = trimmed === '' ? 'it is empty' : `it is not complete JSON (${text.length} bytes, cut off or garbled)`;
+    throw badResponseError(label, status, what);
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw badResponseError(label, status, 'it is not the JSON envelope the API sends');
+  }
+  const b = body as Record<string, unknown>;
+  const code = toNumber(b.code) ?? (typeof b.code === 'number' ? b.code : null);
+  if (code === null) {
+    throw badResponseError(label, status, 'it has no numeric `code`');
+  }
+  return { code, msg: typeof b.msg === 'string' ? b.msg : '', data: b.data, body: b };
+}
+
+/** Reads the list part of a successful envelope. */
+export function readListPage(
+  envelope: Envelope,
+  requestedPage: number,
+  status: number,
+  label: { method: string; path: string },
+): ListPage {
+  const data = envelope.data;
+  if (Array.isArray(data)) {
+    return { rows: data, rowsPath: 'data', page: 1, totalPages: null, dataCount: data.length, pageSize: null };
+  }
+  if (data && typeof data === 'object' && Array.isArray((data as { list?: unknown }).list)) {
+    const d = data as { list: unknown[]; pagenation?: Record<string, unknown>; pagination?: Record<string, unknown> };
+    const p = d.pagenation ?? d.pagination ?? {};
+    return {
+      rows: d.list,
+      rowsPath: 'data.list',
+      page: toNumber(p.current_page) ?? requestedPage,
+      totalPages: toNumber(p.total_page),
+      dataCount: toNumber(p.data_count),
+      pageSize: toNumber(p.pagesize),
+    };
+  }
+  throw badResponseError(label, status, 'a list answer without `data.list` or an array in `data`');
+}

@@ -1,0 +1,110 @@
+// The local database (Dexie over IndexedDB). Versioned: a later schema adds a `version(n)` with an upgrade,
+// so existing shops migrate instead of losing their offline data. Tokens and credentials are never stored here.
+import Dexie, { type Table } from 'dexie';
+import type { Coupon, IssuedCoupon, ProductOption } from '../src/types';
+
+/** When the API last confirmed a resource or an item (`coupons`, `coupon:<code>`, `options:<no>`, ...). */
+export interface Confirmation {
+  key: string;
+  confirmedAt: number;
+}
+
+/** Where an interrupted coupon listing stands, so the next sync resumes instead of starting over. */
+export interface CouponCheckpoint {
+  key: '@couponSync';
+  startedAt: number;
+  /** 'direct': first sync into an empty table, pages written as they come. 'staged': changes wait in couponStage. */
+  mode: 'direct' | 'staged';
+  /** Last page completely handled. */
+  page: number;
+  totalPages: number | null;
+  dataCount: number | null;
+  /** Rejected rows whose code could not be read: they count toward dataCount, and forbid deletions. */
+  unkeyed: number;
+}
+
+/** Which shop this database belongs to: one shop's data never mixes into another's database. */
+export interface ShopIdentity {
+  key: '@shop';
+  baseUrl: string;
+  apiKey: string | null;
+}
+
+export type MetaRow = Confirmation | CouponCheckpoint | ShopIdentity;
+
+/** The codes of one listed page of the running coupon sync (to find deletions and repeated rows). */
+export interface ListedPage {
+  page: number;
+  codes: string[];
+}
+
+export class ShopDatabase extends Dexie {
+  coupons!: Table<Coupon, string>;
+  /** Keyed by the code the issued coupon was looked up with (outbound key). */
+  issuedCoupons!: Table<IssuedCoupon, string>;
+  options!: Table<ProductOption, [number, number]>;
+  meta!: Table<MetaRow, string>;
+  /** Changed coupons of a running re-sync; readers keep seeing `coupons` until the listing is complete. */
+  couponStage!: Table<Coupon, string>;
+  couponPages!: Table<ListedPage, number>;
+
+  constructor(name: string, deps: { indexedDB?: IDBFactory | undefined; IDBKeyRange?: typeof IDBKeyRange | undefined }) {
+    const options: ConstructorParameters<typeof Dexie>[1] = {};
+    if (deps.indexedDB) options.indexedDB = deps.indexedDB;
+    if (deps.IDBKeyRange) options.IDBKeyRange = deps.IDBKeyRange;
+    super(name, options);
+    this.version(1).stores({
+      coupons: 'coupon_code',
+      issuedCoupons: '',
+      options: '[product_no+no], [product_no+code]',
+      meta: 'key',
+      couponStage: 'coupon_code',
+      couponPages: 'page',
+    });
+  }
+}
+
+/** @example const db = openStore('shop-lookup', { indexedDB, IDBKeyRange }); */
+export function openStore(
+  name: string,
+  deps: { indexedDB?: IDBFactory | undefined; IDBKeyRange?: typeof IDBKeyRange | undefined } = {},
+): ShopDatabase {
+  // Dexie's liveQuery silently never runs unless Dexie.dependencies has an indexedDB, which it reads from the
+  // global at import. Where the platform has none (Node) and the host passed one, lend it ours.
+  if (!Dexie.dependencies.indexedDB && deps.indexedDB) {
+    Dexie.dependencies.indexedDB = deps.indexedDB;
+    if (deps.IDBKeyRange) Dexie.dependencies.IDBKeyRange = deps.IDBKeyRange;
+  }
+  return new ShopDatabase(name, deps);
+}
+
+/** All options of one product, in option-number order. */
+export function productRange(db: ShopDatabase, productNo: number) {
+  return db.options.where('[product_no+no]').between([productNo, Dexie.minKey], [productNo, Dexie.maxKey]);
+}
+
+/** Meta keys, in one place so readers and writers agree. */
+export const metaKey = {
+  coupons: 'coupons',
+  coupon: (code: string) => `coupon:${code}`,
+  issued: (code: string) => `issued:${code}`,
+  options: (productNo: number) => `options:${productNo}`,
+  optionNo: (productNo: number, no: number) => `option:${productNo}:no:${no}`,
+  optionCode: (productNo: number, code: string) => `option:${productNo}:code:${code}`,
+  couponSync: '@couponSync',
+  shop: '@shop',
+} as const;
+
+/** Records that the API confirmed these keys at `at`. */
+export function confirm(db: ShopDatabase, keys: string[], at: number) {
+  return db.meta.bulkPut(keys.map((key) => ({ key, confirmedAt: at })));
+}
+
+/** The latest confirmation among `keys`, or null. */
+export function latestConfirmation(rows: (MetaRow | undefined)[]): number | null {
+  let latest: number | null = null;
+  for (const r of rows) {
+    if (r && 'confirmedAt' in r && (latest === null || r.confirmedAt > latest)) latest = r.confirmedAt;
+  }
+  return latest;
+}

@@ -1,0 +1,122 @@
+// One sync at a time: coupons, then the options of every tracked product. A caller who arrives mid-sync gets
+// the running sync's promise (after dexie-cloud's syncIfPossible). Failures are data in the report and in
+// status(), never thrown at the caller.
+import { ShopLookupError, toLookupError } from '../src/errors';
+import type { SyncReport } from '../src/types';
+import type { ApiClient } from './apiClient';
+import type { ResourceState } from './resourceState';
+import { retry, type RetryPolicy } from './retryer';
+import { confirm, metaKey, type ShopDatabase } from './store';
+import { createReportDraft, finishReport, type ReportDraft, type SyncContext } from './syncContext';
+import { syncCoupons } from './syncCoupons';
+import { syncProductOptions } from './syncProductOptions';
+import type { SyncStatusState } from './syncStatus';
+
+export interface SyncRunnerDeps {
+  db: ShopDatabase;
+  client: ApiClient;
+  resources: ResourceState;
+  status: SyncStatusState;
+  now: () => number;
+  policy: RetryPolicy;
+  trackedProducts: () => number[];
+}
+
+/** Errors after which the rest of this sync would only fail the same way. */
+const STOPS_SYNC = new Set(['network_error', 'timeout', 'bad_credentials', 'token_invalid', 'permission_denied', 'plan_permission', 'closed', 'cancelled']);
+
+export function createSyncRunner(deps: SyncRunnerDeps) {
+  const { db, resources, status, now } = deps;
+  let running: Promise<SyncReport> | null = null;
+  let controller = new AbortController();
+
+  function context(report: ReportDraft, signal: AbortSignal): SyncContext {
+    return {
+      db,
+      client: deps.client,
+      report,
+      now,
+      priority: 'background',
+      signal,
+      call: (step) =>
+        retry(step, deps.policy, {
+          signal,
+          onWait: () => status.facts.set({ waiting: true }),
+          onResume: () => status.facts.set({ waiting: false }),
+        }),
+      progress: (resource, done, total) => status.facts.set({ progress: { resource, done, total } }),
+    };
+  }
+
+  /** Runs one unit; returns false when the sync should stop here. */
+  async function unit(report: ReportDraft, key: string, work: () => Promise<void>): Promise<boolean> {
+    try {
+      await resources.track(key, work);
+      return true;
+    } catch (error) {
+      const e = toLookupError(error);
+      report.complete = false;
+      report.errors.push(e);
+      return !STOPS_SYNC.has(e.code);
+    }
+  }
+
+  async function run(products: number[]): Promise<SyncReport> {
+    const report = createReportDraft();
+    const ctx = context(report, controller.signal);
+    status.facts.set({ syncing: true, progress: { resource: 'coupons', done: 0, total: null } });
+    let go = await unit(report, metaKey.coupons, () => syncCoupons(ctx));
+    let optionsDone = 0;
+    for (const [i, productNo] of products.entries()) {
+      if (!go) break;
+      status.facts.set({ progress: { resource: 'options', done: i, total: products.length } });
+      go = await unit(report, metaKey.options(productNo), () => syncProductOptions(ctx, productNo));
+      if (go && report.complete) optionsDone++;
+    }
+    const at = now();
+    if (products.length > 0 && optionsDone === products.length) await confirm(db, ['options'], at).catch(() => undefined);
+    const coupons = (await db.meta.get(metaKey.coupons).catch(() => undefined)) as { confirmedAt?: number } | undefined;
+    const f = status.facts.get();
+    status.facts.set({
+      syncing: false,
+      waiting: false,
+      progress: null,
+      failed: !report.complete,
+      lastError: report.errors.at(-1) ?? (report.complete ? null : f.lastError),
+      lastSyncedAt: {
+        coupons: coupons?.confirmedAt ?? f.lastSyncedAt.coupons,
+        options: optionsDone === products.length && products.length > 0 ? at : f.lastSyncedAt.options,
+      },
+    });
+    return finishReport(report);
+  }
+
+  return {
+    /** Syncs everything; a second caller gets the running sync. */
+    sync(): Promise<SyncReport> {
+      running ??= run(deps.trackedProducts()).finally(() => {
+        running = null;
+      });
+      return running;
+    },
+    /** Syncs only these products' options (newly tracked ones), after any running sync. */
+    async syncProducts(productNos: number[]): Promise<SyncReport> {
+      await running?.catch(() => undefined);
+      const report = createReportDraft();
+      const ctx = context(report, controller.signal);
+      for (const productNo of productNos) {
+        if (!(await unit(report, metaKey.options(productNo), () => syncProductOptions(ctx, productNo)))) break;
+      }
+      return finishReport(report);
+    },
+    get running() {
+      return running;
+    },
+    /** Aborts the running sync (its unfinished listing stays as a checkpoint) and waits for it to settle. */
+    async cancel(): Promise<void> {
+      controller.abort(new ShopLookupError('cancelled', 'The sync was cancelled (clear() or close() was called).'));
+      await running?.catch(() => undefined);
+      controller = new AbortController();
+    },
+  };
+}

@@ -1,0 +1,38 @@
+// What the worker exposes over Comlink: the engine, started with the host's options and its one listener.
+import { releaseProxy } from 'comlink';
+import { ShopLookupError } from '../src/errors';
+import type { EngineApi, WatchListener, WorkerApi } from '../src/protocol';
+import { createEngine, type EngineDeps } from './engine';
+
+/** @example expose(createWorkerApi({ indexedDB: self.indexedDB })); */
+export function createWorkerApi(deps: EngineDeps = {}): WorkerApi {
+  let engine: EngineApi | null = null;
+  let remoteListener: WatchListener | null = null;
+  const started = (): EngineApi => {
+    if (!engine) throw new ShopLookupError('not_started', 'The shop-lookup worker was used before start() or after close().');
+    return engine;
+  };
+  return {
+    async start(options, listener) {
+      if (engine) throw new ShopLookupError('already_started', 'This shop-lookup worker is already started; create one worker per createShopLookup.');
+      remoteListener = listener;
+      // a Comlink call returns a promise; if the page is gone it rejects, which must not become an unhandled rejection
+      const tell: WatchListener = (id, value) => void Promise.resolve(listener(id, value)).catch(() => undefined);
+      engine = createEngine(options, tell, deps);
+    },
+    watch: (id, query) => started().watch(id, query),
+    unwatch: (id) => started().unwatch(id),
+    sync: () => started().sync(),
+    trackProducts: (nos) => started().trackProducts(nos),
+    prefetchIssuedCoupons: (codes) => started().prefetchIssuedCoupons(codes),
+    clear: () => started().clear(),
+    activeWatches: () => engine?.activeWatches() ?? 0,
+    async close() {
+      await engine?.close();
+      engine = null;
+      // the listener is the last Comlink proxy this connection holds: release its MessagePort
+      (remoteListener as unknown as { [releaseProxy]?: () => void } | null)?.[releaseProxy]?.();
+      remoteListener = null;
+    },
+  };
+}
