@@ -1,6 +1,6 @@
 // One config for the library build, the demo's dev server and vitest.
 //   vite build             → dist/: the browser entry (src/index.ts) with the worker as its own chunk
-//   vite build --mode node → dist/node/: the Node-only entries (mock server)
+//   vite build --mode node → dist/node/: the Node-only entries (mock server, credential proxy)
 import { defineConfig } from 'vitest/config';
 
 const browserDeps = ['dexie', 'comlink', 'rxjs', 'zod'];
@@ -17,7 +17,7 @@ export default defineConfig(({ mode }) => ({
           sourcemap: true,
           target: 'node20',
           rollupOptions: {
-            input: { 'mock-server': 'mock-server/index.ts' },
+            input: { 'mock-server': 'mock-server/index.ts', proxy: 'proxy/index.ts' },
             output: { format: 'es', entryFileNames: '[name].js' },
           },
         }

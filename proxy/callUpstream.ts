@@ -1,0 +1,118 @@
+// One HTTP exchange with the shop API, with a timeout and a caller's abort signal, turned into data: an answer
+// (whatever its status), or why there was none. Bodies are read whole: API answers are at most one page of 100 rows.
+
+/** What one upstream exchange gave. */
+export type UpstreamResult =
+  | {
+      kind: 'answer';
+      status: number;
+      contentType: string | undefined;
+      retryAfter: string | undefined;
+      body: Buffer;
+      /** The envelope's `code` when the body is a JSON envelope. */
+      code: number | undefined;
+      /** The parsed body when it is a JSON object (the auth answer is read from it). */
+      json: Record<string, unknown> | undefined;
+    }
+  | { kind: 'unreachable'; reason: string }
+  | { kind: 'timeout' }
+  | { kind: 'aborted' };
+
+export interface UpstreamCallDeps {
+  fetch: typeof fetch;
+  timeoutMs: number;
+}
+
+export interface UpstreamRequest {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+}
+
+function parseJson(body: Buffer): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function codeOf(json: Record<string, unknown> | undefined): number | undefined {
+  const code = json?.code;
+  if (typeof code === 'number' && Number.isFinite(code)) return code;
+  if (typeof code === 'string' && /^-?\d+$/.test(code.trim())) return Number(code);
+  return undefined;
+}
+
+/** The network cause in a few words ('ECONNREFUSED', 'ENOTFOUND', …), never a body or header. */
+function reasonOf(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  if (typeof cause?.message === 'string') return cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Sends one request. Redirects are not followed (the token must not travel to another origin).
+ * @example const result = await callUpstream({ fetch, timeoutMs: 15_000 }, { url, method: 'GET', headers }, signal);
+ */
+export async function callUpstream(
+  deps: UpstreamCallDeps,
+  request: UpstreamRequest,
+  signal?: AbortSignal,
+): Promise<UpstreamResult> {
+  if (signal?.aborted) return { kind: 'aborted' };
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error(`upstream timeout after ${deps.timeoutMs} ms`));
+  }, deps.timeoutMs);
+  const onAbort = (): void => controller.abort(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const init: RequestInit = {
+      method: request.method,
+      headers: request.headers,
+      signal: controller.signal,
+      redirect: 'manual',
+    };
+    if (request.body !== undefined) init.body = request.body;
+    const res = await deps.fetch(request.url, init);
+    // The timeout covers the body too: a connection that stalls mid-body is a timeout, not a hang.
+    const body = Buffer.from(await res.arrayBuffer());
+    const json = parseJson(body);
+    return {
+      kind: 'answer',
+      status: res.status,
+      contentType: res.headers.get('content-type') ?? undefined,
+      retryAfter: res.headers.get('retry-after') ?? undefined,
+      body,
+      code: codeOf(json),
+      json,
+    };
+  } catch (error) {
+    if (timedOut) return { kind: 'timeout' };
+    if (signal?.aborted) return { kind: 'aborted' };
+    return { kind: 'unreachable', reason: reasonOf(error) };
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Retry-After (seconds or an HTTP date) in ms; `fallbackMs` when missing or unreadable.
+ * @example retryAfterMs('2', 1000) // 2000
+ */
+export function retryAfterMs(header: string | undefined, fallbackMs: number): number {
+  if (!header) return fallbackMs;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? fallbackMs : Math.max(0, at - Date.now());
+}
