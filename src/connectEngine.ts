@@ -12,7 +12,7 @@ export interface Connection {
 }
 
 export function engineOptionsOf(o: ShopLookupOptions): EngineOptions {
-  const { worker: _w, indexedDB: _i, IDBKeyRange: _k, fetch: _f, ...rest } = o;
+  const { worker: _w, indexedDB: _i, IDBKeyRange: _k, fetch: _f, persist: _p, ...rest } = o;
   return rest;
 }
 

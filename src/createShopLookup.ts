@@ -3,6 +3,9 @@ import { connectEngine, type Connection } from './connectEngine';
 import { ShopLookupError } from './errors';
 import type {
   Coupon,
+  CouponOrder,
+  CouponVerdict,
+  JournalEntry,
   IssuedCoupon,
   LookupResult,
   ProductOption,
@@ -35,12 +38,37 @@ export interface ShopLookup {
   trackProducts(productNos: number[]): Promise<void>;
   /** Fetches issued coupons ahead, so they can be checked offline. @example await lookup.prefetchIssuedCoupons(['IC-7F3K-2Q9M']); */
   prefetchIssuedCoupons(codes: string[]): Promise<SyncReport>;
+  /**
+   * Decides whether a coupon or issued-coupon code applies to an order and how much it takes off: from a fresh API
+   * answer when online, from local data when offline (and then says how old that data is). Never rejects for API
+   * trouble: the verdict says what is known.
+   * @example const v = await lookup.validateCoupon(code, { amount: 32000 }); if (v.ok) total -= v.discount;
+   */
+  validateCoupon(code: string, order: CouponOrder): Promise<CouponVerdict>;
+  /** Verdicts given from local data while offline, oldest first, for reconciling later. @example for (const e of await lookup.offlineJournal()) report(e); */
+  offlineJournal(): Promise<JournalEntry[]>;
+  /** Deletes journal entries up to `throughId` (all when omitted); returns how many. @example await lookup.clearOfflineJournal(lastReportedId); */
+  clearOfflineJournal(throughId?: number): Promise<number>;
   /** Phase, progress, last sync times, last error. @example lookup.status().subscribe((s) => showBadge(s.phase)); */
   status(): Observable<SyncStatus>;
   /** Deletes all local data of this dbName. @example await lookup.clear(); */
   clear(): Promise<void>;
   /** Stops timers, releases the worker; open lookups complete. @example await lookup.close(); */
   close(): Promise<void>;
+}
+
+/** Offline data must survive storage pressure: ask once (a window only; workers cannot) and tell the engine. */
+async function askPersistence(connection: Promise<Connection>): Promise<void> {
+  const storage = (globalThis as { document?: unknown; navigator?: { storage?: StorageManager } }).document
+    ? globalThis.navigator?.storage
+    : undefined;
+  if (!storage?.persist) return;
+  try {
+    const persisted = (await storage.persisted()) || (await storage.persist());
+    await (await connection).api.setPersisted(persisted);
+  } catch {
+    // no answer is an answer too: status().persisted stays undefined
+  }
 }
 
 /**
@@ -56,6 +84,7 @@ export function createShopLookup(options: ShopLookupOptions): ShopLookup {
   const hub = createWatchHub();
   const connection: Promise<Connection> = connectEngine(options, hub.listener);
   connection.catch(() => undefined); // surfaced by each call and subscription
+  if (options.persist !== false) void askPersistence(connection);
   let closing: Promise<void> | null = null;
 
   const call = async <T>(fn: (c: Connection) => Promise<T>): Promise<T> => {
@@ -75,6 +104,9 @@ export function createShopLookup(options: ShopLookupOptions): ShopLookup {
     sync: () => call((c) => c.api.sync()),
     trackProducts: (productNos) => call((c) => c.api.trackProducts(productNos)),
     prefetchIssuedCoupons: (codes) => call((c) => c.api.prefetchIssuedCoupons(codes)),
+    validateCoupon: (code, order) => call((c) => c.api.validateCoupon(code, order)),
+    offlineJournal: () => call((c) => c.api.offlineJournal()),
+    clearOfflineJournal: (throughId) => call((c) => c.api.clearOfflineJournal(throughId)),
     clear: () => call((c) => c.api.clear()),
     close() {
       closing ??= (async () => {

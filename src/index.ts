@@ -5,8 +5,13 @@ export { ShopLookupError } from './errors';
 export type { ShopLookup } from './createShopLookup';
 export type {
   Coupon,
+  CouponOrder,
+  CouponPolicy,
+  CouponRejection,
+  CouponVerdict,
   EngineEndpoint,
   IssuedCoupon,
+  JournalEntry,
   LookupError,
   LookupResult,
   OptionValue,
@@ -17,4 +22,5 @@ export type {
   ShopLookupOptions,
   SyncReport,
   SyncStatus,
+  VerdictDetail,
 } from './types';

@@ -1,6 +1,10 @@
 // The message contract between the host side (src/) and the engine (worker/). Types only: both sides
 // `import type` this file and nothing else couples them. Everything here must survive structured clone.
 import type {
+  CouponOrder,
+  CouponPolicy,
+  CouponVerdict,
+  JournalEntry,
   LookupResult,
   RateLimits,
   ShopAuth,
@@ -30,7 +34,10 @@ export interface EngineOptions {
   rateLimits?: RateLimits | false;
   requestTimeoutMs?: number;
   pageSize?: number;
-  retry?: { retries?: number; baseDelayMs?: number; maxDelayMs?: number };
+  retry?: { retries?: number; unansweredRetries?: number; baseDelayMs?: number; maxDelayMs?: number };
+  couponPolicy?: Partial<CouponPolicy>;
+  timeZone?: string;
+  maxDataAgeMs?: number;
 }
 
 /**
@@ -48,10 +55,16 @@ export interface EngineApi {
   sync(): Promise<SyncReport>;
   trackProducts(productNos: number[]): Promise<void>;
   prefetchIssuedCoupons(codes: string[]): Promise<SyncReport>;
+  validateCoupon(code: string, order: CouponOrder): Promise<CouponVerdict>;
+  offlineJournal(): Promise<JournalEntry[]>;
+  /** Deletes journal entries up to and including `throughId` (all when omitted); returns how many. */
+  clearOfflineJournal(throughId?: number): Promise<number>;
   clear(): Promise<void>;
   close(): Promise<void>;
   /** Watches the engine currently follows (diagnostics: 0 after every subscription ended). */
   activeWatches(): number;
+  /** The page's answer to `navigator.storage.persist()` (only a window can ask), shown in status(). */
+  setPersisted(persisted: boolean): void;
 }
 
 /** What the worker entry exposes: the engine, after `start` gave it its options and listener. */

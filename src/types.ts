@@ -168,6 +168,11 @@ export interface ShopLookupOptions {
   /** IndexedDB factory for `worker: false` in Node, e.g. fake-indexeddb's. */
   indexedDB?: IDBFactory;
   IDBKeyRange?: typeof IDBKeyRange;
+  /**
+   * Ask the browser to keep this site's storage under pressure (`navigator.storage.persist()`), so offline data
+   * is not evicted; the answer shows in `status().persisted`. Default true (only a window can ask).
+   */
+  persist?: boolean;
   /** Custom fetch (`worker: false` only: functions cannot cross into a worker). Default globalThis.fetch. */
   fetch?: typeof fetch;
   /** Client-side rate limits, requests per second. Default `{ list: 1, other: 5 }` (the API's documented limits); false = none. */
@@ -178,10 +183,119 @@ export interface ShopLookupOptions {
   pageSize?: number;
   /**
    * Retries of background sync work (5xx, -19, -999, throttling, timeouts, dropped connections): exponential
-   * backoff with jitter. Default `{ retries: 5, baseDelayMs: 1000, maxDelayMs: 30_000 }`.
+   * backoff with jitter. A request that got no answer at all (refused, dropped, timed out) is retried only
+   * `unansweredRetries` times; then the engine probes the API every 2 s … 60 s until it answers.
+   * Default `{ retries: 5, unansweredRetries: 2, baseDelayMs: 1000, maxDelayMs: 30_000 }`.
    */
-  retry?: { retries?: number; baseDelayMs?: number; maxDelayMs?: number };
+  retry?: { retries?: number; unansweredRetries?: number; baseDelayMs?: number; maxDelayMs?: number };
+  /** How coupon statuses are read by `validateCoupon`; merged over the documented default. */
+  couponPolicy?: Partial<CouponPolicy>;
+  /** Time zone of naive dates in coupon periods (`2026-05-01 10:00`). Default 'Asia/Seoul'. */
+  timeZone?: string;
+  /** Local data older than this gives `stale` verdicts offline (unless the order accepts stale data). Default 24 h. */
+  maxDataAgeMs?: number;
 }
 
 /** Anything Comlink can talk to: a Worker, a MessagePort, a SharedWorker's port. */
 export type EngineEndpoint = Endpoint;
+
+/** The order a coupon is checked against. @example { amount: 32000, app: false, otherDiscount: false } */
+export interface CouponOrder {
+  /** Order amount the discount applies to (same unit as the coupon amounts, e.g. KRW). */
+  amount: number;
+  /** When the order happens; default now. */
+  at?: number | Date;
+  /** The order comes from the shop's app. */
+  app?: boolean;
+  /** Another discount is already applied. */
+  otherDiscount?: boolean;
+  /** Decide from local data even if it is older than `maxDataAgeMs` (default false: such a verdict is `stale`). */
+  acceptStale?: boolean;
+}
+
+/** Why a coupon does not apply. `unreadable`: a field needed for the decision could not be read. */
+export type CouponRejection =
+  | 'not_found'
+  | 'unknown_offline'
+  | 'inactive'
+  | 'not_started'
+  | 'expired'
+  | 'below_minimum'
+  | 'app_only'
+  | 'not_combinable'
+  | 'stale'
+  | 'unreadable';
+
+/** What a verdict is based on, in words and data (the raw value that could not be read, the stale discount, ...). */
+export interface VerdictDetail {
+  /** The rule that decided: 'status', 'period', 'minimum', 'app', 'combination', 'discount', 'freshness', 'lookup'. */
+  rule: string;
+  /** Why, in words a cashier can act on. */
+  message: string;
+  /** The field the rule read, and its raw value as received. */
+  field?: string;
+  value?: unknown;
+  /** For `stale`: the discount the coupon would give on the old data. */
+  discount?: number;
+  /** How old the local data is, ms. */
+  dataAgeMs?: number;
+}
+
+/**
+ * The answer of `validateCoupon`. `source`: decided from local data ('local') or from a fresh API answer ('network').
+ * @example
+ * const v = await lookup.validateCoupon('WELCOME10', { amount: 32000 });
+ * if (v.ok) applyDiscount(v.discount); else showReason(v.detail.message);
+ */
+export type CouponVerdict =
+  | {
+      ok: true;
+      discount: number;
+      coupon: Coupon | IssuedCoupon;
+      /** 'coupon' or 'issued': which kind of code it was. */
+      kind: 'coupon' | 'issued';
+      syncedAt: number | null;
+      source: 'local' | 'network';
+      detail?: VerdictDetail;
+    }
+  | {
+      ok: false;
+      reason: CouponRejection;
+      coupon?: Coupon | IssuedCoupon;
+      kind?: 'coupon' | 'issued';
+      syncedAt: number | null;
+      source: 'local' | 'network';
+      detail: VerdictDetail;
+    };
+
+/**
+ * One verdict decided from local data while offline, kept so the shop can reconcile after reconnecting.
+ * @example for (const e of await lookup.offlineJournal()) if (e.ok) report(e.code, e.discount, e.at);
+ */
+export interface JournalEntry {
+  id: number;
+  code: string;
+  amount: number;
+  ok: boolean;
+  reason: CouponRejection | null;
+  discount: number | null;
+  /** The `syncedAt` of the data the verdict was based on. */
+  syncedAt: number | null;
+  /** When the verdict was given, ms. */
+  at: number;
+  /** Which kind of code it turned out to be; null when no record was found. */
+  kind?: 'coupon' | 'issued' | null;
+}
+
+/**
+ * How coupon `status` values are read (the API does not document them). Statuses are compared case-insensitively.
+ * @example { active: ['progress'], inactive: ['stop', 'end', 'ready'], used: ['complete'] }
+ */
+export interface CouponPolicy {
+  /** Statuses of a coupon that may be used. */
+  active: string[];
+  /** Statuses of a coupon that may not be used. */
+  inactive: string[];
+  /** Statuses of an issued coupon that mean it was already used. */
+  used: string[];
+}

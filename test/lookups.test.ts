@@ -216,11 +216,12 @@ describe('the six lookups without the API', () => {
     }
   });
 
-  it('starts offline from IndexedDB when the API is down at start-up', async () => {
+  it('starts offline from IndexedDB when the API is down at start-up and a sync is due', async () => {
     const online = await warm(lookup);
     await lookup.close();
     await mock.close();
-    const restarted = lookupFor(mock, { indexedDB: lookup.idb, dbName, products: [PRODUCT] });
+    // data older than the refresh interval: the new engine syncs at once, and learns that the API is gone
+    const restarted = lookupFor(mock, { indexedDB: lookup.idb, dbName, products: [PRODUCT], refreshIntervalMs: 100 });
     try {
       const status = await next(restarted.status(), (s) => s.phase === 'offline' || s.phase === 'error');
       expect(status.online).toBe(false);

@@ -104,21 +104,21 @@ export function createApiClient({ transport, pageSize = 100 }: { transport: Tran
       const { records, rejected } = parseRecords('coupon', p.rows, p.rowsPath);
       return checked(p, records, rejected);
     },
-    getCoupon: (code, o) => one('coupon', `/v2/shop/coupons/${segment(code)}`, o),
-    getIssuedCoupon: (code, o) => one('issuedCoupon', `/v2/shop/issue-coupons/${segment(code)}`, o),
+    getCoupon: async (code, o) => one('coupon', `/v2/shop/coupons/${segment(code)}`, o),
+    getIssuedCoupon: async (code, o) => one('issuedCoupon', `/v2/shop/issue-coupons/${segment(code)}`, o),
     async listProductOptions(productNo, page, o) {
       const p = await list(`/v2/shop/products/${wholeNumber(productNo, 'product_no')}/options`, page, o);
       const { records, rejected } = parseRecords('productOption', p.rows, p.rowsPath, productNo);
       return checked(p, records, rejected);
     },
-    getProductOptionByNo: (productNo, optionNo, o) =>
+    getProductOptionByNo: async (productNo, optionNo, o) =>
       one(
         'productOption',
         `/v2/shop/products/${wholeNumber(productNo, 'product_no')}/options/${wholeNumber(optionNo, 'option_no')}`,
         o,
         productNo,
       ),
-    getProductOptionByCode: (productNo, optionCode, o) =>
+    getProductOptionByCode: async (productNo, optionCode, o) =>
       one('productOption', `/v2/shop/products/${wholeNumber(productNo, 'product_no')}/options/${segment(optionCode)}`, o, productNo),
   };
 }

@@ -5,6 +5,8 @@ import type { EngineApi, EngineOptions, LookupQuery, WatchListener, WatchQuery }
 import type { LookupError, SyncReport } from '../src/types';
 import { createApiClient } from './apiClient';
 import { createConnectivity, type OnlineSource } from './connectivity';
+import { electLeader } from './leadership';
+import { platformLocks, type LockManagerLike } from './locks';
 import { createTransport } from './httpTransport';
 import { planLookup, type LookupPlan } from './lookupPlans';
 import { createRateLimiter, DEFAULT_RATE_LIMITS } from './rateLimiter';
@@ -12,10 +14,14 @@ import { refreshIssuedCoupon } from './readThrough';
 import { createResourceState } from './resourceState';
 import { LOOKUP_RETRY, retry, SYNC_RETRY, type RetryPolicy } from './retryer';
 import { checkShopIdentity, identityOf } from './shopIdentity';
-import { metaKey, openStore } from './store';
+import { storageError } from './storageErrors';
+import { metaKey, openStore, type Confirmation } from './store';
 import { createReportDraft, finishReport, type SyncContext } from './syncContext';
 import { createSyncRunner } from './syncRunner';
+import { createSyncScheduler } from './syncScheduler';
 import { createSyncStatus } from './syncStatus';
+import { createTabChannel, type SharedSyncFacts } from './tabChannel';
+import { createCouponValidator } from './validateCoupon';
 import { watchLookup, type Watch } from './watchLookup';
 
 /** Platform pieces and tuning the engine is given (tests pass fakes; the worker passes its globals). */
@@ -29,11 +35,13 @@ export interface EngineDeps {
   syncRetry?: RetryPolicy;
   /** Retry policy of lookups somebody is waiting for. */
   lookupRetry?: RetryPolicy;
+  /** Web Locks for leader election and the sync lock; default navigator.locks, else a lock within this realm. */
+  locks?: LockManagerLike;
+  /** Opens the database (tests wrap it to inject storage failures). */
+  openStore?: typeof openStore;
 }
 
 export const DEFAULT_REFRESH_INTERVAL_MS = 5 * 60 * 1000;
-const PROBE_MIN_MS = 2_000;
-const PROBE_MAX_MS = 60_000;
 
 function queryError(q: LookupQuery): LookupError | null {
   const bad = (what: string, v: unknown) => ({ code: 'bad_request', message: `${what} must be ${v}.` });
@@ -52,7 +60,9 @@ function queryError(q: LookupQuery): LookupError | null {
 export function createEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps = {}): EngineApi {
   const now = deps.now ?? Date.now;
   const refreshIntervalMs = options.refreshIntervalMs ?? DEFAULT_REFRESH_INTERVAL_MS;
-  const db = openStore(options.dbName ?? 'shop-lookup', deps);
+  const dbName = options.dbName ?? 'shop-lookup';
+  const db = (deps.openStore ?? openStore)(dbName, deps);
+  const locks = deps.locks ?? platformLocks();
   const connectivity = createConnectivity(deps.onlineSource);
   const closing = new AbortController();
   const limiter = createRateLimiter(options.rateLimits ?? DEFAULT_RATE_LIMITS);
@@ -70,6 +80,34 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   const client = createApiClient({ transport, pageSize: options.pageSize ?? 100 });
   const resources = createResourceState(now);
   const status = createSyncStatus(connectivity);
+  const leadership = electLeader(locks, `shop-lookup:${dbName}:leader`);
+  const stopLeaderFact = leadership.subscribe((leader) => status.facts.set({ leader }));
+  status.facts.set({ leader: leadership.isLeader });
+
+  // Tell the other engines on this database (other tabs) what our syncs do, and take in what theirs do.
+  let applyingRemote = false;
+  const channel = createTabChannel(`shop-lookup:${dbName}`, (facts: SharedSyncFacts) => {
+    applyingRemote = true;
+    const { reachable, ...shared } = facts;
+    status.facts.set(shared);
+    if (reachable) connectivity.reportAnswer();
+    else connectivity.reportUnreachable();
+    applyingRemote = false;
+  });
+  const stopBroadcast = status.facts.subscribe((f) => {
+    if (applyingRemote) return;
+    const { syncing, waiting, failed, progress, lastSyncedAt, lastError } = f;
+    channel.post({ syncing, waiting, failed, progress, lastSyncedAt, lastError, reachable: connectivity.get().reachable });
+  });
+
+  // Storage events: the connection is reopened by Dexie; say what happened.
+  db.on('versionchange', () => {
+    status.facts.set({ lastError: storageError({ name: 'VersionError' }) });
+  });
+  db.on('close', () => {
+    status.facts.set({ lastError: storageError({ name: 'DatabaseClosedError' }) });
+  });
+
   const tracked = new Set(options.products ?? []);
   const runner = createSyncRunner({
     db,
@@ -79,18 +117,26 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     now,
     policy: deps.syncRetry ?? { ...SYNC_RETRY, ...options.retry },
     trackedProducts: () => [...tracked],
+    exclusive: (work) => locks.request(`shop-lookup:${dbName}:sync`, { signal: closing.signal }, work),
   });
   const watches = new Map<number, { query: WatchQuery; watch: Watch | null; stop: () => void }>();
   const inflight = new Map<string, Promise<void>>();
   let closed = false;
-  let probeDelay = PROBE_MIN_MS;
-  let probeTimer: ReturnType<typeof setTimeout> | undefined;
 
   const claim = () =>
     identityOf(options.baseUrl, options.auth)
       .then((id) => checkShopIdentity(db, id))
-      .catch((e: unknown) => ({ code: 'storage_error', message: `The local database could not be opened (${toLookupError(e).message}).` }));
+      .catch((e: unknown) => storageError(e) ?? { code: 'storage_error', message: `The local database could not be opened (${toLookupError(e).message}).` });
   let ready = claim();
+  void ready.then(async (blocked) => {
+    if (blocked) return status.facts.set({ lastError: blocked, failed: true });
+    // what earlier syncs (this tab's or another's) achieved
+    const [coupons, opts] = (await db.meta.bulkGet([metaKey.coupons, 'options']).catch(() => [])) as (Confirmation | undefined)[];
+    const f = status.facts.get();
+    status.facts.set({
+      lastSyncedAt: { coupons: f.lastSyncedAt.coupons ?? coupons?.confirmedAt ?? null, options: f.lastSyncedAt.options ?? opts?.confirmedAt ?? null },
+    });
+  });
 
   function userContext(): SyncContext {
     const report = createReportDraft();
@@ -98,18 +144,39 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     return { db, client, report, now, priority: 'user', signal: closing.signal, call: (step) => retry(step, policy, { signal: closing.signal }) };
   }
 
-  /** A lookup's refresh; concurrent lookups of the same item share one request. */
-  function refresh(plan: LookupPlan): void {
-    if (plan.refresh === 'sync') return void sync();
+  /** Refreshes one lookup's data now; concurrent refreshes of the same item share one request. Rejects on failure. */
+  function refreshNow(plan: LookupPlan): Promise<void> {
+    if (plan.refresh === 'sync') return sync().then(() => undefined);
     const key = plan.stateKeys[0]!;
-    if (closed || inflight.has(key)) return;
+    if (closed) return Promise.reject(new ShopLookupError('closed', 'shop-lookup was closed.'));
+    const running = inflight.get(key);
+    if (running) return running;
     const work = plan.refresh;
-    const run = resources
-      .track(key, () => work(userContext()))
-      .catch(() => undefined)
-      .finally(() => inflight.delete(key));
+    const run = resources.track(key, () => work(userContext())).finally(() => inflight.delete(key));
     inflight.set(key, run);
+    return run;
   }
+
+  /** A lookup's refresh in the background: its outcome arrives through the liveQuery and the resource state. */
+  function refresh(plan: LookupPlan): void {
+    // the full listing is the leader's job; other engines see its results through the shared database
+    if (plan.refresh === 'sync' && !leadership.isLeader) return;
+    refreshNow(plan).catch(() => undefined);
+  }
+
+  const validator = createCouponValidator({
+    db,
+    now,
+    isOffline: () => connectivity.offline,
+    refreshCoupon: (code) => refreshNow(planLookup({ kind: 'coupon', code })),
+    refreshIssuedCoupon: (code) => refreshNow(planLookup({ kind: 'issuedCoupon', code })),
+    options: {
+      couponPolicy: options.couponPolicy,
+      timeZone: options.timeZone,
+      maxDataAgeMs: options.maxDataAgeMs,
+      refreshIntervalMs,
+    },
+  });
 
   function startWatch(id: number, query: WatchQuery): { watch: Watch | null; stop: () => void } {
     if (query.kind === 'status') {
@@ -140,38 +207,24 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
       report.errors.push(blocked ?? { code: 'closed', message: 'shop-lookup was closed.' });
       return finishReport(report);
     }
-    const report = await runner.sync();
-    scheduleProbe(report);
-    return report;
+    return scheduler.sync();
   }
 
-  // While the API cannot be reached, try again with growing pauses; the first answer ends it.
-  function scheduleProbe(report: SyncReport): void {
-    clearTimeout(probeTimer);
-    if (closed || report.ok || !connectivity.get().online || connectivity.get().reachable) {
-      probeDelay = PROBE_MIN_MS;
-      return;
-    }
-    probeTimer = setTimeout(() => void sync(), probeDelay);
-    probeDelay = Math.min(PROBE_MAX_MS, probeDelay * 2);
-  }
-
-  // Coming back (network event, or the API answering again): sync once and refresh what is on screen.
-  let wasOffline = connectivity.offline;
-  const stopReconnect = connectivity.subscribe(() => {
-    const offline = connectivity.offline;
-    if (wasOffline && !offline && !closed) {
-      void sync();
+  const scheduler = createSyncScheduler({
+    sync: () => runner.sync(),
+    async isDue() {
+      const [coupons, checkpoint] = await db.meta.bulkGet([metaKey.coupons, metaKey.couponSync]);
+      const at = (coupons as Confirmation | undefined)?.confirmedAt;
+      return checkpoint !== undefined || at === undefined || now() - at > refreshIntervalMs;
+    },
+    ready: ready.then((blocked) => !blocked),
+    connectivity,
+    leadership,
+    refreshIntervalMs,
+    // back online: refresh what is on screen (the leader also syncs)
+    onReconnect: () => {
       for (const w of watches.values()) w.watch?.refreshIfDue();
-    }
-    wasOffline = offline;
-  });
-
-  const timer = setInterval(() => {
-    if (!connectivity.offline) void sync();
-  }, refreshIntervalMs);
-  void ready.then((blocked) => {
-    if (!blocked && !closed && !connectivity.offline) void sync();
+    },
   });
 
   return {
@@ -185,6 +238,14 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
       watches.delete(id);
     },
     activeWatches: () => watches.size,
+    setPersisted: (persisted) => status.facts.set({ persisted }),
+    validateCoupon: async (code, order) => {
+      const blocked = await ready;
+      if (blocked) throw new ShopLookupError(blocked.code, blocked.message);
+      return validator.validate(code, order);
+    },
+    offlineJournal: () => validator.journal(),
+    clearOfflineJournal: (throughId) => validator.clearJournal(throughId),
     sync,
     async trackProducts(productNos) {
       const added = productNos.filter((p) => Number.isSafeInteger(p) && !tracked.has(p));
@@ -210,7 +271,7 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     },
     async clear() {
       await runner.cancel();
-      await Promise.all(inflight.values());
+      await Promise.allSettled(inflight.values());
       await db.transaction('rw', db.tables, () => Promise.all(db.tables.map((t) => t.clear())));
       resources.clear();
       status.facts.set({ lastSyncedAt: { coupons: null, options: null }, lastError: null, failed: false });
@@ -224,15 +285,17 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     async close() {
       if (closed) return;
       closed = true;
-      clearInterval(timer);
-      clearTimeout(probeTimer);
-      stopReconnect();
+      scheduler.dispose();
+      leadership.dispose();
+      stopLeaderFact();
+      stopBroadcast();
+      channel.dispose();
       for (const w of watches.values()) w.stop();
       watches.clear();
       closing.abort(new ShopLookupError('closed', 'shop-lookup was closed.'));
       limiter.dispose();
       await runner.cancel();
-      await Promise.all(inflight.values());
+      await Promise.allSettled(inflight.values());
       connectivity.dispose();
       db.close();
     },

@@ -5,12 +5,17 @@ import { isTransient, type ApiError } from './apiError';
 export interface RetryPolicy {
   /** Further attempts after the first. */
   retries: number;
+  /**
+   * Further attempts after a failure with no answer at all (refused, dropped, timed out): fewer, because when the
+   * API is simply gone, the engine's reconnect probe takes over instead of one sync waiting minutes.
+   */
+  unansweredRetries?: number;
   baseDelayMs: number;
   maxDelayMs: number;
 }
 
 /** Background sync: patient. */
-export const SYNC_RETRY: RetryPolicy = { retries: 5, baseDelayMs: 1000, maxDelayMs: 30_000 };
+export const SYNC_RETRY: RetryPolicy = { retries: 5, unansweredRetries: 2, baseDelayMs: 1000, maxDelayMs: 30_000 };
 /** Somebody is waiting: one quick retry for throttling and hiccups, then answer with what is local. */
 export const LOOKUP_RETRY: RetryPolicy = { retries: 1, baseDelayMs: 300, maxDelayMs: 2_000 };
 
@@ -60,7 +65,9 @@ export async function retry<T>(fn: (attempt: number) => Promise<T>, policy: Retr
       return await fn(attempt);
     } catch (error) {
       const e = error as ApiError;
-      if (deps.signal?.aborted || attempt >= policy.retries || !shouldRetry(e)) throw e;
+      const unanswered = e?.code === 'network_error' || e?.code === 'timeout';
+      const allowed = unanswered ? Math.min(policy.retries, policy.unansweredRetries ?? policy.retries) : policy.retries;
+      if (deps.signal?.aborted || attempt >= allowed || !shouldRetry(e)) throw e;
       const ms = retryDelay(policy, attempt + 1, e, deps.random);
       deps.onWait?.(ms, e);
       try {

@@ -1,7 +1,7 @@
 // The local database (Dexie over IndexedDB). Versioned: a later schema adds a `version(n)` with an upgrade,
 // so existing shops migrate instead of losing their offline data. Tokens and credentials are never stored here.
 import Dexie, { type Table } from 'dexie';
-import type { Coupon, IssuedCoupon, ProductOption } from '../src/types';
+import type { Coupon, IssuedCoupon, JournalEntry, ProductOption } from '../src/types';
 
 /** When the API last confirmed a resource or an item (`coupons`, `coupon:<code>`, `options:<no>`, ...). */
 export interface Confirmation {
@@ -47,6 +47,8 @@ export class ShopDatabase extends Dexie {
   /** Changed coupons of a running re-sync; readers keep seeing `coupons` until the listing is complete. */
   couponStage!: Table<Coupon, string>;
   couponPages!: Table<ListedPage, number>;
+  /** Verdicts given from local data while offline (version 2). */
+  journal!: Table<JournalEntry, number>;
 
   constructor(name: string, deps: { indexedDB?: IDBFactory | undefined; IDBKeyRange?: typeof IDBKeyRange | undefined }) {
     const options: ConstructorParameters<typeof Dexie>[1] = {};
@@ -61,6 +63,8 @@ export class ShopDatabase extends Dexie {
       couponStage: 'coupon_code',
       couponPages: 'page',
     });
+    // version 2 adds the offline verdict journal; existing data stays as it is
+    this.version(2).stores({ journal: '++id, at' });
   }
 }
 

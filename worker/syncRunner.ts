@@ -1,11 +1,12 @@
 // One sync at a time: coupons, then the options of every tracked product. A caller who arrives mid-sync gets
 // the running sync's promise (after dexie-cloud's syncIfPossible). Failures are data in the report and in
 // status(), never thrown at the caller.
-import { ShopLookupError, toLookupError } from '../src/errors';
+import { ShopLookupError } from '../src/errors';
 import type { SyncReport } from '../src/types';
 import type { ApiClient } from './apiClient';
 import type { ResourceState } from './resourceState';
 import { retry, type RetryPolicy } from './retryer';
+import { engineError } from './storageErrors';
 import { confirm, metaKey, type ShopDatabase } from './store';
 import { createReportDraft, finishReport, type ReportDraft, type SyncContext } from './syncContext';
 import { syncCoupons } from './syncCoupons';
@@ -20,6 +21,8 @@ export interface SyncRunnerDeps {
   now: () => number;
   policy: RetryPolicy;
   trackedProducts: () => number[];
+  /** Runs a sync holding the database's sync lock, so engines in other tabs never sync at the same time. */
+  exclusive?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 /** Errors after which the rest of this sync would only fail the same way. */
@@ -27,6 +30,7 @@ const STOPS_SYNC = new Set(['network_error', 'timeout', 'bad_credentials', 'toke
 
 export function createSyncRunner(deps: SyncRunnerDeps) {
   const { db, resources, status, now } = deps;
+  const exclusive = deps.exclusive ?? (<T>(work: () => Promise<T>) => work());
   let running: Promise<SyncReport> | null = null;
   let controller = new AbortController();
 
@@ -54,7 +58,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
       await resources.track(key, work);
       return true;
     } catch (error) {
-      const e = toLookupError(error);
+      const e = engineError(error);
       report.complete = false;
       report.errors.push(e);
       return !STOPS_SYNC.has(e.code);
@@ -94,7 +98,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
   return {
     /** Syncs everything; a second caller gets the running sync. */
     sync(): Promise<SyncReport> {
-      running ??= run(deps.trackedProducts()).finally(() => {
+      running ??= exclusive(() => run(deps.trackedProducts())).finally(() => {
         running = null;
       });
       return running;
@@ -102,12 +106,14 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
     /** Syncs only these products' options (newly tracked ones), after any running sync. */
     async syncProducts(productNos: number[]): Promise<SyncReport> {
       await running?.catch(() => undefined);
-      const report = createReportDraft();
-      const ctx = context(report, controller.signal);
-      for (const productNo of productNos) {
-        if (!(await unit(report, metaKey.options(productNo), () => syncProductOptions(ctx, productNo)))) break;
-      }
-      return finishReport(report);
+      return exclusive(async () => {
+        const report = createReportDraft();
+        const ctx = context(report, controller.signal);
+        for (const productNo of productNos) {
+          if (!(await unit(report, metaKey.options(productNo), () => syncProductOptions(ctx, productNo)))) break;
+        }
+        return finishReport(report);
+      });
     },
     get running() {
       return running;

@@ -10,6 +10,9 @@ import type { ResourceError, ResourceState } from './resourceState';
 import { sameRecord } from './sameRecord';
 import { latestConfirmation, type ShopDatabase } from './store';
 
+/** Longest wait for the liveQuery after a refresh ended (it normally takes a few ms). */
+const SETTLE_MS = 1000;
+
 export interface WatchEnv {
   db: ShopDatabase;
   /** Resolves when the database may be read; with an error when it must not be (other shop, no storage). */
@@ -40,6 +43,8 @@ export function watchLookup(plan: LookupPlan, env: WatchEnv): Watch {
   let readError: LookupError | null = null;
   let last: LookupResult<unknown> | null = null;
   let stopped = false;
+  /** Set while a refresh starts, so its state change does not emit ahead of the first answer. */
+  let quiet = false;
   let subscription: { unsubscribe(): void } | null = null;
 
   function currentError(syncedAt: number | null): LookupError | null {
@@ -54,7 +59,7 @@ export function watchLookup(plan: LookupPlan, env: WatchEnv): Watch {
   }
 
   function emit(dataChanged: boolean): void {
-    if (stopped || (local === null && readError === null)) return;
+    if (stopped || quiet || (local === null && readError === null)) return;
     const syncedAt = local?.syncedAt ?? null;
     const result: LookupResult<unknown> = {
       data: local?.data ?? plan.empty,
@@ -104,11 +109,15 @@ export function watchLookup(plan: LookupPlan, env: WatchEnv): Watch {
       next(value) {
         local = value;
         readError = null;
-        emit(true);
+        settle();
         if (first) {
+          // start a due refresh before the first emission, so that emission already says `fetching: true`
           first = false;
+          quiet = true;
           refreshIfDue();
+          quiet = false;
         }
+        emit(true);
       },
       error(error) {
         const e = toLookupError(error);
@@ -118,8 +127,30 @@ export function watchLookup(plan: LookupPlan, env: WatchEnv): Watch {
     });
   });
 
+  // When a refresh ends well, its confirmation write makes the liveQuery run again a moment later. Until then the
+  // old data would be shown as "done": hold that emission for the new data (a failure is shown at once).
+  let wasFetching = false;
+  let settleTimer: ReturnType<typeof setTimeout> | undefined;
+  const settle = () => {
+    clearTimeout(settleTimer);
+    settleTimer = undefined;
+  };
   const stopState = env.resources.subscribe((key) => {
-    if (plan.stateKeys.includes(key)) emit(false);
+    if (!plan.stateKeys.includes(key)) return;
+    const fetching = plan.stateKeys.some((k) => env.resources.isFetching(k));
+    const failed = env.resources.errorOf(key) !== undefined && env.resources.errorOf(key)!.at >= (local?.syncedAt ?? 0);
+    if (wasFetching && !fetching && !failed && local !== null) {
+      wasFetching = false;
+      settle();
+      settleTimer = setTimeout(() => {
+        settleTimer = undefined;
+        emit(false);
+      }, SETTLE_MS);
+      return;
+    }
+    wasFetching = fetching;
+    settle();
+    emit(false);
   });
   const stopConnectivity = env.connectivity.subscribe(() => emit(false));
 
@@ -127,6 +158,7 @@ export function watchLookup(plan: LookupPlan, env: WatchEnv): Watch {
     refreshIfDue,
     stop() {
       stopped = true;
+      settle();
       subscription?.unsubscribe();
       stopState();
       stopConnectivity();

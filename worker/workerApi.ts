@@ -25,8 +25,12 @@ export function createWorkerApi(deps: EngineDeps = {}): WorkerApi {
     sync: () => started().sync(),
     trackProducts: (nos) => started().trackProducts(nos),
     prefetchIssuedCoupons: (codes) => started().prefetchIssuedCoupons(codes),
+    validateCoupon: (code, order) => started().validateCoupon(code, order),
+    offlineJournal: () => started().offlineJournal(),
+    clearOfflineJournal: (throughId) => started().clearOfflineJournal(throughId),
     clear: () => started().clear(),
     activeWatches: () => engine?.activeWatches() ?? 0,
+    setPersisted: (persisted) => started().setPersisted(persisted),
     async close() {
       await engine?.close();
       engine = null;

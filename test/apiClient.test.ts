@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { MockShopApi, MockShopApiOptions } from '../mock-server';
+import { createApiClient, type ApiClient } from '../worker/apiClient';
+import { createTransport } from '../worker/httpTransport';
+import { createRateLimiter } from '../worker/rateLimiter';
+import type { ShopAuth } from '../src/types';
+import { KEY, SECRET, startMock } from './utils';
+
+let mock: MockShopApi | undefined;
+afterEach(async () => {
+  await mock?.close();
+  mock = undefined;
+});
+
+async function clientFor(options: MockShopApiOptions = {}, auth: ShopAuth | null = { key: KEY, secret: SECRET }): Promise<ApiClient> {
+  mock = await startMock(options);
+  const transport = createTransport({ baseUrl: mock.url, fetch, limiter: createRateLimiter(false), timeoutMs: 2000, auth: auth ?? undefined });
+  return createApiClient({ transport, pageSize: 100 });
+}
+
+describe('createApiClient', () => {
+  it('pages with offset as the page number and limit 100', async () => {
+    const client = await clientFor();
+    const page = await client.listCoupons(3);
+    expect(page).toMatchObject({ page: 3, totalPages: 3, dataCount: 240, rowCount: 40 });
+    const req = mock!.requests.find((r) => r.path === '/v2/shop/coupons')!;
+    expect(req.query).toMatchObject({ offset: '3', limit: '100' });
+  });
+
+  it('reads data_count sent as a number as well as a string', async () => {
+    const client = await clientFor({ dataCountAs: 'number' });
+    expect((await client.listCoupons(1)).dataCount).toBe(240);
+  });
+
+  it('reads a list sent as a bare array in data', async () => {
+    const client = await clientFor({ listShape: 'bare' });
+    const page = await client.listCoupons(1);
+    expect(page).toMatchObject({ totalPages: null, dataCount: 240, rowsPath: 'data' });
+    expect(page.records).toHaveLength(240);
+  });
+
+  it('answers null for a code the API does not know (-11), also when errors come with HTTP 200', async () => {
+    const client = await clientFor({ httpStatus: 'always200' });
+    expect(await client.getCoupon('NOPE')).toEqual({ record: null });
+  });
+
+  it('sends the access-token header it got from /v2/auth', async () => {
+    const client = await clientFor();
+    await client.getCoupon('WELCOME10');
+    const auth = mock!.requests.filter((r) => r.path === '/v2/auth');
+    expect(auth).toHaveLength(1);
+    expect(mock!.requests.at(-1)).toMatchObject({ path: '/v2/shop/coupons/WELCOME10', code: 200 });
+  });
+
+  it('sends no token when none is configured (a proxy adds it), and says so when refused', async () => {
+    const client = await clientFor({}, null);
+    await expect(client.getCoupon('WELCOME10')).rejects.toMatchObject({
+      code: 'token_invalid',
+      apiCode: -2,
+      status: 401,
+      message: expect.stringMatching(/the proxy in front of the API must add a valid token/),
+    });
+  });
+
+  it('turns a wrong key/secret into a readable bad_credentials error', async () => {
+    const client = await clientFor({}, { key: KEY, secret: 'wrong' });
+    await expect(client.listCoupons(1)).rejects.toMatchObject({
+      code: 'bad_credentials',
+      apiCode: -1,
+      message: expect.stringMatching(/rejected the key\/secret.*\[POST\] \/v2\/auth/),
+    });
+  });
+
+  it.each([
+    ['html', 'bad_response', /an HTML page/],
+    ['truncated-json', 'bad_response', /not complete JSON/],
+    ['http500', 'server_error', /internal error/],
+    ['code-999', 'maintenance', /maintenance/],
+    ['throttle', 'rate_limited', /rate limit.*\[GET\] \/v2\/shop\/coupons: 429 TOO MANY REQUEST/],
+    ['drop', 'network_error', /Could not reach the shop API/],
+  ] as const)('reports a %s answer as %s, in words', async (fault, code, message) => {
+    const client = await clientFor();
+    mock!.inject(fault, { path: '/v2/shop/coupons' });
+    await expect(client.listCoupons(1)).rejects.toMatchObject({ code, message: expect.stringMatching(message) });
+  });
+
+  it('reads a valid envelope even when it comes with the wrong content type', async () => {
+    const client = await clientFor();
+    mock!.inject('wrong-content-type', { path: '/v2/shop/coupons' });
+    expect((await client.listCoupons(1)).records).toHaveLength(100);
+  });
+
+  it('times out a request that hangs', async () => {
+    mock = await startMock();
+    const transport = createTransport({ baseUrl: mock.url, fetch, limiter: createRateLimiter(false), timeoutMs: 200, auth: { key: KEY, secret: SECRET } });
+    const client = createApiClient({ transport });
+    await client.getCoupon('WELCOME10'); // token first
+    mock.inject('hang', { path: '/v2/shop/coupons' });
+    await expect(client.getCoupon('WELCOME10')).rejects.toMatchObject({ code: 'timeout', message: expect.stringMatching(/did not answer within 0.2 s/) });
+  });
+
+  it('refuses a product number that is not a whole number before sending anything', async () => {
+    const client = await clientFor();
+    await expect(client.listProductOptions(1.5, 1)).rejects.toMatchObject({ code: 'bad_request' });
+    await expect(client.getProductOptionByNo(13805, -1)).rejects.toMatchObject({ code: 'bad_request' });
+    expect(mock!.requests.filter((r) => r.path.startsWith('/v2/shop'))).toHaveLength(0);
+  });
+});

@@ -1,0 +1,139 @@
+import Dexie from 'dexie';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { MockShopApi } from '../mock-server';
+import { confirmed, dumpDatabase, KEY, lookupFor, next, SECRET, startMock } from './utils';
+
+describe('security and isolation', () => {
+  let mock: MockShopApi;
+  beforeEach(async () => {
+    mock = await startMock();
+  });
+  afterEach(async () => {
+    await mock.close();
+  });
+
+  it('never stores the key, the secret or a token in IndexedDB', async () => {
+    const tokens = new Set<string>();
+    const spyFetch: typeof fetch = (input, init) => {
+      const token = new Headers(init?.headers).get('access-token');
+      if (token) tokens.add(token);
+      return fetch(input, init);
+    };
+    const dbName = 'secrets-check';
+    const lookup = lookupFor(mock, { fetch: spyFetch, dbName, products: [13805] });
+    await lookup.sync();
+    await next(lookup.issuedCoupon('IC-0000-OPEN'), (r) => r.data !== null);
+    mock.expireTokens();
+    await lookup.sync(); // a renewed token too
+    await lookup.close();
+    expect(tokens.size).toBe(2);
+    const stored = await dumpDatabase(lookup.idb, dbName);
+    expect(stored).toContain('WELCOME10'); // the dump does hold the data
+    for (const secret of [KEY, SECRET, ...tokens]) expect(stored).not.toContain(secret);
+  });
+
+  it("refuses to serve one shop's database to another shop", async () => {
+    const idb = new IDBFactory();
+    const shopA = lookupFor(mock, { indexedDB: idb, dbName: 'till' });
+    await shopA.sync();
+    await shopA.close();
+
+    const shopB = lookupFor(mock, { indexedDB: idb, dbName: 'till', auth: { key: 'other-shop-key', secret: 'x' } });
+    try {
+      const answer = await next(shopB.coupon('WELCOME10'));
+      expect(answer.data).toBeNull();
+      expect(answer.error?.code).toBe('shop_mismatch');
+      expect(answer.error?.message).toMatch(/holds the data of another shop.*one dbName per shop/);
+      const report = await shopB.sync();
+      expect(report).toMatchObject({ ok: false, errors: [{ code: 'shop_mismatch' }] });
+      await expect(shopB.validateCoupon('WELCOME10', { amount: 50000 })).rejects.toMatchObject({ code: 'shop_mismatch' });
+    } finally {
+      await shopB.close();
+    }
+  });
+
+  it('lets a shop claim a database after clear()', async () => {
+    const idb = new IDBFactory();
+    const shopA = lookupFor(mock, { indexedDB: idb, dbName: 'till' });
+    await shopA.sync();
+    await shopA.close();
+    const shopB = lookupFor(mock, { indexedDB: idb, dbName: 'till', baseUrl: `${mock.url}/`, auth: undefined });
+    try {
+      // same API address, but no key to compare: the address decides, and it is the same shop
+      const same = await next(shopB.coupon('WELCOME10'));
+      expect(same.data?.coupon_code).toBe('WELCOME10');
+      expect(same.error?.code).not.toBe('shop_mismatch');
+      await shopB.clear();
+      const empty = await next(shopB.coupons());
+      expect(empty).toMatchObject({ data: [], syncedAt: null, error: null });
+    } finally {
+      await shopB.close();
+    }
+  });
+});
+
+describe('the store', () => {
+  it('migrates a version 1 database without losing its data', async () => {
+    const idb = new IDBFactory();
+    const v1 = new Dexie('migrating', { indexedDB: idb, IDBKeyRange });
+    v1.version(1).stores({
+      coupons: 'coupon_code',
+      issuedCoupons: '',
+      options: '[product_no+no], [product_no+code]',
+      meta: 'key',
+      couponStage: 'coupon_code',
+      couponPages: 'page',
+    });
+    await v1.table('coupons').put({ coupon_code: 'OLD1', name: '예전 쿠폰', apply_sale_price: 1000 });
+    await v1.table('meta').bulkPut([{ key: 'coupons', confirmedAt: 1_700_000_000_000 }]);
+    v1.close();
+
+    const mock = await startMock();
+    await mock.close(); // offline: only what the old database holds
+    const lookup = lookupFor(mock, { indexedDB: idb, dbName: 'migrating', auth: undefined });
+    try {
+      const old = await next(lookup.coupon('OLD1'));
+      expect(old).toMatchObject({ data: { coupon_code: 'OLD1', name: '예전 쿠폰' }, syncedAt: 1_700_000_000_000 });
+      expect(await lookup.offlineJournal()).toEqual([]); // the table version 2 added is there
+    } finally {
+      await lookup.close();
+    }
+  });
+});
+
+describe('background refresh', () => {
+  it('refreshes every refreshIntervalMs while online', async () => {
+    const mock = await startMock();
+    const lookup = lookupFor(mock, { refreshIntervalMs: 300 });
+    try {
+      await confirmed(lookup.coupon('WELCOME10'));
+      mock.upsertCoupon({ ...mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!, name: '저절로 바뀜' });
+      const updated = await next(lookup.coupon('WELCOME10'), (r) => r.data?.name === '저절로 바뀜', 3000);
+      expect(updated.fetching).toBe(false);
+    } finally {
+      await lookup.close();
+      await mock.close();
+    }
+  });
+
+  it('goes offline when the API stops answering and syncs once it answers again', async () => {
+    const mock = await startMock();
+    const lookup = lookupFor(mock);
+    try {
+      await lookup.sync();
+      mock.setDown(true);
+      expect((await lookup.sync()).ok).toBe(false);
+      expect((await next(lookup.status())).phase).toBe('offline');
+      mock.upsertCoupon({ coupon_code: 'WHILE-DOWN', name: '내려간 사이', apply_sale_price: 500 });
+      mock.setDown(false);
+      // no call from us: the engine probes the API again on its own and syncs when it answers
+      const back = await next(lookup.coupon('WHILE-DOWN'), (r) => r.data !== null && !r.offline, 8000);
+      expect(back.data?.name).toBe('내려간 사이');
+      expect((await next(lookup.status())).online).toBe(true);
+    } finally {
+      await lookup.close();
+      await mock.close();
+    }
+  }, 15_000);
+});

@@ -1,0 +1,212 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MOCK_CODES, type MockShopApi } from '../mock-server';
+import type { ShopLookup } from '../src';
+import { delay, lookupFor, startMock } from './utils';
+
+/** An instant given as Seoul wall-clock time (UTC+9), inside FIXED3000's period (2026-01-01 .. 2027-12-31). */
+const kst = (y: number, mo: number, d: number, h = 0) => Date.UTC(y, mo - 1, d, h - 9);
+const AT = kst(2026, 6, 1, 12);
+
+type Lookup = ShopLookup & { idb: IDBFactory };
+
+/** Takes the API down and lets the engine find out (a failed sync marks it unreachable). */
+async function goOffline(mock: MockShopApi, lookup: Lookup) {
+  mock.setDown(true);
+  const report = await lookup.sync();
+  expect(report.ok).toBe(false);
+}
+
+/** Requests the mock received for `code` (either code space). */
+const requestsFor = (mock: MockShopApi, code: string) => mock.requests.filter((r) => r.path.endsWith(`/${code}`));
+
+describe('validateCoupon', () => {
+  let mock: MockShopApi;
+  let lookup: Lookup;
+
+  beforeEach(async () => {
+    mock = await startMock();
+    lookup = lookupFor(mock);
+    expect((await lookup.sync()).ok).toBe(true);
+  });
+  afterEach(async () => {
+    await lookup.close();
+    await mock.close();
+  });
+
+  describe('online', () => {
+    it('gives the discount of a valid coupon, decided by a fresh API answer', async () => {
+      const v = await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 });
+      expect(v).toMatchObject({ ok: true, discount: 3200, kind: 'coupon', source: 'network', coupon: { coupon_code: 'WELCOME10' } });
+      expect(v.syncedAt).toBeGreaterThan(Date.now() - 5000);
+      const capped = await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 100000 });
+      expect(capped).toMatchObject({ ok: true, discount: 5000 });
+    });
+
+    it('accepts an unused issued coupon and refuses a used one', async () => {
+      const open = await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000 });
+      expect(open).toMatchObject({ ok: true, discount: 3200, kind: 'issued', source: 'network' });
+      const used = await lookup.validateCoupon(MOCK_CODES.issuedUsed, { amount: 32000, at: AT });
+      expect(used).toMatchObject({ ok: false, reason: 'inactive', kind: 'issued', source: 'network', detail: { rule: 'status' } });
+      expect(used.ok ? '' : used.detail.message).toContain('already used');
+    });
+
+    it('says expired for a coupon whose period is over', async () => {
+      const v = await lookup.validateCoupon(MOCK_CODES.expiredCoupon, { amount: 60000 });
+      expect(v).toMatchObject({ ok: false, reason: 'expired', source: 'network', detail: { rule: 'period', field: 'use_period' } });
+    });
+
+    it('says below_minimum with both numbers in words', async () => {
+      const v = await lookup.validateCoupon(MOCK_CODES.fixedCoupon, { amount: 19999, at: AT });
+      expect(v).toMatchObject({ ok: false, reason: 'below_minimum', detail: { message: 'Order 19,999 is below the minimum of 20,000 for this coupon.' } });
+    });
+
+    it('says not_found for a code the API confirms in neither code space', async () => {
+      const v = await lookup.validateCoupon('NO-SUCH-CODE', { amount: 32000 });
+      expect(v).toMatchObject({ ok: false, reason: 'not_found', source: 'network', detail: { rule: 'lookup' } });
+      expect(requestsFor(mock, 'NO-SUCH-CODE').map((r) => r.path).sort()).toEqual([
+        '/v2/shop/coupons/NO-SUCH-CODE',
+        '/v2/shop/issue-coupons/NO-SUCH-CODE',
+      ]);
+    });
+
+    it('asks the API even with a local copy: an issued coupon used at another till a moment ago is refused', async () => {
+      expect((await lookup.prefetchIssuedCoupons([MOCK_CODES.issuedUnused])).ok).toBe(true);
+      const record = mock.data.issuedCoupons.find((c) => c.coupon_issue_code === MOCK_CODES.issuedUnused)!;
+      mock.upsertIssuedCoupon({ ...record, status: 'complete', use_date: '2026-06-01 11:59:00', shop_order_code: '202606010000001' });
+      const v = await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, at: AT });
+      expect(v).toMatchObject({ ok: false, reason: 'inactive', source: 'network' });
+      expect(requestsFor(mock, MOCK_CODES.issuedUnused).map((r) => r.path)).toContain(`/v2/shop/issue-coupons/${MOCK_CODES.issuedUnused}`);
+    });
+
+    it('decides from local data (source local) when the API answers with an error, without journaling it', async () => {
+      mock.inject('http500', { path: `/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}`, times: Infinity });
+      const v = await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 });
+      expect(v).toMatchObject({ ok: true, discount: 3200, source: 'local' });
+      expect(await lookup.offlineJournal()).toEqual([]);
+    });
+
+    it('does not keep the cashier waiting on a slow API: local data decides within about two seconds', async () => {
+      mock.inject({ delayMs: 6000 }, { path: `/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}` });
+      const started = Date.now();
+      const v = await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 });
+      expect(Date.now() - started).toBeLessThan(4000);
+      expect(v).toMatchObject({ ok: true, discount: 3200, source: 'local' });
+      expect(await lookup.offlineJournal()).toMatchObject([{ code: 'WELCOME10', ok: true, discount: 3200 }]);
+    });
+
+    it('refuses a malformed order with bad_request instead of a verdict', async () => {
+      await expect(lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: Number.NaN })).rejects.toMatchObject({ code: 'bad_request' });
+      await expect(lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: -1 })).rejects.toMatchObject({ code: 'bad_request' });
+    });
+  });
+
+  describe('offline', () => {
+    it('decides a synced coupon from local data, says so, and asks no network', async () => {
+      await goOffline(mock, lookup);
+      mock.resetRequests();
+      const v = await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 });
+      expect(v).toMatchObject({ ok: true, discount: 3200, source: 'local', kind: 'coupon' });
+      expect(v.syncedAt).not.toBeNull();
+      expect(requestsFor(mock, MOCK_CODES.welcomeCoupon)).toEqual([]);
+    });
+
+    it('says unknown_offline, never not_found, for a code it has never seen', async () => {
+      await goOffline(mock, lookup);
+      const v = await lookup.validateCoupon('NEVER-SEEN', { amount: 32000 });
+      expect(v).toMatchObject({ ok: false, reason: 'unknown_offline', source: 'local', syncedAt: null, detail: { rule: 'lookup' } });
+    });
+
+    it('says not_found offline for a code the API confirmed absent in both code spaces before', async () => {
+      expect(await lookup.validateCoupon('GONE-1', { amount: 1 })).toMatchObject({ reason: 'not_found', source: 'network' });
+      await goOffline(mock, lookup);
+      const v = await lookup.validateCoupon('GONE-1', { amount: 1 });
+      expect(v).toMatchObject({ ok: false, reason: 'not_found', source: 'local' });
+      expect(v.syncedAt).not.toBeNull();
+    });
+
+    it('decides prefetched issued coupons: the unused one passes, the used one is refused', async () => {
+      expect((await lookup.prefetchIssuedCoupons([MOCK_CODES.issuedUnused, MOCK_CODES.issuedUsed])).ok).toBe(true);
+      await goOffline(mock, lookup);
+      const open = await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000 });
+      expect(open).toMatchObject({ ok: true, discount: 3200, kind: 'issued', source: 'local' });
+      const used = await lookup.validateCoupon(MOCK_CODES.issuedUsed, { amount: 32000, at: AT });
+      expect(used).toMatchObject({ ok: false, reason: 'inactive', kind: 'issued', source: 'local' });
+    });
+
+    it('says expired from local data too', async () => {
+      await goOffline(mock, lookup);
+      const v = await lookup.validateCoupon(MOCK_CODES.expiredCoupon, { amount: 60000 });
+      expect(v).toMatchObject({ ok: false, reason: 'expired', source: 'local' });
+    });
+  });
+
+  describe('stale local data', () => {
+    it('says stale offline when the data is older than maxDataAgeMs, and accepts it with acceptStale', async () => {
+      const strict = lookupFor(mock, { maxDataAgeMs: 1 });
+      try {
+        expect((await strict.sync()).ok).toBe(true);
+        await delay(10);
+        await goOffline(mock, strict);
+        const v = await strict.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 });
+        expect(v).toMatchObject({ ok: false, reason: 'stale', source: 'local', coupon: { coupon_code: 'WELCOME10' }, detail: { rule: 'freshness', discount: 3200 } });
+        expect(v.ok ? 0 : v.detail.dataAgeMs).toBeGreaterThan(1);
+        const accepted = await strict.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000, acceptStale: true });
+        expect(accepted).toMatchObject({ ok: true, discount: 3200, source: 'local' });
+      } finally {
+        await strict.close();
+      }
+    });
+
+    it('is not stale with the default 24 h window', async () => {
+      await goOffline(mock, lookup);
+      expect(await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 })).toMatchObject({ ok: true, source: 'local' });
+    });
+  });
+
+  describe('offline journal', () => {
+    it('lists exactly the offline verdicts, oldest first, and keeps them across a restart', async () => {
+      const dbName = 'journal-restart';
+      const first = lookupFor(mock, { dbName });
+      let second: Lookup | null = null;
+      try {
+        expect((await first.sync()).ok).toBe(true);
+        await first.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 }); // online: not journaled
+        await first.validateCoupon('NOPE-ONLINE', { amount: 5000 }); // online: not journaled
+        await goOffline(mock, first);
+        await first.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 });
+        await first.validateCoupon(MOCK_CODES.fixedCoupon, { amount: 10000, at: AT });
+        await first.validateCoupon('NOPE-OFFLINE', { amount: 7000 });
+
+        const expected = [
+          { code: 'WELCOME10', amount: 32000, ok: true, reason: null, discount: 3200, kind: 'coupon' },
+          { code: 'FIXED3000', amount: 10000, ok: false, reason: 'below_minimum', discount: null, kind: 'coupon' },
+          { code: 'NOPE-OFFLINE', amount: 7000, ok: false, reason: 'unknown_offline', discount: null, kind: null, syncedAt: null },
+        ];
+        const journal = await first.offlineJournal();
+        expect(journal).toMatchObject(expected);
+        expect(journal).toHaveLength(3);
+        expect(journal.map((e) => e.id)).toEqual([...journal.map((e) => e.id)].sort((a, b) => a - b));
+        expect(journal[0]!.syncedAt).not.toBeNull();
+        expect(journal.every((e) => e.at > 0)).toBe(true);
+
+        await first.close();
+        second = lookupFor(mock, { indexedDB: first.idb, dbName });
+        expect(await second.offlineJournal()).toEqual(journal);
+      } finally {
+        await first.close();
+        await second?.close();
+      }
+    });
+
+    it('clears entries through an id, or all, and says how many', async () => {
+      await goOffline(mock, lookup);
+      for (const amount of [1000, 2000, 3000]) await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount });
+      const [a, b, c] = await lookup.offlineJournal();
+      expect(await lookup.clearOfflineJournal(a!.id)).toBe(1);
+      expect((await lookup.offlineJournal()).map((e) => e.id)).toEqual([b!.id, c!.id]);
+      expect(await lookup.clearOfflineJournal()).toBe(2);
+      expect(await lookup.offlineJournal()).toEqual([]);
+      expect(await lookup.clearOfflineJournal()).toBe(0);
+    });
+  });
+});

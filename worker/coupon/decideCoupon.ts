@@ -1,0 +1,74 @@
+// The checkout decision for one found record: the rules in their documented order, first rejection wins.
+// Order: status → period → app → combination → minimum → discount → freshness. The coupon's own validity comes
+// first (it cannot be used at all), then what the order must be, then the amount; freshness is last because it
+// only ever holds back a "yes" (and reports the discount that "yes" would have given).
+import type { Coupon, CouponPolicy, CouponVerdict, IssuedCoupon } from '../../src/types';
+import { appRule } from './appRule';
+import { combinationRule } from './combinationRule';
+import { discountRule } from './discountRule';
+import { freshnessRule } from './freshnessRule';
+import { minimumRule } from './minimumRule';
+import { periodRule } from './periodRule';
+import type { CheckedOrder, RuleOutcome } from './ruleOutcome';
+import { statusRule } from './statusRule';
+
+/** The record a code led to, and where the verdict's knowledge of it comes from. */
+export interface FoundCoupon {
+  kind: 'coupon' | 'issued';
+  record: Coupon | IssuedCoupon;
+  /** Latest API confirmation of the record: the coupon listing or its own lookup; null = never. */
+  syncedAt: number | null;
+  source: 'local' | 'network';
+}
+
+/** Settings the rules read. */
+export interface DecisionSettings {
+  policy: CouponPolicy;
+  timeZone: string;
+  /** Now, epoch ms (for the data's age; the period uses the order's `at`). */
+  now: number;
+  maxDataAgeMs: number;
+}
+
+/**
+ * Applies every rule to `found` for `order`; pure (no clock, network or storage).
+ * @example decideCoupon({ kind: 'coupon', record, syncedAt, source: 'local' }, order, settings).ok
+ */
+export function decideCoupon(found: FoundCoupon, order: CheckedOrder, settings: DecisionSettings): CouponVerdict {
+  const { record, kind, syncedAt, source } = found;
+  const rules: (() => RuleOutcome)[] = [
+    () => statusRule(record, kind, settings.policy),
+    () => periodRule(record, order.at, settings.timeZone),
+    () => appRule(record, order),
+    () => combinationRule(record, order),
+    () => minimumRule(record, order),
+  ];
+  for (const rule of rules) {
+    const outcome = rule();
+    if (!outcome.pass) return { ok: false, reason: outcome.reason, coupon: record, kind, syncedAt, source, detail: outcome.detail };
+  }
+  const discount = discountRule(record, order);
+  if (!discount.pass) return { ok: false, reason: discount.reason, coupon: record, kind, syncedAt, source, detail: discount.detail };
+  const fresh = freshnessRule({ source, syncedAt, now: settings.now, maxDataAgeMs: settings.maxDataAgeMs, acceptStale: order.acceptStale, discount: discount.discount });
+  if (!fresh.pass) return { ok: false, reason: fresh.reason, coupon: record, kind, syncedAt, source, detail: fresh.detail };
+  const detail = { rule: 'discount', message: discount.message, ...(syncedAt !== null && source === 'local' ? { dataAgeMs: Math.max(0, settings.now - syncedAt) } : {}) };
+  return { ok: true, discount: discount.discount, coupon: record, kind, syncedAt, source, detail };
+}
+
+/**
+ * The verdict for a code that led to no record: `not_found` when the API confirmed both code spaces empty,
+ * `unknown_offline` when it could not be asked (or its word is too old to rely on).
+ * @example absentVerdict('NOPE', 'not_found', 1767193200000, 'network')
+ */
+export function absentVerdict(
+  code: string,
+  reason: 'not_found' | 'unknown_offline',
+  syncedAt: number | null,
+  source: 'local' | 'network',
+): CouponVerdict {
+  const message =
+    reason === 'not_found'
+      ? `No coupon or issued coupon with code ${JSON.stringify(code)} exists in this shop (confirmed by the shop API).`
+      : `Code ${JSON.stringify(code)} is not known on this till, and the shop API cannot be reached to check it.`;
+  return { ok: false, reason, syncedAt, source, detail: { rule: 'lookup', message } };
+}

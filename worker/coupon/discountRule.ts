@@ -1,0 +1,84 @@
+// Discount rule: how much the coupon takes off this order. The spec does not say which of apply_sale_price and
+// apply_sale_percent is filled for which coupon ("not shown"); the mock and public fixtures fill one and send 0
+// in the other, so the one that is > 0 decides. Amounts are whole currency units, rounded down.
+import type { Coupon, IssuedCoupon } from '../../src/types';
+import { formatAmount, quote, reject, type CheckedOrder, type RuleOutcome } from './ruleOutcome';
+
+export type DiscountOutcome = { pass: true; discount: number; message: string } | Extract<RuleOutcome, { pass: false }>;
+
+/** `type` values that name the discount kind. The API's own values seen so far ("down", "create") name how a coupon
+ * is handed out instead, so they decide nothing. */
+const PERCENT_TYPES = new Set(['percent', 'percentage', 'rate']);
+const FIXED_TYPES = new Set(['price', 'fixed', 'amount']);
+
+type Field = 'apply_sale_percent' | 'apply_sale_price' | 'apply_sale_type_max_price';
+
+/** A non-negative number, 0 for missing/null; null when the value is unusable. */
+function amountField(record: Coupon | IssuedCoupon, field: Field): number | null {
+  const v = record[field];
+  if (v === undefined || v === null) return 0;
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null;
+}
+
+/** floor(amount × percent / 100), exact for every safe integer amount (9,007,199,254,740,991 × 100 included).
+ * @example percentOf(12345, 10) // 1234 */
+export function percentOf(amount: number, percent: number): number {
+  if (Number.isSafeInteger(amount) && Number.isSafeInteger(percent)) {
+    return Number((BigInt(amount) * BigInt(percent)) / 100n);
+  }
+  return Math.floor((amount * percent) / 100);
+}
+
+function kindOf(record: Coupon | IssuedCoupon, percent: number, price: number): 'percent' | 'fixed' | null {
+  if (percent > 0 && price === 0) return 'percent';
+  if (price > 0 && percent === 0) return 'fixed';
+  const type = typeof record.type === 'string' ? record.type.trim().toLowerCase() : '';
+  if (PERCENT_TYPES.has(type)) return 'percent';
+  if (FIXED_TYPES.has(type)) return 'fixed';
+  return null;
+}
+
+/**
+ * Percent of the amount, capped by `apply_sale_type_max_price` when it is > 0; or the fixed amount. Never more
+ * than the order amount. Both or neither filled: `type` decides when it names the kind, else `unreadable`.
+ * A negative or non-numeric amount field, or a percent over 100, is `unreadable`.
+ * @example discountRule({ coupon_code: 'W', apply_sale_percent: 10, apply_sale_type_max_price: 5000 }, { amount: 32000 }) // 3,200
+ */
+export function discountRule(record: Coupon | IssuedCoupon, order: Pick<CheckedOrder, 'amount'>): DiscountOutcome {
+  const fields: Field[] = ['apply_sale_percent', 'apply_sale_price', 'apply_sale_type_max_price'];
+  for (const field of fields) {
+    if (amountField(record, field) === null) {
+      return reject('discount', 'unreadable', `The discount field ${field} (${quote(record[field])}) could not be read.`, {
+        field,
+        value: record[field],
+      }) as DiscountOutcome;
+    }
+  }
+  const percent = amountField(record, 'apply_sale_percent')!;
+  const price = amountField(record, 'apply_sale_price')!;
+  const cap = amountField(record, 'apply_sale_type_max_price')!;
+  const kind = kindOf(record, percent, price);
+  if (kind === null) {
+    const what = percent > 0 ? `both ${percent}% and ${formatAmount(price)} are set` : 'neither a percent nor an amount is set';
+    return reject('discount', 'unreadable', `The discount of this coupon is unclear: ${what} (type ${quote(record.type ?? 'missing')}).`, {
+      field: 'type',
+      value: record.type,
+    }) as DiscountOutcome;
+  }
+  const whole = Math.floor(order.amount);
+  if (kind === 'fixed') {
+    const discount = Math.min(Math.floor(price), whole);
+    const limited = discount < Math.floor(price) ? `, limited to the order amount ${formatAmount(whole)}` : '';
+    return { pass: true, discount, message: `${formatAmount(Math.floor(price))} off${limited}.` };
+  }
+  if (percent > 100) {
+    return reject('discount', 'unreadable', `The discount of this coupon (${percent}%) is over 100%.`, {
+      field: 'apply_sale_percent',
+      value: record.apply_sale_percent,
+    }) as DiscountOutcome;
+  }
+  const raw = Math.min(percentOf(order.amount, percent), whole);
+  const discount = cap > 0 ? Math.min(raw, Math.floor(cap)) : raw;
+  const capped = discount < raw ? `, capped at ${formatAmount(discount)}` : '';
+  return { pass: true, discount, message: `${percent}% of ${formatAmount(order.amount)} is ${formatAmount(raw)} off${capped}.` };
+}

@@ -1,0 +1,119 @@
+// Which record a checkout code leads to. Two code spaces: coupon codes (`coupons` table, GET /coupons/{code}) and
+// issued-coupon codes (`issuedCoupons` table, GET /issue-coupons/{code}); the coupon table is searched first.
+// While online the API is asked even when a local copy exists (an issued coupon may have been used at another
+// till a minute ago), but only for NETWORK_WAIT_MS: a failure or a slow answer leaves the local copy to decide.
+import type { Coupon, IssuedCoupon } from '../../src/types';
+import { latestConfirmation, metaKey, type ShopDatabase } from '../store';
+import type { CouponValidatorDeps } from '../validateCoupon';
+import type { FoundCoupon } from './decideCoupon';
+
+/** How long a checkout waits for the API before deciding from local data (the refresh goes on in the background).
+ * @example findCoupon(code, { ...deps, waitMs: NETWORK_WAIT_MS }) */
+export const NETWORK_WAIT_MS = 2_000;
+
+type Space = 'coupon' | 'issued';
+
+export interface FindCouponDeps
+  extends Pick<CouponValidatorDeps, 'db' | 'now' | 'isOffline' | 'refreshCoupon' | 'refreshIssuedCoupon'> {
+  /** How old a "does not exist" confirmation may be and still give `not_found` from local data. */
+  maxDataAgeMs: number;
+  waitMs?: number;
+}
+
+export type FindOutcome = (
+  | { found: FoundCoupon }
+  | { absent: 'not_found' | 'unknown_offline'; syncedAt: number | null; source: 'local' | 'network' }
+) & {
+  /** An API call of this lookup failed at network level (refused, dropped, timed out, or too slow). */
+  networkTrouble: boolean;
+};
+
+interface LocalState {
+  coupon: Coupon | undefined;
+  issued: IssuedCoupon | undefined;
+  confirmed: Record<Space, number | null>;
+}
+
+/** One consistent read of both tables and their confirmations. */
+async function readLocal(db: ShopDatabase, code: string): Promise<LocalState> {
+  return db.transaction('r', [db.coupons, db.issuedCoupons, db.meta], async () => {
+    const [coupon, issued, meta] = await Promise.all([
+      db.coupons.get(code),
+      db.issuedCoupons.get(code),
+      db.meta.bulkGet([metaKey.coupons, metaKey.coupon(code), metaKey.issued(code)]),
+    ]);
+    return {
+      coupon,
+      issued,
+      confirmed: { coupon: latestConfirmation([meta[0], meta[1]]), issued: latestConfirmation([meta[2]]) },
+    };
+  });
+}
+
+const NETWORK_CODES = new Set(['network_error', 'timeout']);
+
+/** Runs one refresh within `waitMs`: ok, or failed (and whether at network level). */
+function ask(refresh: () => Promise<void>, waitMs: number): Promise<{ ok: boolean; network: boolean }> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve({ ok: false, network: true }), waitMs);
+    Promise.resolve()
+      .then(refresh)
+      .then(
+        () => resolve({ ok: true, network: false }),
+        (e: unknown) => resolve({ ok: false, network: NETWORK_CODES.has(String((e as { code?: unknown })?.code)) }),
+      )
+      .finally(() => clearTimeout(timer));
+  });
+}
+
+/**
+ * Looks `code` up locally, then (unless offline) asks the API: only the space the local copy is in, or both at
+ * once when neither has it; a space whose record the API just removed leads to asking the other one.
+ * `not_found` needs both spaces confirmed empty, by the API now or by confirmations at most `maxDataAgeMs` old
+ * (the coupon listing counts for the coupon space); anything less is `unknown_offline`.
+ * @example const outcome = await findCoupon('IC-0000-OPEN', deps); if ('found' in outcome) decide(outcome.found);
+ */
+export async function findCoupon(code: string, deps: FindCouponDeps): Promise<FindOutcome> {
+  const waitMs = deps.waitMs ?? NETWORK_WAIT_MS;
+  const fromNetwork = new Set<Space>();
+  let networkTrouble = false;
+  let local = await readLocal(deps.db, code);
+
+  const askSpaces = async (spaces: Space[]) => {
+    const answers = await Promise.all(
+      spaces.map((s) => ask(() => (s === 'coupon' ? deps.refreshCoupon(code) : deps.refreshIssuedCoupon(code)), waitMs)),
+    );
+    answers.forEach((a, i) => {
+      if (a.ok) fromNetwork.add(spaces[i]!);
+      if (a.network) networkTrouble = true;
+    });
+    local = await readLocal(deps.db, code);
+  };
+
+  if (!deps.isOffline()) {
+    const first: Space[] = local.coupon ? ['coupon'] : local.issued ? ['issued'] : ['coupon', 'issued'];
+    await askSpaces(first);
+    const rest = (['coupon', 'issued'] as Space[]).filter((s) => !first.includes(s));
+    if (!local.coupon && !local.issued && rest.length > 0 && !networkTrouble) await askSpaces(rest);
+  }
+
+  const source = (s: Space) => (fromNetwork.has(s) ? 'network' : 'local');
+  if (local.coupon) {
+    return { found: { kind: 'coupon', record: local.coupon, syncedAt: local.confirmed.coupon, source: source('coupon') }, networkTrouble };
+  }
+  if (local.issued) {
+    return { found: { kind: 'issued', record: local.issued, syncedAt: local.confirmed.issued, source: source('issued') }, networkTrouble };
+  }
+  const now = deps.now();
+  const trusted = (s: Space) => {
+    const at = local.confirmed[s];
+    return fromNetwork.has(s) || (at !== null && now - at <= deps.maxDataAgeMs);
+  };
+  if (trusted('coupon') && trusted('issued')) {
+    const both = [local.confirmed.coupon, local.confirmed.issued].filter((t): t is number => t !== null);
+    const syncedAt = both.length === 2 ? Math.min(...both) : null;
+    const src = fromNetwork.has('coupon') && fromNetwork.has('issued') ? 'network' : 'local';
+    return { absent: 'not_found', syncedAt, source: src, networkTrouble };
+  }
+  return { absent: 'unknown_offline', syncedAt: null, source: 'local', networkTrouble };
+}

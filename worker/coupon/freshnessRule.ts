@@ -1,0 +1,43 @@
+// Freshness rule: a "yes" decided from local data is only as good as that data. Like a card terminal's offline
+// window, local data older than `maxDataAgeMs` (default 24 h) gives `stale` unless the order accepts stale data.
+import { formatAge, PASS, reject, type RuleOutcome } from './ruleOutcome';
+
+/** 24 h: the default `maxDataAgeMs`. @example options.maxDataAgeMs ?? DEFAULT_MAX_DATA_AGE_MS */
+export const DEFAULT_MAX_DATA_AGE_MS = 24 * 60 * 60 * 1000;
+
+export interface FreshnessInput {
+  source: 'local' | 'network';
+  /** When the API last confirmed the record (listing or its own confirmation); null = never. */
+  syncedAt: number | null;
+  now: number;
+  maxDataAgeMs: number;
+  acceptStale: boolean;
+  /** The discount the coupon would give, reported with a `stale` verdict. */
+  discount: number;
+}
+
+/**
+ * `stale` when the verdict comes from local data that is older than `maxDataAgeMs` (exactly that old still
+ * passes) or was never confirmed, unless `acceptStale`. A fresh API answer ('network') is never stale.
+ * @example freshnessRule({ source: 'local', syncedAt: 0, now: 90_000_000, maxDataAgeMs: 86_400_000, acceptStale: false, discount: 3200 })
+ */
+export function freshnessRule(input: FreshnessInput): RuleOutcome {
+  if (input.source === 'network' || input.acceptStale) return PASS;
+  if (input.syncedAt === null) {
+    return reject(
+      'freshness',
+      'stale',
+      'This coupon data was never confirmed by the shop API; check the coupon another way or accept it as stale.',
+      { discount: input.discount },
+    );
+  }
+  const dataAgeMs = Math.max(0, input.now - input.syncedAt);
+  if (dataAgeMs <= input.maxDataAgeMs) return PASS;
+  return reject(
+    'freshness',
+    'stale',
+    `The coupon data on this till is ${formatAge(dataAgeMs)} old (the limit is ${formatAge(input.maxDataAgeMs)}); ` +
+      'check the coupon another way or accept it as stale.',
+    { discount: input.discount, dataAgeMs },
+  );
+}

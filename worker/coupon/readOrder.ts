@@ -1,0 +1,34 @@
+// The order of a validateCoupon call, checked before any rule runs. A malformed order is the host's bug, not a
+// property of the coupon, so it throws `bad_request` instead of becoming a verdict (and never reaches the journal).
+import { ShopLookupError } from '../../src/errors';
+import type { CouponOrder } from '../../src/types';
+import type { CheckedOrder } from './ruleOutcome';
+
+const bad = (message: string) => new ShopLookupError('bad_request', message);
+
+function flag(order: CouponOrder, name: 'app' | 'otherDiscount' | 'acceptStale'): boolean {
+  const v = order[name];
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'boolean') throw bad(`order.${name} must be true or false, got ${JSON.stringify(v)}.`);
+  return v;
+}
+
+/**
+ * Checks `code` and `order`; `now` is the default order time. Throws `ShopLookupError('bad_request')` for an empty
+ * code, an amount that is not a finite number ≥ 0, or an `at` that is not a valid time.
+ * @example readOrder('WELCOME10', { amount: 32000 }, Date.now()).at // now
+ */
+export function readOrder(code: unknown, order: CouponOrder, now: number): CheckedOrder {
+  if (typeof code !== 'string' || code.trim() === '') throw bad('A coupon code must be a non-empty string.');
+  if (typeof order !== 'object' || order === null) throw bad('validateCoupon needs an order object such as { amount: 32000 }.');
+  const { amount } = order;
+  if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) {
+    throw bad(`order.amount must be a finite number of 0 or more, got ${typeof amount === 'number' ? String(amount) : JSON.stringify(amount)}.`);
+  }
+  let at = now;
+  if (order.at !== undefined && order.at !== null) {
+    at = order.at instanceof Date ? order.at.getTime() : order.at;
+    if (typeof at !== 'number' || !Number.isFinite(at)) throw bad('order.at must be epoch milliseconds or a valid Date.');
+  }
+  return { amount, at, app: flag(order, 'app'), otherDiscount: flag(order, 'otherDiscount'), acceptStale: flag(order, 'acceptStale') };
+}
