@@ -1,10 +1,15 @@
 // Shared fixtures: a mock shop API on 127.0.0.1 port 0, a lookup in this thread over a fresh fake IndexedDB,
 // and helpers to wait for the emission a test is about.
+import { expose } from 'comlink';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { filter, firstValueFrom, timeout, type Observable } from 'rxjs';
 import { startMockShopApi, type MockShopApi, type MockShopApiOptions } from '../mock-server';
 import { createShopLookup, type ShopLookup, type ShopLookupOptions } from '../src';
+import type { WorkerApi } from '../src/protocol';
 import type { LookupResult } from '../src/types';
+import type { EngineDeps } from '../worker/engine';
+import { openStore, type ShopDatabase } from '../worker/store';
+import { createWorkerApi } from '../worker/workerApi';
 
 export const KEY = 'demo-key';
 export const SECRET = 'demo-secret';
@@ -72,4 +77,77 @@ export async function dumpDatabase(idb: IDBFactory, name: string): Promise<strin
   }
   db.close();
   return JSON.stringify(out);
+}
+
+/**
+ * A lookup whose engine gets extra dependencies (a faulty store, fake locks), reached over a MessageChannel as a
+ * worker would be. Close the lookup, then `dispose()`.
+ */
+export function lookupWithEngine(
+  mock: { url: string },
+  deps: EngineDeps,
+  options: Partial<ShopLookupOptions> = {},
+): ShopLookup & { engine: WorkerApi; dispose(): void } {
+  const channel = new MessageChannel();
+  const engine = createWorkerApi({ indexedDB: new IDBFactory(), IDBKeyRange, fetch, ...deps });
+  expose(engine, channel.port1);
+  const lookup = createShopLookup({
+    baseUrl: mock.url,
+    auth: { key: KEY, secret: SECRET },
+    worker: () => channel.port2,
+    rateLimits: false,
+    retry: { retries: 2, baseDelayMs: 10, maxDelayMs: 50 },
+    dbName: `engine-${++dbCounter}`,
+    ...options,
+  });
+  return Object.assign(lookup, {
+    engine,
+    dispose() {
+      channel.port1.close();
+      channel.port2.close();
+    },
+  });
+}
+
+/**
+ * A store whose writes can be made to fail like a full disk or a closed connection (a Dexie middleware).
+ * @example const faulty = faultyStore(); lookupWithEngine(mock, { openStore: faulty.openStore }); faulty.failWrites('QuotaExceededError');
+ */
+export function faultyStore() {
+  let failing: { name: string; tables: string[] | null } | null = null;
+  let db: ShopDatabase | null = null;
+  const open: typeof openStore = (name, deps) => {
+    db = openStore(name, deps);
+    db.use({
+      stack: 'dbcore',
+      name: 'injected-faults',
+      create: (down) => ({
+        ...down,
+        table: (tableName) => {
+          const table = down.table(tableName);
+          return {
+            ...table,
+            mutate: (req) =>
+              failing && (failing.tables === null || failing.tables.includes(tableName))
+                ? Promise.reject(new DOMException(`injected ${failing.name}`, failing.name))
+                : table.mutate(req),
+          };
+        },
+      }),
+    });
+    return db;
+  };
+  return {
+    openStore: open,
+    /** Every write (to these tables) fails with a DOMException of this name until `heal()`. */
+    failWrites(name: string, tables: string[] | null = null) {
+      failing = { name, tables };
+    },
+    heal() {
+      failing = null;
+    },
+    get db() {
+      return db!;
+    },
+  };
 }

@@ -14,7 +14,7 @@ import { refreshIssuedCoupon } from './readThrough';
 import { createResourceState } from './resourceState';
 import { LOOKUP_RETRY, retry, SYNC_RETRY, type RetryPolicy } from './retryer';
 import { checkShopIdentity, identityOf } from './shopIdentity';
-import { storageError } from './storageErrors';
+import { engineError, storageError } from './storageErrors';
 import { metaKey, openStore, type Confirmation } from './store';
 import { createReportDraft, finishReport, type SyncContext } from './syncContext';
 import { createSyncRunner } from './syncRunner';
@@ -65,6 +65,7 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   const locks = deps.locks ?? platformLocks();
   const connectivity = createConnectivity(deps.onlineSource);
   const closing = new AbortController();
+  let closed = false;
   const limiter = createRateLimiter(options.rateLimits ?? DEFAULT_RATE_LIMITS);
   const fetchFn = deps.fetch ?? globalThis.fetch.bind(globalThis);
   const transport = createTransport({
@@ -78,7 +79,7 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     signal: closing.signal,
   });
   const client = createApiClient({ transport, pageSize: options.pageSize ?? 100 });
-  const resources = createResourceState(now);
+  const resources = createResourceState(now, engineError);
   const status = createSyncStatus(connectivity);
   const leadership = electLeader(locks, `shop-lookup:${dbName}:leader`);
   const stopLeaderFact = leadership.subscribe((leader) => status.facts.set({ leader }));
@@ -100,11 +101,16 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     channel.post({ syncing, waiting, failed, progress, lastSyncedAt, lastError, reachable: connectivity.get().reachable });
   });
 
-  // Storage events: the connection is reopened by Dexie; say what happened.
+  // Storage events: Dexie reopens the connection on next use; say what happened. Dexie also signals 'close' for
+  // the closes it makes itself (ours, and the one a versionchange asks for): those are not news.
+  let expectedClose = false;
   db.on('versionchange', () => {
+    expectedClose = true;
+    setTimeout(() => (expectedClose = false), 0);
     status.facts.set({ lastError: storageError({ name: 'VersionError' }) });
   });
   db.on('close', () => {
+    if (expectedClose || closed) return;
     status.facts.set({ lastError: storageError({ name: 'DatabaseClosedError' }) });
   });
 
@@ -121,7 +127,6 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   });
   const watches = new Map<number, { query: WatchQuery; watch: Watch | null; stop: () => void }>();
   const inflight = new Map<string, Promise<void>>();
-  let closed = false;
 
   const claim = () =>
     identityOf(options.baseUrl, options.auth)

@@ -19,8 +19,11 @@ export interface ResourceState {
   subscribe(listener: (key: string) => void): () => void;
 }
 
-/** @example const rs = createResourceState(); await rs.track('coupon:A', () => refresh('A')); */
-export function createResourceState(now: () => number = Date.now): ResourceState {
+/** @example const rs = createResourceState(Date.now, engineError); await rs.track('coupon:A', () => refresh('A')); */
+export function createResourceState(
+  now: () => number = Date.now,
+  toError: (error: unknown) => LookupError = toLookupError,
+): ResourceState {
   const fetching = new Map<string, number>();
   const errors = new Map<string, ResourceError>();
   const listeners = new Set<(key: string) => void>();
@@ -38,7 +41,7 @@ export function createResourceState(now: () => number = Date.now): ResourceState
         errors.delete(key);
         return result;
       } catch (error) {
-        errors.set(key, { error: toLookupError(error), at: now() });
+        errors.set(key, { error: toError(error), at: now() });
         throw error;
       } finally {
         const n = (fetching.get(key) ?? 1) - 1;

@@ -19,6 +19,9 @@ export const SYNC_RETRY: RetryPolicy = { retries: 5, unansweredRetries: 2, baseD
 /** Somebody is waiting: one quick retry for throttling and hiccups, then answer with what is local. */
 export const LOOKUP_RETRY: RetryPolicy = { retries: 1, baseDelayMs: 300, maxDelayMs: 2_000 };
 
+/** The longest Retry-After we honour; a longer one is taken as this. */
+const RETRY_AFTER_MAX_MS = 10 * 60 * 1000;
+
 export interface RetryDeps {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
@@ -48,7 +51,8 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** The pause before attempt `attempt` (1-based): Retry-After when the API gave one, else capped backoff with jitter. */
 export function retryDelay(policy: RetryPolicy, attempt: number, error: ApiError, random = Math.random): number {
-  if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, policy.maxDelayMs);
+  // the API said how long: do as told (within reason), even beyond our own cap
+  if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, RETRY_AFTER_MAX_MS);
   const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   return Math.round(exp / 2 + (exp / 2) * random()); // "equal jitter": never less than half the backoff
 }

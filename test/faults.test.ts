@@ -1,0 +1,191 @@
+// Fault injection: syncs driven through every fault the mock API can produce, alone and mixed, with the
+// invariants checked after each one: lookups answer, the local data is the last complete snapshot or the new one
+// (never a mix, never emptied by a failure), no record is lost, and status() tells the truth.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MockFault, MockShopApi } from '../mock-server';
+import type { ShopLookup } from '../src';
+import type { Coupon, SyncReport } from '../src/types';
+import { parseRecords } from '../worker/parseRecords';
+import { sameRecord } from '../worker/sameRecord';
+import { lookupFor, next, startMock } from './utils';
+
+const LIST = '/v2/shop/coupons';
+const ALL_FAULTS: MockFault[] = [
+  'http500', 'code-19', 'code-999', 'throttle', 'expire-token', 'bad-credentials', 'permission', 'drop', 'hang',
+  'truncated-json', 'html', 'wrong-content-type', 'malformed-record', 'repeat-page', 'skip-rows', { delayMs: 300 },
+];
+const name = (f: MockFault) => (typeof f === 'string' ? f : `delay ${f.delayMs} ms`);
+
+/** mulberry32: the mixed rounds are random but the same on every run. */
+function prng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Snapshot = Map<string, Coupon>;
+
+const tally = { faultsInjected: 0, faultKinds: 0, syncs: 0, syncsCompleted: 0, syncsFailedSafely: 0, recordsLost: 0, mixes: 0 };
+
+describe('sync under faults', () => {
+  let mock: MockShopApi;
+  let lookup: ShopLookup;
+  const random = prng(20261122);
+  let serial = 0;
+
+  beforeAll(async () => {
+    mock = await startMock();
+    lookup = lookupFor(mock, {
+      requestTimeoutMs: 300,
+      retry: { retries: 3, unansweredRetries: 1, baseDelayMs: 5, maxDelayMs: 20 },
+    });
+    expect((await lookup.sync()).ok).toBe(true);
+  });
+  afterAll(async () => {
+    await lookup.close();
+    await mock.close();
+    mkdirSync('test-results', { recursive: true });
+    writeFileSync('test-results/faults.json', `${JSON.stringify(tally, null, 2)}\n`);
+    console.log(`fault suite: ${JSON.stringify(tally)}`);
+  });
+
+  async function local(): Promise<Snapshot> {
+    const answer = await next(lookup.coupons(), () => true, 1000); // lookups answer, at once
+    return new Map(answer.data.map((c) => [c.coupon_code, c]));
+  }
+
+  /** What a complete, clean listing of the mock gives now. */
+  function upstream(): Snapshot {
+    const { records } = parseRecords('coupon', mock.data.coupons, 'data.list');
+    return new Map(records.map((c) => [c.coupon_code, c]));
+  }
+
+  /** Upstream changes between syncs: a few renamed, one removed, one added. */
+  function changeUpstream() {
+    for (let i = 0; i < 3; i++) {
+      const row = mock.data.coupons[Math.floor(random() * mock.data.coupons.length)]!;
+      mock.upsertCoupon({ ...row, name: `바뀐 쿠폰 ${++serial}` });
+    }
+    const victim = mock.data.coupons[5 + Math.floor(random() * (mock.data.coupons.length - 5))]!;
+    mock.removeCoupon(String(victim.coupon_code));
+    mock.upsertCoupon({ coupon_code: `NEW-${++serial}`, name: `새 쿠폰 ${serial}`, status: 'progress', apply_sale_price: 1000 });
+  }
+
+  function rejectedCodes(report: SyncReport): string[] {
+    return report.errors
+      .filter((e) => e.code === 'invalid_record')
+      .map((e) => JSON.parse(/coupon (".*?") was rejected/.exec(e.message)![1]!) as string);
+  }
+
+  /** The new snapshot as it should be stored: rejected records keep their last good copy (or stay absent). */
+  function expectedAfter(before: Snapshot, after: Snapshot, rejected: string[]): Snapshot {
+    const expected = new Map(after);
+    for (const code of rejected) {
+      if (before.has(code)) expected.set(code, before.get(code)!);
+      else expected.delete(code);
+    }
+    return expected;
+  }
+
+  async function checkInvariants(before: Snapshot, fresh: Snapshot, report: SyncReport, label: string) {
+    tally.syncs++;
+    const now = await local();
+    const asNew = expectedAfter(before, fresh, rejectedCodes(report));
+    const same = (a: Snapshot, b: Snapshot) => a.size === b.size && [...a].every(([k, v]) => sameRecord(v, b.get(k)));
+    // the last complete snapshot, or the new one: never a mix, never emptied
+    const isOld = same(now, before);
+    const isNew = same(now, asNew);
+    expect({ label, isOld, isNew }).toMatchObject({ label, ...(report.ok ? { isNew: true } : {}) });
+    expect(isOld || isNew, `${label}: local data is neither the last snapshot nor the new one`).toBe(true);
+    // no record lost: whatever the API still has and we had, we still have
+    const lost = [...before.keys()].filter((code) => fresh.has(code) && !now.has(code));
+    tally.recordsLost += lost.length;
+    expect(lost, label).toEqual([]);
+    // status tells the truth, in words
+    const status = await next(lookup.status());
+    if (report.ok) {
+      tally.syncsCompleted++;
+      expect(status.phase, label).toBe('idle');
+      expect(status.lastError?.code ?? null, label).toBe(report.errors.at(-1)?.code ?? null);
+    } else {
+      tally.syncsFailedSafely++;
+      expect(['error', 'offline'], label).toContain(status.phase);
+      expect(status.lastError?.code, label).toBe(report.errors.at(-1)!.code);
+    }
+    for (const e of report.errors) {
+      expect(e.code, label).not.toBe('internal_error');
+      expect(e.message.length, label).toBeGreaterThan(30);
+    }
+  }
+
+  async function recover(label: string) {
+    mock.clearFaults();
+    const before = await local();
+    const fresh = upstream();
+    const report = await lookup.sync();
+    expect(report.ok, `${label}: recovery sync`).toBe(true);
+    await checkInvariants(before, fresh, report, `${label} (recovery)`);
+  }
+
+  it.each(ALL_FAULTS.map((f) => [name(f), f] as const))('keeps the invariants under %s', async (label, fault) => {
+    const before = await local();
+    changeUpstream();
+    const fresh = upstream();
+    const page = 1 + Math.floor(random() * 3);
+    mock.inject(fault, { path: LIST, after: page - 1 });
+    tally.faultsInjected++;
+    tally.faultKinds++;
+    const report = await lookup.sync();
+    await checkInvariants(before, fresh, report, label);
+    await recover(label);
+  });
+
+  it('keeps the invariants through 24 syncs with two or three faults each', async () => {
+    for (let round = 1; round <= 24; round++) {
+      const before = await local();
+      changeUpstream();
+      const fresh = upstream();
+      const faults: string[] = [];
+      const count = 2 + Math.floor(random() * 2);
+      for (let i = 0; i < count; i++) {
+        const fault = ALL_FAULTS[Math.floor(random() * ALL_FAULTS.length)]!;
+        mock.inject(fault, { path: LIST, after: Math.floor(random() * 4) });
+        faults.push(name(fault));
+      }
+      tally.faultsInjected += count;
+      tally.mixes++;
+      const report = await lookup.sync();
+      await checkInvariants(before, fresh, report, `round ${round}: ${faults.join(' + ')}`);
+      await recover(`round ${round}`);
+    }
+  }, 120_000);
+
+  it('stops at once on refused credentials and permissions instead of retrying', async () => {
+    for (const fault of ['bad-credentials', 'permission'] as const) {
+      mock.resetRequests();
+      mock.inject(fault, { path: LIST });
+      tally.faultsInjected++;
+      const report = await lookup.sync();
+      expect(report.ok).toBe(false);
+      expect(report.errors.at(-1)?.code).toBe(fault === 'permission' ? 'permission_denied' : 'bad_credentials');
+      const hit = mock.requests.findIndex((r) => r.fault === fault);
+      expect(mock.requests.slice(hit + 1).filter((r) => r.path === LIST)).toEqual([]);
+      await recover(fault);
+    }
+  });
+
+  it('waits out a throttle answer for its Retry-After, then goes on', async () => {
+    mock.resetRequests();
+    mock.inject('throttle', { path: LIST, after: 1 });
+    tally.faultsInjected++;
+    const report = await lookup.sync();
+    expect(report.ok).toBe(true);
+    const throttled = mock.requests.find((r) => r.fault === 'throttle')!;
+    const retried = mock.requests.find((r) => r.path === LIST && r.at > throttled.at)!;
+    expect(retried.at - throttled.at).toBeGreaterThanOrEqual(1000);
+  });
+});
