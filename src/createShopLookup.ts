@@ -18,6 +18,10 @@ import { createWatchHub } from './watchHub';
 /**
  * The six lookups as Observables that answer at once from local data, update live, refresh from the API when
  * online and keep answering offline; plus sync control and status.
+ * @example
+ * const lookup: ShopLookup = createShopLookup({ baseUrl: '/shop-api' });
+ * const sub = lookup.productOptions(13805).subscribe(({ data, offline }) => render(data, offline));
+ * sub.unsubscribe(); await lookup.close();
  */
 export interface ShopLookup {
   /** All coupons (synced in full). @example lookup.coupons().subscribe(({ data }) => renderList(data)); */
@@ -72,6 +76,24 @@ async function askPersistence(connection: Promise<Connection>): Promise<void> {
 }
 
 /**
+ * The page's online/offline events, passed on to the engine: Chromium does not fire them in workers, and a
+ * worker that never hears "online" would stay offline after a reload with no network.
+ */
+function forwardNetworkEvents(connection: Promise<Connection>): () => void {
+  const page = globalThis as { document?: unknown; addEventListener?: Window['addEventListener']; removeEventListener?: Window['removeEventListener'] };
+  if (!page.document || !page.addEventListener || !page.removeEventListener) return () => undefined;
+  const tell = (online: boolean) => () => void connection.then((c) => c.api.setNetworkOnline(online)).catch(() => undefined);
+  const online = tell(true);
+  const offline = tell(false);
+  page.addEventListener('online', online);
+  page.addEventListener('offline', offline);
+  return () => {
+    page.removeEventListener!('online', online);
+    page.removeEventListener!('offline', offline);
+  };
+}
+
+/**
  * Creates the lookups for one shop. Only `baseUrl` is required.
  * @example
  * const lookup = createShopLookup({ baseUrl: '/shop-api', products: [13805] });
@@ -85,6 +107,7 @@ export function createShopLookup(options: ShopLookupOptions): ShopLookup {
   const connection: Promise<Connection> = connectEngine(options, hub.listener);
   connection.catch(() => undefined); // surfaced by each call and subscription
   if (options.persist !== false) void askPersistence(connection);
+  const stopForwarding = forwardNetworkEvents(connection);
   let closing: Promise<void> | null = null;
 
   const call = async <T>(fn: (c: Connection) => Promise<T>): Promise<T> => {
@@ -110,6 +133,7 @@ export function createShopLookup(options: ShopLookupOptions): ShopLookup {
     clear: () => call((c) => c.api.clear()),
     close() {
       closing ??= (async () => {
+        stopForwarding();
         hub.completeAll();
         const c = await connection.catch(() => null);
         if (!c) return;

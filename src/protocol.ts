@@ -65,6 +65,8 @@ export interface EngineApi {
   activeWatches(): number;
   /** The page's answer to `navigator.storage.persist()` (only a window can ask), shown in status(). */
   setPersisted(persisted: boolean): void;
+  /** The page's online/offline events: Chromium does not deliver them to workers. */
+  setNetworkOnline(online: boolean): void;
 }
 
 /** What the worker entry exposes: the engine, after `start` gave it its options and listener. */

@@ -14,6 +14,8 @@ export interface Connectivity extends ObservableState<ConnectivityState> {
   readonly offline: boolean;
   reportAnswer(): void;
   reportUnreachable(): void;
+  /** The page's own online/offline events (Chromium does not fire them in workers), forwarded. */
+  setOnline(online: boolean): void;
   dispose(): void;
 }
 
@@ -38,8 +40,10 @@ export function createConnectivity(source: OnlineSource = globalThis as OnlineSo
       const s = state.get();
       return !s.online || !s.reachable;
     },
-    reportAnswer: () => state.set({ reachable: true }),
-    reportUnreachable: () => state.set({ reachable: false }),
+    // an answer proves there is a network, whatever navigator.onLine said (a worker may never get the events)
+    reportAnswer: () => state.set({ online: true, reachable: true }),
+    reportUnreachable: () => state.set({ online: read(), reachable: false }),
+    setOnline: (online) => state.set(online ? { online: true, reachable: true } : { online: false }),
     dispose() {
       source.removeEventListener?.('online', onChange);
       source.removeEventListener?.('offline', onChange);

@@ -244,6 +244,7 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     },
     activeWatches: () => watches.size,
     setPersisted: (persisted) => status.facts.set({ persisted }),
+    setNetworkOnline: (online) => connectivity.setOnline(online),
     validateCoupon: async (code, order) => {
       const blocked = await ready;
       if (blocked) throw new ShopLookupError(blocked.code, blocked.message);

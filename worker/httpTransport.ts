@@ -85,6 +85,13 @@ export function createTransport(options: TransportOptions): Transport {
       options.onUnreachable?.(error);
       throw error;
     }
+    // A gateway's 502/503/504 (the credential proxy, a CDN) means the API itself could not be reached: treat it
+    // as no answer at all (offline, fewer retries, the reconnect probe), not as an API error.
+    if (status === 502 || status === 503 || status === 504) {
+      const error = networkError(label, origin, new Error(`the gateway answered HTTP ${status}`));
+      options.onUnreachable?.(error);
+      throw error;
+    }
     options.onAnswer?.();
     const envelope = readEnvelope(text, status, label);
     if (envelope.code < 0 || status >= 400) {

@@ -31,6 +31,7 @@ export function createWorkerApi(deps: EngineDeps = {}): WorkerApi {
     clear: () => started().clear(),
     activeWatches: () => engine?.activeWatches() ?? 0,
     setPersisted: (persisted) => started().setPersisted(persisted),
+    setNetworkOnline: (online) => started().setNetworkOnline(online),
     async close() {
       await engine?.close();
       engine = null;

@@ -1,0 +1,195 @@
+// The demo's server side, for `vite` (dev) and `vite preview`: the credential proxy at /shop-api, exactly as a
+// real deployment runs it, in front of either the embedded mock API (default) or the real shop API
+// (SHOP_API_KEY / SHOP_API_SECRET set). Plus /__demo/api, the page's "cut the API" switch, and (mock mode) the
+// mock's /__mock/* control endpoints on the same origin, for tests.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Connect, Plugin } from 'vite';
+import { startMockShopApi, type MockShopApi } from '../mock-server/index';
+import { createShopApiProxy } from '../proxy/index';
+
+/** What the page is told about its server (inlined as `__SHOP_DEMO__`). */
+export interface DemoPageConfig {
+  mode: 'mock' | 'real';
+  /** Where the proxy forwards to, for the page's header. */
+  apiLabel: string;
+  /** The products the till tracks: number, display name, unit price (KRW). */
+  products: { no: number; name: string; price: number }[];
+}
+
+export interface DemoSettings {
+  mode: 'mock' | 'real';
+  key: string;
+  secret: string;
+  /** Upstream origin in real mode. */
+  target: string;
+  page: DemoPageConfig;
+}
+
+/** The till's catalogue in mock mode: product numbers of the mock's data set, with names and prices. */
+const MOCK_CATALOGUE: DemoPageConfig['products'] = [
+  { no: 13801, name: '린넨 오버핏 셔츠', price: 39_000 },
+  { no: 13802, name: '머그컵 세트', price: 18_000 },
+  { no: 13805, name: '베이직 후드 집업', price: 59_000 },
+];
+
+const DEFAULT_API_BASE = 'https://api.imweb.me';
+
+/**
+ * Reads the demo's environment: SHOP_API_KEY + SHOP_API_SECRET (real API), SHOP_API_BASE, SHOP_PRODUCTS.
+ * @example demoSettingsFromEnv({ SHOP_API_KEY: 'k', SHOP_API_SECRET: 's', SHOP_PRODUCTS: '101,102' })
+ */
+export function demoSettingsFromEnv(env: Record<string, string | undefined>): DemoSettings {
+  const real = Boolean(env.SHOP_API_KEY && env.SHOP_API_SECRET);
+  const listed = (env.SHOP_PRODUCTS ?? '')
+    .split(',')
+    .map((s) => Number(s.trim()))
+    .filter((n) => Number.isSafeInteger(n) && n > 0);
+  const named = (no: number) => MOCK_CATALOGUE.find((p) => p.no === no) ?? { no, name: `상품 #${no}`, price: 10_000 };
+  const products = listed.length > 0 ? listed.map(named) : real ? [] : MOCK_CATALOGUE;
+  const target = (env.SHOP_API_BASE || DEFAULT_API_BASE).replace(/\/+$/, '');
+  return real
+    ? { mode: 'real', key: env.SHOP_API_KEY!, secret: env.SHOP_API_SECRET!, target, page: { mode: 'real', apiLabel: target, products } }
+    : { mode: 'mock', key: 'demo-key', secret: 'demo-secret', target: '', page: { mode: 'mock', apiLabel: 'mock API', products } };
+}
+
+/** The running server side of the demo; tests reach it through the plugin's `api.backend()`. */
+export interface DemoBackend {
+  mode: 'mock' | 'real';
+  /** The embedded mock (mock mode), for tests: upsertCoupon, setDown, inject, requests, ... */
+  mock: MockShopApi | null;
+  /** Where /shop-api forwards to. */
+  upstream: string;
+  /** The "cut the API" switch. */
+  readonly apiDown: boolean;
+  setApiDown(down: boolean): void;
+  close(): Promise<void>;
+}
+
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+
+async function startBackend(settings: DemoSettings): Promise<DemoBackend & { proxy: Middleware }> {
+  // the mock keeps the real API's documented rate limits on: the page must live with them
+  const mock = settings.mode === 'mock' ? await startMockShopApi({ key: settings.key, secret: settings.secret }) : null;
+  const upstream = mock ? mock.url : settings.target;
+  const proxy = createShopApiProxy({ key: settings.key, secret: settings.secret, target: upstream, basePath: '/shop-api' });
+  let apiDown = false;
+  let closing: Promise<void> | undefined;
+  return {
+    mode: settings.mode,
+    mock,
+    upstream,
+    proxy: proxy as Middleware,
+    get apiDown() {
+      return apiDown;
+    },
+    setApiDown(down) {
+      apiDown = down;
+      proxy.setUpstreamDown(down);
+      mock?.setDown(down);
+    },
+    close() {
+      closing ??= (async () => {
+        proxy.close();
+        await mock?.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(text);
+}
+
+function readJson(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => {
+      text += chunk;
+      if (text.length > 10_000) req.destroy(new Error('body too large'));
+    });
+    req.on('end', () => {
+      try {
+        resolve(text.trim() === '' ? {} : JSON.parse(text));
+      } catch (error) {
+        reject(error);
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+/** GET /__demo/api → { mode, down, upstream }; POST /__demo/api { down: boolean } flips the "cut the API" switch. */
+function controlEndpoint(backend: DemoBackend): Middleware {
+  return (req, res, next) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== '/__demo/api') return next();
+    const state = () => ({ mode: backend.mode, down: backend.apiDown, upstream: backend.mode === 'mock' ? 'mock' : backend.upstream });
+    if (req.method === 'GET') return sendJson(res, 200, state());
+    if (req.method !== 'POST') return sendJson(res, 405, { error: 'GET or POST' });
+    readJson(req).then(
+      (body) => {
+        const down = (body as { down?: unknown }).down;
+        if (typeof down !== 'boolean') return sendJson(res, 400, { error: 'body must be {"down": true|false}' });
+        backend.setApiDown(down);
+        sendJson(res, 200, state());
+      },
+      () => sendJson(res, 400, { error: 'body must be JSON' }),
+    );
+  };
+}
+
+/** Mock mode: the mock's own /__mock/* endpoints, served on the page's origin (the same mock state). */
+function mockControl(mock: MockShopApi): Middleware {
+  return (req, res, next) => {
+    if (!(req.url ?? '').startsWith('/__mock/')) return next();
+    mock.handler(req, res, next);
+  };
+}
+
+/**
+ * The demo's server plugin. `api.backend()` resolves to the running backend (mock, switch) once the server started.
+ * @example const backend = await (server.config.plugins.find((p) => p.name === 'shop-lookup-demo')!.api as DemoPluginApi).backend();
+ */
+export interface DemoPluginApi {
+  backend(): Promise<DemoBackend>;
+}
+
+export function shopApiDemo(settings: DemoSettings): Plugin {
+  let started: Promise<DemoBackend & { proxy: Middleware }> | null = null;
+  const start = () => (started ??= startBackend(settings));
+  const stop = async () => {
+    const running = started;
+    started = null;
+    if (running) await (await running).close();
+  };
+
+  async function mount(middlewares: Connect.Server, httpServer: { once(e: 'close', fn: () => void): unknown } | null) {
+    const backend = await start();
+    const where = backend.mock ? `the mock API at ${backend.mock.url} (control: /__mock/*)` : backend.upstream;
+    console.info(`[shop-lookup demo] /shop-api → ${where}; "cut the API": POST /__demo/api {"down":true}`);
+    middlewares.use(controlEndpoint(backend));
+    if (backend.mock) middlewares.use(mockControl(backend.mock));
+    middlewares.use(backend.proxy);
+    httpServer?.once('close', () => void stop());
+  }
+
+  const api: DemoPluginApi = { backend: start };
+  return {
+    name: 'shop-lookup-demo',
+    api,
+    async configureServer(server) {
+      await mount(server.middlewares, server.httpServer);
+    },
+    async configurePreviewServer(server) {
+      await mount(server.middlewares, server.httpServer);
+    },
+    async closeBundle() {
+      // dev: called on server.close(); build: nothing was started
+      await stop();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+// The offline journal: every verdict given from local data while offline, for reconciling with the shop later.
+import type { JournalEntry, ShopLookup } from 'shop-lookup';
+import { h, replace } from './dom';
+import { clockTime, duration, reasonText, won } from './format';
+
+export interface Journal {
+  refresh(): Promise<void>;
+}
+
+/** @example const journal = mountJournal(el, lookup); await journal.refresh(); */
+export function mountJournal(root: HTMLElement, lookup: ShopLookup): Journal {
+  const list = h('ol', { class: 'journal', testid: 'journal-list' });
+  const note = h('p', { class: 'muted', testid: 'journal-note' });
+  const refreshButton = h('button', { class: 'ghost', testid: 'journal-refresh', attrs: { type: 'button' } }, 'Refresh');
+  const clearButton = h('button', { class: 'ghost danger', testid: 'journal-clear', attrs: { type: 'button' } }, 'Clear');
+  replace(
+    root,
+    h('h2', {}, 'Offline journal'),
+    h('p', { class: 'muted' }, 'Verdicts given without the API, to reconcile once back online.'),
+    h('div', { class: 'row' }, refreshButton, clearButton),
+    note,
+    list,
+  );
+
+  let sequence = 0;
+  const render = (entries: JournalEntry[]) => {
+    note.textContent = entries.length === 0 ? 'No offline verdicts.' : `${entries.length} offline verdict${entries.length === 1 ? '' : 's'}.`;
+    note.dataset.count = String(entries.length);
+    replace(list, [...entries].reverse().map((e) =>
+      h('li', { testid: 'journal-entry', attrs: { 'data-code': e.code, 'data-ok': String(e.ok), 'data-reason': e.reason ?? '' } },
+        h('span', { class: 'when', attrs: { title: clockTime(e.at) } }, new Date(e.at).toLocaleTimeString('ko-KR')),
+        h('code', {}, e.code),
+        h('span', {}, won(e.amount)),
+        e.ok
+          ? h('span', { class: 'ok' }, `✓ −${won(e.discount ?? 0)}`)
+          : h('span', { class: 'no' }, `✗ ${reasonText(e.reason ?? 'unknown')}`),
+        h('small', { class: 'muted' }, e.syncedAt === null ? 'no confirmed data' : `data ${duration(e.at - e.syncedAt)} old`),
+      ),
+    ));
+  };
+  const refresh = async () => {
+    const mine = ++sequence;
+    try {
+      const entries = await lookup.offlineJournal();
+      if (mine === sequence) render(entries);
+    } catch (error) {
+      if (mine !== sequence) return;
+      note.textContent = `The journal could not be read: ${(error as Error)?.message ?? String(error)}`;
+      note.dataset.count = '';
+      replace(list);
+    }
+  };
+  refreshButton.addEventListener('click', () => void refresh());
+  clearButton.addEventListener('click', async () => {
+    try {
+      await lookup.clearOfflineJournal();
+    } finally {
+      await refresh();
+    }
+  });
+  return { refresh };
+}

@@ -1,0 +1,42 @@
+// The demo POS page: `npm run demo` (dev server), `npm run demo:build` + `npm run demo:preview`.
+// The page imports shop-lookup the way an embedding app would ('shop-lookup' → this repo's src/index.ts) and
+// talks to the shop API only through the credential proxy that shopApiDemo() mounts at /shop-api.
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+import { demoSettingsFromEnv, shopApiDemo } from './devServer';
+
+const demoRoot = fileURLToPath(new URL('.', import.meta.url));
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+
+export default defineConfig(() => {
+  const settings = demoSettingsFromEnv(process.env);
+  return {
+    root: demoRoot,
+    base: '/',
+    // own cache, so the demo never fights the library's dev server or vitest over node_modules/.vite
+    cacheDir: fileURLToPath(new URL('../node_modules/.vite/demo', import.meta.url)),
+    publicDir: 'public',
+    resolve: {
+      alias: [{ find: /^shop-lookup$/, replacement: fileURLToPath(new URL('../src/index.ts', import.meta.url)) }],
+    },
+    define: {
+      // what the page needs to know about this server: which API it talks to, which products it tracks
+      __SHOP_DEMO__: JSON.stringify(settings.page),
+    },
+    // the worker's dependencies are only found when the worker loads: list them, or the dev server
+    // re-optimises on first load and reloads the page mid-sync
+    optimizeDeps: { include: ['dexie', 'comlink', 'rxjs', 'zod', 'zod/mini'] },
+    server: {
+      port: 5173,
+      fs: { allow: [repoRoot] },
+    },
+    worker: { format: 'es' as const },
+    build: {
+      outDir: 'dist',
+      emptyOutDir: true,
+      target: 'es2022',
+      sourcemap: true,
+    },
+    plugins: [shopApiDemo(settings)],
+  };
+});

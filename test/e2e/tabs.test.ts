@@ -1,0 +1,77 @@
+// Three tabs of one till in real Chromium: exactly one engine syncs (Web Locks leader), the others answer from
+// the shared IndexedDB; when the leader's tab closes in the middle of a sync, another tab takes over within
+// moments and resumes the listing where it stopped, and the third tab sees the result live.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MOCK_CODES } from '../../mock-server';
+import { openTill, screenshot, startDemo, tid, waitForFirstSync, waitForText, waitUntil, watchConsole, WAIT_MS, type Demo } from './harness';
+
+let demo: Demo;
+beforeAll(async () => {
+  demo = await startDemo();
+}, 120_000);
+afterAll(async () => {
+  await demo?.close();
+}, 60_000);
+
+const LIST = '/v2/shop/coupons';
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeout = WAIT_MS): Promise<void> {
+  const end = Date.now() + timeout;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('several tabs of one till', { timeout: 150_000 }, () => {
+  it('syncs in one tab only, and a second tab takes over mid-sync when the first closes', async () => {
+    const context = await demo.newContext();
+    const start = demo.mock.requests.length;
+    const listings = (since: number, page: string) =>
+      demo.mock.requests.slice(since).filter((r) => r.path === LIST && r.query.offset === page && r.status === 200);
+    try {
+      const first = await openTill(context, demo);
+      const others = [await context.newPage(), await context.newPage()];
+      for (const tab of others) {
+        watchConsole(tab);
+        await tab.goto(demo.url);
+        await waitForFirstSync(tab);
+      }
+      // the followers say so, the leader does not
+      await waitUntil(first, '[data-testid="follower"][hidden]', 'the first tab to lead');
+      for (const tab of others) await waitUntil(tab, '[data-testid="follower"]:not([hidden])', 'a follower chip');
+      // three tabs, one listing: only the leader's first sync went to the API
+      expect(listings(start, '1')).toHaveLength(1);
+
+      const original = structuredClone(demo.mock.data.coupons.find((c) => c.coupon_code === MOCK_CODES.fixedCoupon)!);
+      const renamed = `${String(original.name)} (탭 넘김)`;
+      demo.mock.upsertCoupon({ ...original, name: renamed });
+      const mark = demo.mock.requests.length;
+      await tid(first, 'sync-now').click();
+      // the leader has stored page 1 of 3 (the API allows one listing call a second): close its tab now
+      await waitForText(first, 'sync-progress', /Coupons: 100 \/ 240/);
+      expect(listings(mark, '2')).toHaveLength(0);
+      await first.close();
+      const closedAt = demo.mock.requests.length;
+
+      // one of the other two becomes the leader, and finishes the listing from page 2
+      await until('a new leader', async () => {
+        const chips = await Promise.all(others.map((t) => tid(t, 'follower').isHidden()));
+        return chips.filter(Boolean).length === 1;
+      }, 10_000);
+      await until('the listing to resume at page 2', () => listings(closedAt, '3').length === 1);
+      expect(listings(closedAt, '1')).toHaveLength(0); // resumed, not started over
+      expect(listings(closedAt, '2')).toHaveLength(1);
+
+      // both remaining tabs show the renamed coupon without a reload
+      for (const tab of others) {
+        await tid(tab, 'coupon-search').fill(MOCK_CODES.fixedCoupon);
+        await waitForText(tab, 'coupon-row-name', renamed);
+      }
+      await screenshot(others[0]!, 'tabs-after-handover');
+      demo.mock.upsertCoupon(original);
+    } finally {
+      await context.close();
+    }
+  });
+});
