@@ -19,11 +19,17 @@ export function engineOptionsOf(o: ShopLookupOptions): EngineOptions {
 function workerFailed(detail: string): ShopLookupError {
   return new ShopLookupError(
     'worker_failed',
-    `The shop-lookup worker could not start (${detail}). If your bundler does not understand ` +
-      "`new Worker(new URL(..., import.meta.url))`, pass `worker: () => new Worker(<url of shop-lookup/worker>, { type: 'module' })`, or `worker: false`.",
+    `The shop-lookup worker could not start (${detail}). If your bundler does not follow ` +
+      "`new Worker(new URL(..., import.meta.url))` inside a dependency, pass `worker: () => new Worker(new URL('shop-lookup/worker', " +
+      "import.meta.url), { type: 'module' })` (or a URL where you serve the worker), or `worker: false`. See the README, \"Bundlers\".",
   );
 }
 
+/**
+ * The default worker. Keep this expression literal: from source, Vite's dev server (the demo, the e2e tests) loads
+ * worker/worker.ts through it; `npm run build` rewrites it to `new URL('./worker.js', import.meta.url)` pointing at
+ * the shipped worker entry (vite.config.ts, literalWorkerUrl), the pattern the app's bundler follows to bundle it.
+ */
 function startWorker(): Worker {
   return new Worker(new URL('../worker/worker.ts', import.meta.url), { type: 'module', name: 'shop-lookup' });
 }

@@ -105,7 +105,10 @@ export interface LookupResult<T> {
   error: LookupError | null;
 }
 
-/** Sync state of the engine, as `status()` emits it. */
+/**
+ * Sync state of the engine, as `status()` emits it.
+ * @example lookup.status().subscribe((s) => (badge.textContent = s.online ? s.phase : 'offline'));
+ */
 export interface SyncStatus {
   online: boolean;
   /** `waiting`: held back by a rate limit or a backoff. */
@@ -119,7 +122,10 @@ export interface SyncStatus {
   persisted?: boolean;
 }
 
-/** The outcome of `sync()` / `prefetchIssuedCoupons()`. */
+/**
+ * The outcome of `sync()` / `prefetchIssuedCoupons()`. Never thrown: a failed sync resolves with `ok: false`.
+ * @example const r = await lookup.sync(); if (!r.ok) console.warn(r.errors.map((e) => e.message).join('; '));
+ */
 export interface SyncReport {
   ok: boolean;
   /** Records received from the API. */
@@ -133,7 +139,7 @@ export interface SyncReport {
   errors: LookupError[];
 }
 
-/** Per-class request rate limits, in requests per second. */
+/** Per-class request rate limits, in requests per second. @example createShopLookup({ baseUrl, rateLimits: { list: 1, other: 5 } }) */
 export interface RateLimits {
   /** List calls (coupon listing, product option listing). Default 1. */
   list?: number;
@@ -141,10 +147,16 @@ export interface RateLimits {
   other?: number;
 }
 
-/** Credentials: shop admin key/secret (server side only!), or a token the host already has. */
+/**
+ * Credentials: shop admin key/secret (server side only!), or a token the host already has.
+ * @example const auth: ShopAuth = { key: process.env.SHOP_API_KEY!, secret: process.env.SHOP_API_SECRET! };
+ */
 export type ShopAuth = { key: string; secret: string } | { accessToken: string };
 
-/** Options of `createShopLookup`. Only `baseUrl` is required. */
+/**
+ * Options of `createShopLookup`. Only `baseUrl` is required; the README's "Configuration" has the full table.
+ * @example const options: ShopLookupOptions = { baseUrl: '/shop-api', products: [13805], dbName: 'shop-lookup:my-shop' };
+ */
 export interface ShopLookupOptions {
   /** The API origin (`https://api.imweb.me`) or a same-origin proxy path such as `'/shop-api'`. */
   baseUrl: string;
@@ -165,8 +177,9 @@ export interface ShopLookupOptions {
    * e.g. `worker: () => new Worker(new URL('shop-lookup/worker', import.meta.url), { type: 'module' })`.
    */
   worker?: boolean | (() => EngineEndpoint);
-  /** IndexedDB factory for `worker: false` in Node, e.g. fake-indexeddb's. */
+  /** IndexedDB factory for `worker: false` in Node, e.g. fake-indexeddb's. @example { indexedDB: new IDBFactory(), IDBKeyRange } */
   indexedDB?: IDBFactory;
+  /** Goes with `indexedDB` (fake-indexeddb exports both). Default: the global `IDBKeyRange`. */
   IDBKeyRange?: typeof IDBKeyRange;
   /**
    * Ask the browser to keep this site's storage under pressure (`navigator.storage.persist()`), so offline data
@@ -196,7 +209,10 @@ export interface ShopLookupOptions {
   maxDataAgeMs?: number;
 }
 
-/** Anything Comlink can talk to: a Worker, a MessagePort, a SharedWorker's port. */
+/**
+ * Anything Comlink can talk to: a Worker, a MessagePort, a SharedWorker's port. What a `worker` function returns.
+ * @example worker: (): EngineEndpoint => new Worker(new URL('shop-lookup/worker', import.meta.url), { type: 'module' })
+ */
 export type EngineEndpoint = Endpoint;
 
 /** The order a coupon is checked against. @example { amount: 32000, app: false, otherDiscount: false } */
@@ -213,7 +229,10 @@ export interface CouponOrder {
   acceptStale?: boolean;
 }
 
-/** Why a coupon does not apply. `unreadable`: a field needed for the decision could not be read. */
+/**
+ * Why a coupon does not apply. `unreadable`: a field needed for the decision could not be read.
+ * @example if (!v.ok && v.reason === 'stale') askManager(v.detail.message);
+ */
 export type CouponRejection =
   | 'not_found'
   | 'unknown_offline'
@@ -226,7 +245,10 @@ export type CouponRejection =
   | 'stale'
   | 'unreadable';
 
-/** What a verdict is based on, in words and data (the raw value that could not be read, the stale discount, ...). */
+/**
+ * What a verdict is based on, in words and data (the raw value that could not be read, the stale discount, ...).
+ * @example showToCashier(v.detail.message); log(v.detail.rule, v.detail.field, v.detail.value);
+ */
 export interface VerdictDetail {
   /** The rule that decided: 'status', 'period', 'minimum', 'app', 'combination', 'discount', 'freshness', 'lookup'. */
   rule: string;

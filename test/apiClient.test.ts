@@ -72,7 +72,7 @@ describe('createApiClient', () => {
   });
 
   it.each([
-    ['html', 'bad_response', /an HTML page/],
+    ['html', 'network_error', /gateway answered HTTP 502/], // a gateway's error page: the API itself is unreachable
     ['truncated-json', 'bad_response', /not complete JSON/],
     ['http500', 'server_error', /internal error/],
     ['code-999', 'maintenance', /maintenance/],
@@ -82,6 +82,16 @@ describe('createApiClient', () => {
     const client = await clientFor();
     mock!.inject(fault, { path: '/v2/shop/coupons' });
     await expect(client.listCoupons(1)).rejects.toMatchObject({ code, message: expect.stringMatching(message) });
+  });
+
+  it('reports an HTML page that comes with HTTP 200 (a captive portal, a misrouted proxy) as bad_response', async () => {
+    mock = await startMock();
+    const portal: typeof fetch = async () => new Response('<!doctype html><title>Wi-Fi login</title>', { status: 200, headers: { 'content-type': 'text/html' } });
+    const transport = createTransport({ baseUrl: mock.url, fetch: portal, limiter: createRateLimiter(false), timeoutMs: 2000 });
+    await expect(createApiClient({ transport }).listCoupons(1)).rejects.toMatchObject({
+      code: 'bad_response',
+      message: expect.stringMatching(/an HTML page, not JSON/),
+    });
   });
 
   it('reads a valid envelope even when it comes with the wrong content type', async () => {

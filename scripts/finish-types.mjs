@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+// Build step after `tsc -p tsconfig.build.json` (part of `npm run build`): makes dist/types/ publishable.
+// 1. Relative specifiers get their `.js` extension ('./types' → './types.js', './dir' → './dir/index.js'):
+//    without it, TypeScript consumers on `moduleResolution: node16/nodenext` cannot follow the imports and the
+//    types silently become `any` (with skipLibCheck). `bundler` resolution accepts both forms.
+// 2. Only the declaration files reachable from the package's `exports` entries are kept; the engine's internal
+//    declarations are not part of the API and would only bloat the tarball.
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const typesDir = join(root, 'dist/types');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+const entries = Object.values(pkg.exports)
+  .map((e) => (typeof e === 'object' && e ? e.types : undefined))
+  .filter((t) => typeof t === 'string')
+  .map((t) => resolve(root, t));
+
+// `from './x'`, `import './x'`, `import('./x')` in emitted declarations
+const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.{1,2}\/[^'"]*)\2/g;
+
+function targetOf(file, spec) {
+  const base = resolve(dirname(file), spec.replace(/\.js$/, ''));
+  if (existsSync(`${base}.d.ts`)) return { path: `${base}.d.ts`, spec: spec.endsWith('.js') ? spec : `${spec}.js` };
+  if (existsSync(join(base, 'index.d.ts'))) return { path: join(base, 'index.d.ts'), spec: `${spec.replace(/\/$/, '')}/index.js` };
+  return null;
+}
+
+const keep = new Set();
+const queue = [...entries];
+for (const entry of entries) {
+  if (!existsSync(entry)) throw new Error(`finish-types: ${relative(root, entry)} (an exports "types" path) was not emitted`);
+}
+while (queue.length) {
+  const file = queue.pop();
+  if (keep.has(file)) continue;
+  keep.add(file);
+  const text = readFileSync(file, 'utf8');
+  const out = text.replace(SPECIFIER, (all, lead, quote, spec) => {
+    const target = targetOf(file, spec);
+    if (!target) throw new Error(`finish-types: ${relative(root, file)} imports ${spec}, which has no declaration file`);
+    queue.push(target.path);
+    return `${lead}${quote}${target.spec}${quote}`;
+  });
+  if (out !== text) writeFileSync(file, out);
+}
+
+let removed = 0;
+(function prune(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      prune(path);
+      if (readdirSync(path).length === 0) rmSync(path, { recursive: true });
+    } else if (!keep.has(path.replace(/\.map$/, ''))) {
+      rmSync(path);
+      removed++;
+    }
+  }
+})(typesDir);
+
+console.log(`finish-types: ${keep.size} declaration files kept (from ${entries.length} entries), ${removed} files dropped`);

@@ -1,0 +1,346 @@
+// Consumer tests: apps OUTSIDE the package install the packed tarball the way a user would, then build and run.
+// - packedTarball(): `npm pack` of this repo, built in a private copy (so it never races a concurrent
+//   `npm run build` in dist/) and shared by the test files of one run through a lock directory.
+// - installFixture(): copies test/consumers/<name>/ to a temp dir and runs `npm install <tarball>` there (the npm
+//   cache makes it fast; nothing is installed into the repo).
+// - serveApp(): the README's node:http recipe: static files plus the PACKED credential proxy at /shop-api, in front
+//   of the PACKED mock API. exerciseApp(): the six lookups online, then offline, in headless Chromium.
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { extname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+const run = promisify(execFile);
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const consumersDir = fileURLToPath(new URL('.', import.meta.url));
+const workRoot = join(tmpdir(), 'shop-lookup-consumers');
+
+/** What goes into the package build (everything `npm run build` reads). */
+const PACKAGE_SOURCES = [
+  'package.json',
+  'README.md',
+  'vite.config.ts',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'scripts/finish-types.mjs',
+  'src',
+  'worker',
+  'mock-server',
+  'proxy',
+];
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Timings of the steps, printed at the end of each test file (the report asked for them). */
+export const timings: Record<string, number> = {};
+export async function timed<T>(label: string, step: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  try {
+    return await step();
+  } finally {
+    timings[label] = Date.now() - started;
+  }
+}
+export function printTimings(file: string): void {
+  const parts = Object.entries(timings).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`);
+  console.log(`[consumers] ${file}: ${parts.join(', ')}`);
+}
+
+async function filesOf(path: string): Promise<string[]> {
+  const s = await stat(path);
+  if (!s.isDirectory()) return [path];
+  const entries = await readdir(path, { withFileTypes: true });
+  const nested = await Promise.all(entries.sort((a, b) => (a.name < b.name ? -1 : 1)).map((e) => filesOf(join(path, e.name))));
+  return nested.flat();
+}
+
+async function sourceHash(): Promise<string> {
+  const hash = createHash('sha256');
+  for (const source of PACKAGE_SOURCES) {
+    for (const file of await filesOf(join(repoRoot, source))) {
+      hash.update(relative(repoRoot, file)).update('\0').update(await readFile(file)).update('\0');
+    }
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+const exists = (path: string) => stat(path).then(() => true, () => false);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Packs of older sources, unused for an hour: they would pile up in the temp dir. */
+async function removeStalePacks(current: string): Promise<void> {
+  for (const entry of await readdir(workRoot)) {
+    const path = join(workRoot, entry);
+    if (!entry.startsWith('pack-') || path === current || entry.endsWith('.lock')) continue;
+    const age = Date.now() - (await stat(path).then((s) => s.mtimeMs, () => Date.now()));
+    if (age > 3_600_000) await rm(path, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The tarball of the current sources: `npm pack` (its prepack runs `npm run build`) in a copy of the package
+ * sources with the repo's node_modules linked in. Cached by content hash; one builder at a time.
+ */
+export async function packedTarball(): Promise<string> {
+  const dir = join(workRoot, `pack-${await sourceHash()}`);
+  const done = join(dir, 'tarball.txt');
+  const lock = `${dir}.lock`;
+  await mkdir(workRoot, { recursive: true });
+  for (const deadline = Date.now() + 300_000; Date.now() < deadline; ) {
+    if (await exists(done)) return (await readFile(done, 'utf8')).trim();
+    try {
+      await mkdir(lock);
+    } catch {
+      // another test file is packing: wait for it (a lock older than 5 minutes is a crashed run's)
+      const age = Date.now() - (await stat(lock).then((s) => s.mtimeMs, () => Date.now()));
+      if (age > 300_000) await rm(lock, { recursive: true, force: true });
+      await sleep(500);
+      continue;
+    }
+    try {
+      const build = join(dir, 'package');
+      await rm(dir, { recursive: true, force: true });
+      await mkdir(build, { recursive: true });
+      for (const source of PACKAGE_SOURCES) await cp(join(repoRoot, source), join(build, source), { recursive: true });
+      await symlink(join(repoRoot, 'node_modules'), join(build, 'node_modules'), 'dir');
+      const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], {
+        cwd: build,
+        timeout: 240_000,
+        maxBuffer: 64 << 20,
+      });
+      const [info] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string }[];
+      const tarball = join(dir, info!.filename);
+      await writeFile(done, tarball);
+      await removeStalePacks(dir);
+      return tarball;
+    } finally {
+      await rm(lock, { recursive: true, force: true });
+    }
+  }
+  throw new Error('packedTarball: timed out waiting for another test file to pack');
+}
+
+export interface Fixture {
+  /** The temp copy where the app and its node_modules live. */
+  dir: string;
+  /** Runs a command of the app (`node_modules/.bin/...` or node) in its directory. */
+  run(file: string, args: string[], options?: { env?: NodeJS.ProcessEnv; timeout?: number }): Promise<{ stdout: string; stderr: string }>;
+  /** Imports one of the app's dependencies by its package specifier, through the package's `exports`. */
+  importDep<T>(specifier: string): Promise<T>;
+  remove(): Promise<void>;
+}
+
+/** Copies test/consumers/<name>/ (and the shared page files) to a temp dir and installs it with the tarball. */
+export async function installFixture(name: string, tarball: string, extraFiles: Record<string, string> = {}): Promise<Fixture> {
+  await mkdir(workRoot, { recursive: true });
+  const dir = await mkdtemp(join(workRoot, `${name}-`));
+  await cp(join(consumersDir, name), dir, {
+    recursive: true,
+    filter: (src) => !/[/\\](node_modules|dist)([/\\]|$)/.test(src),
+  });
+  for (const [path, text] of Object.entries(extraFiles)) {
+    await mkdir(resolve(dir, path, '..'), { recursive: true });
+    await writeFile(join(dir, path), text);
+  }
+  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball], {
+    cwd: dir,
+    timeout: 300_000,
+    maxBuffer: 64 << 20,
+  });
+  return {
+    dir,
+    run: (file, args, options = {}) =>
+      run(file, args, {
+        cwd: dir,
+        env: { ...process.env, ...options.env },
+        timeout: options.timeout ?? 180_000,
+        maxBuffer: 64 << 20,
+      }),
+    async importDep<T>(specifier: string): Promise<T> {
+      const [scope, pkgName, ...rest] = specifier.startsWith('@') ? specifier.split('/') : ['', ...specifier.split('/')];
+      const pkgDir = join(dir, 'node_modules', scope ?? '', pkgName!);
+      const pkg = JSON.parse(await readFile(join(pkgDir, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+      const entry = pkg.exports[rest.length ? `./${rest.join('/')}` : '.'] as { default: string };
+      return (await import(pathToFileURL(join(pkgDir, entry.default)).href)) as T;
+    },
+    remove: () => (process.env.KEEP_CONSUMERS ? Promise.resolve() : rm(dir, { recursive: true, force: true })),
+  };
+}
+
+/** The storefront example of README.md (the ```js block titled storefront.js), as a user would paste it. */
+export async function readmeExample(title: string): Promise<string> {
+  const readme = await readFile(join(repoRoot, 'README.md'), 'utf8');
+  const block = new RegExp('```\\w+ title="' + title.replace('.', '\\.') + '"\\n([\\s\\S]*?)\\n```').exec(readme);
+  if (!block) throw new Error(`README.md has no code block titled ${title}`);
+  return `${block[1]}\n`;
+}
+
+/** The app's shared page code (test/consumers/page/) plus the README's storefront example, for a fixture's src/. */
+export async function pageFiles(): Promise<Record<string, string>> {
+  return {
+    'src/main.js': await readFile(join(consumersDir, 'page/main.js'), 'utf8'),
+    'src/factory.js': await readFile(join(consumersDir, 'page/factory.js'), 'utf8'),
+    'src/storefront.js': await readmeExample('storefront.js'),
+  };
+}
+
+interface MockShopApi {
+  url: string;
+  close(): Promise<void>;
+}
+type ProxyMiddleware = ((req: unknown, res: unknown, next?: () => void) => void) & { close(): void };
+
+/** The packed mock API (`shop-lookup/mock-server`) and a packed proxy (`shop-lookup/proxy`) in front of it. */
+export async function startShopApi(app: Fixture): Promise<{ mock: MockShopApi; proxy: ProxyMiddleware; close(): Promise<void> }> {
+  const { startMockShopApi } = await app.importDep<{ startMockShopApi(): Promise<MockShopApi> }>('shop-lookup/mock-server');
+  const { createShopApiProxy } = await app.importDep<{ createShopApiProxy(o: object): ProxyMiddleware }>('shop-lookup/proxy');
+  const mock = await startMockShopApi();
+  const proxy = createShopApiProxy({ key: 'demo-key', secret: 'demo-secret', target: mock.url, basePath: '/shop-api' });
+  return {
+    mock,
+    proxy,
+    async close() {
+      proxy.close();
+      await mock.close();
+    },
+  };
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.map': 'application/json',
+  '.css': 'text/css',
+};
+
+/** Serves a built app's static files, with the proxy at /shop-api (the README's node:http recipe). */
+export async function serveApp(root: string, proxy: ProxyMiddleware): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    proxy(req, res, async () => {
+      const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+      const file = resolve(root, `.${path.endsWith('/') ? `${path}index.html` : path}`);
+      if (!file.startsWith(root)) return void res.writeHead(403).end();
+      try {
+        const body = await readFile(file);
+        res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
+      } catch {
+        res.writeHead(404).end('not found');
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
+}
+
+export async function launchChromium(): Promise<Browser> {
+  const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+  return chromium.launch({ executablePath, args: CHROMIUM_ARGS, timeout: 60_000 });
+}
+
+/** Every lookup with its arguments, against the mock's default data. */
+export const SIX_LOOKUPS: [string, unknown[]][] = [
+  ['coupons', []],
+  ['coupon', ['WELCOME10']],
+  ['issuedCoupon', ['IC-0000-OPEN']],
+  ['productOptions', [13805]],
+  ['productOptionByNo', [13805, 12]],
+  ['productOptionByCode', [13805, '12']],
+];
+
+interface Result {
+  data: unknown;
+  syncedAt: number | null;
+  fetching: boolean;
+  offline: boolean;
+  error: { code: string } | null;
+}
+
+function expectFound(name: string, r: Result, offline: boolean): void {
+  expect(r.offline, `${name}.offline`).toBe(offline);
+  expect(r.syncedAt, `${name}.syncedAt`).toEqual(expect.any(Number));
+  if (Array.isArray(r.data)) expect(r.data.length, `${name}: records`).toBeGreaterThan(0);
+  else expect(r.data, `${name}.data`).toBeTruthy();
+}
+
+export interface AppRun {
+  /** URLs of the page's workers once the lookups answered. */
+  workers: string[];
+  /** Uncaught exceptions and console errors of the page (empty, or the test failed). */
+  errors: string[];
+}
+
+/**
+ * Opens the app in a fresh context and checks what a user would see: the worker starts, all six lookups answer
+ * online; then with the network cut (`context.setOffline(true)`) a sync fails and all six still answer, offline.
+ * `storefront`: also check what the README's storefront example rendered.
+ */
+export async function exerciseApp(browser: Browser, url: string, { storefront = true } = {}): Promise<AppRun> {
+  const context: BrowserContext = await browser.newContext();
+  const errors: string[] = [];
+  try {
+    const page: Page = await context.newPage();
+    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+    // failed requests (the favicon, anything offline) are expected; exceptions and other console errors are not
+    page.on('console', (m) => void (m.type() === 'error' && !/Failed to load resource/.test(m.text()) && errors.push(`console: ${m.text()}`)));
+    const firstWorker = page.waitForEvent('worker', { timeout: 60_000 });
+    await page.goto(url);
+    await page.waitForFunction(() => 'consumerTest' in window, null, { timeout: 60_000 });
+    await firstWorker;
+
+    const report = await page.evaluate(() => (window as any).consumerTest.sync());
+    expect(report, `sync() online; page errors: ${errors.join(' | ')}`).toMatchObject({ ok: true });
+    for (const [name, args] of SIX_LOOKUPS) {
+      const r: Result = await page.evaluate(([n, a]) => (window as any).consumerTest.settle(n, a, false), [name, args] as const);
+      expectFound(name, r, false);
+    }
+    if (storefront) {
+      await page.waitForFunction(() => document.querySelectorAll('#options option').length > 0, null, { timeout: 30_000 });
+      await page.waitForFunction(() => /할인/.test(document.querySelector('#coupon')?.textContent ?? ''), null, { timeout: 30_000 });
+    }
+    const workers = page.workers().map((w) => w.url());
+
+    await context.setOffline(true);
+    const offlineReport = await page.evaluate(() => (window as any).consumerTest.sync());
+    expect(offlineReport.ok, 'sync() offline').toBe(false);
+    expect(offlineReport.errors[0]?.code).toBe('network_error');
+    for (const [name, args] of SIX_LOOKUPS) {
+      const r: Result = await page.evaluate(([n, a]) => (window as any).consumerTest.settle(n, a, true), [name, args] as const);
+      expectFound(name, r, true);
+    }
+    if (storefront) {
+      await page.waitForFunction(() => document.querySelector('#coupon')?.getAttribute('data-offline') === 'true', null, {
+        timeout: 30_000,
+      });
+      expect(await page.textContent('#coupon')).toMatch(/할인/);
+    }
+    expect(errors).toEqual([]);
+    return { workers, errors };
+  } finally {
+    await context.close();
+  }
+}
+
+/** Every JS file of a build output, concatenated: to look for code that must not be there. */
+export async function bundleText(dir: string): Promise<string> {
+  const files = (await filesOf(dir)).filter((f) => f.endsWith('.js'));
+  return (await Promise.all(files.map((f) => readFile(f, 'utf8')))).join('\n');
+}

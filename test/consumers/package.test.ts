@@ -1,0 +1,90 @@
+// The packed tarball itself: what a registry user downloads. Every `exports` entry has its ESM build, types and
+// source map; a README; no tests; `sideEffects` names only the worker entry; the browser entry keeps the literal
+// `new Worker(new URL('./worker.js', import.meta.url))` that bundlers follow.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packedTarball, printTimings, timed } from './harness';
+
+const run = promisify(execFile);
+let dir: string;
+let files: string[];
+let pkg: {
+  exports: Record<string, { types: string; default: string } | string>;
+  files: string[];
+  sideEffects: string[];
+  main: string;
+  types: string;
+  dependencies: Record<string, string>;
+};
+
+beforeAll(async () => {
+  const tarball = await timed('pack', packedTarball);
+  dir = await mkdtemp(join(tmpdir(), 'shop-lookup-tarball-'));
+  await run('tar', ['-xzf', tarball, '-C', dir]);
+  files = (await run('tar', ['-tzf', tarball])).stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
+  pkg = JSON.parse(await readFile(join(dir, 'package/package.json'), 'utf8'));
+}, 600_000);
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+  printTimings('package.test.ts');
+});
+
+describe('the packed tarball', () => {
+  it('has an ESM build, a source map and types for every exports entry', async () => {
+    const entries = Object.entries(pkg.exports).filter(([k]) => k !== './package.json');
+    expect(entries.map(([k]) => k).sort()).toEqual(['.', './mock-server', './proxy', './worker']);
+    for (const [name, target] of entries) {
+      if (typeof target === 'string') throw new Error(`${name}: expected { types, default }`);
+      const js = target.default.replace(/^\.\//, '');
+      const types = target.types.replace(/^\.\//, '');
+      expect(files, name).toContain(js);
+      expect(files, name).toContain(`${js}.map`);
+      expect(files, name).toContain(types);
+      expect(await readFile(join(dir, 'package', js), 'utf8'), name).toMatch(/^import |^export |^\/\//m);
+    }
+    expect(files).toContain(pkg.main.replace(/^\.\//, ''));
+    expect(files).toContain(pkg.types.replace(/^\.\//, ''));
+  });
+
+  it('has the README and no tests, sources or fixtures', () => {
+    expect(files).toContain('README.md');
+    expect(files.filter((f) => /(^|\/)test\/|\.test\.|\.spec\.|^src\/|^worker\/|^demo\/|^bench\/|^examples\//.test(f))).toEqual([]);
+    expect(files.every((f) => f === 'README.md' || f === 'package.json' || f.startsWith('dist/'))).toBe(true);
+  });
+
+  it('declares side effects for the worker entry only', () => {
+    expect(pkg.sideEffects.filter((f) => f.startsWith('./dist/'))).toEqual(['./dist/worker.js']);
+  });
+
+  it('starts the worker with the literal pattern bundlers follow, and the worker imports its dependencies by name', async () => {
+    const index = await readFile(join(dir, 'package/dist/index.js'), 'utf8');
+    expect(index).toContain('new Worker(new URL("./worker.js", import.meta.url)');
+    expect(index).not.toMatch(/assets\/|\.ts["']/);
+    const worker = await readFile(join(dir, 'package/dist/worker.js'), 'utf8');
+    expect(worker).toMatch(/from "comlink"/);
+    const chunks = await Promise.all(files.filter((f) => /^dist\/[^/]+\.js$/.test(f)).map((f) => readFile(join(dir, 'package', f), 'utf8')));
+    for (const dep of Object.keys(pkg.dependencies)) {
+      expect(chunks.some((c) => c.includes(`from "${dep}`)), `${dep} imported by name`).toBe(true);
+    }
+  });
+
+  it('keeps the Node-only entries out of the browser entry', async () => {
+    const browserFiles = files.filter((f) => /^dist\/[^/]+\.js$/.test(f));
+    for (const f of browserFiles) {
+      const code = await readFile(join(dir, 'package', f), 'utf8');
+      expect(code, f).not.toMatch(/from "node:|\/node\//);
+    }
+  });
+
+  it('is small', async () => {
+    const { stdout } = await run('du', ['-sb', join(dir, 'package')]);
+    const bytes = Number(stdout.split('\t')[0]);
+    console.log(`[consumers] tarball unpacked: ${(bytes / 1024).toFixed(0)} kB, ${files.length} files`);
+    expect(bytes).toBeLessThan(1_500_000);
+  });
+});
