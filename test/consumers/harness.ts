@@ -94,7 +94,7 @@ async function removeStalePacks(current: string): Promise<void> {
 }
 
 /**
- * The tarball of the current sources: `npm pack` (its prepack runs `npm run build`) in a copy of the package
+ * The tarball of the current sources: `npm run build`, then `npm pack --ignore-scripts`, in a copy of the package
  * sources with the repo's node_modules linked in. Cached by content hash; one builder at a time.
  */
 export async function packedTarball(): Promise<string> {
@@ -119,12 +119,15 @@ export async function packedTarball(): Promise<string> {
       await mkdir(build, { recursive: true });
       for (const source of PACKAGE_SOURCES) await cp(join(repoRoot, source), join(build, source), { recursive: true });
       await symlink(join(repoRoot, 'node_modules'), join(build, 'node_modules'), 'dir');
-      const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], {
+      // Build first, then pack without lifecycle scripts: build logs (coloured under CI=true) stay out of
+      // the JSON that `npm pack --json` prints on stdout.
+      await run('npm', ['run', 'build'], { cwd: build, timeout: 240_000, maxBuffer: 64 << 20 });
+      const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
         cwd: build,
         timeout: 240_000,
         maxBuffer: 64 << 20,
       });
-      const [info] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string }[];
+      const [info] = JSON.parse(stdout) as { filename: string }[];
       const tarball = join(dir, info!.filename);
       await writeFile(done, tarball);
       await removeStalePacks(dir);
