@@ -1,5 +1,6 @@
 // Turns engine watches into RxJS Observables. One listener per connection carries every emission, tagged with
 // its watch id; a subscription costs an id, not a MessageChannel, and unsubscribing leaves no proxy behind.
+// The first emission of each watch is the answer of its `watchFirst` call (one message less per lookup).
 import { Observable, type Subscriber } from 'rxjs';
 import type { WatchListener, WatchQuery } from './protocol';
 import type { Connection } from './connectEngine';
@@ -15,29 +16,41 @@ export interface WatchHub {
 /** @example const hub = createWatchHub(); hub.observe(connection, { kind: 'coupons' }).subscribe(console.log); */
 export function createWatchHub(): WatchHub {
   let nextId = 1;
-  const subscribers = new Map<number, Subscriber<unknown>>();
+  // id → its subscriber, and the listener emissions that arrived before the first (the answer and the listener
+  // travel on different message channels, which keep no order between them); null once the first is delivered
+  const entries = new Map<number, [Subscriber<unknown>, unknown[] | null]>();
   return {
-    listener: (id, value) => subscribers.get(id)?.next(value),
+    listener(id, value) {
+      const e = entries.get(id);
+      if (e?.[1]) e[1].push(value);
+      else e?.[0].next(value);
+    },
     observe<T>(connection: Promise<Connection>, query: WatchQuery) {
       return new Observable<T>((subscriber) => {
         const id = nextId++;
-        subscribers.set(id, subscriber as Subscriber<unknown>);
+        const e: [Subscriber<unknown>, unknown[] | null] = [subscriber as Subscriber<unknown>, []];
+        entries.set(id, e);
         connection
-          .then((c) => (subscribers.has(id) ? c.api.watch(id, query) : undefined))
+          .then((c) => (entries.has(id) ? c.api.watchFirst(id, query) : null))
+          .then((first) => {
+            const early = e[1]!;
+            e[1] = null;
+            for (const value of first === null ? early : [first, ...early]) subscriber.next(value as T);
+          })
           .catch((error: unknown) => subscriber.error(error));
         return () => {
-          if (!subscribers.delete(id)) return;
+          if (!entries.delete(id)) return;
           void connection.then((c) => c.api.unwatch(id)).catch(() => undefined);
         };
       });
     },
     get size() {
-      return subscribers.size;
+      return entries.size;
     },
     completeAll() {
-      const all = [...subscribers.values()];
-      subscribers.clear();
-      for (const s of all) s.complete();
+      const all = [...entries.values()];
+      entries.clear();
+      for (const [s] of all) s.complete();
     },
   };
 }

@@ -12,6 +12,8 @@ export interface CallOptions {
   priority?: Priority;
   signal?: AbortSignal | undefined;
   counter?: { requests: number } | undefined;
+  /** Told the HTTP status once the response headers are in (list calls). */
+  onHeaders?: ((status: number) => void) | undefined;
 }
 
 /** One page of a listing, checked: good records, rejected ones, and the paging the API reported. */
@@ -22,11 +24,18 @@ export interface CheckedPage<T> extends Omit<ListPage, 'rows'> {
   rowCount: number;
 }
 
+/** One page of a listing as received: its rows unchecked, and the body text they came in. */
+export interface RawPage extends ListPage {
+  body: string;
+}
+
 /** A single-item answer: the record, null when the API says it does not exist (-11), or a rejection. */
 export type ItemAnswer<T> = { record: T; rejected?: undefined } | { record: null; rejected?: RejectedRecord };
 
 export interface ApiClient {
   listCoupons(page: number, o?: CallOptions): Promise<CheckedPage<Coupon>>;
+  /** One page of the coupon listing, rows not yet validated (the sync validates only pages that changed). */
+  listCouponRows(page: number, o?: CallOptions): Promise<RawPage>;
   getCoupon(couponCode: string, o?: CallOptions): Promise<ItemAnswer<Coupon>>;
   getIssuedCoupon(issuedCouponCode: string, o?: CallOptions): Promise<ItemAnswer<IssuedCoupon>>;
   listProductOptions(productNo: number, page: number, o?: CallOptions): Promise<CheckedPage<ProductOption>>;
@@ -53,16 +62,17 @@ function wholeNumber(value: number, what: string): string {
 export function createApiClient({ transport, pageSize = 100 }: { transport: Transport; pageSize?: number }): ApiClient {
   const limit = Math.max(1, Math.min(100, pageSize));
 
-  async function list(path: string, page: number, o: CallOptions = {}) {
-    const { envelope, status } = await transport.request({
+  async function list(path: string, page: number, o: CallOptions = {}): Promise<RawPage> {
+    const { envelope, status, text } = await transport.request({
       path,
       query: { offset: page, limit },
       cls: 'list',
       priority: o.priority ?? 'user',
       signal: o.signal,
       counter: o.counter,
+      onHeaders: o.onHeaders,
     });
-    return readListPage(envelope, page, status, { method: 'GET', path });
+    return { ...readListPage(envelope, page, status, { method: 'GET', path }), body: text };
   }
 
   async function item(path: string, o: CallOptions = {}): Promise<unknown | null> {
@@ -81,8 +91,8 @@ export function createApiClient({ transport, pageSize = 100 }: { transport: Tran
     }
   }
 
-  function checked<T>(page: ListPage, records: T[], rejected: RejectedRecord[]): CheckedPage<T> {
-    const { rows, ...paging } = page;
+  function checked<T>(page: RawPage, records: T[], rejected: RejectedRecord[]): CheckedPage<T> {
+    const { rows, body: _body, ...paging } = page;
     return { ...paging, records, rejected, rowCount: rows.length };
   }
 
@@ -99,6 +109,7 @@ export function createApiClient({ transport, pageSize = 100 }: { transport: Tran
   }
 
   return {
+    listCouponRows: (page, o) => list('/v2/shop/coupons', page, o),
     async listCoupons(page, o) {
       const p = await list('/v2/shop/coupons', page, o);
       const { records, rejected } = parseRecords('coupon', p.rows, p.rowsPath);

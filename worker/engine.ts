@@ -2,26 +2,24 @@
 // with Comlink) or, with `worker: false`, in the host's own thread. Platform pieces are passed in.
 import { ShopLookupError, toLookupError } from '../src/errors';
 import type { EngineApi, EngineOptions, LookupQuery, WatchListener, WatchQuery } from '../src/protocol';
-import type { LookupError, SyncReport } from '../src/types';
-import { createApiClient } from './apiClient';
+import type { LookupError, LookupResult, SyncReport, SyncStatus } from '../src/types';
 import { createConnectivity, type OnlineSource } from './connectivity';
 import { electLeader } from './leadership';
 import { platformLocks, type LockManagerLike } from './locks';
-import { createTransport } from './httpTransport';
-import { planLookup, type LookupPlan } from './lookupPlans';
-import { createRateLimiter, DEFAULT_RATE_LIMITS } from './rateLimiter';
-import { refreshIssuedCoupon } from './readThrough';
+import { planLookup, type LookupPlan, type NetworkModule } from './lookupPlans';
+import type { Network } from './network';
 import { createResourceState } from './resourceState';
-import { LOOKUP_RETRY, retry, SYNC_RETRY, type RetryPolicy } from './retryer';
+import { createReadCache } from './readCache';
+import { createStorageChanges } from './storageChanges';
+import type { RetryPolicy } from './retryer';
 import { checkShopIdentity, identityOf } from './shopIdentity';
 import { engineError, storageError } from './storageErrors';
 import { metaKey, openStore, type Confirmation } from './store';
-import { createReportDraft, finishReport, type SyncContext } from './syncContext';
-import { createSyncRunner } from './syncRunner';
+import { createReportDraft, finishReport } from './syncContext';
 import { createSyncScheduler } from './syncScheduler';
 import { createSyncStatus } from './syncStatus';
 import { createTabChannel, type SharedSyncFacts } from './tabChannel';
-import { createCouponValidator } from './validateCoupon';
+import type { CouponValidator } from './validateCoupon';
 import { watchLookup, type Watch } from './watchLookup';
 
 /** Platform pieces and tuning the engine is given (tests pass fakes; the worker passes its globals). */
@@ -39,6 +37,11 @@ export interface EngineDeps {
   locks?: LockManagerLike;
   /** Opens the database (tests wrap it to inject storage failures). */
   openStore?: typeof openStore;
+  /**
+   * Every emission is copied on its way to the host (structured clone through Comlink), so watches of one list
+   * may share one read of it. Set by the worker; in the host's own thread each watch reads its own copy.
+   */
+  copiesEmissions?: boolean;
 }
 
 export const DEFAULT_REFRESH_INTERVAL_MS = 5 * 60 * 1000;
@@ -62,23 +65,13 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   const refreshIntervalMs = options.refreshIntervalMs ?? DEFAULT_REFRESH_INTERVAL_MS;
   const dbName = options.dbName ?? 'shop-lookup';
   const db = (deps.openStore ?? openStore)(dbName, deps);
+  const changes = createStorageChanges(dbName);
+  const cache = deps.copiesEmissions ? createReadCache(changes) : undefined;
   const locks = deps.locks ?? platformLocks();
   const connectivity = createConnectivity(deps.onlineSource);
   const closing = new AbortController();
   let closed = false;
-  const limiter = createRateLimiter(options.rateLimits ?? DEFAULT_RATE_LIMITS);
   const fetchFn = deps.fetch ?? globalThis.fetch.bind(globalThis);
-  const transport = createTransport({
-    baseUrl: options.baseUrl,
-    fetch: fetchFn,
-    limiter,
-    timeoutMs: options.requestTimeoutMs ?? 15_000,
-    auth: options.auth,
-    onAnswer: () => connectivity.reportAnswer(),
-    onUnreachable: () => connectivity.reportUnreachable(),
-    signal: closing.signal,
-  });
-  const client = createApiClient({ transport, pageSize: options.pageSize ?? 100 });
   const resources = createResourceState(now, engineError);
   const status = createSyncStatus(connectivity);
   const leadership = electLeader(locks, `shop-lookup:${dbName}:leader`);
@@ -115,16 +108,33 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   });
 
   const tracked = new Set(options.products ?? []);
-  const runner = createSyncRunner({
-    db,
-    client,
-    resources,
-    status,
-    now,
-    policy: deps.syncRetry ?? { ...SYNC_RETRY, ...options.retry },
-    trackedProducts: () => [...tracked],
-    exclusive: (work) => locks.request(`shop-lookup:${dbName}:sync`, { signal: closing.signal }, work),
-  });
+  // The network side and the checkout rules load apart from the entry (network.ts), starting now: the first
+  // answer from IndexedDB does not wait for them, and they are in memory well before an offline checkout.
+  const network: Promise<Network & { module: NetworkModule }> = import('./network').then((module) => ({
+    module,
+    ...module.createNetwork({
+      options,
+      db,
+      fetch: fetchFn,
+      now,
+      connectivity,
+      resources,
+      status,
+      signal: closing.signal,
+      syncRetry: deps.syncRetry,
+      lookupRetry: deps.lookupRetry,
+      trackedProducts: () => [...tracked],
+      exclusive: (work) => locks.request(`shop-lookup:${dbName}:sync`, { signal: closing.signal }, work),
+    }),
+  }));
+  network.catch(() => undefined); // reported by whatever needs it
+  /** A report for a sync that could not even start (its code failed to load). */
+  const notStarted = (error: unknown): SyncReport => {
+    const report = createReportDraft();
+    report.complete = false;
+    report.errors.push(toLookupError(error));
+    return finishReport(report);
+  };
   const watches = new Map<number, { query: WatchQuery; watch: Watch | null; stop: () => void }>();
   const inflight = new Map<string, Promise<void>>();
 
@@ -143,12 +153,6 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     });
   });
 
-  function userContext(): SyncContext {
-    const report = createReportDraft();
-    const policy = deps.lookupRetry ?? LOOKUP_RETRY;
-    return { db, client, report, now, priority: 'user', signal: closing.signal, call: (step) => retry(step, policy, { signal: closing.signal }) };
-  }
-
   /** Refreshes one lookup's data now; concurrent refreshes of the same item share one request. Rejects on failure. */
   function refreshNow(plan: LookupPlan): Promise<void> {
     if (plan.refresh === 'sync') return sync().then(() => undefined);
@@ -157,7 +161,10 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     const running = inflight.get(key);
     if (running) return running;
     const work = plan.refresh;
-    const run = resources.track(key, () => work(userContext())).finally(() => inflight.delete(key));
+    const run = resources.track(key, async () => {
+      const net = await network;
+      return work(net.userContext(), net.module);
+    }).finally(() => inflight.delete(key));
     inflight.set(key, run);
     return run;
   }
@@ -169,25 +176,30 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     refreshNow(plan).catch(() => undefined);
   }
 
-  const validator = createCouponValidator({
-    db,
-    now,
-    isOffline: () => connectivity.offline,
-    refreshCoupon: (code) => refreshNow(planLookup({ kind: 'coupon', code })),
-    refreshIssuedCoupon: (code) => refreshNow(planLookup({ kind: 'issuedCoupon', code })),
-    options: {
-      couponPolicy: options.couponPolicy,
-      timeZone: options.timeZone,
-      maxDataAgeMs: options.maxDataAgeMs,
-      refreshIntervalMs,
-    },
-  });
+  const validator: Promise<CouponValidator> = import('./validateCoupon').then((m) =>
+    m.createCouponValidator({
+      db,
+      now,
+      isOffline: () => connectivity.offline,
+      refreshCoupon: (code) => refreshNow(planLookup({ kind: 'coupon', code })),
+      refreshIssuedCoupon: (code) => refreshNow(planLookup({ kind: 'issuedCoupon', code })),
+      options: {
+        couponPolicy: options.couponPolicy,
+        timeZone: options.timeZone,
+        maxDataAgeMs: options.maxDataAgeMs,
+        refreshIntervalMs,
+      },
+    }),
+  );
+  validator.catch(() => undefined); // reported by validateCoupon
 
-  function startWatch(id: number, query: WatchQuery): { watch: Watch | null; stop: () => void } {
+  type Emit = (value: LookupResult<unknown> | SyncStatus) => void;
+
+  function startWatch(query: WatchQuery, emit: Emit): { watch: Watch | null; stop: () => void } {
     if (query.kind === 'status') {
-      const emit = () => listener(id, status.get());
-      emit();
-      return { watch: null, stop: status.subscribe(emit) };
+      const tell = () => emit(status.get());
+      tell();
+      return { watch: null, stop: status.subscribe(tell) };
     }
     const invalid = queryError(query);
     const plan = planLookup(query);
@@ -195,10 +207,12 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
       db,
       ready: invalid ? Promise.resolve(invalid) : ready,
       resources,
+      changes,
+      cache,
       connectivity,
       now,
       refreshIntervalMs,
-      emit: (result) => listener(id, result),
+      emit,
       refresh,
     });
     return { watch, stop: () => watch.stop() };
@@ -216,7 +230,7 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   }
 
   const scheduler = createSyncScheduler({
-    sync: () => runner.sync(),
+    sync: () => network.then((n) => n.runner.sync(), notStarted),
     async isDue() {
       const [coupons, checkpoint] = await db.meta.bulkGet([metaKey.coupons, metaKey.couponSync]);
       const at = (coupons as Confirmation | undefined)?.confirmedAt;
@@ -232,11 +246,35 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     },
   });
 
+  /** Emits to the listener; with `first`, the first emission goes there instead (watchFirst's answer). */
+  function follow(id: number, query: WatchQuery, first?: (value: LookupResult<unknown> | SyncStatus | null) => void) {
+    let answer = first;
+    const emit: Emit = (value) => {
+      if (!answer) return listener(id, value);
+      answer(value);
+      answer = undefined;
+    };
+    watches.get(id)?.stop();
+    const w = startWatch(query, emit);
+    watches.set(id, {
+      query,
+      watch: w.watch,
+      stop() {
+        w.stop();
+        answer?.(null);
+        answer = undefined;
+      },
+    });
+  }
+
   return {
     watch(id, query) {
       if (closed) return;
-      watches.get(id)?.stop();
-      watches.set(id, { query, ...startWatch(id, query) });
+      follow(id, query);
+    },
+    watchFirst(id, query) {
+      if (closed) return Promise.resolve(null);
+      return new Promise((resolve) => follow(id, query, resolve));
     },
     unwatch(id) {
       watches.get(id)?.stop();
@@ -248,24 +286,27 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     validateCoupon: async (code, order) => {
       const blocked = await ready;
       if (blocked) throw new ShopLookupError(blocked.code, blocked.message);
-      return validator.validate(code, order);
+      return (await validator).validate(code, order);
     },
-    offlineJournal: () => validator.journal(),
-    clearOfflineJournal: (throughId) => validator.clearJournal(throughId),
+    offlineJournal: async () => (await validator).journal(),
+    clearOfflineJournal: async (throughId) => (await validator).clearJournal(throughId),
     sync,
     async trackProducts(productNos) {
       const added = productNos.filter((p) => Number.isSafeInteger(p) && !tracked.has(p));
       for (const p of added) tracked.add(p);
-      if (added.length > 0 && !connectivity.offline && !(await ready)) await runner.syncProducts(added);
+      if (added.length > 0 && !connectivity.offline && !(await ready)) await (await network).runner.syncProducts(added);
     },
     async prefetchIssuedCoupons(codes) {
-      const ctx = userContext();
-      const policy = deps.syncRetry ?? { ...SYNC_RETRY, ...options.retry };
-      ctx.call = (step) => retry(step, policy, { signal: closing.signal });
-      ctx.priority = 'background';
+      let net: Awaited<typeof network>;
+      try {
+        net = await network;
+      } catch (error) {
+        return notStarted(error);
+      }
+      const ctx = net.backgroundContext();
       for (const code of codes) {
         try {
-          await resources.track(metaKey.issued(code), () => refreshIssuedCoupon(ctx, code));
+          await resources.track(metaKey.issued(code), () => net.module.refreshIssuedCoupon(ctx, code));
         } catch (error) {
           ctx.report.complete = false;
           const e = toLookupError(error);
@@ -276,17 +317,14 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
       return finishReport(ctx.report);
     },
     async clear() {
-      await runner.cancel();
+      await network.then((n) => n.runner.cancel(), () => undefined);
       await Promise.allSettled(inflight.values());
       await db.transaction('rw', db.tables, () => Promise.all(db.tables.map((t) => t.clear())));
       resources.clear();
       status.facts.set({ lastSyncedAt: { coupons: null, options: null }, lastError: null, failed: false });
       // the emptied database may now be claimed by this shop; restart every watch against it
       ready = claim();
-      for (const [id, w] of watches) {
-        w.stop();
-        watches.set(id, { query: w.query, ...startWatch(id, w.query) });
-      }
+      for (const [id, w] of watches) follow(id, w.query);
     },
     async close() {
       if (closed) return;
@@ -298,9 +336,16 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
       channel.dispose();
       for (const w of watches.values()) w.stop();
       watches.clear();
+      cache?.dispose();
+      changes.dispose();
       closing.abort(new ShopLookupError('closed', 'shop-lookup was closed.'));
-      limiter.dispose();
-      await runner.cancel();
+      await network.then(
+        (n) => {
+          n.limiter.dispose();
+          return n.runner.cancel();
+        },
+        () => undefined,
+      );
       await Promise.allSettled(inflight.values());
       connectivity.dispose();
       db.close();

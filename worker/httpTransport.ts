@@ -31,11 +31,15 @@ export interface RequestSpec {
   signal?: AbortSignal | undefined;
   /** Counts requests sent on behalf of one sync report. */
   counter?: { requests: number } | undefined;
+  /** Told the HTTP status as soon as the response headers are in (before the body). */
+  onHeaders?: ((status: number) => void) | undefined;
 }
 
 export interface Answer {
   envelope: Envelope;
   status: number;
+  /** The body as received (the coupon sync hashes it to recognise an unchanged page). */
+  text: string;
 }
 
 export interface Transport {
@@ -76,6 +80,7 @@ export function createTransport(options: TransportOptions): Transport {
       if (spec.body !== undefined) init.body = JSON.stringify(spec.body);
       const res = await options.fetch(`${base}${spec.path}${qs}`, init);
       status = res.status;
+      spec.onHeaders?.(status);
       retryAfter = retryAfterMs(res.headers.get('retry-after'));
       text = await res.text(); // a connection dropped mid-body fails here
     } catch (cause) {
@@ -100,7 +105,7 @@ export function createTransport(options: TransportOptions): Transport {
       if (error.code === 'rate_limited') options.limiter.pause(spec.cls, error.retryAfterMs ?? 1000);
       throw error;
     }
-    return { envelope, status };
+    return { envelope, status, text };
   }
 
   const tokens = createTokenSource(options.auth, async (key, secret) => {

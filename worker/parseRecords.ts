@@ -3,7 +3,7 @@
 import * as z from 'zod/mini';
 import type { Coupon, IssuedCoupon, LookupError, ProductOption, RecordIssue } from '../src/types';
 import { describe } from './fieldReaders';
-import { schemas, type RecordKind } from './schemas';
+import { readRecord, schemas, type RecordKind } from './schemas';
 
 interface RecordOf {
   coupon: Coupon;
@@ -52,12 +52,17 @@ export function parseRecord<K extends RecordKind>(
     const issues = [{ path, message: `expected a ${kind} object, got ${describe(raw)}` }];
     return { ok: false, rejected: { kind, key: null, issues } };
   }
-  const result = z.safeParse(schemas[kind], raw);
-  if (!result.success) {
-    const issues = result.error.issues.map((i) => ({ path: joinPath(path, i.path), message: i.message }));
-    return { ok: false, rejected: { kind, key: readableKey(kind, raw), issues } };
+  // zod only for a record that fails somewhere: it says where and why
+  let data: object | null = readRecord(kind, raw as Record<string, unknown>);
+  if (data === null) {
+    const result = z.safeParse(schemas[kind], raw);
+    if (!result.success) {
+      const issues = result.error.issues.map((i) => ({ path: joinPath(path, i.path), message: i.message }));
+      return { ok: false, rejected: { kind, key: readableKey(kind, raw), issues } };
+    }
+    data = result.data as object;
   }
-  const record = (productNo === undefined ? result.data : { ...(result.data as object), product_no: productNo }) as RecordOf[K];
+  const record = (productNo === undefined ? data : { ...data, product_no: productNo }) as RecordOf[K];
   return { ok: true, record };
 }
 

@@ -7,6 +7,7 @@ import { rejectionError } from './parseRecords';
 import { sameRecord } from './sameRecord';
 import { confirm, metaKey, type ShopDatabase } from './store';
 import type { SyncContext } from './syncContext';
+import { noteCouponWrite } from './couponListing';
 import { syncProductOptions } from './syncProductOptions';
 
 /** A rejected item is reported and thrown: the lookup shows the error, the good local copy stays. */
@@ -25,13 +26,15 @@ export async function refreshCoupon(ctx: SyncContext, code: string): Promise<voi
   const answer = await ctx.call(() => ctx.client.getCoupon(code, { priority: ctx.priority, counter: ctx.report }));
   const record = checkRejected(ctx, `GET /v2/shop/coupons/${code}`, answer);
   const { db } = ctx;
-  await db.transaction('rw', [db.coupons, db.meta], async () => {
+  await db.transaction('rw', [db.coupons, db.couponHashes, db.meta], async () => {
     const current = await db.coupons.get(record?.coupon_code ?? code);
     if (record && !sameRecord(current, record)) {
       await db.coupons.put(record);
+      await noteCouponWrite(db, record.coupon_code, current !== undefined);
       ctx.report.written++;
     } else if (!record && current) {
       await db.coupons.delete(code);
+      await noteCouponWrite(db, code, true);
       ctx.report.deleted++;
     }
     await confirm(db, [metaKey.coupon(code)], at);

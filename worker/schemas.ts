@@ -1,49 +1,101 @@
 // Schemas of the three record kinds, checked once, here in the worker, where records arrive from the network.
-// Loose objects: every field that arrives is kept, also the ones the spec does not list.
+// Loose objects: every field that arrives is kept, also the ones the spec does not list. One table of fields per
+// kind; `schemas` runs it with zod (which reports every issue), `readRecord` runs the same readers directly.
 import * as z from 'zod/mini';
-import { boolean, code, integer, key, opaqueDate, text, valueList } from './fieldReaders';
+import { boolean, code, describe as describeValue, integer, key, opaqueDate, text, valueList, type Fail, type FieldReader } from './fieldReaders';
+
+/** A field: its reader, and whether it may be missing. */
+type Field = [reader: FieldReader, optional: boolean];
+const optional = (reader: FieldReader): Field => [reader, true];
+const required = (reader: FieldReader): Field => [reader, false];
 
 const couponFields = {
-  status: z.optional(text),
-  apply_sale_price: z.optional(integer),
-  apply_sale_percent: z.optional(integer),
-  apply_sale_type_max_price: z.optional(integer),
-  apply_sale_type_minimum_price: z.optional(integer),
-  name: z.optional(text),
-  type: z.optional(text),
-  type_coupon_create_count: z.optional(integer),
-  type_coupon_use_count: z.optional(integer),
-  use_period: z.optional(opaqueDate),
-  create_date: z.optional(opaqueDate),
-  edit_date: z.optional(opaqueDate),
-  is_duplication: z.optional(boolean),
-  use_app: z.optional(boolean),
+  status: optional(text),
+  apply_sale_price: optional(integer),
+  apply_sale_percent: optional(integer),
+  apply_sale_type_max_price: optional(integer),
+  apply_sale_type_minimum_price: optional(integer),
+  name: optional(text),
+  type: optional(text),
+  type_coupon_create_count: optional(integer),
+  type_coupon_use_count: optional(integer),
+  use_period: optional(opaqueDate),
+  create_date: optional(opaqueDate),
+  edit_date: optional(opaqueDate),
+  is_duplication: optional(boolean),
+  use_app: optional(boolean),
 };
 
-export const couponSchema = z.looseObject({ coupon_code: code, ...couponFields });
+const fields = {
+  coupon: { coupon_code: required(code), ...couponFields },
+  // The issued-coupon answer carries the coupon fields (maybe without coupon_code) plus issue fields.
+  issuedCoupon: {
+    ...couponFields,
+    coupon_code: optional(text),
+    coupon_issue_code: optional(text),
+    shop_order_code: optional(text),
+    use_date: optional(opaqueDate),
+  },
+  productOption: {
+    no: required(key),
+    code: optional(text),
+    type: optional(text),
+    name: optional(text),
+    value_list: required(valueList),
+    is_require: optional(boolean),
+  },
+} satisfies Record<string, Record<string, Field>>;
 
-// The issued-coupon answer carries the coupon fields (maybe without coupon_code) plus issue fields.
-export const issuedCouponSchema = z.looseObject({
-  ...couponFields,
-  coupon_code: z.optional(text),
-  coupon_issue_code: z.optional(text),
-  shop_order_code: z.optional(text),
-  use_date: z.optional(opaqueDate),
-});
+export type RecordKind = keyof typeof fields;
 
-export const productOptionSchema = z.looseObject({
-  no: key,
-  code: z.optional(text),
-  type: z.optional(text),
-  name: z.optional(text),
-  value_list: valueList,
-  is_require: z.optional(boolean),
-});
+function zodField([reader, isOptional]: Field) {
+  const t = z.transform((input: unknown, ctx) => {
+    const fail: Fail = (value, message) => {
+      ctx.issues.push({ code: 'custom', message: `${message}, got ${describeValue(value)}`, input: value });
+      return z.NEVER as never;
+    };
+    return reader(input, fail);
+  });
+  return isOptional ? z.optional(t) : t;
+}
 
-export type RecordKind = 'coupon' | 'issuedCoupon' | 'productOption';
+const zodShape = (kind: RecordKind) =>
+  Object.fromEntries(Object.entries(fields[kind]).map(([name, field]) => [name, zodField(field as Field)]));
+
+export const couponSchema = z.looseObject(zodShape('coupon'));
+export const issuedCouponSchema = z.looseObject(zodShape('issuedCoupon'));
+export const productOptionSchema = z.looseObject(zodShape('productOption'));
 
 export const schemas = {
   coupon: couponSchema,
   issuedCoupon: issuedCouponSchema,
   productOption: productOptionSchema,
 } as const;
+
+const FAILED = Symbol('failed');
+const stop: Fail = () => {
+  throw FAILED;
+};
+
+/**
+ * The record as its zod schema would make it (known fields first, read; then the others as they came), or null
+ * when any field fails: then zod reads it again to say what is wrong. The common path, without zod's allocations
+ * (a third of all a 100,000-coupon sync allocated).
+ */
+export function readRecord(kind: RecordKind, raw: Record<string, unknown>): Record<string, unknown> | null {
+  const shape = fields[kind] as Record<string, Field>;
+  const out: Record<string, unknown> = {};
+  try {
+    for (const name in shape) {
+      const [reader, isOptional] = shape[name]!;
+      if (isOptional && raw[name] === undefined) continue;
+      const value = reader(raw[name], stop);
+      if (value !== undefined) out[name] = value;
+    }
+  } catch (error) {
+    if (error === FAILED) return null;
+    throw error;
+  }
+  for (const name in raw) if (!(name in shape)) out[name] = raw[name];
+  return out;
+}

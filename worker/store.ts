@@ -21,6 +21,28 @@ export interface CouponCheckpoint {
   dataCount: number | null;
   /** Rejected rows whose code could not be read: they count toward dataCount, and forbid deletions. */
   unkeyed: number;
+  /** Names this listing in `couponHashes`; its hashes are trusted once it is the committed listing. */
+  listing?: string;
+  /** 'direct' mode into a table that was empty, and nobody else has written coupons since: nothing to diff against. */
+  pristine?: boolean;
+  /** Pages stored so far whose rows were not those of the committed listing (validated and diffed). */
+  unmatched?: number;
+  /** Codes listed so far (all distinct: listedPages refuses a code twice). */
+  listed?: number;
+  /**
+   * A first listing into an empty table, nobody else writing and no row rejected so far: its codes are not kept
+   * in listedPages, as the records in coupons stand for them (adding a code twice fails). Ends, with listedPages
+   * filled from coupons, at the first row rejected or write from outside.
+   */
+  lean?: boolean;
+  /** Codes written from outside during a lean listing that coupons did not hold: not the listing's own. */
+  outside?: string[];
+}
+
+/** Which listing was the last complete one (its page hashes in `couponHashes` describe what `coupons` holds). */
+export interface CommittedListing {
+  key: '@couponListing';
+  listing: string;
 }
 
 /** Which shop this database belongs to: one shop's data never mixes into another's database. */
@@ -30,12 +52,26 @@ export interface ShopIdentity {
   apiKey: string | null;
 }
 
-export type MetaRow = Confirmation | CouponCheckpoint | ShopIdentity;
+export type MetaRow = Confirmation | CouponCheckpoint | CommittedListing | ShopIdentity;
 
-/** The codes of one listed page of the running coupon sync (to find deletions and repeated rows). */
+/**
+ * The codes of one listed page of the running coupon sync. A unique index over all of them finds a code listed
+ * twice, and the coupons no page listed (deletions), in IndexedDB rather than in a set of every code in memory.
+ */
 export interface ListedPage {
   page: number;
   codes: string[];
+}
+
+/**
+ * A hash of one listed page's raw rows, and the listing it was stored by. When a re-sync gets a page whose rows
+ * hash the same as in the committed listing, nothing on it changed: it is neither validated nor diffed again.
+ * `hash` is null for a page with rejected rows (those are validated and reported every time).
+ */
+export interface PageHash {
+  page: number;
+  hash: string | null;
+  listing: string;
 }
 
 export class ShopDatabase extends Dexie {
@@ -46,7 +82,10 @@ export class ShopDatabase extends Dexie {
   meta!: Table<MetaRow, string>;
   /** Changed coupons of a running re-sync; readers keep seeing `coupons` until the listing is complete. */
   couponStage!: Table<Coupon, string>;
-  couponPages!: Table<ListedPage, number>;
+  /** The codes of each listed page of the running listing (version 3; `couponPages` before, without the index). */
+  listedPages!: Table<ListedPage, number>;
+  /** Raw-row hashes of the listed pages (version 3). */
+  couponHashes!: Table<PageHash, number>;
   /** Verdicts given from local data while offline (version 2). */
   journal!: Table<JournalEntry, number>;
 
@@ -65,6 +104,14 @@ export class ShopDatabase extends Dexie {
     });
     // version 2 adds the offline verdict journal; existing data stays as it is
     this.version(2).stores({ journal: '++id, at' });
+    // version 3: the page hashes that let a re-sync skip unchanged pages (none trusted yet), and the listed codes
+    // under a unique index. A listing left unfinished by version 2 starts over: its codes are not carried across.
+    this.version(3)
+      .stores({ couponHashes: 'page', listedPages: 'page, &*codes', couponPages: null })
+      .upgrade(async (tx) => {
+        await tx.table('meta').delete(metaKey.couponSync);
+        await tx.table('couponStage').clear();
+      });
   }
 }
 
@@ -96,6 +143,7 @@ export const metaKey = {
   optionNo: (productNo: number, no: number) => `option:${productNo}:no:${no}`,
   optionCode: (productNo: number, code: string) => `option:${productNo}:code:${code}`,
   couponSync: '@couponSync',
+  couponListing: '@couponListing',
   shop: '@shop',
 } as const;
 

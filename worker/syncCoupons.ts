@@ -5,114 +5,64 @@
 // from the last complete snapshot. Only the first sync (no complete snapshot exists yet, nothing to protect)
 // writes pages straight into `coupons`, so a new till can answer before a long first sync ends.
 //
-// A checkpoint after every page lets an interrupted listing resume at the next page, unless the upstream
+// A checkpoint with every stored page lets an interrupted listing resume at the next page, unless the upstream
 // listing changed meanwhile (its count or page total moved), in which case it starts over.
-import { ShopLookupError } from '../src/errors';
-import type { Coupon } from '../src/types';
-import type { Collection } from 'dexie';
-import type { CheckedPage } from './apiClient';
-import { rejectionError } from './parseRecords';
-import { sameRecord } from './sameRecord';
-import { confirm, metaKey, type CouponCheckpoint, type ShopDatabase } from './store';
+//
+// Speed: pages are requested ahead (fetchAhead) and stored behind (writeBehind), several per transaction when the
+// disk is the slower side. A page whose raw rows hash as in the committed listing is neither validated nor diffed:
+// nothing on it changed. Memory holds a few pages, whatever the size of the listing (couponListing.ts).
+import type { ListPage } from './envelope';
+import { fetchAhead } from './fetchAhead';
+import {
+  beginListing,
+  commitListing,
+  discardCouponListing,
+  inconsistent,
+  resumeListing,
+  storePages,
+  type ListingState,
+  type PageToStore,
+} from './couponListing';
+import { metaKey, type CommittedListing, type CouponCheckpoint } from './store';
 import type { SyncContext } from './syncContext';
+import { writeBehind } from './writeBehind';
 
-/** A checkpoint older than this is not resumed: too much may have changed. */
-const CHECKPOINT_MAX_AGE_MS = 6 * 60 * 60 * 1000;
+export { discardCouponListing, noteCouponWrite } from './couponListing';
+
 /** Listing changed under us this many times in one sync: give up for now, keep the last snapshot. */
 const MAX_RESTARTS = 2;
-/** Rows moved per transaction step when applying a staged snapshot. */
-const APPLY_CHUNK = 2000;
+/** List pages requested ahead of the one being stored. */
+const FETCH_AHEAD = 4;
+/** Pages waiting for the transaction under way (they go into the next one); beyond that the listing waits. */
+const MAX_QUEUED_PAGES = 8;
 
-function inconsistent(what: string): ShopLookupError {
-  return new ShopLookupError(
-    'inconsistent_listing',
-    `The coupon listing did not add up: ${what}. Nothing was deleted and the last complete data is kept; the listing is fetched again on the next sync.`,
-  );
+/** The key each raw row is listed under (what validation would make of it), or null when it has none. */
+function codeOf(raw: unknown): string | null {
+  const code = raw !== null && typeof raw === 'object' ? (raw as { coupon_code?: unknown }).coupon_code : undefined;
+  // as the schema reads it (a number becomes its text) and as a rejected row is reported (its key, if readable)
+  return typeof code === 'string' || typeof code === 'number' ? String(code) : null;
 }
 
-async function begin(db: ShopDatabase, at: number): Promise<CouponCheckpoint> {
-  const hasSnapshot = (await db.meta.get(metaKey.coupons)) !== undefined;
-  const cp: CouponCheckpoint = {
-    key: metaKey.couponSync,
-    startedAt: at,
-    mode: hasSnapshot ? 'staged' : 'direct',
-    page: 0,
-    totalPages: null,
-    dataCount: null,
-    unkeyed: 0,
-  };
-  await db.transaction('rw', [db.couponStage, db.couponPages, db.meta], async () => {
-    await db.couponStage.clear();
-    await db.couponPages.clear();
-    await db.meta.put(cp);
-  });
-  return cp;
+/**
+ * A 64-bit hash of a page's rows as they arrived: the body text from its first `"data"` on, which holds all of
+ * them (and the paging; what precedes, such as the envelope's running request_count, is left out). Equal text,
+ * equal rows: no second serialisation, no copy, no await (SHA-256 through WebCrypto cost four times as much).
+ * Two 32-bit lanes mixed as cyrb53 does: a changed page that hashes as before is a chance of about 2^-64.
+ */
+function rowsHash(body: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = Math.max(0, body.indexOf('"data"')); i < body.length; i++) {
+    const c = body.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0');
 }
 
-/** Forgets an unfinished listing: its staged changes never reach readers. */
-export async function discardCouponListing(db: ShopDatabase): Promise<void> {
-  await db.transaction('rw', [db.couponStage, db.couponPages, db.meta], async () => {
-    await db.couponStage.clear();
-    await db.couponPages.clear();
-    await db.meta.delete(metaKey.couponSync);
-  });
-}
-
-async function resume(db: ShopDatabase, now: number): Promise<{ cp: CouponCheckpoint; seen: Set<string> } | null> {
-  const cp = (await db.meta.get(metaKey.couponSync)) as CouponCheckpoint | undefined;
-  if (!cp || now - cp.startedAt > CHECKPOINT_MAX_AGE_MS || cp.page === 0) return null;
-  const seen = new Set<string>();
-  await db.couponPages.each((p) => p.codes.forEach((c) => seen.add(c)));
-  return { cp, seen };
-}
-
-/** Stores one page: the changed records (into the stage or straight into coupons), its codes, the checkpoint. */
-async function storePage(db: ShopDatabase, cp: CouponCheckpoint, page: number, records: Coupon[], codes: string[]) {
-  const target = cp.mode === 'direct' ? db.coupons : db.couponStage;
-  return db.transaction('rw', [db.coupons, db.couponStage, db.couponPages, db.meta], async () => {
-    const current = await db.coupons.bulkGet(records.map((r) => r.coupon_code));
-    const changed = records.filter((r, i) => !sameRecord(current[i], r));
-    if (changed.length > 0) await target.bulkPut(changed);
-    await db.couponPages.put({ page, codes });
-    await db.meta.put({ ...cp, page });
-    return changed.length;
-  });
-}
-
-/** Applies a complete listing in one transaction: staged changes in, unlisted coupons out, confirmation. */
-async function commit(db: ShopDatabase, cp: CouponCheckpoint, seen: Set<string>, mayDelete: boolean) {
-  return db.transaction('rw', [db.coupons, db.couponStage, db.couponPages, db.meta], async () => {
-    let written = 0;
-    let deleted = 0;
-    for (let last: string | null = null; ; ) {
-      const from: Collection<Coupon, string> = last === null ? db.couponStage.toCollection() : db.couponStage.where(':id').above(last);
-      const chunk: Coupon[] = await from.limit(APPLY_CHUNK).toArray();
-      if (chunk.length === 0) break;
-      await db.coupons.bulkPut(chunk);
-      written += chunk.length;
-      last = chunk[chunk.length - 1]!.coupon_code;
-    }
-    if (mayDelete) {
-      for (let last: string | null = null; ; ) {
-        const from: Collection<Coupon, string> = last === null ? db.coupons.toCollection() : db.coupons.where(':id').above(last);
-        const keys = (await from.limit(APPLY_CHUNK).primaryKeys()) as string[];
-        if (keys.length === 0) break;
-        const gone = keys.filter((k) => !seen.has(k));
-        if (gone.length > 0) await db.coupons.bulkDelete(gone);
-        deleted += gone.length;
-        last = keys[keys.length - 1]!;
-      }
-    }
-    await db.couponStage.clear();
-    await db.couponPages.clear();
-    await db.meta.delete(metaKey.couponSync);
-    // confirmed as of when the listing started: every record is at least that fresh
-    await confirm(db, [metaKey.coupons], cp.startedAt);
-    return { written, deleted };
-  });
-}
-
-function changedUnder(cp: CouponCheckpoint, p: CheckedPage<Coupon>): boolean {
+function changedUnder(cp: CouponCheckpoint, p: ListPage): boolean {
   return (
     (cp.dataCount !== null && p.dataCount !== null && p.dataCount !== cp.dataCount) ||
     (cp.totalPages !== null && p.totalPages !== null && p.totalPages !== cp.totalPages)
@@ -126,53 +76,79 @@ function changedUnder(cp: CouponCheckpoint, p: CheckedPage<Coupon>): boolean {
  */
 export async function syncCoupons(ctx: SyncContext): Promise<void> {
   const { db, client, report } = ctx;
-  const resumed = await resume(db, ctx.now());
-  let cp = resumed?.cp ?? (await begin(db, ctx.now()));
-  const seen = resumed?.seen ?? new Set<string>();
+  let cp = (await resumeListing(db, ctx.now())) ?? (await beginListing(db, ctx.now()));
+  const committed = (await db.meta.get(metaKey.couponListing)) as CommittedListing | undefined;
+  const state: ListingState = { committed: committed?.listing ?? null, unmatched: cp.unmatched ?? 0 };
   let restarts = 0;
   let lastRows = 0;
+  const pages = fetchAhead(
+    (page, signal, answered) =>
+      ctx.call(() =>
+        client.listCouponRows(page, {
+          priority: ctx.priority,
+          signal: ctx.signal ? AbortSignal.any([ctx.signal, signal]) : signal,
+          counter: report,
+          onHeaders: (status) => status >= 200 && status < 300 && answered(),
+        }),
+      ),
+    FETCH_AHEAD,
+  );
+  const writer = writeBehind<PageToStore>(async (batch) => {
+    const written = await storePages(ctx, state, batch);
+    if (batch[0]!.cp.mode === 'direct') report.written += written;
+  }, MAX_QUEUED_PAGES);
 
-  for (let page = cp.page + 1; ; page++) {
-    const p = await ctx.call(() => client.listCoupons(page, { priority: ctx.priority, signal: ctx.signal, counter: report }));
-    report.fetched += p.rowCount;
-    if (changedUnder(cp, p)) {
-      if (++restarts > MAX_RESTARTS) throw inconsistent('it kept changing while it was being read');
-      cp = await begin(db, ctx.now());
-      seen.clear();
-      page = 0;
-      continue;
+  try {
+    for (let page = cp.page + 1; ; page++) {
+      const p = await pages.get(page);
+      report.fetched += p.rows.length;
+      if (changedUnder(cp, p)) {
+        if (++restarts > MAX_RESTARTS) throw inconsistent('it kept changing while it was being read');
+        pages.reset();
+        await writer.drain();
+        cp = await beginListing(db, ctx.now());
+        state.unmatched = 0;
+        page = 0;
+        continue;
+      }
+      // still the listing we were reading: ask for the next pages while this one is checked and stored
+      pages.ahead(page, p.totalPages);
+      const codes: string[] = [];
+      const onPage = new Set<string>();
+      let unkeyed = cp.unkeyed;
+      for (const raw of p.rows) {
+        const code = codeOf(raw);
+        // a row whose code cannot be read might be any local coupon: then nothing may be deleted
+        if (code === null) unkeyed++;
+        else if (onPage.size === onPage.add(code).size) throw inconsistent(`page ${page} repeats 1 coupon(s) of earlier rows (e.g. ${JSON.stringify(code)})`);
+        else codes.push(code);
+      }
+      // (a code of an earlier page is refused by the index of listed codes when the page is stored)
+      cp = { ...cp, page, totalPages: p.totalPages, dataCount: p.dataCount, unkeyed, listed: (cp.listed ?? 0) + codes.length };
+      await writer.push({ page, rows: p.rows, rowsPath: p.rowsPath, codes, hash: rowsHash(p.body), cp });
+      ctx.progress?.('coupons', cp.listed!, p.dataCount);
+      lastRows = p.rows.length;
+      const last = p.totalPages !== null ? page >= p.totalPages : p.rowsPath === 'data' || p.rows.length === 0;
+      if (last) break;
     }
-    const codes: string[] = [];
-    let unkeyed = cp.unkeyed;
-    for (const r of p.records) codes.push(r.coupon_code);
-    for (const r of p.rejected) {
-      report.rejected++;
-      report.errors.push(rejectionError(`GET /v2/shop/coupons page ${page}`, r));
-      // a rejected record whose code could not be read might be any local coupon: then nothing may be deleted
-      if (r.key === null) unkeyed++;
-      else codes.push(String(r.key));
-    }
-    const repeated = codes.filter((c, i) => seen.has(c) || codes.indexOf(c) !== i);
-    if (repeated.length > 0) {
-      await discardCouponListing(db);
-      throw inconsistent(`page ${page} repeats ${repeated.length} coupon(s) of earlier rows (e.g. ${JSON.stringify(repeated[0])})`);
-    }
-    for (const c of codes) seen.add(c);
-    cp = { ...cp, page, totalPages: p.totalPages, dataCount: p.dataCount, unkeyed };
-    const written = await storePage(db, cp, page, p.records, codes);
-    if (cp.mode === 'direct') report.written += written;
-    ctx.progress?.('coupons', seen.size, p.dataCount);
-    lastRows = p.rowCount;
-    const last = p.totalPages !== null ? page >= p.totalPages : p.rowsPath === 'data' || p.rowCount === 0;
-    if (last) break;
+    await writer.drain();
+  } catch (error) {
+    // no request ahead keeps running and no write is left under way; a listing that did not add up is dropped
+    pages.reset();
+    await writer.drain().catch(() => undefined);
+    if ((error as { code?: string }).code === 'inconsistent_listing') await discardCouponListing(db);
+    throw error;
+  } finally {
+    pages.reset();
   }
 
-  if (cp.dataCount !== null && seen.size + cp.unkeyed !== cp.dataCount) {
+  const listed = cp.listed ?? 0;
+  if (cp.dataCount !== null && listed + cp.unkeyed !== cp.dataCount) {
     await discardCouponListing(db);
-    throw inconsistent(`${seen.size + cp.unkeyed} coupons were listed but the API counted ${cp.dataCount} (rows skipped or shifted between pages; last page had ${lastRows})`);
+    throw inconsistent(`${listed + cp.unkeyed} coupons were listed but the API counted ${cp.dataCount} (rows skipped or shifted between pages; last page had ${lastRows})`);
   }
   const blind = cp.unkeyed > 0;
-  const { written, deleted } = await commit(db, cp, seen, !blind);
+  const { written, deleted } = await commitListing(db, cp, state, !blind);
   if (cp.mode === 'staged') report.written += written;
   report.deleted += deleted;
   if (blind) {

@@ -25,6 +25,9 @@ export interface SyncRunnerDeps {
   exclusive?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
+/** Progress is told this often at most while a listing runs (a page can take a millisecond). */
+const PROGRESS_MS = 100;
+
 /** Errors after which the rest of this sync would only fail the same way. */
 const STOPS_SYNC = new Set(['network_error', 'timeout', 'bad_credentials', 'token_invalid', 'permission_denied', 'plan_permission', 'closed', 'cancelled']);
 
@@ -33,6 +36,8 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
   const exclusive = deps.exclusive ?? (<T>(work: () => Promise<T>) => work());
   let running: Promise<SyncReport> | null = null;
   let controller = new AbortController();
+
+  let lastProgressAt = 0;
 
   function context(report: ReportDraft, signal: AbortSignal): SyncContext {
     return {
@@ -48,7 +53,13 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
           onWait: () => status.facts.set({ waiting: true }),
           onResume: () => status.facts.set({ waiting: false }),
         }),
-      progress: (resource, done, total) => status.facts.set({ progress: { resource, done, total } }),
+      progress(resource, done, total) {
+        // at most every PROGRESS_MS (and the last step): each update reaches every status watcher and every tab
+        const t = Date.now();
+        if (t - lastProgressAt < PROGRESS_MS && done !== total) return;
+        lastProgressAt = t;
+        status.facts.set({ progress: { resource, done, total } });
+      },
     };
   }
 

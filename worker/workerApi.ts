@@ -18,9 +18,11 @@ export function createWorkerApi(deps: EngineDeps = {}): WorkerApi {
       remoteListener = listener;
       // a Comlink call returns a promise; if the page is gone it rejects, which must not become an unhandled rejection
       const tell: WatchListener = (id, value) => void Promise.resolve(listener(id, value)).catch(() => undefined);
-      engine = createEngine(options, tell, deps);
+      // Comlink copies every emission: the engine may share one read of a list between watches
+      engine = createEngine(options, tell, { copiesEmissions: true, ...deps });
     },
     watch: (id, query) => started().watch(id, query),
+    watchFirst: (id, query) => started().watchFirst(id, query),
     unwatch: (id) => started().unwatch(id),
     sync: () => started().sync(),
     trackProducts: (nos) => started().trackProducts(nos),

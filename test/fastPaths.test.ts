@@ -1,0 +1,128 @@
+// The engine's fast paths must answer exactly as the slow ones they stand in for: the direct field readers as the
+// zod schemas, and a re-sync that skips pages whose rows hash as before as one that reads every page.
+import * as z from 'zod/mini';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMockData, type MockShopApi } from '../mock-server';
+import type { ShopLookup } from '../src';
+import { readRecord, schemas, type RecordKind } from '../worker/schemas';
+import { lookupFor, next, startMock } from './utils';
+
+/** The record as zod reads it, or null when zod rejects it. */
+function zodRecord(kind: RecordKind, raw: Record<string, unknown>) {
+  const r = z.safeParse(schemas[kind], raw);
+  return r.success ? r.data : null;
+}
+
+describe('readRecord', () => {
+  const data = createMockData({ seed: 11, coupons: 3000, issuedCoupons: 600, products: 200 });
+  const samples: [RecordKind, Record<string, unknown>][] = [
+    ...data.coupons.map((c): [RecordKind, Record<string, unknown>] => ['coupon', c]),
+    ...data.issuedCoupons.map((c): [RecordKind, Record<string, unknown>] => ['issuedCoupon', c]),
+    ...[...data.products.values()].flat().map((o): [RecordKind, Record<string, unknown>] => ['productOption', o]),
+  ];
+
+  it('makes of every generated record what the zod schema makes of it, fields in the same order', () => {
+    for (const [kind, raw] of samples) expect(JSON.stringify(readRecord(kind, raw))).toBe(JSON.stringify(zodRecord(kind, raw)));
+  });
+
+  it.each([
+    ['coupon', { coupon_code: '' }],
+    ['coupon', { name: 'no code' }],
+    ['coupon', { coupon_code: 'A', apply_sale_price: '12a' }],
+    ['coupon', { coupon_code: 'A', use_app: 'maybe' }],
+    ['coupon', { coupon_code: 'A', use_period: { from: 1 } }],
+    ['productOption', { no: 'x', value_list: [] }],
+    ['productOption', { no: 1, value_list: [{ name: 'no code' }] }],
+  ] as [RecordKind, Record<string, unknown>][])('leaves a %s that fails a field to zod, which rejects it: %j', (kind, raw) => {
+    expect(readRecord(kind, raw)).toBeNull();
+    expect(zodRecord(kind, raw)).toBeNull();
+  });
+});
+
+describe('re-sync of unchanged pages', () => {
+  let mock: MockShopApi;
+  let lookup: ShopLookup;
+  beforeEach(async () => {
+    mock = await startMock(); // 240 coupons: pages of 100, 100, 40
+    lookup = lookupFor(mock);
+    await lookup.sync();
+  });
+  afterEach(async () => {
+    await lookup.close();
+    await mock.close();
+  });
+
+  it('writes nothing and deletes nothing when nothing changed', async () => {
+    expect(await lookup.sync()).toMatchObject({ ok: true, written: 0, deleted: 0, fetched: 240 });
+  });
+
+  it('reads a page again after a read-through wrote one of its coupons, even if its rows are back as before', async () => {
+    const original = mock.data.coupons[150]!; // page 2
+    const code = String(original.coupon_code);
+    mock.upsertCoupon({ ...original, name: '잠시 바뀐 이름' });
+    // online, the checkout asks the API even for a coupon it holds: the change lands locally (read-through)
+    await lookup.validateCoupon(code, { amount: 1_000_000 });
+    expect((await next(lookup.coupon(code), (r) => r.data?.name === '잠시 바뀐 이름')).data?.name).toBe('잠시 바뀐 이름');
+    mock.upsertCoupon(original); // page 2 now hashes as in the last listing, but the local copy is not that one
+    expect((await lookup.sync()).ok).toBe(true);
+    expect((await next(lookup.coupon(code), (r) => r.data?.name === original.name)).data?.name).toBe(original.name);
+  });
+
+  it('notices a change on a page in the middle and deletes what the listing no longer names', async () => {
+    const changed = mock.data.coupons[120]!;
+    mock.upsertCoupon({ ...changed, name: '바뀐 이름' });
+    expect(mock.removeCoupon(String(mock.data.coupons[230]!.coupon_code))).toBe(true);
+    const report = await lookup.sync();
+    expect(report).toMatchObject({ ok: true, written: 1, deleted: 1 });
+    expect((await next(lookup.coupons(), (r) => r.data.length === 239)).data).toHaveLength(239);
+  });
+});
+
+describe('a first sync into an empty database', () => {
+  let mock: MockShopApi;
+  let lookup: ShopLookup;
+  beforeEach(async () => {
+    mock = await startMock(); // 240 coupons: pages of 100, 100, 40
+    lookup = lookupFor(mock);
+  });
+  afterEach(async () => {
+    await lookup.close();
+    await mock.close();
+  });
+  const LIST = '/v2/shop/coupons';
+
+  it('refuses a listing whose pages repeat rows', async () => {
+    mock.inject('repeat-page', { path: LIST, after: 1 });
+    const report = await lookup.sync();
+    expect(report.ok).toBe(false);
+    expect(report.errors[0]).toMatchObject({ code: 'inconsistent_listing', message: expect.stringMatching(/page \d repeats/) });
+  });
+
+  it('keeps a coupon looked up meanwhile, and deletes nothing the listing names', async () => {
+    const later = String(mock.data.coupons[220]!.coupon_code); // page 3
+    mock.inject({ delayMs: 400 }, { path: LIST, after: 1 }); // page 2 takes a while
+    const running = lookup.sync();
+    // looked up before the listing reached it: read through, written from outside the listing
+    expect((await next(lookup.coupon(later), (r) => r.data !== null)).data?.coupon_code).toBe(later);
+    expect(await running).toMatchObject({ ok: true, deleted: 0, written: 239 });
+    expect((await next(lookup.coupons(), (r) => r.data.length === 240)).data).toHaveLength(240);
+  });
+
+  it('deletes a coupon written meanwhile that the listing does not name', async () => {
+    mock.inject({ delayMs: 400 }, { path: LIST, after: 1 });
+    const running = lookup.sync();
+    await new Promise((r) => setTimeout(r, 100));
+    mock.upsertCoupon({ coupon_code: 'GONE-SOON', name: '잠깐', status: 'progress', apply_sale_price: 100 });
+    expect((await next(lookup.coupon('GONE-SOON'), (r) => r.data !== null)).data?.name).toBe('잠깐');
+    mock.removeCoupon('GONE-SOON');
+    expect(await running).toMatchObject({ ok: true, deleted: 1 });
+    expect((await next(lookup.coupon('GONE-SOON'))).data).toBeNull();
+  });
+
+  it('stores the page-mates of a rejected record and finishes the listing', async () => {
+    mock.inject('malformed-record', { path: LIST, after: 1 });
+    const report = await lookup.sync();
+    expect(report).toMatchObject({ ok: true, rejected: 1, written: 239 });
+    expect((await next(lookup.coupons(), (r) => r.data.length === 239)).data).toHaveLength(239);
+  });
+});

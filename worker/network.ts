@@ -1,0 +1,87 @@
+// The engine's network side: API client, rate limiter, retries, the sync runner and the read-through refreshes.
+// Loaded apart from the worker's entry (engine.ts starts loading it at once, beside opening the database):
+// answering from IndexedDB needs none of it, so the first answer after a reload does not wait for it to parse.
+import type { EngineOptions } from '../src/protocol';
+import { createApiClient, type ApiClient } from './apiClient';
+import type { Connectivity } from './connectivity';
+import { createTransport } from './httpTransport';
+import type { ResourceState } from './resourceState';
+import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimiter } from './rateLimiter';
+import { LOOKUP_RETRY, retry, SYNC_RETRY, type RetryPolicy } from './retryer';
+import type { ShopDatabase } from './store';
+import { createReportDraft, type SyncContext } from './syncContext';
+import { createSyncRunner } from './syncRunner';
+import type { SyncStatusState } from './syncStatus';
+
+export { refreshCoupon, refreshIssuedCoupon, refreshOptionByCode, refreshOptionByNo } from './readThrough';
+export { syncProductOptions } from './syncProductOptions';
+
+export interface NetworkDeps {
+  options: EngineOptions;
+  db: ShopDatabase;
+  fetch: typeof fetch;
+  now: () => number;
+  connectivity: Connectivity;
+  resources: ResourceState;
+  status: SyncStatusState;
+  /** Aborts every request and retry wait: the engine is closing. */
+  signal: AbortSignal;
+  syncRetry?: RetryPolicy | undefined;
+  lookupRetry?: RetryPolicy | undefined;
+  trackedProducts: () => number[];
+  exclusive: <T>(work: () => Promise<T>) => Promise<T>;
+}
+
+export interface Network {
+  client: ApiClient;
+  limiter: RateLimiter;
+  runner: ReturnType<typeof createSyncRunner>;
+  /** The context of work somebody waits for (a lookup's refresh): quick retries, ahead of background work. */
+  userContext(): SyncContext;
+  /** The context of background work outside a sync (prefetching issued coupons): patient retries. */
+  backgroundContext(): SyncContext;
+}
+
+/** @example const net = createNetwork({ options, db, fetch, now, connectivity, resources, status, signal, trackedProducts, exclusive }); */
+export function createNetwork(deps: NetworkDeps): Network {
+  const { options, db, now, signal } = deps;
+  const limiter = createRateLimiter(options.rateLimits ?? DEFAULT_RATE_LIMITS);
+  const transport = createTransport({
+    baseUrl: options.baseUrl,
+    fetch: deps.fetch,
+    limiter,
+    timeoutMs: options.requestTimeoutMs ?? 15_000,
+    auth: options.auth,
+    onAnswer: () => deps.connectivity.reportAnswer(),
+    onUnreachable: () => deps.connectivity.reportUnreachable(),
+    signal,
+  });
+  const client = createApiClient({ transport, pageSize: options.pageSize ?? 100 });
+  const syncPolicy = deps.syncRetry ?? { ...SYNC_RETRY, ...options.retry };
+  const runner = createSyncRunner({
+    db,
+    client,
+    resources: deps.resources,
+    status: deps.status,
+    now,
+    policy: syncPolicy,
+    trackedProducts: deps.trackedProducts,
+    exclusive: deps.exclusive,
+  });
+  const context = (priority: SyncContext['priority'], policy: RetryPolicy): SyncContext => ({
+    db,
+    client,
+    report: createReportDraft(),
+    now,
+    priority,
+    signal,
+    call: (step) => retry(step, policy, { signal }),
+  });
+  return {
+    client,
+    limiter,
+    runner,
+    userContext: () => context('user', deps.lookupRetry ?? LOOKUP_RETRY),
+    backgroundContext: () => context('background', syncPolicy),
+  };
+}
