@@ -1,0 +1,82 @@
+// The bench's environment: the bench page built and served cross-origin isolated by `vite preview`, mock shop
+// APIs mounted at /api/<name>/ on the same origin (no CORS preflights, as behind the usual same-origin proxy),
+// headless Chromium through playwright-core, and a browser-level CDP session (worker heap and CPU profiles).
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { build, preview, runnerImport } from 'vite';
+
+export const root = fileURLToPath(new URL('..', import.meta.url));
+const benchConfig = fileURLToPath(new URL('./vite.config.ts', import.meta.url));
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const AUTH = { key: 'demo-key', secret: 'demo-secret' };
+export const log = (...m) => console.error('[bench]', ...m);
+
+/**
+ * @param siteDir where the page is built (default bench-results/site; a test passes a directory of its own)
+ * @example const h = await startHarness(); await h.call('prepare', 'a', h.sessionOptions('big', 'db')); await h.close();
+ */
+export async function startHarness(siteDir = undefined) {
+  const { module: mockServer } = await runnerImport(`${root}mock-server/index.ts`);
+  const mounts = new Map();
+  /** /api/<name>/... → that mock (the path without the prefix); false when no mock is mounted there. */
+  const routeToMock = (req, res) => {
+    const m = /^\/api\/([^/]+)(\/.*)$/.exec(req.url ?? '');
+    const mock = m && mounts.get(m[1]);
+    if (!mock) return false;
+    req.url = m[2];
+    if (process.env.BENCH_MOCK_TIMING) {
+      const t0 = performance.now();
+      res.on('finish', () => ((globalThis.__mockMs = (globalThis.__mockMs ?? 0) + performance.now() - t0), (globalThis.__mockN = (globalThis.__mockN ?? 0) + 1)));
+    }
+    // as behind a same-origin proxy, with the isolation headers every response of this origin carries
+    res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+    mock.handler(req, res);
+    return true;
+  };
+
+  const outDir = siteDir ? { build: { outDir: siteDir } } : {};
+  await build({ configFile: benchConfig, logLevel: 'warn', ...outDir });
+  const server = await preview({ configFile: benchConfig, preview: { open: false }, ...outDir });
+  // API requests go straight to the mock, ahead of the preview server's middleware stack (it doubled each
+  // request's time on the server side, which is not the engine's and not what a real proxy costs)
+  const [serveSite] = server.httpServer.listeners('request');
+  server.httpServer.removeAllListeners('request');
+  server.httpServer.on('request', (req, res) => routeToMock(req, res) || serveSite(req, res));
+  const origin = server.resolvedUrls.local[0].replace(/\/$/, '');
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: CHROMIUM_ARGS, timeout: 60_000 });
+  try {
+    const page = await browser.newContext().then((c) => c.newPage());
+    page.on('pageerror', (e) => log('page error:', String(e)));
+    page.on('console', (m) => (m.type() === 'error' || process.env.BENCH_CONSOLE) && !m.text().includes('404') && log('console:', m.text()));
+    await page.goto(`${origin}/index.html`);
+    await page.waitForFunction(() => 'bench' in window);
+    if (!(await page.evaluate(() => window.bench.crossOriginIsolated()))) throw new Error('the bench page is not cross-origin isolated');
+    const cdp = await browser.newBrowserCDPSession();
+    return {
+      origin,
+      browser,
+      page,
+      cdp,
+      mockServer,
+      /** A mock shop API at /api/<name>/ (options of createMockShopApiHandler). */
+      mount(name, options) {
+        const mock = mockServer.createMockShopApiHandler({ cors: false, ...options });
+        mounts.set(name, mock);
+        return mock;
+      },
+      unmount: (name) => mounts.delete(name),
+      /** Calls window.bench[fn](...args) in the page. */
+      call: (fn, ...a) => page.evaluate(([f, a]) => window.bench[f](...a), [fn, a]),
+      /** createShopLookup options of a session against mock `api`. */
+      sessionOptions: (api, dbName, extra = {}) => ({ baseUrl: `${origin}/api/${api}`, auth: AUTH, dbName, rateLimits: false, refreshIntervalMs: 24 * 60 * 60 * 1000, ...extra }),
+      async close() {
+        await browser.close().catch(() => undefined);
+        await new Promise((r) => server.httpServer.close(r));
+      },
+    };
+  } catch (error) {
+    await browser.close().catch(() => undefined);
+    await new Promise((r) => server.httpServer.close(r));
+    throw error;
+  }
+}

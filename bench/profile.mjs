@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// Where the engine's time goes: runs one bench scenario with the V8 CPU profiler on the engine's worker (CDP) and
+// prints the functions with the most self time; the full profile is written to bench-results/<scenario>.cpuprofile
+// (open it in Chrome DevTools → Performance). Usage: node bench/profile.mjs sync|resync|floor|lookups|floor-lookups [--coupons N]
+import { mkdir, writeFile } from 'node:fs/promises';
+import { log, root, startHarness } from './harness.mjs';
+import { cpuBetween, cpuByProcess } from './processCpu.mjs';
+import { attachWorker, workerTargets } from './workerHeap.mjs';
+
+const scenario = process.argv[2] ?? 'sync';
+const i = process.argv.indexOf('--coupons');
+const coupons = i > 0 ? Number(process.argv[i + 1]) : 20_000;
+
+/** Self time per function (ms), largest first. */
+function topSelf(profile, n = 30) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map();
+  const dt = profile.timeDeltas;
+  for (let k = 0; k < profile.samples.length; k++) {
+    const node = byId.get(profile.samples[k]);
+    const f = node.callFrame;
+    const key = `${f.functionName || "(anonymous)"} ${f.url.split("/").pop()}:${f.lineNumber + 1}:${f.columnNumber + 1}`;
+    self.set(key, (self.get(key) ?? 0) + (dt[k] ?? 0) / 1000);
+  }
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  return { total, top: [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, n) };
+}
+
+const h = await startHarness();
+try {
+  const mock = h.mount('p', { rateLimits: false, data: { coupons } });
+  const options = h.sessionOptions('p', 'bench-profile');
+  await h.call('deleteDatabase', 'bench-profile');
+  const before = new Set((await workerTargets(h.cdp)).map((t) => t.targetId));
+  await h.call('prepare', 'p', options);
+  const target = (await workerTargets(h.cdp)).find((t) => !before.has(t.targetId));
+  const worker = await attachWorker(h.cdp, target.targetId);
+  await worker.send('Profiler.enable');
+  await worker.send('Profiler.setSamplingInterval', { interval: 200 });
+  if (scenario !== 'sync') await h.call('timedFirstSync', 'p');
+  if (scenario === 'floor') await h.page.evaluate(() => window.bench.loadFloor('p'));
+  const codes = mock.data.coupons.slice(0, 1000).map((c) => String(c.coupon_code));
+  const pageCdp = await h.page.context().newCDPSession(h.page);
+  if (scenario === 'lookups' || scenario === 'floor-lookups') {
+    await h.call('keyedLookups', 'p', 'coupon', codes.slice(0, 200), scenario === 'floor-lookups');
+    await pageCdp.send('Profiler.enable');
+    await pageCdp.send('Profiler.setSamplingInterval', { interval: 100 });
+    await pageCdp.send('Profiler.start');
+  }
+  await worker.send('Profiler.start');
+  const cpuBefore = cpuByProcess();
+  let result;
+  if (scenario === 'sync') result = await h.call('timedFirstSync', 'p');
+  else if (scenario === 'resync') result = await h.call('timedSync', 'p');
+  else if (scenario === 'floor') result = await h.page.evaluate(() => window.bench.putFloor('p'));
+  else if (scenario === 'lookups' || scenario === 'floor-lookups') {
+    const r = await h.call('keyedLookups', 'p', 'coupon', codes.slice(200, 1000), scenario === 'floor-lookups');
+    const sorted = [...r.ms].sort((a, b) => a - b);
+    result = { ms: r.ms.reduce((a, b) => a + b, 0) };
+    log(`p50 ${sorted[Math.floor(sorted.length / 2)].toFixed(3)} ms, p99 ${sorted[Math.floor(sorted.length * 0.99)].toFixed(3)} ms`);
+    const { profile: pageProfile } = await pageCdp.send('Profiler.stop');
+    const { total, top } = topSelf(pageProfile, 15);
+    log(`page: ${Math.round(total)} ms sampled`);
+    for (const [k, ms] of top) console.log(`  page ${ms.toFixed(1).padStart(8)} ms  ${(100 * ms / total).toFixed(1).padStart(5)}%  ${k}`);
+  } else throw new Error(`unknown scenario ${scenario}`);
+  const cpu = cpuBetween(cpuBefore, cpuByProcess());
+  const { profile } = await worker.send('Profiler.stop');
+  log(`CPU time by process: ${Object.entries(cpu).map(([k, v]) => `${k} ${v} ms`).join(', ')}`);
+  await worker.detach();
+  await mkdir(`${root}bench-results`, { recursive: true });
+  const file = `${root}bench-results/${scenario}.cpuprofile`;
+  await writeFile(file, JSON.stringify(profile));
+  const { total, top } = topSelf(profile);
+  log(`${scenario} of ${coupons} coupons: ${Math.round(result.ms ?? 0)} ms wall; ${Math.round(total)} ms sampled in the worker; profile: ${file}`);
+  if (globalThis.__mockN) log(`mock: ${globalThis.__mockN} requests, ${(globalThis.__mockMs / globalThis.__mockN).toFixed(2)} ms each from arrival to the last byte sent`);
+  for (const [k, ms] of top) console.log(`${ms.toFixed(1).padStart(8)} ms  ${(100 * ms / total).toFixed(1).padStart(5)}%  ${k}`);
+} finally {
+  await h.call('close', 'p').catch(() => undefined);
+  await h.close();
+}

@@ -1,0 +1,266 @@
+#!/usr/bin/env node
+// `npm run bench`: builds the bench page, serves it cross-origin isolated with the mock shop API mounted on the
+// same origin, drives headless Chromium through playwright-core, and prints one table (figure, ours, baseline,
+// ratio, budget, result) plus bench-results/bench.json. Baselines are measured in the same run, in the same
+// worker as the engine. Options: --smoke (tiny sizes, seconds), --runs N, --out FILE, --site DIR (where the page
+// is built), --only a,b (scenarios: bundle, lists, sync, lookups, reload, throttled).
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import { dirname } from 'node:path';
+import { minGzipSize } from './bundleSize.mjs';
+import { cpuBetween, cpuByProcess } from './processCpu.mjs';
+import { log, root, startHarness } from './harness.mjs';
+import { createRandom, formatTable, median, quantile, sample } from './stats.mjs';
+import { attachWorker, sampleHeap, workerTargets } from './workerHeap.mjs';
+
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(`--${name}`);
+const option = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : fallback;
+};
+const smoke = flag('smoke');
+const sizes = smoke
+  ? { big: 1_000, mid: 300, small: 100, lookups: 20, warmup: 5, products: 50, throttled: 200, runs: 1, emissions: 2, readThroughAfterMs: 300 }
+  : { big: 100_000, mid: 10_000, small: 1_000, lookups: 1_000, warmup: 100, products: 10_000, throttled: 2_000, runs: 3, emissions: 7, readThroughAfterMs: 3_000 };
+sizes.runs = Number(option('runs', sizes.runs));
+const only = option('only', '') ? new Set(option('only', '').split(',')) : null;
+const wants = (s) => !only || only.has(s);
+const outFile = option('out', `${root}bench-results/bench${smoke ? '-smoke' : ''}.json`);
+const FIRST_PRODUCT_NO = 1;
+
+log(`building the bench page (${smoke ? 'smoke sizes' : 'full sizes'}, ${sizes.runs} run(s) per figure)`);
+const h = await startHarness(option('site', undefined));
+const { call, cdp, mount, sessionOptions } = h;
+
+/** Prepares a worker, samples its heap (with `collect`: the live heap, every 250 ms), runs the engine's first sync. */
+async function firstSyncWithHeap(name, options, collect = false) {
+  const before = new Set((await workerTargets(cdp)).map((t) => t.targetId));
+  await call('prepare', name, options);
+  const target = (await workerTargets(cdp)).find((t) => !before.has(t.targetId));
+  const worker = target ? await attachWorker(cdp, target.targetId) : null;
+  const heap = worker ? await sampleHeap(worker, collect ? { everyMs: 250, collect } : {}) : null;
+  const sync = await call('timedFirstSync', name);
+  const mem = heap ? await heap.stop() : null;
+  await worker?.detach();
+  return { ...sync, heapPeak: mem?.peak ?? null, heapStart: mem?.first ?? null };
+}
+
+const rows = [];
+const results = { smoke, sizes, machine: {}, scenarios: {} };
+const row = (r) => rows.push({ baseline: null, ratio: null, ...r });
+const randomOf = createRandom(20_260_101);
+
+try {
+  const version = await h.browser.version();
+  results.machine = { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, chromium: version };
+
+  // ---- bundle sizes -------------------------------------------------------------------------------------------------
+  if (wants('bundle')) {
+    log('bundle sizes');
+    const main = await minGzipSize(`${root}src/index.ts`, root);
+    const worker = await minGzipSize(`${root}worker/worker.ts`, root);
+    results.scenarios.bundle = { main, worker };
+    const lazy = (b) => b.lazy.reduce((a, c) => a + c.gzip, 0) / 1000;
+    log(`  main entry ${main.gzip} B (+ ${lazy(main).toFixed(1)} kB loaded only with worker: false); worker ${worker.gzip} B before its first answer (+ ${lazy(worker).toFixed(1)} kB loaded right after: ${worker.lazy.map((c) => `${c.file} ${c.gzip} B`).join(', ')})`);
+    row({ figure: 'bundle min+gzip: main entry', ours: main.gzip / 1000, unit: 'kB', budget: '≤ 6 kB', pass: main.gzip <= 6000 });
+    row({ figure: 'bundle min+gzip: worker (loaded before it answers)', ours: worker.gzip / 1000, unit: 'kB', budget: '≤ 45 kB', pass: worker.gzip <= 45000 });
+    row({ figure: 'bundle min+gzip: worker, its lazy chunks', ours: lazy(worker), unit: 'kB', budget: 'info', pass: true, info: true });
+  }
+
+  // ---- coupons() first emission, live update, heap of a mid-sized sync -------------------------------------------
+  let midHeap = null;
+  let midSyncsPeaks = [];
+  if (wants('lists') || wants('sync')) {
+    const small = mount('small', { rateLimits: false, data: { coupons: sizes.small } });
+    const mid = mount('mid', { rateLimits: false, data: { coupons: sizes.mid } });
+    log(`coupons() first emission with ${sizes.small} and ${sizes.mid} coupons`);
+    await call('deleteDatabase', 'bench-small');
+    await call('prepare', 'small', sessionOptions('small', 'bench-small'));
+    const smallSync = await call('timedFirstSync', 'small');
+    const midSyncs = [];
+    for (let r = 0; r < sizes.runs; r++) {
+      await call('close', 'mid');
+      await call('deleteDatabase', 'bench-mid');
+      midSyncs.push(await firstSyncWithHeap('mid', sessionOptions('mid', 'bench-mid')));
+    }
+    midHeap = median(midSyncs.map((s) => s.heapPeak));
+    midSyncsPeaks = midSyncs.map((s) => s.heapPeak);
+    const smallFirst = [];
+    const midFirst = [];
+    for (let r = 0; r < sizes.emissions; r++) {
+      smallFirst.push(await call('couponsFirstEmission', 'small'));
+      midFirst.push(await call('couponsFirstEmission', 'mid'));
+    }
+    const sm = median(smallFirst.map((x) => x.ms));
+    const mm = median(midFirst.map((x) => x.ms));
+    results.scenarios.couponsFirstEmission = { small: smallFirst, mid: midFirst, smallSync, midSyncs };
+    row({ figure: `coupons() first emission, ${sizes.small.toLocaleString('en-US')} coupons`, ours: sm, unit: 'ms', budget: '≤ 10 ms', pass: sm <= 10 && smallFirst.every((x) => x.count === sizes.small) });
+    row({ figure: `coupons() first emission, ${sizes.mid.toLocaleString('en-US')} coupons`, ours: mm, unit: 'ms', budget: '≤ 100 ms', pass: mm <= 100 && midFirst.every((x) => x.count === sizes.mid) });
+
+    log('live update: a sync changes one coupon → the subscribed coupon(code) emits');
+    const live = [];
+    const target = mid.data.coupons[Math.floor(sizes.mid * 0.6)];
+    for (let r = 0; r < sizes.runs; r++) {
+      const newName = `${String(target.name)} (changed ${r + 1})`;
+      mid.upsertCoupon({ ...target, name: newName });
+      live.push(await call('liveUpdate', 'mid', String(target.coupon_code), newName));
+    }
+    const lm = median(live.map((x) => x.ms ?? Infinity));
+    results.scenarios.liveUpdate = live;
+    row({ figure: 'live update: commit → emission', ours: lm, unit: 'ms', budget: '≤ 20 ms', pass: lm <= 20 && live.every((x) => x.written === 1) });
+    await call('close', 'small');
+    await call('close', 'mid');
+  }
+
+  // ---- the big sync: throughput vs bulkPut, re-sync, heap; then keyed lookups and reload -------------------------
+  const big = wants('sync') || wants('lookups') || wants('reload') ? mount('big', { rateLimits: false, data: { coupons: sizes.big } }) : null;
+  const bigOptions = sessionOptions('big', 'bench-big');
+  if (wants('sync')) {
+    log(`initial sync of ${sizes.big} coupons, re-sync, bulkPut floor`);
+    const runs = [];
+    for (let r = 0; r < sizes.runs; r++) {
+      await call('close', 'big');
+      await call('deleteDatabase', 'bench-big');
+      // with the CPU time each process used (on 2 cores, none of these can take less than its total / 2)
+      let cpu = cpuByProcess();
+      const first = { ...(await firstSyncWithHeap('big', bigOptions)), cpu: cpuBetween(cpu, (cpu = cpuByProcess())) };
+      const again = { ...(await call('timedSync', 'big')), cpu: cpuBetween(cpu, (cpu = cpuByProcess())) };
+      // the listing alone, as the sync must do it (one request after the other), for what the re-sync can reach
+      const listing = await call('fetchListing', 'big', 1);
+      await call('loadFloor', 'big');
+      cpu = cpuByProcess();
+      const floor = { ...(await call('putFloor', 'big')), cpu: cpuBetween(cpu, cpuByProcess()) };
+      runs.push({ first, again, listing, floor });
+      const total = (c) => `${(Object.values(c).reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s CPU`;
+      log(`  run ${r + 1}: first ${Math.round(first.ms)} ms (written ${first.report.written}, ${total(first.cpu)}), re-sync ${Math.round(again.ms)} ms (written ${again.report.written}, ${total(again.cpu)}), listing alone ${Math.round(listing.ms)} ms, bulkPut ${Math.round(floor.ms)} ms (${total(floor.cpu)}), heap peak ${(first.heapPeak / 1e6).toFixed(1)} MB`);
+    }
+    const ours = median(runs.map((x) => sizes.big / (x.first.ms / 1000)));
+    const floor = median(runs.map((x) => x.floor.records / (x.floor.ms / 1000)));
+    const firstMs = median(runs.map((x) => x.first.ms));
+    const againMs = median(runs.map((x) => x.again.ms));
+    const written = Math.max(...runs.map((x) => x.again.report.written));
+    const bigHeap = median(runs.map((x) => x.first.heapPeak));
+    // the live heap, in runs of their own (a full collection before each sample slows the sync a little)
+    log('  live worker heap (after a full GC every 250 ms) during syncs of both sizes');
+    const live = { mid: [], big: [] };
+    const liveRuns = { mid: sizes.runs, big: Math.min(2, sizes.runs) }; // a 100,000 sync takes a while
+    for (const size of ['mid', 'big']) {
+      for (let r = 0; r < liveRuns[size]; r++) {
+        await call('close', 'heap');
+        await call('deleteDatabase', 'bench-heap');
+        live[size].push((await firstSyncWithHeap('heap', sessionOptions(size, 'bench-heap'), true)).heapPeak);
+      }
+    }
+    await call('close', 'heap');
+    await call('deleteDatabase', 'bench-heap');
+    results.scenarios.heap = { rawPeak: { mid: midSyncsPeaks, big: runs.map((x) => x.first.heapPeak) }, livePeak: live };
+    const liveMid = median(live.mid);
+    const liveBig = median(live.big);
+    results.scenarios.sync = runs;
+    const okFirst = runs.every((x) => x.first.report.ok && x.first.report.written === sizes.big);
+    row({ figure: `initial sync, ${sizes.big.toLocaleString('en-US')} coupons`, ours, baseline: floor, unit: 'rec/s', ratio: ours / floor, budget: '≥ 0.7 × bulkPut', pass: okFirst && ours >= 0.7 * floor });
+    row({ figure: 're-sync, nothing changed: records written', ours: written, unit: '', budget: '0', pass: written === 0 && runs.every((x) => x.again.report.ok) });
+    row({ figure: 're-sync, nothing changed: time', ours: againMs, baseline: firstMs, unit: 'ms', ratio: againMs / firstMs, budget: '≤ 0.3 × initial', pass: againMs <= 0.3 * firstMs });
+    const listingMs = median(runs.map((x) => x.listing.ms));
+    row({ figure: '  (the listing alone: fetch + JSON.parse, in turn)', ours: listingMs, baseline: firstMs, unit: 'ms', ratio: listingMs / firstMs, budget: 'info', pass: true, info: true });
+    row({ figure: `worker heap peak (live), ${sizes.big.toLocaleString('en-US')} sync vs ${sizes.mid.toLocaleString('en-US')}`, ours: liveBig / 1e6, baseline: liveMid / 1e6, unit: 'MB', ratio: liveBig / liveMid, budget: '≤ 2 × (10k sync)', pass: liveBig <= 2 * liveMid });
+    row({ figure: '  (used heap with garbage, sampled every 50 ms)', ours: bigHeap / 1e6, baseline: midHeap / 1e6, unit: 'MB', ratio: bigHeap / midHeap, budget: 'info', pass: true, info: true });
+  }
+
+  if (wants('lookups') || wants('reload')) {
+    if (!wants('sync')) {
+      await call('close', 'big');
+      await call('deleteDatabase', 'bench-big');
+      await call('prepare', 'big', bigOptions);
+      await call('timedFirstSync', 'big');
+    }
+    const codes = big.data.coupons.map((c) => String(c.coupon_code));
+    if (wants('lookups')) {
+      log(`keyed lookups: ${sizes.lookups} × coupon(code) and productOptionByCode, ${sizes.runs} round(s), each against the floor`);
+      await call('seedOptions', 'big', sizes.products, FIRST_PRODUCT_NO);
+      const optionKeys = Array.from({ length: sizes.products }, (_, i) => FIRST_PRODUCT_NO + i).flatMap((p) => ['SIZE', 'COLOR', 'MEMO'].map((c) => [p, c]));
+      for (const kind of ['coupon', 'option']) {
+        const keys = kind === 'coupon' ? codes : optionKeys;
+        // warm-up: JIT, IndexedDB caches, Comlink paths
+        await call('keyedLookups', 'big', kind, sample(keys, sizes.warmup, randomOf), true);
+        await call('keyedLookups', 'big', kind, sample(keys, sizes.warmup, randomOf), false);
+        const rounds = [];
+        for (let r = 0; r < sizes.runs; r++) {
+          // blocks of 1,000, floor and ours in turn (each round changes who goes first), fresh random keys each
+          const block = async (floor) => call('keyedLookups', 'big', kind, sample(keys, sizes.lookups, randomOf), floor);
+          const [floor, ours] = r % 2 === 0 ? [await block(true), await block(false)] : [null, await block(false)];
+          const round = { floor: floor ?? (await block(true)), ours };
+          rounds.push({
+            p50: quantile(round.ours.ms, 0.5),
+            p99: quantile(round.ours.ms, 0.99),
+            floorP50: quantile(round.floor.ms, 0.5),
+            floorP99: quantile(round.floor.ms, 0.99),
+            found: round.ours.found,
+            floorFound: round.floor.found,
+          });
+          log(`  ${kind} round ${r + 1}: p50 ${rounds.at(-1).p50.toFixed(2)} / p99 ${rounds.at(-1).p99.toFixed(2)} ms; floor ${rounds.at(-1).floorP50.toFixed(2)} / ${rounds.at(-1).floorP99.toFixed(2)} ms`);
+        }
+        const p50 = median(rounds.map((x) => x.p50));
+        const p99 = median(rounds.map((x) => x.p99));
+        const f50 = median(rounds.map((x) => x.floorP50));
+        const f99 = median(rounds.map((x) => x.floorP99));
+        const allFound = rounds.every((x) => x.found === sizes.lookups && x.floorFound === sizes.lookups);
+        results.scenarios[`${kind}Lookups`] = rounds;
+        const label = kind === 'coupon' ? `coupon(code), ${sizes.big.toLocaleString('en-US')} stored` : `productOptionByCode, ${sizes.products.toLocaleString('en-US')} × 3 stored`;
+        row({ figure: `${label}: p50`, ours: p50, baseline: f50, unit: 'ms', ratio: p50 / f50, budget: '≤ 1.5 × floor p50', pass: allFound && p50 <= 1.5 * f50 });
+        row({ figure: `${label}: p99`, ours: p99, baseline: f99, unit: 'ms', ratio: p99 / f99, budget: '≤ 3 ms', pass: allFound && p99 <= 3 });
+      }
+    }
+    await call('close', 'big');
+    if (wants('reload')) {
+      log('reload with a warm database → first coupon(code)');
+      const reloads = [];
+      const picked = sample(codes, sizes.emissions + 1, randomOf);
+      await call('reload', 'reload', bigOptions, picked[0]); // the first load fetches the worker script
+      for (let r = 1; r <= sizes.emissions; r++) reloads.push(await call('reload', 'reload', bigOptions, picked[r]));
+      const ms = median(reloads.map((x) => x.ms));
+      results.scenarios.reload = reloads;
+      row({ figure: 'reload, warm database → first coupon(code)', ours: ms, unit: 'ms', budget: '≤ 150 ms', pass: ms <= 150 && reloads.every((x) => x.found) });
+    }
+  }
+
+  // ---- the API's real rate limits -----------------------------------------------------------------------------------
+  if (wants('throttled')) {
+    log(`sync of ${sizes.throttled} coupons with the real rate limits (${sizes.runs} run(s)), a read-through lookup during it`);
+    const runs = [];
+    const pages = Math.ceil(sizes.throttled / 100);
+    const minimumMs = (pages - 1) * 1000;
+    for (let r = 0; r < sizes.runs; r++) {
+      const mock = mount(`limited${r}`, { data: { coupons: sizes.throttled } });
+      const late = String(mock.data.coupons[sizes.throttled - 3].coupon_code);
+      await call('deleteDatabase', `bench-limited${r}`);
+      await call('prepare', `limited${r}`, sessionOptions(`limited${r}`, `bench-limited${r}`, { rateLimits: undefined }));
+      const run = await call('throttledSync', `limited${r}`, late, sizes.readThroughAfterMs);
+      const throttled = mock.requests.filter((q) => q.throttled).length;
+      const lists = mock.requests.filter((q) => q.path === '/v2/shop/coupons').length;
+      runs.push({ ...run, throttled, listRequests: lists });
+      log(`  run ${r + 1}: ${Math.round(run.ms)} ms, ${throttled} throttled, read-through ${Math.round(run.readThroughMs)} ms`);
+      await call('close', `limited${r}`);
+      await call('deleteDatabase', `bench-limited${r}`);
+    }
+    const ms = median(runs.map((x) => x.ms));
+    const throttled = Math.max(...runs.map((x) => x.throttled));
+    const readThrough = median(runs.map((x) => x.readThroughMs));
+    results.scenarios.throttled = { minimumMs, runs };
+    row({ figure: `throttled sync, ${sizes.throttled.toLocaleString('en-US')} coupons: throttle answers`, ours: throttled, unit: '', budget: '0', pass: throttled === 0 });
+    row({ figure: `throttled sync, ${sizes.throttled.toLocaleString('en-US')} coupons: wall time`, ours: ms, baseline: minimumMs, unit: 'ms', ratio: ms / minimumMs, budget: '≤ 1.1 × the limit\'s minimum', pass: ms <= 1.1 * minimumMs && runs.every((x) => x.report.ok) });
+    row({ figure: 'read-through lookup during the throttled sync', ours: readThrough, unit: 'ms', budget: '≤ 1000 ms', pass: readThrough <= 1000 && runs.every((x) => x.found && !x.wasLocal) });
+  }
+
+  results.rows = rows;
+  await mkdir(dirname(outFile), { recursive: true });
+  await writeFile(outFile, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\nshop-lookup bench${smoke ? ' (smoke sizes)' : ''}: ${results.machine.cores} cores (${results.machine.cpu}), Node ${results.machine.node}, Chromium ${results.machine.chromium}\n`);
+  console.log(formatTable(rows));
+  const budgeted = rows.filter((r) => !r.info);
+  console.log(`\n${budgeted.filter((r) => r.pass).length}/${budgeted.length} rows pass; JSON: ${outFile}`);
+  process.exitCode = budgeted.every((r) => r.pass) ? 0 : 1;
+} finally {
+  await h.close();
+}

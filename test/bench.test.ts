@@ -1,0 +1,71 @@
+// The benchmark's smoke run: `node bench/run.mjs --smoke` (tiny sizes) in headless Chromium, end to end. It checks
+// that the bench runs and reports every figure, not the figures themselves (those need `npm run bench`, full sizes,
+// a quiet machine).
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+
+/** The rows `npm run bench` reports, by the start of their figure (sizes vary with --smoke). */
+const FIGURES = [
+  'bundle min+gzip: main entry',
+  'bundle min+gzip: worker (loaded before it answers)',
+  'coupons() first emission, 100 coupons',
+  'coupons() first emission, 300 coupons',
+  'live update: commit → emission',
+  'initial sync, 1,000 coupons',
+  're-sync, nothing changed: records written',
+  're-sync, nothing changed: time',
+  'worker heap peak (live), 1,000 sync vs 300',
+  'coupon(code), 1,000 stored: p50',
+  'coupon(code), 1,000 stored: p99',
+  'productOptionByCode, 50 × 3 stored: p50',
+  'productOptionByCode, 50 × 3 stored: p99',
+  'reload, warm database → first coupon(code)',
+  'throttled sync, 200 coupons: throttle answers',
+  'throttled sync, 200 coupons: wall time',
+  'read-through lookup during the throttled sync',
+];
+
+interface Row {
+  figure: string;
+  ours: number | null;
+  budget: string;
+  pass: boolean;
+  info?: boolean;
+}
+
+describe('npm run bench (smoke sizes)', () => {
+  it('measures every figure against its baseline and budget, as a table and as JSON', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shop-lookup-bench-'));
+    const out = join(dir, 'bench.json');
+    try {
+      // exit code 1 only says that some budget was missed, which tiny sizes on a busy machine may well do
+      const args = ['bench/run.mjs', '--smoke', '--out', out, '--site', join(dir, 'site')];
+      const { stdout } = await run('node', args, { timeout: 240_000 }).catch(
+        (error: { code?: number; stdout?: string; stderr?: string }) => {
+          if (error.code === 1 && error.stdout) return { stdout: error.stdout };
+          throw new Error(`the bench did not run: ${error.stderr ?? String(error)}`);
+        },
+      );
+      const results = JSON.parse(await readFile(out, 'utf8')) as { smoke: boolean; rows: Row[]; machine: { chromium: string } };
+      expect(results.smoke).toBe(true);
+      expect(results.machine.chromium).toMatch(/^\d+\./);
+      const budgeted = results.rows.filter((r) => !r.info);
+      expect(budgeted.map((r) => r.figure)).toEqual(FIGURES);
+      for (const row of budgeted) {
+        expect(typeof row.ours, row.figure).toBe('number');
+        expect(Number.isFinite(row.ours), row.figure).toBe(true);
+        expect(stdout).toContain(`| ${row.figure}`);
+      }
+      expect(stdout).toMatch(/\| figure +\| ours +\| baseline +\| ratio +\| budget +\| result +\|/);
+      expect(stdout).toMatch(/\d+\/17 rows pass/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
+});
