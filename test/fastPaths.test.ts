@@ -76,6 +76,38 @@ describe('re-sync of unchanged pages', () => {
     expect(report).toMatchObject({ ok: true, written: 1, deleted: 1 });
     expect((await next(lookup.coupons(), (r) => r.data.length === 239)).data).toHaveLength(239);
   });
+
+  it('deletes the coupons of a last page that is gone', async () => {
+    for (const c of mock.data.coupons.slice(200)) mock.removeCoupon(String(c.coupon_code)); // page 3
+    expect(await lookup.sync()).toMatchObject({ ok: true, written: 0, deleted: 40, fetched: 200 });
+    expect((await next(lookup.coupons(), (r) => r.data.length === 200)).data).toHaveLength(200);
+  });
+
+  it('refuses a re-sync whose page repeats the rows of an unchanged page before it, and deletes nothing', async () => {
+    // a later page answers with the rows of the unchanged page before it (whose codes are in no index yet)
+    mock.inject('repeat-page', { path: '/v2/shop/coupons', after: 1 });
+    const report = await lookup.sync();
+    expect(report.ok).toBe(false);
+    expect(report.errors[0]).toMatchObject({ code: 'inconsistent_listing', message: expect.stringMatching(/page \d repeats 100 coupon/) });
+    expect((await next(lookup.coupons())).data).toHaveLength(240);
+  });
+
+  it('does not trust the page hashes of a listing during which a read-through wrote a coupon', async () => {
+    const original = mock.data.coupons[10]!; // page 1
+    const code = String(original.coupon_code);
+    mock.inject({ delayMs: 500 }, { path: '/v2/shop/coupons', after: 1 }); // page 2 takes a while
+    const running = lookup.sync();
+    await new Promise((r) => setTimeout(r, 200)); // page 1 is stored by now, with the hash of its rows
+    mock.upsertCoupon({ ...original, name: '동기화 중 바뀜' });
+    await lookup.validateCoupon(code, { amount: 1_000_000 }); // read through: the change lands locally
+    mock.upsertCoupon(original); // page 1 hashes as this listing stored it, but the local copy is not that one
+    // pages 2 and 3 are read in full (no hash trusted any more), and nothing the listing names is deleted
+    expect(await running).toMatchObject({ ok: true, written: 0, deleted: 0 });
+    expect((await next(lookup.coupons())).data).toHaveLength(240);
+    expect((await next(lookup.coupon(code))).data?.name).toBe('동기화 중 바뀜');
+    expect(await lookup.sync()).toMatchObject({ ok: true, written: 1 });
+    expect((await next(lookup.coupon(code), (r) => r.data?.name === original.name)).data?.name).toBe(original.name);
+  });
 });
 
 describe('a first sync into an empty database', () => {

@@ -91,13 +91,28 @@ export async function discardCouponListing(db: ShopDatabase): Promise<void> {
  * longer known to hold only its own rows.
  */
 export async function noteCouponWrite(db: ShopDatabase, code: string, held: boolean): Promise<void> {
-  await db.couponHashes.clear();
-  await db.meta.update(metaKey.couponSync, (row) => {
-    const cp = row as CouponCheckpoint;
-    cp.pristine = false;
-    // a lean listing's rows are the codes it listed: remember what is not one of them
-    if (cp.lean && !held) cp.outside = [...(cp.outside ?? []), code];
-  });
+  const cp = (await db.meta.get(metaKey.couponSync)) as CouponCheckpoint | undefined;
+  if (!cp) {
+    await db.couponHashes.clear();
+    return;
+  }
+  // A listing is under way: from now on no page hash is trusted (its rows stay: they hold this listing's codes,
+  // see fillListedPages), and the ones this listing stores are dropped when it commits.
+  cp.pristine = false;
+  cp.hashesStale = true;
+  // a lean listing's rows are the codes it listed: remember what is not one of them
+  if (cp.lean && !held) cp.outside = [...(cp.outside ?? []), code];
+  await db.meta.put(cp);
+}
+
+/**
+ * Puts the codes of this listing's pages stored so far into listedPages, from their rows in couponHashes. While
+ * every page is the committed listing's own, listedPages is left empty (a re-sync that finds nothing changed
+ * writes no index of 100,000 codes); the first page that differs, or a commit that must delete, fills it first.
+ */
+async function fillListedPages(db: ShopDatabase, listing: string, refused: (error: DOMException | null) => void) {
+  const rows = await db.couponHashes.filter((h) => h.listing === listing && h.codes !== undefined).toArray();
+  putDirect(db.listedPages, rows.map((h) => ({ page: h.page, codes: h.codes! })), refused);
 }
 
 /**
@@ -173,9 +188,9 @@ export async function storePages(ctx: SyncContext, state: ListingState, batch: P
       // (no committed listing, as in a first sync: no hash can match, none to read)
       const [stored, current] = await Promise.all([
         state.committed === null ? [] : db.couponHashes.bulkGet(batch.map((b) => b.page)),
-        direct ? (db.meta.get(metaKey.couponSync) as Promise<CouponCheckpoint | undefined>) : undefined,
+        db.meta.get(metaKey.couponSync) as Promise<CouponCheckpoint | undefined>,
       ]);
-      const pristine = current?.pristine === true;
+      const pristine = direct && current?.pristine === true;
       let lean = current?.lean === true;
       let rejections = false;
       const hashes: (string | null)[] = [];
@@ -183,7 +198,7 @@ export async function storePages(ctx: SyncContext, state: ListingState, batch: P
       const pageOf: number[] = [];
       batch.forEach((b, i) => {
         const known = stored[i];
-        if (known?.hash === b.hash && known.listing === state.committed) {
+        if (known?.hash === b.hash && known.listing === state.committed && current?.hashesStale !== true) {
           hashes.push(b.hash);
           return;
         }
@@ -218,11 +233,15 @@ export async function storePages(ctx: SyncContext, state: ListingState, batch: P
           changed = records.filter((r, i) => !sameRecord(existing[i], r));
         }
         if (changed.length > 0) await (direct ? db.coupons : db.couponStage).bulkPut(changed);
-        // the unique index over all listed codes refuses a code an earlier row already listed
-        putDirect(db.listedPages, batch.map((b) => ({ page: b.page, codes: b.codes })), onRefused);
+        if (unmatched > 0) {
+          if (state.unmatched === 0) await fillListedPages(db, last.listing!, onRefused);
+          // the unique index over all listed codes refuses a code an earlier row already listed
+          putDirect(db.listedPages, batch.map((b) => ({ page: b.page, codes: b.codes })), onRefused);
+        }
       }
-      await db.meta.put({ ...last, pristine, unmatched, lean, outside: current?.outside });
-      putDirect(db.couponHashes, batch.map((b, i) => ({ page: b.page, hash: hashes[i], listing: last.listing })), onRefused);
+      await db.meta.put({ ...last, pristine, unmatched, lean, outside: current?.outside, hashesStale: current?.hashesStale });
+      const pageHashes = batch.map((b, i) => ({ page: b.page, hash: hashes[i] ?? null, listing: last.listing!, codes: b.codes }));
+      putDirect(db.couponHashes, pageHashes, onRefused);
       return changed.length;
     });
   try {
@@ -277,12 +296,20 @@ export async function commitListing(db: ShopDatabase, cp: CouponCheckpoint, stat
       state.committed !== null &&
       state.unmatched === 0 &&
       !(await db.couponHashes.where(':id').above(cp.page).filter((h) => h.listing === state.committed).first());
-    const deleted = mayDelete && !onlyOurs && !sameListing ? await deleteUnlisted(db) : 0;
+    let deleted = 0;
+    if (mayDelete && !onlyOurs && !sameListing) {
+      // (every page matched, yet the committed listing was longer: not expected, as a page's hash covers the
+      // paging; the index is filled rather than delete what it would miss)
+      if (state.unmatched === 0) await fillListedPages(db, cp.listing!, () => undefined);
+      deleted = await deleteUnlisted(db);
+    }
     await db.couponStage.clear();
     await db.listedPages.clear();
     await db.meta.delete(metaKey.couponSync);
-    // this listing's page hashes now describe what coupons holds; pages beyond its end belong to none
-    await db.couponHashes.where(':id').above(cp.page).delete();
+    // this listing's page hashes now describe what coupons holds (unless written meanwhile: then none is trusted);
+    // pages beyond its end belong to none
+    if (current?.hashesStale) await db.couponHashes.clear();
+    else await db.couponHashes.where(':id').above(cp.page).delete();
     await db.meta.put({ key: metaKey.couponListing, listing: cp.listing! });
     // confirmed as of when the listing started: every record is at least that fresh
     await confirm(db, [metaKey.coupons], cp.startedAt);

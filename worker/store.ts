@@ -37,6 +37,8 @@ export interface CouponCheckpoint {
   lean?: boolean;
   /** Codes written from outside during a lean listing that coupons did not hold: not the listing's own. */
   outside?: string[];
+  /** A read-through wrote coupons during this listing: its page hashes are not trusted once it commits. */
+  hashesStale?: boolean;
 }
 
 /** Which listing was the last complete one (its page hashes in `couponHashes` describe what `coupons` holds). */
@@ -72,6 +74,8 @@ export interface PageHash {
   page: number;
   hash: string | null;
   listing: string;
+  /** The page's codes: listedPages is filled from them once the listing differs (absent in rows written by earlier builds). */
+  codes?: string[];
 }
 
 export class ShopDatabase extends Dexie {
