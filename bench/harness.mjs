@@ -2,12 +2,11 @@
 // APIs mounted at /api/<name>/ on the same origin (no CORS preflights, as behind the usual same-origin proxy),
 // headless Chromium through playwright-core, and a browser-level CDP session (worker heap and CPU profiles).
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { build, preview, runnerImport } from 'vite';
+import { launchChromium } from '../scripts/launch-chromium.mjs';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 const benchConfig = fileURLToPath(new URL('./vite.config.ts', import.meta.url));
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 export const AUTH = { key: 'demo-key', secret: 'demo-secret' };
 export const log = (...m) => console.error('[bench]', ...m);
 
@@ -43,7 +42,7 @@ export async function startHarness(siteDir = undefined) {
   server.httpServer.removeAllListeners('request');
   server.httpServer.on('request', (req, res) => routeToMock(req, res) || serveSite(req, res));
   const origin = server.resolvedUrls.local[0].replace(/\/$/, '');
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: CHROMIUM_ARGS, timeout: 60_000 });
+  const browser = await launchChromium();
   try {
     const page = await browser.newContext().then((c) => c.newPage());
     page.on('pageerror', (e) => log('page error:', String(e)));

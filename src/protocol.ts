@@ -2,12 +2,10 @@
 // `import type` this file and nothing else couples them. Everything here must survive structured clone.
 import type {
   CouponOrder,
-  CouponPolicy,
   CouponVerdict,
   JournalEntry,
   LookupResult,
-  RateLimits,
-  ShopAuth,
+  ShopLookupOptions,
   SyncReport,
   SyncStatus,
 } from './types';
@@ -24,21 +22,22 @@ export type LookupQuery =
 /** What a watch follows: a lookup, or the engine's status. */
 export type WatchQuery = LookupQuery | { kind: 'status' };
 
-/** The options the engine needs; all clonable (no functions, no factories). */
-export interface EngineOptions {
-  baseUrl: string;
-  auth?: ShopAuth;
-  products?: number[];
-  refreshIntervalMs?: number;
-  dbName?: string;
-  rateLimits?: RateLimits | false;
-  requestTimeoutMs?: number;
-  pageSize?: number;
-  retry?: { retries?: number; unansweredRetries?: number; baseDelayMs?: number; maxDelayMs?: number };
-  couponPolicy?: Partial<CouponPolicy>;
-  timeZone?: string;
-  maxDataAgeMs?: number;
-}
+/** The options the engine needs; all clonable (no functions, no factories). Documented on ShopLookupOptions. */
+export type EngineOptions = Pick<
+  ShopLookupOptions,
+  | 'baseUrl'
+  | 'auth'
+  | 'products'
+  | 'refreshIntervalMs'
+  | 'dbName'
+  | 'rateLimits'
+  | 'requestTimeoutMs'
+  | 'pageSize'
+  | 'retry'
+  | 'couponPolicy'
+  | 'timeZone'
+  | 'maxDataAgeMs'
+>;
 
 /**
  * Called by the engine for every emission of every watch. One listener per connection (one Comlink proxy),

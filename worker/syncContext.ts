@@ -1,17 +1,11 @@
 // What every sync unit (coupon listing, a product's options, a read-through item) is given: dependencies passed
 // in, and one report they all add to.
-import type { LookupError, SyncReport } from '../src/types';
+import type { SyncReport } from '../src/types';
 import type { ApiClient } from './apiClient';
 import type { Priority } from './rateLimiter';
 import type { ShopDatabase } from './store';
 
-export interface ReportDraft {
-  fetched: number;
-  written: number;
-  deleted: number;
-  rejected: number;
-  requests: number;
-  errors: LookupError[];
+export interface ReportDraft extends Omit<SyncReport, 'ok'> {
   /** False once any resource could not be synced completely. */
   complete: boolean;
 }

@@ -14,8 +14,9 @@ import { tmpdir } from 'node:os';
 import { extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { launchChromium } from '../../scripts/launch-chromium.mjs';
 
 const run = promisify(execFile);
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -34,17 +35,6 @@ const PACKAGE_SOURCES = [
   'worker',
   'mock-server',
   'proxy',
-];
-
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
 ];
 
 /** Timings of the steps, printed at the end of each test file (the report asked for them). */
@@ -254,10 +244,7 @@ export async function serveApp(root: string, proxy: ProxyMiddleware): Promise<{ 
   };
 }
 
-export async function launchChromium(): Promise<Browser> {
-  const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-  return chromium.launch({ executablePath, args: CHROMIUM_ARGS, timeout: 60_000 });
-}
+export { launchChromium };
 
 /** Every lookup with its arguments, against the mock's default data. */
 export const SIX_LOOKUPS: [string, unknown[]][] = [

@@ -4,24 +4,14 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { createServer, type Plugin, type ViteDevServer } from 'vite';
 import type { DemoBackend, DemoPluginApi } from '../../demo/devServer';
 import type { MockShopApi } from '../../mock-server';
+import { launchChromium } from '../../scripts/launch-chromium.mjs';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const artifacts = fileURLToPath(new URL('../../test-results/e2e/', import.meta.url));
-
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** Waits on this machine (2 slow cores, a mock with the API's real rate limits) are generous but bounded. */
 export const WAIT_MS = 30_000;
@@ -76,8 +66,7 @@ export async function startDemo(): Promise<Demo> {
   if (!backend.mock) throw new Error('the demo server did not start in mock mode');
   const mock = backend.mock;
 
-  const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS, timeout: 60_000 });
+  const browser = await launchChromium();
   const contexts = new Set<BrowserContext>();
   await mkdir(artifacts, { recursive: true });
 
