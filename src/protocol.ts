@@ -29,6 +29,7 @@ export type EngineOptions = Pick<
   | 'auth'
   | 'products'
   | 'refreshIntervalMs'
+  | 'source'
   | 'dbName'
   | 'rateLimits'
   | 'requestTimeoutMs'

@@ -120,6 +120,13 @@ export interface SyncStatus {
   leader?: boolean;
   /** Answer of `navigator.storage.persist()` (undefined where the platform has no such API). */
   persisted?: boolean;
+  /**
+   * Where the data comes from: `'relay'` (a shop-lookup relay's feed) or `'direct'` (the API listed page by
+   * page). Absent until the first sync found out. @example if (s.source === 'relay') bar.textContent = `via relay, version ${s.relayVersion}`;
+   */
+  source?: 'relay' | 'direct';
+  /** The relay feed version the local data is at (with `source: 'relay'`); null before the first snapshot. */
+  relayVersion?: number | null;
 }
 
 /**
@@ -169,6 +176,13 @@ export interface ShopLookupOptions {
   products?: number[];
   /** Background refresh period while online, ms. Default 300_000 (5 minutes). */
   refreshIntervalMs?: number;
+  /**
+   * Where the data comes from. `'auto'` (default): the engine asks `GET {baseUrl}/relay/v1` once; a shop-lookup
+   * relay there is synced through its feed (a snapshot, then only changes, live while online), anything else is
+   * listed page by page. `'direct'` / `'relay'` skip the question.
+   * @example createShopLookup({ baseUrl: '/shop-api', source: 'relay' })
+   */
+  source?: 'auto' | 'direct' | 'relay';
   /** IndexedDB database name; one per shop. Default 'shop-lookup'. */
   dbName?: string;
   /**

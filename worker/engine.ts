@@ -4,6 +4,7 @@ import { ShopLookupError, toLookupError } from '../src/errors';
 import type { EngineApi, EngineOptions, LookupQuery, WatchListener, WatchQuery } from '../src/protocol';
 import type { LookupError, LookupResult, SyncReport, SyncStatus } from '../src/types';
 import { createConnectivity, type OnlineSource } from './connectivity';
+import { FEED_STATE_KEY, type FeedState } from './feedState';
 import { electLeader } from './leadership';
 import { platformLocks, type LockManagerLike } from './locks';
 import { planLookup, type LookupPlan, type NetworkModule } from './lookupPlans';
@@ -128,6 +129,19 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     }),
   }));
   network.catch(() => undefined); // reported by whatever needs it
+  // with a relay, the leader keeps a long-poll open for live changes (relayLive.ts)
+  const live = network.then((net) =>
+    net.module.startRelayLive({
+      poll: (waitS, signal) => net.relay.poll(waitS, signal),
+      isRelay: () => net.chooser.current === 'relay',
+      resync: () => sync().then((r) => r.ok),
+      leadership,
+      connectivity,
+      onChange: (l) => status.facts.subscribe(l),
+      signal: closing.signal,
+    }),
+  );
+  live.catch(() => undefined);
   /** A report for a sync that could not even start (its code failed to load). */
   const notStarted = (error: unknown): SyncReport => {
     const report = createReportDraft();
@@ -146,9 +160,10 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   void ready.then(async (blocked) => {
     if (blocked) return status.facts.set({ lastError: blocked, failed: true });
     // what earlier syncs (this tab's or another's) achieved
-    const [coupons, opts] = (await db.meta.bulkGet([metaKey.coupons, 'options']).catch(() => [])) as (Confirmation | undefined)[];
+    const [coupons, opts, feed] = (await db.meta.bulkGet([metaKey.coupons, 'options', FEED_STATE_KEY]).catch(() => [])) as (Confirmation | undefined)[];
     const f = status.facts.get();
     status.facts.set({
+      relayVersion: f.relayVersion ?? (feed as FeedState | undefined)?.version ?? null,
       lastSyncedAt: { coupons: f.lastSyncedAt.coupons ?? coupons?.confirmedAt ?? null, options: f.lastSyncedAt.options ?? opts?.confirmedAt ?? null },
     });
   });
@@ -232,9 +247,10 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   const scheduler = createSyncScheduler({
     sync: () => network.then((n) => n.runner.sync(), notStarted),
     async isDue() {
-      const [coupons, checkpoint] = await db.meta.bulkGet([metaKey.coupons, metaKey.couponSync]);
+      const [coupons, checkpoint, feed] = await db.meta.bulkGet([metaKey.coupons, metaKey.couponSync, FEED_STATE_KEY]);
       const at = (coupons as Confirmation | undefined)?.confirmedAt;
-      return checkpoint !== undefined || at === undefined || now() - at > refreshIntervalMs;
+      const snapshotUnderWay = (feed as FeedState | undefined)?.snapshot;
+      return checkpoint !== undefined || !!snapshotUnderWay || at === undefined || now() - at > refreshIntervalMs;
     },
     ready: ready.then((blocked) => !blocked),
     connectivity,
@@ -330,6 +346,7 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
       if (closed) return;
       closed = true;
       scheduler.dispose();
+      void live.then((l) => l.dispose(), () => undefined);
       leadership.dispose();
       stopLeaderFact();
       stopBroadcast();

@@ -10,11 +10,16 @@ import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimiter } from './rate
 import { LOOKUP_RETRY, retry, SYNC_RETRY, type RetryPolicy } from './retryer';
 import type { ShopDatabase } from './store';
 import { createReportDraft, type SyncContext } from './syncContext';
+import { createDirectListingSource } from './directListingSource';
+import { createSourceChooser, probeRelay, type SourceChooser } from './relayDiscovery';
+import { createRelayFeedClient } from './relayFeedClient';
+import { createRelayFeedSource, type RelayFeedSource } from './relayFeedSource';
 import { createSyncRunner } from './syncRunner';
 import type { SyncStatusState } from './syncStatus';
 
 export { refreshCoupon, refreshIssuedCoupon, refreshOptionByCode, refreshOptionByNo } from './readThrough';
 export { syncProductOptions } from './syncProductOptions';
+export { startRelayLive } from './relayLive';
 
 export interface NetworkDeps {
   options: EngineOptions;
@@ -36,6 +41,9 @@ export interface Network {
   client: ApiClient;
   limiter: RateLimiter;
   runner: ReturnType<typeof createSyncRunner>;
+  /** Whether baseUrl is a relay (asked once), and the relay's feed (the live long-poll uses it). */
+  chooser: SourceChooser;
+  relay: RelayFeedSource;
   /** The context of work somebody waits for (a lookup's refresh): quick retries, ahead of background work. */
   userContext(): SyncContext;
   /** The context of background work outside a sync (prefetching issued coupons): patient retries. */
@@ -58,7 +66,23 @@ export function createNetwork(deps: NetworkDeps): Network {
   });
   const client = createApiClient({ transport, pageSize: options.pageSize ?? 100 });
   const syncPolicy = deps.syncRetry ?? { ...SYNC_RETRY, ...options.retry };
+  const timeoutMs = options.requestTimeoutMs ?? 15_000;
+  const onAnswer = () => deps.connectivity.reportAnswer();
+  const onUnreachable = () => deps.connectivity.reportUnreachable();
+  const relay = createRelayFeedSource({
+    db,
+    client: createRelayFeedClient({ baseUrl: options.baseUrl, fetch: deps.fetch, timeoutMs, signal, onAnswer, onUnreachable }),
+    onVersion: (relayVersion) => deps.status.facts.set({ relayVersion }),
+  });
+  const direct = createDirectListingSource(db, now);
+  const chooser = createSourceChooser(options.source ?? 'auto', async (s) => {
+    const answer = await probeRelay(deps.fetch, options.baseUrl, timeoutMs, s ? AbortSignal.any([signal, s]) : signal);
+    if (answer.kind === 'unknown') onUnreachable();
+    else onAnswer();
+    return answer;
+  });
   const runner = createSyncRunner({
+    source: async (s) => ((await chooser.choose(s)).kind === 'relay' ? relay : direct),
     db,
     client,
     resources: deps.resources,
@@ -81,6 +105,8 @@ export function createNetwork(deps: NetworkDeps): Network {
     client,
     limiter,
     runner,
+    chooser,
+    relay,
     userContext: () => context('user', deps.lookupRetry ?? LOOKUP_RETRY),
     backgroundContext: () => context('background', syncPolicy),
   };

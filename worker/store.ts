@@ -2,6 +2,7 @@
 // so existing shops migrate instead of losing their offline data. Tokens and credentials are never stored here.
 import Dexie, { type Table } from 'dexie';
 import type { Coupon, IssuedCoupon, JournalEntry, ProductOption } from '../src/types';
+import type { FeedStageRow, FeedState } from './feedState';
 
 /** When the API last confirmed a resource or an item (`coupons`, `coupon:<code>`, `options:<no>`, ...). */
 export interface Confirmation {
@@ -54,7 +55,7 @@ export interface ShopIdentity {
   apiKey: string | null;
 }
 
-export type MetaRow = Confirmation | CouponCheckpoint | CommittedListing | ShopIdentity;
+export type MetaRow = Confirmation | CouponCheckpoint | CommittedListing | ShopIdentity | FeedState;
 
 /**
  * The codes of one listed page of the running coupon sync. A unique index over all of them finds a code listed
@@ -92,6 +93,8 @@ export class ShopDatabase extends Dexie {
   couponHashes!: Table<PageHash, number>;
   /** Verdicts given from local data while offline (version 2). */
   journal!: Table<JournalEntry, number>;
+  /** A relay snapshot being built aside while the last good data keeps answering (version 5; see feedState.ts). */
+  feedStage!: Table<FeedStageRow, [string, string]>;
 
   constructor(name: string, deps: { indexedDB?: IDBFactory | undefined; IDBKeyRange?: typeof IDBKeyRange | undefined }) {
     const options: ConstructorParameters<typeof Dexie>[1] = {};
@@ -116,6 +119,8 @@ export class ShopDatabase extends Dexie {
         await tx.table('meta').delete(metaKey.couponSync);
         await tx.table('couponStage').clear();
       });
+    // version 5: the relay feed's staging table (version 4 is left to another change; Dexie accepts the gap)
+    this.version(5).stores({ feedStage: '[resource+key]' });
   }
 }
 

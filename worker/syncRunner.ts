@@ -1,4 +1,5 @@
-// One sync at a time: coupons, then the options of every tracked product. A caller who arrives mid-sync gets
+// One sync at a time: coupons, then the options of every tracked product, from the source of this engine (the
+// API listed page by page, or a relay's feed: syncSource.ts). A caller who arrives mid-sync gets
 // the running sync's promise (after dexie-cloud's syncIfPossible). Failures are data in the report and in
 // status(), never thrown at the caller.
 import { ShopLookupError } from '../src/errors';
@@ -7,10 +8,10 @@ import type { ApiClient } from './apiClient';
 import type { ResourceState } from './resourceState';
 import { retry, type RetryPolicy } from './retryer';
 import { engineError } from './storageErrors';
-import { confirm, metaKey, type ShopDatabase } from './store';
+import { createDirectListingSource } from './directListingSource';
+import { metaKey, type ShopDatabase } from './store';
 import { createReportDraft, finishReport, type ReportDraft, type SyncContext } from './syncContext';
-import { syncCoupons } from './syncCoupons';
-import { syncProductOptions } from './syncProductOptions';
+import type { SourceRun, SyncSource } from './syncSource';
 import type { SyncStatusState } from './syncStatus';
 
 export interface SyncRunnerDeps {
@@ -23,6 +24,8 @@ export interface SyncRunnerDeps {
   trackedProducts: () => number[];
   /** Runs a sync holding the database's sync lock, so engines in other tabs never sync at the same time. */
   exclusive?: <T>(work: () => Promise<T>) => Promise<T>;
+  /** Where the data comes from (the API listed page by page, or a relay's feed); default the direct listing. */
+  source?: (signal: AbortSignal) => Promise<SyncSource>;
 }
 
 /** Progress is told this often at most while a listing runs (a page can take a millisecond). */
@@ -76,20 +79,28 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
     }
   }
 
+  const direct = createDirectListingSource(db, now);
+  const chooseSource = deps.source ?? (() => Promise.resolve(direct));
+
+  /** This sync's source; null (the failure in the report and on `coupons`) when it could not be found out. */
+  async function sourceFor(report: ReportDraft, signal: AbortSignal): Promise<SyncSource | null> {
+    try {
+      const source = await chooseSource(signal);
+      status.facts.set({ source: source.kind });
+      return source;
+    } catch (error) {
+      await unit(report, metaKey.coupons, () => Promise.reject(error));
+      return null;
+    }
+  }
+
   async function run(products: number[]): Promise<SyncReport> {
     const report = createReportDraft();
     const ctx = context(report, controller.signal);
     status.facts.set({ syncing: true, progress: { resource: 'coupons', done: 0, total: null } });
-    let go = await unit(report, metaKey.coupons, () => syncCoupons(ctx));
-    let optionsDone = 0;
-    for (const [i, productNo] of products.entries()) {
-      if (!go) break;
-      status.facts.set({ progress: { resource: 'options', done: i, total: products.length } });
-      go = await unit(report, metaKey.options(productNo), () => syncProductOptions(ctx, productNo));
-      if (go && report.complete) optionsDone++;
-    }
-    const at = now();
-    if (products.length > 0 && optionsDone === products.length) await confirm(db, ['options'], at).catch(() => undefined);
+    const source = await sourceFor(report, controller.signal);
+    const unitRun: SourceRun = { ctx, unit: (key, work) => unit(report, key, work) };
+    const optionsAt = source ? await source.syncAll(unitRun, products) : null;
     const coupons = (await db.meta.get(metaKey.coupons).catch(() => undefined)) as { confirmedAt?: number } | undefined;
     const f = status.facts.get();
     status.facts.set({
@@ -100,7 +111,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
       lastError: report.errors.at(-1) ?? (report.complete ? null : f.lastError),
       lastSyncedAt: {
         coupons: coupons?.confirmedAt ?? f.lastSyncedAt.coupons,
-        options: optionsDone === products.length && products.length > 0 ? at : f.lastSyncedAt.options,
+        options: optionsAt ?? f.lastSyncedAt.options,
       },
     });
     return finishReport(report);
@@ -120,9 +131,8 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
       return exclusive(async () => {
         const report = createReportDraft();
         const ctx = context(report, controller.signal);
-        for (const productNo of productNos) {
-          if (!(await unit(report, metaKey.options(productNo), () => syncProductOptions(ctx, productNo)))) break;
-        }
+        const source = await sourceFor(report, controller.signal);
+        await source?.syncProducts({ ctx, unit: (key, work) => unit(report, key, work) }, productNos);
         return finishReport(report);
       });
     },

@@ -14,6 +14,9 @@ interface StatusFacts {
   lastError: LookupError | null;
   leader: boolean;
   persisted: boolean | undefined;
+  /** Where the data comes from; null until the first sync found out. */
+  source: SyncStatus['source'] | null;
+  relayVersion: number | null;
 }
 
 export type SyncStatusState = ReturnType<typeof createSyncStatus>;
@@ -36,6 +39,8 @@ export function createSyncStatus(connectivity: Connectivity) {
     lastError: null,
     leader: true,
     persisted: undefined,
+    source: null,
+    relayVersion: null,
   });
   const view = (): SyncStatus => {
     const f = facts.get();
@@ -48,6 +53,8 @@ export function createSyncStatus(connectivity: Connectivity) {
       leader: f.leader,
     };
     if (f.persisted !== undefined) status.persisted = f.persisted;
+    if (f.source !== null) status.source = f.source;
+    if (f.source === 'relay' || f.relayVersion !== null) status.relayVersion = f.relayVersion;
     return status;
   };
   return {
