@@ -28,6 +28,7 @@ export function mountStatusBar(root: HTMLElement, lookup: ShopLookup): Subscript
   const options = h('span', { testid: 'synced-options' }, 'never');
   const error = h('div', { class: 'last-error', testid: 'last-error', attrs: { hidden: true, role: 'status' } });
   const follower = h('span', { class: 'chip', testid: 'follower', attrs: { hidden: true, title: 'Another tab of this till runs the background syncs; this one reads the same local data.' } }, 'synced by another tab');
+  const via = h('span', { class: 'chip', testid: 'via-relay', attrs: { hidden: true, title: 'The till syncs from the shop relay: a snapshot once, then only changes, live.' } });
   const syncNow = h('button', { class: 'ghost', testid: 'sync-now', on: { click: () => void lookup.sync() } }, 'Sync now');
   replace(
     root,
@@ -37,6 +38,7 @@ export function mountStatusBar(root: HTMLElement, lookup: ShopLookup): Subscript
       progress,
       h('span', { class: 'synced', testid: 'last-synced' }, 'Coupons synced ', coupons, ' · options synced ', options),
       follower,
+      via,
       syncNow,
     ),
     error,
@@ -54,6 +56,8 @@ export function mountStatusBar(root: HTMLElement, lookup: ShopLookup): Subscript
     phase.textContent = !netUp ? PHASES.offline : (PHASES[s.phase] ?? s.phase);
     phase.dataset.phase = s.phase;
     follower.hidden = s.leader !== false;
+    via.hidden = s.source === undefined;
+    via.textContent = s.source === 'relay' ? `via relay, version ${s.relayVersion ?? '…'}` : 'direct from the API';
     const p = s.phase === 'syncing' || s.phase === 'waiting' ? s.progress : null;
     progress.hidden = p === null;
     if (p) {

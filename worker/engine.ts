@@ -91,8 +91,8 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   });
   const stopBroadcast = status.facts.subscribe((f) => {
     if (applyingRemote) return;
-    const { syncing, waiting, failed, progress, lastSyncedAt, lastError } = f;
-    channel.post({ syncing, waiting, failed, progress, lastSyncedAt, lastError, reachable: connectivity.get().reachable });
+    const { syncing, waiting, failed, progress, lastSyncedAt, lastError, source, relayVersion } = f;
+    channel.post({ syncing, waiting, failed, progress, lastSyncedAt, lastError, source, relayVersion, reachable: connectivity.get().reachable });
   });
 
   // Storage events: Dexie reopens the connection on next use; say what happened. Dexie also signals 'close' for
@@ -129,9 +129,11 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     }),
   }));
   network.catch(() => undefined); // reported by whatever needs it
-  // with a relay, the leader keeps a long-poll open for live changes (relayLive.ts)
-  const live = network.then((net) =>
-    net.module.startRelayLive({
+  // Is baseUrl a relay? Asked once at start (cached; asked again by the next sync if no answer came). With a relay,
+  // the leader keeps a long-poll open for live changes (relayLive.ts).
+  const live = network.then((net) => {
+    net.chooser.choose(closing.signal).then((c) => status.facts.set({ source: c.kind }), () => undefined);
+    return net.module.startRelayLive({
       poll: (waitS, signal) => net.relay.poll(waitS, signal),
       isRelay: () => net.chooser.current === 'relay',
       resync: () => sync().then((r) => r.ok),
@@ -139,8 +141,8 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
       connectivity,
       onChange: (l) => status.facts.subscribe(l),
       signal: closing.signal,
-    }),
-  );
+    });
+  });
   live.catch(() => undefined);
   /** A report for a sync that could not even start (its code failed to load). */
   const notStarted = (error: unknown): SyncReport => {

@@ -53,8 +53,8 @@ export function createSyncStatus(connectivity: Connectivity) {
       leader: f.leader,
     };
     if (f.persisted !== undefined) status.persisted = f.persisted;
-    if (f.source !== null) status.source = f.source;
-    if (f.source === 'relay' || f.relayVersion !== null) status.relayVersion = f.relayVersion;
+    if (f.source) status.source = f.source;
+    if (f.source === 'relay') status.relayVersion = f.relayVersion ?? null;
     return status;
   };
   return {

@@ -12,6 +12,9 @@ export interface SharedSyncFacts {
   lastError: SyncStatus['lastError'];
   /** The syncing engine could reach the API at its last try. */
   reachable: boolean;
+  /** Where the syncing engine's data comes from, and the relay version it reached (absent from older builds). */
+  source?: 'relay' | 'direct' | null;
+  relayVersion?: number | null;
 }
 
 export interface TabChannel {
