@@ -157,4 +157,22 @@ describe('relay feed source (hand-written answers)', () => {
     expect(await db.coupons.get('A')).toMatchObject({ coupon_code: 'A', name: 'A' });
     expect((await loadFeedState(db)).version).toBe(2);
   });
+
+  it('keeps the good local copy of a record rejected in a new snapshot built aside', async () => {
+    let handle = 'h1';
+    server = await scripted((url, _req, res) => {
+      const q = url.searchParams;
+      const a = handle === 'h1' ? coupon('A') : { resource: 'coupons', key: 'A', record: { coupon_code: 'A', apply_sale_percent: 'many' } };
+      if (!q.has('since')) return json(res, 200, answer({ handle, version: 1, kind: 'snapshot', upserts: [a, coupon(`${handle}-B`)] }));
+      if (q.get('handle') !== handle) return json(res, 409, { code: 'must_refetch', message: 'start again' });
+      json(res, 200, answer({ handle, version: 1, kind: 'changes', upserts: [] }));
+    });
+    const source = sourceFor();
+    await source.syncAll(run(contextFor(db)), []);
+    handle = 'h2';
+    const ctx = contextFor(db);
+    await source.syncAll(run(ctx), []);
+    expect(ctx.report.rejected).toBe(1);
+    expect((await db.coupons.toArray()).map((c) => [c.coupon_code, c.name])).toEqual([['A', 'A'], ['h2-B', 'h2-B']]);
+  });
 });

@@ -14,6 +14,8 @@ export interface CheckedFeed {
   couponDeletes: string[];
   optionDeletes: [number, number][];
   stageDeletes: [string, string][];
+  /** Records rejected whose key was readable: a staged snapshot keeps their live copy. */
+  rejectedKeys: { resource: string; key: string }[];
   errors: LookupError[];
 }
 
@@ -24,13 +26,15 @@ const productOf = (resource: string): number | null => {
 
 /** Checks an answer's records with the engine's schemas; a rejected record is reported and its old copy kept. */
 export function checkFeed(answer: Pick<FeedAnswer, 'upserts' | 'deletes'>): CheckedFeed {
-  const out: CheckedFeed = { coupons: [], options: [], couponDeletes: [], optionDeletes: [], stageDeletes: [], errors: [] };
+  const out: CheckedFeed = { coupons: [], options: [], couponDeletes: [], optionDeletes: [], stageDeletes: [], rejectedKeys: [], errors: [] };
   answer.upserts.forEach((u, i) => {
     const productNo = productOf(u.resource);
     if (u.resource !== 'coupons' && productNo === null) return; // a resource this engine does not know
     const r = productNo === null ? parseRecord('coupon', u.record, `feed.upserts[${i}].record`) : parseRecord('productOption', u.record, `feed.upserts[${i}].record`, productNo);
-    if (!r.ok) out.errors.push(rejectionError(`GET relay/v1/feed`, r.rejected));
-    else if (productNo === null) out.coupons.push({ key: u.key, record: r.record });
+    if (!r.ok) {
+      out.errors.push(rejectionError(`GET relay/v1/feed`, r.rejected));
+      out.rejectedKeys.push({ resource: u.resource, key: u.key });
+    } else if (productNo === null) out.coupons.push({ key: u.key, record: r.record });
     else out.options.push({ productNo, key: u.key, record: r.record });
   });
   for (const d of answer.deletes) {
@@ -87,11 +91,17 @@ export function applyToLive(db: ShopDatabase, feed: CheckedFeed, answer: FeedAns
 
 /** Applies a checked answer to the staged snapshot (readers keep seeing the live tables), with the feed state. */
 export function applyToStage(db: ShopDatabase, feed: CheckedFeed, next: FeedState): Promise<Applied> {
-  return db.transaction('rw', [db.feedStage, db.meta], async () => {
+  return db.transaction('rw', [db.feedStage, db.meta, db.coupons, db.options], async () => {
     const rows: FeedStageRow[] = [
       ...feed.coupons.map((c) => ({ resource: 'coupons', key: c.key, record: c.record })),
       ...feed.options.map((o) => ({ resource: `options:${o.productNo}`, key: o.key, record: o.record })),
     ];
+    // a rejected record never replaces a good copy: the live one goes into the new snapshot instead
+    for (const { resource, key } of feed.rejectedKeys) {
+      const productNo = productOf(resource);
+      const live = productNo === null ? await db.coupons.get(key) : await db.options.get([productNo, Number(key)]);
+      if (live) rows.push({ resource, key, record: live });
+    }
     if (rows.length > 0) await db.feedStage.bulkPut(rows);
     if (feed.stageDeletes.length > 0) await db.feedStage.bulkDelete(feed.stageDeletes);
     await db.meta.put(next);
