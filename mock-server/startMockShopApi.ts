@@ -45,6 +45,7 @@ export async function startMockShopApi(options: MockShopApiOptions = {}): Promis
     inject: mock.inject,
     clearFaults: mock.clearFaults,
     resetRequests: mock.resetRequests,
+    releaseHeld: mock.releaseHeld,
     handler: mock.handler,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
@@ -54,6 +55,7 @@ export async function startMockShopApi(options: MockShopApiOptions = {}): Promis
         server.close((error) => (error ? reject(error) : settle()));
         // server.close() alone waits for idle keep-alive sockets, which undici keeps: end them all now.
         mock.releaseHanging();
+        mock.releaseHeld();
         server.closeAllConnections();
       });
       return closing;

@@ -95,6 +95,7 @@ async function setup({ mock = {}, proxy: proxyOptions = {}, withNext = false }: 
     secret: SECRET,
     target: api.url,
     rateLimits: false,
+    public: true,
     ...proxyOptions,
     fetch: recordingFetch(calls, proxyOptions.fetch),
   });
