@@ -1,11 +1,13 @@
-// The demo's server side, for `vite` (dev) and `vite preview`: the credential proxy at /shop-api, exactly as a
-// real deployment runs it, in front of either the embedded mock API (default) or the real shop API
-// (SHOP_API_KEY / SHOP_API_SECRET set). Plus /__demo/api, the page's "cut the API" switch, and (mock mode) the
-// mock's /__mock/* control endpoints on the same origin, for tests.
+// The demo's server side, for `vite` (dev) and `vite preview`: the shop relay at /shop-api (embedded store), exactly
+// as a real deployment runs it, in front of either the embedded mock API (default) or the real shop API
+// (SHOP_API_KEY / SHOP_API_SECRET set); SHOP_DEMO_SOURCE=direct puts the bare credential proxy there instead. Plus
+// /__demo/api, the page's "cut the API" switch, and (mock mode) the mock's /__mock/* control endpoints on the same
+// origin, for tests: a change made there is listed by the relay at once, as its next refresh would.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Connect, Plugin } from 'vite';
 import { startMockShopApi, type MockShopApi } from '../mock-server/index';
 import { createShopApiProxy } from '../proxy/index';
+import { createShopRelay, type ShopRelay } from '../relay/index';
 
 /** What the page is told about its server (inlined as `__SHOP_DEMO__`). */
 export interface DemoPageConfig {
@@ -18,6 +20,8 @@ export interface DemoPageConfig {
 
 export interface DemoSettings {
   mode: 'mock' | 'real';
+  /** 'relay' (default): the shop relay serves the tills; 'direct': the credential proxy, tills list the API themselves. */
+  source: 'relay' | 'direct';
   key: string;
   secret: string;
   /** Upstream origin in real mode. */
@@ -47,9 +51,10 @@ export function demoSettingsFromEnv(env: Record<string, string | undefined>): De
   const named = (no: number) => MOCK_CATALOGUE.find((p) => p.no === no) ?? { no, name: `상품 #${no}`, price: 10_000 };
   const products = listed.length > 0 ? listed.map(named) : real ? [] : MOCK_CATALOGUE;
   const target = (env.SHOP_API_BASE || DEFAULT_API_BASE).replace(/\/+$/, '');
+  const source = env.SHOP_DEMO_SOURCE === 'direct' ? 'direct' : 'relay';
   return real
-    ? { mode: 'real', key: env.SHOP_API_KEY!, secret: env.SHOP_API_SECRET!, target, page: { mode: 'real', apiLabel: target, products } }
-    : { mode: 'mock', key: 'demo-key', secret: 'demo-secret', target: '', page: { mode: 'mock', apiLabel: 'mock API', products } };
+    ? { mode: 'real', source, key: env.SHOP_API_KEY!, secret: env.SHOP_API_SECRET!, target, page: { mode: 'real', apiLabel: target, products } }
+    : { mode: 'mock', source, key: 'demo-key', secret: 'demo-secret', target: '', page: { mode: 'mock', apiLabel: 'mock API', products } };
 }
 
 /** The running server side of the demo; tests reach it through the plugin's `api.backend()`. */
@@ -59,6 +64,10 @@ export interface DemoBackend {
   mock: MockShopApi | null;
   /** Where /shop-api forwards to. */
   upstream: string;
+  /** The relay at /shop-api (null with SHOP_DEMO_SOURCE=direct). */
+  relay: ShopRelay | null;
+  /** Every /shop-api request URL the page's tills made (path and query), for tests. */
+  relayRequests: string[];
   /** The "cut the API" switch. */
   readonly apiDown: boolean;
   setApiDown(down: boolean): void;
@@ -67,36 +76,63 @@ export interface DemoBackend {
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 
+/** The mock's methods that change its data: the relay lists again after each, as its next refresh would. */
+const MOCK_CHANGES = ['upsertCoupon', 'removeCoupon', 'upsertIssuedCoupon', 'setProductOptions'] as const;
+
 async function startBackend(settings: DemoSettings): Promise<DemoBackend & { proxy: Middleware }> {
   // the mock keeps the real API's documented rate limits on: the page must live with them
   const mock = settings.mode === 'mock' ? await startMockShopApi({ key: settings.key, secret: settings.secret }) : null;
   const upstream = mock ? mock.url : settings.target;
-  // public: the demo's dev server is a developer's own machine; a deployed proxy passes `authorize` instead
-  const proxy = createShopApiProxy({
-    key: settings.key,
-    secret: settings.secret,
-    target: upstream,
-    basePath: '/shop-api',
-    public: true,
-  });
+  const common = { key: settings.key, secret: settings.secret, target: upstream, basePath: '/shop-api' };
+  // public: the demo's dev server is a developer's own machine; a deployment passes `authorize` instead
+  const relay = settings.source === 'relay' ? createShopRelay({ ...common, public: true, products: settings.page.products.map((p) => p.no) }) : null;
+  const proxy = relay ? null : createShopApiProxy({ ...common, public: true });
+  const relayRequests: string[] = [];
+  const open = new Set<ServerResponse>();
+  const refresh = () => void relay?.refresh().catch(() => undefined);
+  if (mock && relay) {
+    for (const name of MOCK_CHANGES) {
+      const original = (mock as unknown as Record<string, unknown>)[name];
+      if (typeof original !== 'function') continue;
+      (mock as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+        const result = (original as (...a: unknown[]) => unknown).apply(mock, args);
+        refresh();
+        return result;
+      };
+    }
+  }
   let apiDown = false;
   let closing: Promise<void> | undefined;
+  // "cut the API" with a relay: the tills lose the relay (502, and open long-polls dropped), the relay its upstream
+  const serve: Middleware = (req, res, next) => {
+    if (!(req.url ?? '').startsWith('/shop-api')) return next();
+    relayRequests.push(req.url!);
+    if (relay && apiDown) return sendJson(res, 502, { code: 'upstream_unreachable', message: 'The demo cut the API ("Cut the API").' });
+    open.add(res);
+    res.once('close', () => open.delete(res));
+    (relay ?? proxy!)(req, res, next);
+  };
   return {
     mode: settings.mode,
     mock,
     upstream,
-    proxy: proxy as Middleware,
+    relay,
+    relayRequests,
+    proxy: serve,
     get apiDown() {
       return apiDown;
     },
     setApiDown(down) {
       apiDown = down;
-      proxy.setUpstreamDown(down);
+      proxy?.setUpstreamDown(down);
       mock?.setDown(down);
+      if (down && relay) for (const res of open) res.socket?.destroy();
+      if (!down) refresh();
     },
     close() {
       closing ??= (async () => {
-        proxy.close();
+        proxy?.close();
+        await relay?.close();
         await mock?.close();
       })();
       return closing;
@@ -150,9 +186,11 @@ function controlEndpoint(backend: DemoBackend): Middleware {
 }
 
 /** Mock mode: the mock's own /__mock/* endpoints, served on the page's origin (the same mock state). */
-function mockControl(mock: MockShopApi): Middleware {
+function mockControl(mock: MockShopApi, relay: ShopRelay | null): Middleware {
   return (req, res, next) => {
     if (!(req.url ?? '').startsWith('/__mock/')) return next();
+    // a change made through the control endpoints is listed by the relay at once
+    if (req.method !== 'GET' && relay) res.once('finish', () => void relay.refresh().catch(() => undefined));
     mock.handler(req, res, next);
   };
 }
@@ -177,9 +215,10 @@ export function shopApiDemo(settings: DemoSettings): Plugin {
   async function mount(middlewares: Connect.Server, httpServer: { once(e: 'close', fn: () => void): unknown } | null) {
     const backend = await start();
     const where = backend.mock ? `the mock API at ${backend.mock.url} (control: /__mock/*)` : backend.upstream;
-    console.info(`[shop-lookup demo] /shop-api → ${where}; "cut the API": POST /__demo/api {"down":true}`);
+    const via = backend.relay ? 'the shop relay (embedded store)' : 'the credential proxy';
+    console.info(`[shop-lookup demo] /shop-api: ${via} → ${where}; "cut the API": POST /__demo/api {"down":true}`);
     middlewares.use(controlEndpoint(backend));
-    if (backend.mock) middlewares.use(mockControl(backend.mock));
+    if (backend.mock) middlewares.use(mockControl(backend.mock, backend.relay));
     middlewares.use(backend.proxy);
     httpServer?.once('close', () => void stop());
   }

@@ -8,7 +8,7 @@ import { createTransport } from './httpTransport';
 import type { ResourceState } from './resourceState';
 import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimiter } from './rateLimiter';
 import { LOOKUP_RETRY, retry, SYNC_RETRY, type RetryPolicy } from './retryer';
-import type { ShopDatabase } from './store';
+import { metaKey, type Confirmation, type ShopDatabase } from './store';
 import { createReportDraft, type SyncContext } from './syncContext';
 import { createDirectListingSource } from './directListingSource';
 import { createSourceChooser, probeRelay, type SourceChooser } from './relayDiscovery';
@@ -72,7 +72,15 @@ export function createNetwork(deps: NetworkDeps): Network {
   const relay = createRelayFeedSource({
     db,
     client: createRelayFeedClient({ baseUrl: options.baseUrl, fetch: deps.fetch, timeoutMs, signal, onAnswer, onUnreachable }),
-    onVersion: (relayVersion) => deps.status.facts.set({ relayVersion }),
+    onVersion: (relayVersion) => {
+      deps.status.facts.set({ relayVersion });
+      // what the feed confirmed shows in status() at once (a live change or confirmation arrives outside a sync)
+      void db.meta.bulkGet([metaKey.coupons, 'options']).then(([c, o]) => {
+        const at = deps.status.facts.get().lastSyncedAt;
+        const confirmed = (r: unknown) => (r as Confirmation | undefined)?.confirmedAt ?? null;
+        deps.status.facts.set({ lastSyncedAt: { coupons: confirmed(c) ?? at.coupons, options: confirmed(o) ?? at.options } });
+      }, () => undefined);
+    },
   });
   const direct = createDirectListingSource(db, now);
   const chooser = createSourceChooser(options.source ?? 'auto', async (s) => {

@@ -97,7 +97,8 @@ describe('shop-lookup engine in real Chromium', { timeout: 120_000 }, () => {
       await waitForText(page, 'coupon-row-name', '신규가입 10% 할인');
       await tid(page, `product-tab-${MOCK_CODES.ambiguousProductNo}`).click();
       await tid(page, `option-${MOCK_CODES.optionNo12}`).waitFor();
-      expect(demo.mock.requests.length).toBe(before);
+      // nothing was answered by the API (the relay in front of it may still try it: those attempts find it down)
+      expect(demo.mock.requests.slice(before).filter((r) => r.status !== 0)).toEqual([]);
 
       const stored = await readIndexedDb(page, 'shop-lookup', 'coupons', MOCK_CODES.welcomeCoupon);
       expect(stored.count).toBe(demo.mock.data.coupons.length);

@@ -42,12 +42,16 @@ function noFileWatching(): Plugin {
   };
 }
 
-/** Starts the demo server in mock mode and Chromium. */
-export async function startDemo(): Promise<Demo> {
+/**
+ * Starts the demo server in mock mode and Chromium. `source: 'direct'`: the bare credential proxy at /shop-api
+ * instead of the relay (tests of the till's own page-by-page listing).
+ */
+export async function startDemo(options: { source?: 'relay' | 'direct' } = {}): Promise<Demo> {
   // mock mode whatever the developer's shell says
   process.env.SHOP_API_KEY = '';
   process.env.SHOP_API_SECRET = '';
   process.env.SHOP_PRODUCTS = '';
+  process.env.SHOP_DEMO_SOURCE = options.source ?? 'relay';
   const server = await createServer({
     configFile: `${repoRoot}demo/vite.config.ts`,
     configLoader: 'runner',
@@ -91,6 +95,10 @@ export async function startDemo(): Promise<Demo> {
     },
   };
 }
+
+/** The status bar's network badge, offline / online. */
+export const offlineBadge = '[data-testid="net-badge"][data-state="offline"]';
+export const onlineBadge = '[data-testid="net-badge"][data-state="online"]';
 
 /** The element with this data-testid. */
 export function tid(page: Page, testid: string): Locator {

@@ -2,7 +2,7 @@
 // offline (the service worker's app shell), coming back online; and the page's "cut the API" switch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MOCK_CODES } from '../../mock-server';
-import { applyCoupon, openTill, screenshot, startDemo, textOf, tid, waitForText, waitUntil, type Demo } from './harness';
+import { applyCoupon, offlineBadge, onlineBadge, openTill, screenshot, startDemo, textOf, tid, waitForText, waitUntil, type Demo } from './harness';
 
 let demo: Demo;
 beforeAll(async () => {
@@ -12,8 +12,6 @@ afterAll(async () => {
   await demo?.close();
 }, 60_000);
 
-const offlineBadge = '[data-testid="net-badge"][data-state="offline"]';
-const onlineBadge = '[data-testid="net-badge"][data-state="online"]';
 
 describe('demo page offline', { timeout: 120_000 }, () => {
   it('keeps answering offline and after a reload offline, then picks up changes when back online', async () => {

@@ -1,0 +1,69 @@
+// Two tills (two browser contexts: two devices, each with its own IndexedDB) on the demo's one relay, in real
+// Chromium: one upstream listing for both, both converge on a change; the relay cut, both keep answering from
+// their local data; the relay back, both catch up by the changes since their version, not by a new snapshot.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MOCK_CODES } from '../../mock-server';
+import { applyCoupon, offlineBadge, onlineBadge, openTill, screenshot, startDemo, textOf, tid, waitForText, waitUntil, type Demo } from './harness';
+
+let demo: Demo;
+beforeAll(async () => {
+  demo = await startDemo();
+}, 120_000);
+afterAll(async () => {
+  await demo?.close();
+}, 60_000);
+
+const LIST = '/v2/shop/coupons';
+
+describe('two tills on one relay', { timeout: 150_000 }, () => {
+  it('lists upstream once for both, keeps both answering while the relay is cut, and catches both up by changes', async () => {
+    const welcome = structuredClone(demo.mock.data.coupons.find((c) => c.coupon_code === MOCK_CODES.welcomeCoupon)!);
+    const [one, two] = [await demo.newContext(), await demo.newContext()];
+    try {
+      const tills = [await openTill(one, demo), await openTill(two, demo)];
+      for (const page of tills) await waitForText(page, 'via-relay', /^via relay, version \d+$/);
+      // two tills, one upstream listing of the coupons since the demo started (the relay's)
+      const firstPages = demo.mock.requests.filter((r) => r.path === LIST && r.query.offset === '1' && r.status === 200);
+      expect(firstPages).toHaveLength(1);
+      const count = String(demo.mock.data.coupons.length);
+      for (const page of tills) expect(await tid(page, 'coupon-count').getAttribute('data-count')).toBe(count);
+
+      // a change on the mock reaches both open tills through the relay's feed, with no click
+      const renamed = `${String(welcome.name)} (릴레이)`;
+      for (const page of tills) await tid(page, 'coupon-search').fill(MOCK_CODES.welcomeCoupon);
+      demo.mock.upsertCoupon({ ...welcome, name: renamed });
+      for (const page of tills) await waitForText(page, 'coupon-row-name', renamed);
+
+      // the relay cut: both go offline and keep deciding from local data
+      demo.backend.setApiDown(true);
+      for (const page of tills) {
+        await tid(page, 'sync-now').click();
+        await waitUntil(page, offlineBadge, 'the till shows offline once the relay is cut');
+        await applyCoupon(page, MOCK_CODES.fixedCoupon, 25_000);
+        expect(await tid(page, 'verdict').getAttribute('data-state')).toBe('ok');
+        expect(await tid(page, 'verdict-source').getAttribute('data-source')).toBe('local');
+      }
+      await screenshot(tills[1]!, 'relay-cut');
+
+      // meanwhile upstream changes; the relay back, both catch up by changes
+      const renamedAgain = `${String(welcome.name)} (돌아옴)`;
+      demo.mock.upsertCoupon({ ...welcome, name: renamedAgain });
+      const mark = demo.backend.relayRequests.length;
+      demo.backend.setApiDown(false);
+      for (const page of tills) {
+        await tid(page, 'sync-now').click();
+        await waitUntil(page, onlineBadge, 'the till shows online once the relay is back');
+        await waitForText(page, 'coupon-row-name', renamedAgain);
+        expect(await textOf(page, 'via-relay')).toMatch(/^via relay, version \d+$/);
+      }
+      const feed = demo.backend.relayRequests.slice(mark).map((u) => new URL(u, 'http://x')).filter((u) => u.pathname.endsWith('/relay/v1/feed'));
+      expect(feed.some((u) => u.searchParams.has('since'))).toBe(true);
+      expect(feed.filter((u) => !u.searchParams.has('since'))).toEqual([]); // no new snapshot
+    } finally {
+      demo.backend.setApiDown(false);
+      demo.mock.upsertCoupon(welcome);
+      await one.close();
+      await two.close();
+    }
+  });
+});
