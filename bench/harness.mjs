@@ -18,6 +18,28 @@ export async function startHarness(siteDir = undefined) {
   const { module: mockServer } = await runnerImport(`${root}mock-server/index.ts`);
   const mounts = new Map();
   /** /api/<name>/... → that mock (the path without the prefix); false when no mock is mounted there. */
+  const relays = new Map();
+  /** Second doors to a relay whose long-polls are parked, unanswered, until closed: a till that is not live. */
+  const quiet = new Map();
+  const parked = new Set();
+  /** /relay/<name>/... → that relay (it strips its own basePath). */
+  const routeToRelay = (req, res) => {
+    const m = /^\/relay\/([^/?]+)/.exec(req.url ?? '');
+    const name = m && (quiet.get(m[1]) ?? m[1]);
+    const relay = name && relays.get(name);
+    if (!relay) return false;
+    res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+    if (quiet.has(m[1])) {
+      req.url = req.url.replace(`/relay/${m[1]}`, `/relay/${name}`);
+      if (/[?&]wait=/.test(req.url)) {
+        parked.add(res);
+        res.once('close', () => parked.delete(res));
+        return true;
+      }
+    }
+    relay(req, res);
+    return true;
+  };
   const routeToMock = (req, res) => {
     const m = /^\/api\/([^/]+)(\/.*)$/.exec(req.url ?? '');
     const mock = m && mounts.get(m[1]);
@@ -40,7 +62,7 @@ export async function startHarness(siteDir = undefined) {
   // request's time on the server side, which is not the engine's and not what a real proxy costs)
   const [serveSite] = server.httpServer.listeners('request');
   server.httpServer.removeAllListeners('request');
-  server.httpServer.on('request', (req, res) => routeToMock(req, res) || serveSite(req, res));
+  server.httpServer.on('request', (req, res) => routeToMock(req, res) || routeToRelay(req, res) || serveSite(req, res));
   const origin = server.resolvedUrls.local[0].replace(/\/$/, '');
   const browser = await launchChromium();
   try {
@@ -64,11 +86,25 @@ export async function startHarness(siteDir = undefined) {
         return mock;
       },
       unmount: (name) => mounts.delete(name),
+      /**
+       * A shop relay (shop-lookup/relay, embedded store) at /relay/<name>/ in front of the mock at /api/<api>/ (its
+       * upstream calls go through this server, as to any API). Closed by close().
+       */
+      async mountRelay(name, api, options = {}) {
+        const { module } = await runnerImport(`${root}relay/index.ts`);
+        const relay = module.createShopRelay({ ...AUTH, target: `${origin}/api/${api}`, basePath: `/relay/${name}`, public: true, rateLimits: false, refreshIntervalMs: 24 * 60 * 60 * 1000, ...options });
+        relays.set(name, relay);
+        return relay;
+      },
+      /** /relay/<alias>/ reaches relay `name`, except its long-polls (parked until close): re-syncs measured alone. */
+      quietDoor: (alias, name) => quiet.set(alias, name),
       /** Calls window.bench[fn](...args) in the page. */
       call: (fn, ...a) => page.evaluate(([f, a]) => window.bench[f](...a), [fn, a]),
       /** createShopLookup options of a session against mock `api`. */
       sessionOptions: (api, dbName, extra = {}) => ({ baseUrl: `${origin}/api/${api}`, auth: AUTH, dbName, rateLimits: false, refreshIntervalMs: 24 * 60 * 60 * 1000, ...extra }),
       async close() {
+        for (const res of parked) res.destroy();
+        for (const relay of relays.values()) await relay.close();
         await browser.close().catch(() => undefined);
         await new Promise((r) => server.httpServer.close(r));
       },

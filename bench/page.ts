@@ -16,6 +16,7 @@ interface Session {
 export type SessionOptions = Pick<ShopLookupOptions, 'baseUrl' | 'auth' | 'dbName' | 'rateLimits' | 'refreshIntervalMs' | 'products'>;
 
 const sessions = new Map<string, Session>();
+const watched = new Map<string, { at: Promise<number>; stop(): void }>();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
@@ -193,6 +194,33 @@ const bench = {
     const readThroughMs = performance.now() - t1;
     const report = await running;
     return { ms: performance.now() - t0, report, readThroughMs, wasLocal: firstData !== null, found: answered.data !== null };
+  },
+
+  /**
+   * Subscribes `coupon(code)` and waits for its first emission; `watchedAt()` then resolves with the epoch ms at
+   * which it emitted `newName` (a change made elsewhere: another till's relay feed).
+   */
+  async watchCoupon(name: string, code: string, newName: string) {
+    const first = deferred();
+    let sub: { unsubscribe(): void } | null = null;
+    const at = new Promise<number>((resolve) => {
+      sub = lookupOf(name)
+        .coupon(code)
+        .subscribe((r) => {
+          first.resolve();
+          if (r.data?.name === newName) resolve(epochNow());
+        });
+    });
+    watched.set(name, { at, stop: () => sub?.unsubscribe() });
+    await first.promise;
+  },
+  async watchedAt(name: string) {
+    const w = watched.get(name);
+    if (!w) throw new Error(`no watch on ${name}`);
+    const at = await Promise.race([w.at, sleep(10_000).then(() => null)]);
+    w.stop();
+    watched.delete(name);
+    return at;
   },
 
   /** Seeds `products` products × 3 options into a session's database; the codes to look up. */

@@ -26,6 +26,11 @@ const FIGURES = [
   'productOptionByCode, 50 × 3 stored: p50',
   'productOptionByCode, 50 × 3 stored: p99',
   'reload, warm database → first coupon(code)',
+  'relay: initial sync, 1,000 coupons',
+  'relay: initial sync vs a direct listing at 1 list call/s (10 pages)',
+  'relay: re-sync, nothing changed',
+  'relay: re-sync, 100 of 1,000 changed',
+  'relay: a change upstream → coupon(code) on a second till emits',
   'throttled sync, 200 coupons: throttle answers',
   'throttled sync, 200 coupons: wall time',
   'read-through lookup during the throttled sync',
@@ -63,7 +68,7 @@ describe('npm run bench (smoke sizes)', () => {
         expect(stdout).toContain(`| ${row.figure}`);
       }
       expect(stdout).toMatch(/\| figure +\| ours +\| baseline +\| ratio +\| budget +\| result +\|/);
-      expect(stdout).toMatch(/\d+\/17 rows pass/);
+      expect(stdout).toMatch(/\d+\/22 rows pass/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
