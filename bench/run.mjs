@@ -236,7 +236,6 @@ try {
     // not overtaken by its own live feed; the live row uses a till on the main door
     h.quietDoor('quiet', 'main');
     const relayOptions = (dbName, door = 'quiet') => ({ ...sessionOptions('relayapi', dbName), baseUrl: `${h.origin}/relay/${door}`, auth: undefined });
-    const confirmedAt = async () => (await relay.status()).confirmedAt.coupons;
     const changed = Math.min(100, sizes.big);
     const runs = [];
     for (let r = 0; r < sizes.runs; r++) {
@@ -262,9 +261,16 @@ try {
       const target = upstream.data.coupons[Math.floor(sizes.big * 0.4) + r];
       const newName = `${String(target.name)} (live ${r + 1})`;
       await call('watchCoupon', 'rtill2', String(target.coupon_code), newName);
+      // the moment the relay's listing commits the change: its feed head moves (an observer's long-poll answers)
+      const head = await relay.status();
+      const moved = fetch(`${h.origin}/relay/main/relay/v1/feed?since=${head.version}&handle=${head.handle}&wait=60&limit=1`).then(async (res) => {
+        const t = performance.timeOrigin + performance.now();
+        await res.text();
+        return t;
+      });
       upstream.upsertCoupon({ ...target, name: newName });
       await relay.refresh();
-      const seen = await confirmedAt(); // when the relay's listing that saw the change ended
+      const seen = await moved;
       const at = await call('watchedAt', 'rtill2');
       live.push({ ms: at === null ? null : Math.max(0, at - seen) });
     }

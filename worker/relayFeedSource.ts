@@ -72,44 +72,55 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
     } else {
       reply = ask(ctx, snap.cursor === null ? { since: snap.version, handle: snap.handle } : { cursor: snap.cursor, handle: snap.handle, limit: SNAPSHOT_LIMIT });
     }
-    for (;;) {
-      const r = await reply;
-      if (r.status === 304) throw new Error('the relay answered 304 to a request without If-None-Match');
-      const { answer } = r;
-      if (snap.handle !== '' && answer.handle !== snap.handle) throw handleChanged();
-      const inSnapshot = answer.kind === 'snapshot';
-      const next: SnapshotProgress = {
-        ...snap,
-        handle: answer.handle,
-        // a snapshot's version is its first chunk's; the catch-up moves it on
-        version: snap.handle === '' || !inSnapshot ? answer.version : snap.version,
-        cursor: inSnapshot ? answer.cursor : null,
-        done: snap.done + answer.upserts.length,
-      };
-      const caughtUp = !inSnapshot && !answer.more;
-      // ask for what follows while this answer is checked and written
-      if (!caughtUp) {
-        reply = ask(ctx, next.cursor !== null ? { cursor: next.cursor, handle: next.handle, limit: SNAPSHOT_LIMIT } : { since: next.version, handle: next.handle });
-        reply.catch(() => undefined); // handled when awaited
+    // one chunk's transaction commits while the next chunk is fetched and checked (IndexedDB runs them in order)
+    let writing: Promise<void> = Promise.resolve();
+    try {
+      for (;;) {
+        const r = await reply;
+        if (r.status === 304) throw new Error('the relay answered 304 to a request without If-None-Match');
+        const { answer } = r;
+        if (snap.handle !== '' && answer.handle !== snap.handle) throw handleChanged();
+        const inSnapshot = answer.kind === 'snapshot';
+        const next: SnapshotProgress = {
+          ...snap,
+          handle: answer.handle,
+          // a snapshot's version is its first chunk's; the catch-up moves it on
+          version: snap.handle === '' || !inSnapshot ? answer.version : snap.version,
+          cursor: inSnapshot ? answer.cursor : null,
+          done: snap.done + answer.upserts.length,
+        };
+        const caughtUp = !inSnapshot && !answer.more;
+        // ask for what follows while this answer is checked and written
+        if (!caughtUp) {
+          reply = ask(ctx, next.cursor !== null ? { cursor: next.cursor, handle: next.handle, limit: SNAPSHOT_LIMIT } : { since: next.version, handle: next.handle });
+          reply.catch(() => undefined); // handled when awaited
+        }
+        const feed = checkFeed(answer);
+        const nextState: FeedState = { ...state, snapshot: next };
+        await writing;
+        if (caughtUp && next.mode === 'staged') {
+          const applied = await applyToStage(db, feed, nextState);
+          const final: FeedState = { ...state, handle: next.handle, version: next.version, etag: r.etag, snapshot: null };
+          const { written } = await swapInStage(db, answer, final);
+          count(ctx, answer, { ...applied, written });
+          return final;
+        }
+        if (caughtUp) {
+          const final: FeedState = { ...state, handle: next.handle, version: next.version, etag: r.etag, snapshot: null };
+          count(ctx, answer, await applyToLive(db, feed, answer, final, state, true));
+          return final;
+        }
+        const write = next.mode === 'direct' ? applyToLive(db, feed, answer, nextState, state, false) : applyToStage(db, feed, nextState);
+        writing = write.then((applied) => {
+          count(ctx, answer, applied);
+          ctx.progress?.('coupons', next.done, null);
+        });
+        state = nextState;
+        snap = next;
       }
-      const feed = checkFeed(answer);
-      const nextState: FeedState = { ...state, snapshot: next };
-      if (caughtUp && next.mode === 'staged') {
-        const applied = await applyToStage(db, feed, nextState);
-        const final: FeedState = { ...state, handle: next.handle, version: next.version, etag: r.etag, snapshot: null };
-        const { written } = await swapInStage(db, answer, final);
-        count(ctx, answer, { ...applied, written });
-        return final;
-      }
-      if (caughtUp) {
-        const final: FeedState = { ...state, handle: next.handle, version: next.version, etag: r.etag, snapshot: null };
-        count(ctx, answer, await applyToLive(db, feed, answer, final, state, true));
-        return final;
-      }
-      count(ctx, answer, next.mode === 'direct' ? await applyToLive(db, feed, answer, nextState, state, false) : await applyToStage(db, feed, nextState));
-      ctx.progress?.('coupons', next.done, null);
-      state = nextState;
-      snap = next;
+    } catch (error) {
+      await writing.catch(() => undefined); // no write left under way when the sync ends
+      throw error;
     }
   }
 
