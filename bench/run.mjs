@@ -3,7 +3,7 @@
 // same origin, drives headless Chromium through playwright-core, and prints one table (figure, ours, baseline,
 // ratio, budget, result) plus bench-results/bench.json. Baselines are measured in the same run, in the same
 // worker as the engine. Options: --smoke (tiny sizes, seconds), --runs N, --out FILE, --site DIR (where the page
-// is built), --only a,b (scenarios: bundle, lists, sync, lookups, reload, relay, throttled).
+// is built), --only a,b (scenarios: bundle, lists, sync, lookups, reload, tills, throttled).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
@@ -227,7 +227,7 @@ try {
   }
 
   // ---- tills on a relay: the relay's snapshot, 304 re-syncs, changes, live --------------------------------------------
-  if (wants('relay')) {
+  if (wants('tills')) {
     log(`tills on a relay: initial sync of ${sizes.big} coupons from its snapshot, re-syncs, a live change (${sizes.runs} run(s))`);
     const upstream = mount('relayapi', { rateLimits: false, data: { coupons: sizes.big } });
     const relay = await h.mountRelay('main', 'relayapi');
@@ -283,7 +283,7 @@ try {
     const againMs = median(runs.map((x) => x.again.ms));
     const someMs = median(runs.map((x) => x.some.ms));
     const liveMs = median(live.map((x) => x.ms ?? Infinity));
-    results.scenarios.relay = { runs, live, directMs };
+    results.scenarios.tills = { runs, live, directMs };
     const big = sizes.big.toLocaleString('en-US');
     row({ figure: `relay: initial sync, ${big} coupons`, ours, baseline: floor, unit: 'rec/s', ratio: ours / floor, budget: '≥ 0.9 × bulkPut', pass: ours >= 0.9 * floor && runs.every((x) => x.first.report.ok && x.first.report.written === sizes.big) });
     row({ figure: `relay: initial sync vs a direct listing at 1 list call/s (${Math.ceil(sizes.big / 100)} pages)`, ours: firstMs, baseline: directMs, unit: 'ms', ratio: directMs / firstMs, budget: '≥ 50 × faster', pass: directMs >= 50 * firstMs });
