@@ -1,20 +1,10 @@
 // The relay's feed (PROTOCOL.md) against the real mock API: snapshot in chunks, changes since a version, ETag/304,
 // the long-poll woken by a commit, 409 must_refetch, products, status.
-import { afterEach, describe, expect, it } from 'vitest';
-import { startRelay, type RelayFixture } from './relayUtils';
+import { describe, expect, it } from 'vitest';
+import { relaysPerTest } from './relayUtils';
 
-const open: RelayFixture[] = [];
-afterEach(async () => {
-  for (const f of open.splice(0)) await f.close();
-});
-
-async function relayWith(...args: Parameters<typeof startRelay>): Promise<RelayFixture> {
-  const f = await startRelay(...args);
-  open.push(f);
-  await f.relay.ready;
-  await f.relay.refresh();
-  return f;
-}
+const relays = relaysPerTest();
+const relayWith = (...args: Parameters<typeof relays.relayWith>) => relays.relayWith(args[0], args[1], { listed: true });
 
 describe('relay feed', () => {
   it('answers discovery with the protocol version and the shop id', async () => {

@@ -1,6 +1,7 @@
 // Fixtures for the relay tests: the real mock API on 127.0.0.1, a relay in front of it on its own loopback
 // server, and small clients of the relay's feed.
 import { createServer, type Server } from 'node:http';
+import { afterEach } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { startMockShopApi, type MockShopApi, type MockShopApiOptions } from '../mock-server';
 import { createShopRelay, type ShopRelay, type ShopRelayOptions } from '../relay';
@@ -96,6 +97,34 @@ export async function startRelay(
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await api.close();
+    },
+  };
+}
+
+/**
+ * Call at the top of a test file: returns `relayWith(relayOptions, mockOptions)`, a started relay (ready, and
+ * listed once unless `listed: false`) closed after each test, and `track(fixture)` for fixtures started otherwise.
+ */
+export function relaysPerTest() {
+  const open: RelayFixture[] = [];
+  afterEach(async () => {
+    for (const f of open.splice(0)) await f.close();
+  });
+  return {
+    track(f: RelayFixture): RelayFixture {
+      open.push(f);
+      return f;
+    },
+    async relayWith(
+      relayOptions: Partial<ShopRelayOptions> = {},
+      mockOptions: MockShopApiOptions = {},
+      { listed = false }: { listed?: boolean } = {},
+    ): Promise<RelayFixture> {
+      const f = await startRelay(relayOptions, mockOptions);
+      open.push(f);
+      await f.relay.ready;
+      if (listed) await f.relay.refresh();
+      return f;
     },
   };
 }
