@@ -274,7 +274,8 @@ try {
       await relay.refresh();
       const seen = await moved;
       const at = await call('watchedAt', 'rtill2');
-      live.push({ ms: at === null ? null : Math.max(0, at - seen) });
+      // negative: the till emitted before the observer (on loopback, woken by the same commit) had its answer
+      live.push({ ms: at === null ? null : at - seen });
     }
     await call('close', 'rtill');
     await call('close', 'rtill2');
@@ -291,7 +292,7 @@ try {
     row({ figure: `till via relay: initial sync vs a direct listing at 1 list call/s (${Math.ceil(sizes.big / 100)} pages)`, ours: firstMs, baseline: directMs, unit: 'ms', ratio: directMs / firstMs, budget: '≥ 50 × faster', pass: directMs >= 50 * firstMs });
     row({ figure: 'till via relay: re-sync, nothing changed', ours: againMs, unit: 'ms', budget: '1 request, 0 writes, ≤ 50 ms', pass: againMs <= 50 && runs.every((x) => x.again.report.ok && x.again.report.requests === 1 && x.again.report.written === 0) });
     row({ figure: `till via relay: re-sync, ${changed} of ${big} changed`, ours: someMs, baseline: firstMs, unit: 'ms', ratio: someMs / firstMs, budget: `≤ 0.05 × initial; writes ${changed}`, pass: someMs <= 0.05 * firstMs && runs.every((x) => x.some.report.ok && x.some.report.written === changed) });
-    row({ figure: 'till via relay: a change upstream → coupon(code) on a second till emits', ours: liveMs, unit: 'ms', budget: '≤ 1000 ms after the relay sees it', pass: liveMs <= 1000 });
+    row({ figure: 'till via relay: a change upstream → coupon(code) on a second till emits', ours: liveMs, unit: 'ms', budget: '≤ 1000 ms after the relay sees it', pass: liveMs <= 1000, note: 'from the moment an observer long-poll on loopback sees the feed move' });
   }
 
   // ---- the API's real rate limits -----------------------------------------------------------------------------------
