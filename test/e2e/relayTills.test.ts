@@ -28,10 +28,11 @@ describe('two tills on one relay', { timeout: 150_000 }, () => {
       const count = String(demo.mock.data.coupons.length);
       for (const page of tills) expect(await tid(page, 'coupon-count').getAttribute('data-count')).toBe(count);
 
-      // a change on the mock reaches both open tills through the relay's feed, with no click
+      // a change made through the mock's control endpoint reaches both open tills through the relay's feed, no click
       const renamed = `${String(welcome.name)} (릴레이)`;
       for (const page of tills) await tid(page, 'coupon-search').fill(MOCK_CODES.welcomeCoupon);
-      demo.mock.upsertCoupon({ ...welcome, name: renamed });
+      const posted = await fetch(`${demo.url}/__mock/coupons`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...welcome, name: renamed }) });
+      expect(posted.ok).toBe(true);
       for (const page of tills) await waitForText(page, 'coupon-row-name', renamed);
 
       // the relay cut: both go offline and keep deciding from local data
