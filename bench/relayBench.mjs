@@ -156,25 +156,30 @@ export async function benchRelay({ root, sizes, log, row, results, smoke }) {
   // ---- memory of the relay holding the big coupon set -------------------------------------------------------
   {
     const coupons = sizes.big;
-    log(`relay: memory holding ${coupons} coupons (heap and RSS after a full GC, the mock's own data excluded)`);
+    log(`relay: memory holding ${coupons} coupons (heap with the relay, minus the heap once it is closed and released)`);
     const api = await mockServer.startMockShopApi({ rateLimits: false, data: { coupons } });
     const rawBytes = Buffer.byteLength(JSON.stringify(api.data.coupons));
     gc();
-    const before = process.memoryUsage();
+    const rssBefore = process.memoryUsage().rss;
     const t0 = performance.now();
-    const r = await startRelayOn(api);
+    let r = await startRelayOn(api);
     const listMs = performance.now() - t0;
     const status = await get(`${r.url}/relay/v1/status`);
     gc();
-    const after = process.memoryUsage();
-    const heap = after.heapUsed - before.heapUsed;
-    const rss = after.rss - before.rss;
-    scenario.memory = { coupons, rawBytes, heap, rss, listMs, version: status.body.version };
-    log(`  heap +${(heap / 1e6).toFixed(1)} MB, RSS +${(rss / 1e6).toFixed(1)} MB, the coupons as JSON ${(rawBytes / 1e6).toFixed(1)} MB; first listing ${Math.round(listMs)} ms`);
-    row({ figure: `relay heap holding ${coupons.toLocaleString('en-US')} coupons`, ours: heap / 1e6, baseline: rawBytes / 1e6, unit: 'MB', ratio: heap / rawBytes, budget: '≤ 6 × their JSON', pass: heap <= 6 * rawBytes && status.body.version > 0 });
-    row({ figure: '  (RSS growth)', ours: rss / 1e6, baseline: rawBytes / 1e6, unit: 'MB', ratio: rss / rawBytes, budget: 'info', pass: true, info: true });
-    row({ figure: '  (first listing through the relay, no rate limit)', ours: listMs, unit: 'ms', budget: 'info', pass: true, info: true });
+    const held = process.memoryUsage();
     await r.close();
+    r = null;
+    // (a turn of the event loop lets closed sockets and timers go; only then is the relay unreachable)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    gc();
+    const released = process.memoryUsage();
+    const heap = held.heapUsed - released.heapUsed;
+    const rss = held.rss - rssBefore;
+    scenario.memory = { coupons, rawBytes, heap, rss, listMs, version: status.body.version };
+    log(`  heap ${(heap / 1e6).toFixed(1)} MB, RSS +${(rss / 1e6).toFixed(1)} MB, the coupons as JSON ${(rawBytes / 1e6).toFixed(1)} MB; first listing ${Math.round(listMs)} ms`);
+    row({ figure: `relay heap holding ${coupons.toLocaleString('en-US')} coupons`, ours: heap / 1e6, baseline: rawBytes / 1e6, unit: 'MB', ratio: heap / rawBytes, budget: '≤ 3 × their JSON', pass: heap > 0 && heap <= 3 * rawBytes && status.body.version > 0 });
+    row({ figure: '  (RSS growth while listing and holding them)', ours: rss / 1e6, baseline: rawBytes / 1e6, unit: 'MB', ratio: rss / rawBytes, budget: 'info', pass: true, info: true });
+    row({ figure: '  (first listing through the relay, no rate limit)', ours: listMs, unit: 'ms', budget: 'info', pass: true, info: true });
     await api.close();
   }
 }
