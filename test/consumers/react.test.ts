@@ -4,43 +4,14 @@
 //   without a reload, the same data offline, and no lookup subscription left open after the widgets unmount;
 // - runs its own vitest suite: jsdom, the MSW handlers of shop-lookup/mock-server/msw, worker: false, fake-indexeddb.
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  bundleText,
-  installFixture,
-  launchChromium,
-  packedTarball,
-  printTimings,
-  readmeExample,
-  serveApp,
-  startShopApi,
-  timed,
-  type Fixture,
-} from './harness';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { bundleText, pageErrors, readmeExample, serveApp, timed, useBrowserApp } from './harness';
 
-let app: Fixture;
-let browser: Browser;
-let api: Awaited<ReturnType<typeof startShopApi>>;
-
-beforeAll(async () => {
-  const tarball = await timed('pack', packedTarball);
-  app = await timed('install', async () =>
-    installFixture('react-app', tarball, {
-      'src/ShopWidgets.jsx': await readmeExample('ShopWidgets.jsx'),
-      'src/CouponField.test.jsx': await readmeExample('CouponField.test.jsx'),
-    }),
-  );
-  api = await startShopApi(app);
-  browser = await launchChromium();
-}, 600_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await api?.close();
-  await app?.remove();
-  printTimings('react.test.ts');
-}, 60_000);
+const ctx = useBrowserApp('react-app', 'react.test.ts', async () => ({
+  'src/ShopWidgets.jsx': await readmeExample('ShopWidgets.jsx'),
+  'src/CouponField.test.jsx': await readmeExample('CouponField.test.jsx'),
+}));
 
 const sync = (page: Page) => page.evaluate(() => (window as any).consumerTest.sync()) as Promise<{ ok: boolean; errors: { code: string }[] }>;
 const openSubscriptions = (page: Page) => page.evaluate(() => (window as any).consumerTest.openSubscriptions()) as Promise<number>;
@@ -48,16 +19,15 @@ const outputText = (page: Page) => page.evaluate(() => document.querySelector('o
 
 describe('a Vite + React app that uses shop-lookup/react from the packed tarball', { timeout: 240_000 }, () => {
   it('in Chromium: options and a coupon online, a coupon change shows without a reload, the same offline; unmounting leaves no subscription open', async () => {
+    const { app, api, browser } = ctx;
     await timed('vite build', () => app.run('node_modules/.bin/vite', ['build', '--logLevel', 'warn']));
     const dist = join(app.dir, 'dist');
     expect(await bundleText(dist)).not.toMatch(/node:http|startMockShopApi|createMockShopApiMsw/);
     const site = await serveApp(dist, api.proxy);
     const context = await browser.newContext();
-    const errors: string[] = [];
     try {
       const page = await context.newPage();
-      page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-      page.on('console', (m) => void (m.type() === 'error' && !/Failed to load resource/.test(m.text()) && errors.push(`console: ${m.text()}`)));
+      const errors = pageErrors(page);
       await timed('browser run', async () => {
         await page.goto(site.url);
         await page.waitForFunction(() => 'consumerTest' in window, null, { timeout: 60_000 });
@@ -106,7 +76,7 @@ describe('a Vite + React app that uses shop-lookup/react from the packed tarball
     // the app's vitest is a process of its own: none of this run's vitest state leaks into it
     const env = Object.fromEntries(Object.keys(process.env).filter((k) => /^(VITEST|TEST$|NODE_ENV$)/.test(k)).map((k) => [k, '']));
     const { stdout } = await timed('app vitest', () =>
-      app.run('node_modules/.bin/vitest', ['run', '--reporter=verbose', '--no-color'], { env }),
+      ctx.app.run('node_modules/.bin/vitest', ['run', '--reporter=verbose', '--no-color'], { env }),
     );
     expect(stdout).toMatch(/src\/CouponField\.test\.jsx/);
     expect(stdout).toMatch(/Tests\s+4 passed \(4\)/);
