@@ -10,7 +10,7 @@ import type { FaultWhen, MockShopApiHandler, WireRecord } from './types';
 export type MockControls = Pick<
   MockShopApiHandler,
   | 'upsertCoupon' | 'removeCoupon' | 'upsertIssuedCoupon' | 'setProductOptions' | 'expireTokens'
-  | 'setDown' | 'inject' | 'clearFaults' | 'resetRequests'
+  | 'setDown' | 'inject' | 'clearFaults' | 'resetRequests' | 'hold'
 >;
 
 class ControlError extends Error {

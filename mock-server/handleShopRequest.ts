@@ -114,6 +114,17 @@ export async function handleShopRequest(state: MockState, req: IncomingMessage, 
     return;
   }
 
+  // a held request is answered from the data as it is when the test releases it
+  const held = state.holds.gate(route.path, record);
+  if (held) {
+    await held;
+    if (state.down) {
+      record.fault = 'down';
+      destroy(res);
+      return;
+    }
+  }
+
   const paging = route.kind === 'list' && state.options.listShape === 'paged' ? parsePaging(search) : undefined;
   const page = paging && 'page' in paging ? paging.page : 1;
   const fault = state.faults.take({ path: route.path, kind: route.kind, page });

@@ -7,6 +7,7 @@ export type {
   MockData,
   MockDataOptions,
   MockFault,
+  MockHold,
   MockRequestHandler,
   MockRequestRecord,
   MockShopApi,

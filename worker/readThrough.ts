@@ -7,7 +7,7 @@ import { rejectionError } from './parseRecords';
 import { sameRecord } from './sameRecord';
 import { confirm, metaKey, type ShopDatabase } from './store';
 import type { SyncContext } from './syncContext';
-import { noteCouponWrite } from './couponListing';
+import { noteCouponRefresh } from './couponListing';
 import { syncProductOptions } from './syncProductOptions';
 
 /** A rejected item is reported and thrown: the lookup shows the error, the good local copy stays. */
@@ -28,14 +28,17 @@ export async function refreshCoupon(ctx: SyncContext, code: string): Promise<voi
   const { db } = ctx;
   await db.transaction('rw', [db.coupons, db.couponHashes, db.meta], async () => {
     const current = await db.coupons.get(record?.coupon_code ?? code);
+    const codes = record && record.coupon_code !== code ? [code, record.coupon_code] : [code];
     if (record && !sameRecord(current, record)) {
       await db.coupons.put(record);
-      await noteCouponWrite(db, record.coupon_code, current !== undefined);
+      await noteCouponRefresh(db, codes, at, { code: record.coupon_code, held: current !== undefined });
       ctx.report.written++;
     } else if (!record && current) {
       await db.coupons.delete(code);
-      await noteCouponWrite(db, code, true);
+      await noteCouponRefresh(db, codes, at, { code, held: true });
       ctx.report.deleted++;
+    } else {
+      await noteCouponRefresh(db, codes, at);
     }
     await confirm(db, [metaKey.coupon(code)], at);
   });

@@ -39,7 +39,16 @@ export interface CouponCheckpoint {
   outside?: string[];
   /** A read-through wrote coupons during this listing: its page hashes are not trusted once it commits. */
   hashesStale?: boolean;
+  /**
+   * Codes the API was asked for one by one during this listing, and when that request went out. A listed copy
+   * fetched before then is older than what the read-through stored: it is neither written nor applied, and the
+   * code is not deleted for being unlisted.
+   */
+  reread?: Record<string, number>;
 }
+
+/** A changed coupon waiting in `couponStage`, with when the page that carried it was requested. */
+export type StagedCoupon = Coupon & { '@fetchedAt'?: number };
 
 /** Which listing was the last complete one (its page hashes in `couponHashes` describe what `coupons` holds). */
 export interface CommittedListing {
@@ -85,7 +94,7 @@ export class ShopDatabase extends Dexie {
   options!: Table<ProductOption, [number, number]>;
   meta!: Table<MetaRow, string>;
   /** Changed coupons of a running re-sync; readers keep seeing `coupons` until the listing is complete. */
-  couponStage!: Table<Coupon, string>;
+  couponStage!: Table<StagedCoupon, string>;
   /** The codes of each listed page of the running listing (version 3; `couponPages` before, without the index). */
   listedPages!: Table<ListedPage, number>;
   /** Raw-row hashes of the listed pages (version 3). */

@@ -1,0 +1,65 @@
+// Held requests: a test names which /v2 requests to hold, learns when one arrives, and lets it go when it
+// chooses, so an interleaving ("page 2 is in flight while the coupon is re-read") is driven, not waited for.
+// A held request is answered from the data as it is at release, as if the API had been slow to read it.
+import { pathMatches } from './faults';
+import type { FaultWhen, MockHold, MockRequestRecord } from './types';
+
+interface PendingHold {
+  path: FaultWhen['path'];
+  skip: number;
+  times: number;
+  released: boolean;
+  waiting: (() => void)[];
+  arrived: (record: MockRequestRecord) => void;
+}
+
+export interface HoldList {
+  hold(when?: FaultWhen): MockHold;
+  /** Resolves when this request may be answered (at once unless a hold catches it). */
+  gate(path: string, record: MockRequestRecord): Promise<void> | undefined;
+  /** Releases every hold (the mock is closing). */
+  releaseAll(): void;
+}
+
+/** @example const holds = createHoldList(); const h = holds.hold({ path: '/v2/shop/coupons', after: 1 }); */
+export function createHoldList(): HoldList {
+  const holds: PendingHold[] = [];
+  const release = (h: PendingHold) => {
+    h.released = true;
+    const at = holds.indexOf(h);
+    if (at >= 0) holds.splice(at, 1);
+    for (const go of h.waiting.splice(0)) go();
+  };
+  return {
+    hold(when = {}) {
+      let arrived!: (record: MockRequestRecord) => void;
+      const first = new Promise<MockRequestRecord>((resolve) => (arrived = resolve));
+      const h: PendingHold = { path: when.path, skip: when.after ?? 0, times: when.times ?? 1, released: false, waiting: [], arrived };
+      holds.push(h);
+      return {
+        arrived: first,
+        get held() {
+          return h.waiting.length;
+        },
+        release: () => release(h),
+      };
+    },
+    gate(path, record) {
+      let h: PendingHold | undefined;
+      for (const x of holds) {
+        if (x.times <= 0 || !pathMatches(x.path, path)) continue;
+        if (x.skip > 0) x.skip--;
+        else h ??= x;
+      }
+      if (!h) return undefined;
+      h.times--;
+      record.fault ??= 'held';
+      const gate = new Promise<void>((resolve) => h.waiting.push(resolve));
+      h.arrived(record);
+      return gate;
+    },
+    releaseAll() {
+      for (const h of [...holds]) release(h);
+    },
+  };
+}
