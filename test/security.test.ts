@@ -53,6 +53,27 @@ describe('security and isolation', () => {
     }
   });
 
+  it('refuses the codes "." and ".." instead of sending a request that fetch would move to another endpoint', async () => {
+    const lookup = lookupFor(mock);
+    try {
+      await lookup.sync();
+      mock.resetRequests();
+      for (const code of ['.', '..']) {
+        const coupon = await next(lookup.coupon(code));
+        expect(coupon).toMatchObject({ data: null, error: { code: 'bad_request', message: expect.stringContaining('cannot be "." or ".."') } });
+        expect((await next(lookup.issuedCoupon(code))).error?.code).toBe('bad_request');
+        expect((await next(lookup.productOptionByCode(13805, code))).error?.code).toBe('bad_request');
+        await expect(lookup.validateCoupon(code, { amount: 1000 })).rejects.toMatchObject({ code: 'bad_request' });
+        const report = await lookup.prefetchIssuedCoupons([code]);
+        expect(report.ok).toBe(false);
+        expect(report.errors[0]?.code).toBe('bad_request');
+      }
+      expect(mock.requests).toEqual([]); // nothing was asked of another endpoint (`/v2/shop/coupons/..` is `/v2/shop/`)
+    } finally {
+      await lookup.close();
+    }
+  });
+
   it('lets a shop claim a database after clear()', async () => {
     const idb = new IDBFactory();
     const shopA = lookupFor(mock, { indexedDB: idb, dbName: 'till' });

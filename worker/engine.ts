@@ -6,6 +6,7 @@ import type { LookupError, LookupResult, SyncReport, SyncStatus } from '../src/t
 import { createConnectivity, type OnlineSource } from './connectivity';
 import { electLeader } from './leadership';
 import { platformLocks, type LockManagerLike } from './locks';
+import { codeProblem } from './pathSegment';
 import { planLookup, type LookupPlan, type NetworkModule } from './lookupPlans';
 import type { Network } from './network';
 import { createResourceState } from './resourceState';
@@ -48,13 +49,13 @@ export const DEFAULT_REFRESH_INTERVAL_MS = 5 * 60 * 1000;
 
 function queryError(q: LookupQuery): LookupError | null {
   const bad = (what: string, v: unknown) => ({ code: 'bad_request', message: `${what} must be ${v}.` });
-  if ((q.kind === 'coupon' || q.kind === 'issuedCoupon') && (typeof q.code !== 'string' || q.code === '')) {
-    return bad('A coupon code', 'a non-empty string');
+  if ((q.kind === 'coupon' || q.kind === 'issuedCoupon') && codeProblem(q.code) !== null) {
+    return { code: 'bad_request', message: codeProblem(q.code)! };
   }
   if ('productNo' in q && !Number.isSafeInteger(q.productNo)) return bad('A product number', 'a whole number');
   if (q.kind === 'productOptionByNo' && !Number.isSafeInteger(q.optionNo)) return bad('An option number', 'a whole number');
-  if (q.kind === 'productOptionByCode' && (typeof q.optionCode !== 'string' || q.optionCode === '')) {
-    return bad('An option code', 'a non-empty string');
+  if (q.kind === 'productOptionByCode' && codeProblem(q.optionCode) !== null) {
+    return { code: 'bad_request', message: codeProblem(q.optionCode)! };
   }
   return null;
 }
