@@ -4,7 +4,8 @@ import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../mock-server';
 import type { ShopLookup } from '../src';
-import { lookupFor, next, startMock } from './utils';
+import { realmLocks, type LockManagerLike } from '../worker/locks';
+import { lookupFor, lookupWithEngine, next, startMock } from './utils';
 
 const LIST = '/v2/shop/coupons';
 
@@ -88,5 +89,42 @@ describe('several engines on one database', () => {
     expect(reports.every((r) => r.ok)).toBe(true);
     const pages = mock.requests.filter((r) => r.path === LIST).map((r) => r.query.offset);
     expect(pages).toEqual(['1', '2', '3', '1', '2', '3']);
+  });
+});
+
+describe('closing an engine', () => {
+  it('ends a scheduled sync that waits for the sync lock as a report, with no unhandled rejection', async () => {
+    const mock = await startMock();
+    const dbName = `closing-${Math.random()}`;
+    // another engine (another tab) holds the sync lock for as long as the test wants
+    let releaseLock!: () => void;
+    const held = new Promise<void>((resolve) => (releaseLock = resolve));
+    void realmLocks.request(`shop-lookup:${dbName}:sync`, {}, () => held);
+    let waiting!: () => void;
+    const asked = new Promise<void>((resolve) => (waiting = resolve));
+    const locks: LockManagerLike = {
+      request(name, options, callback) {
+        if (name.endsWith(':sync')) waiting();
+        return realmLocks.request(name, options, callback);
+      },
+    };
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    const lookup = lookupWithEngine(mock, { locks }, { dbName });
+    try {
+      await asked; // its start-up sync (scheduled, not asked for by anyone) waits for the lock
+      await lookup.close();
+      releaseLock();
+      // unhandled rejections are told after the microtasks of a turn: give them two turns
+      await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setImmediate(r));
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+      releaseLock();
+      lookup.dispose();
+      await mock.close();
+    }
   });
 });
