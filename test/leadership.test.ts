@@ -80,6 +80,27 @@ describe('several engines on one database', () => {
     expect(mock.requests.filter((r) => r.path === LIST && r.query.offset === '1').length).toBeGreaterThan(0);
   });
 
+  it("syncs the products a follower tracks in the leader's every sync, and keeps them across a reload", async () => {
+    const [a, b] = [open(), open({ products: [13805] })];
+    await next(a!.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    await b!.trackProducts([13801]);
+    const options = mock.data.products.get(13801)!;
+    mock.setProductOptions(13801, options.map((o) => ({ ...o, name: '리더가 가져옴' })));
+    mock.resetRequests();
+    expect((await a!.sync()).ok).toBe(true); // the leader, which was asked for no product itself
+    const listed = new Set(mock.requests.map((r) => r.path));
+    expect(listed).toContain('/v2/shop/products/13801/options');
+    expect(listed).toContain('/v2/shop/products/13805/options');
+    const seen = await next(b!.productOptions(13801), (r) => r.data.length > 0 && r.data.every((o) => o.name === '리더가 가져옴'));
+    expect(seen.data.length).toBe(options.length);
+    // the set is the shop's, not the tab's: an engine opened later (a reload) without products syncs them too
+    await Promise.all(tabs.splice(0).map((t) => t.close()));
+    const reloaded = open();
+    mock.resetRequests();
+    expect((await reloaded.sync()).ok).toBe(true);
+    expect(new Set(mock.requests.map((r) => r.path))).toContain('/v2/shop/products/13801/options');
+  });
+
   it('never runs two syncs at once, even when a follower is asked to sync', async () => {
     const [a, b] = [open(), open()];
     await next(a!.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);

@@ -53,6 +53,89 @@ describe('security and isolation', () => {
     }
   });
 
+  it('keeps two shops behind one proxy apart by shopId: no key, one base URL, one dbName', async () => {
+    const idb = new IDBFactory();
+    // behind a proxy: no credentials here, the same base URL for every shop; only shopId tells them apart
+    const shopA = lookupFor(mock, { indexedDB: idb, dbName: 'till', auth: undefined, shopId: 'shop-a' });
+    const shopB = lookupFor(mock, { indexedDB: idb, dbName: 'till', auth: undefined, shopId: 'shop-b' });
+    try {
+      await shopA.sync();
+      const answer = await next(shopB.coupon('WELCOME10'));
+      expect(answer).toMatchObject({ data: null, error: { code: 'shop_mismatch', message: expect.stringContaining('"shop-a"') } });
+      expect(await shopB.sync()).toMatchObject({ ok: false, errors: [{ code: 'shop_mismatch' }] });
+    } finally {
+      await shopA.close();
+      await shopB.close();
+    }
+  });
+
+  it('refuses a database claimed with a shopId to an engine with another token and no shopId', async () => {
+    const idb = new IDBFactory();
+    const shopA = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-a' });
+    await shopA.sync();
+    await shopA.close();
+    const other = lookupFor(mock, { indexedDB: idb, dbName: 'till', auth: { accessToken: 'token-of-another-shop' } });
+    try {
+      expect((await next(other.coupon('WELCOME10'))).error?.code).toBe('shop_mismatch');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('names the default database after shopId, so two shops on one device get one database each', async () => {
+    const idb = new IDBFactory();
+    const shopA = lookupFor(mock, { indexedDB: idb, dbName: undefined, shopId: 'shop-a' });
+    const shopB = lookupFor(mock, { indexedDB: idb, dbName: undefined, shopId: 'shop-b', auth: undefined });
+    try {
+      await shopA.sync();
+      expect((await next(shopB.coupon('WELCOME10'))).error?.code).not.toBe('shop_mismatch');
+      expect((await idb.databases()).map((d) => d.name).sort()).toEqual(['shop-lookup:shop-a', 'shop-lookup:shop-b']);
+    } finally {
+      await shopA.close();
+      await shopB.close();
+    }
+  });
+
+  it('makes prefetchIssuedCoupons, offlineJournal, clearOfflineJournal and trackProducts wait for the shop check, and refuse another shop', async () => {
+    const idb = new IDBFactory();
+    const shopA = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-a' });
+    await shopA.sync();
+    await shopA.close();
+    const shopB = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-b' });
+    try {
+      mock.resetRequests();
+      const report = await shopB.prefetchIssuedCoupons(['IC-0000-OPEN']);
+      expect(report).toMatchObject({ ok: false, errors: [{ code: 'shop_mismatch' }] });
+      expect(mock.requests).toEqual([]);
+      await expect(shopB.offlineJournal()).rejects.toMatchObject({ code: 'shop_mismatch' });
+      await expect(shopB.clearOfflineJournal()).rejects.toMatchObject({ code: 'shop_mismatch' });
+      await expect(shopB.trackProducts([13805])).rejects.toMatchObject({ code: 'shop_mismatch' });
+      const stored = await dumpDatabase(idb, 'till');
+      expect(stored).not.toContain('IC-0000-OPEN');
+    } finally {
+      await shopB.close();
+    }
+  });
+
+  it('takes a database claimed before shopId existed over for the same shop, and then refuses other shop ids', async () => {
+    const idb = new IDBFactory();
+    const old = lookupFor(mock, { indexedDB: idb, dbName: 'till' });
+    await old.sync();
+    await old.close();
+    const same = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-a' });
+    try {
+      expect((await next(same.coupon('WELCOME10'))).data?.coupon_code).toBe('WELCOME10');
+    } finally {
+      await same.close();
+    }
+    const other = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-b' });
+    try {
+      expect((await next(other.coupon('WELCOME10'))).error?.code).toBe('shop_mismatch');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('refuses the codes "." and ".." instead of sending a request that fetch would move to another endpoint', async () => {
     const lookup = lookupFor(mock);
     try {

@@ -13,12 +13,13 @@ import { createResourceState } from './resourceState';
 import { createReadCache } from './readCache';
 import { createStorageChanges } from './storageChanges';
 import type { RetryPolicy } from './retryer';
-import { checkShopIdentity, identityOf } from './shopIdentity';
+import { checkShopIdentity, defaultDbName, identityOf } from './shopIdentity';
 import { engineError, storageError } from './storageErrors';
 import { metaKey, openStore, type Confirmation } from './store';
 import { createReportDraft, finishReport } from './syncContext';
 import { createSyncScheduler } from './syncScheduler';
 import { createSyncStatus } from './syncStatus';
+import { addTrackedProducts, readTrackedProducts } from './trackedProducts';
 import { createTabChannel, type SharedSyncFacts } from './tabChannel';
 import type { CouponValidator } from './validateCoupon';
 import { watchLookup, type Watch } from './watchLookup';
@@ -70,7 +71,7 @@ function queryError(q: LookupQuery): LookupError | null {
 export function createEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps = {}): EngineApi {
   const now = deps.now ?? Date.now;
   const refreshIntervalMs = options.refreshIntervalMs ?? DEFAULT_REFRESH_INTERVAL_MS;
-  const dbName = options.dbName ?? 'shop-lookup';
+  const dbName = options.dbName ?? defaultDbName(options.shopId);
   const db = (deps.openStore ?? openStore)(dbName, deps);
   const changes = createStorageChanges(dbName);
   const cache = deps.copiesEmissions ? createReadCache(changes) : undefined;
@@ -114,7 +115,9 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     status.facts.set({ lastError: storageError({ name: 'DatabaseClosedError' }) });
   });
 
-  const tracked = new Set(options.products ?? []);
+  // the products this engine was asked to track: added to the shop-wide set (trackedProducts.ts) once the database
+  // is claimed, and again after clear()
+  const ownProducts = new Set(options.products ?? []);
   // The network side and the checkout rules load apart from the entry (network.ts), starting now: the first
   // answer from IndexedDB does not wait for them, and they are in memory well before an offline checkout.
   const network: Promise<Network & { module: NetworkModule }> = import('./network').then((module) => ({
@@ -130,7 +133,7 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
       signal: closing.signal,
       syncRetry: deps.syncRetry,
       lookupRetry: deps.lookupRetry,
-      trackedProducts: () => [...tracked],
+      trackedProducts: () => readTrackedProducts(db),
       exclusive: (work) => locks.request(`shop-lookup:${dbName}:sync`, { signal: closing.signal }, work),
     }),
   }));
@@ -146,8 +149,12 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   const inflight = new Map<string, Promise<void>>();
 
   const claim = () =>
-    identityOf(options.baseUrl, options.auth)
+    identityOf(options.baseUrl, options.auth, options.shopId)
       .then((id) => checkShopIdentity(db, id))
+      .then(async (blocked) => {
+        if (!blocked) await addTrackedProducts(db, [...ownProducts]);
+        return blocked;
+      })
       .catch((e: unknown) => storageError(e) ?? { code: 'storage_error', message: `The local database could not be opened (${toLookupError(e).message}).` });
   let ready = claim();
   void ready.then(async (blocked) => {
@@ -159,6 +166,12 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
       lastSyncedAt: { coupons: f.lastSyncedAt.coupons ?? coupons?.confirmedAt ?? null, options: f.lastSyncedAt.options ?? opts?.confirmedAt ?? null },
     });
   });
+
+  /** Waits for the shop identity check; throws when this database must not be used (another shop's, no storage). */
+  async function usable(): Promise<void> {
+    const blocked = await ready;
+    if (blocked) throw new ShopLookupError(blocked.code, blocked.message);
+  }
 
   /** Refreshes one lookup's data now; concurrent refreshes of the same item share one request. Rejects on failure. */
   function refreshNow(plan: LookupPlan): Promise<void> {
@@ -291,19 +304,28 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     setPersisted: (persisted) => status.facts.set({ persisted }),
     setNetworkOnline: (online) => connectivity.setOnline(online),
     validateCoupon: async (code, order) => {
-      const blocked = await ready;
-      if (blocked) throw new ShopLookupError(blocked.code, blocked.message);
+      await usable();
       return (await validator).validate(code, order);
     },
-    offlineJournal: async () => (await validator).journal(),
-    clearOfflineJournal: async (throughId) => (await validator).clearJournal(throughId),
+    offlineJournal: async () => {
+      await usable();
+      return (await validator).journal();
+    },
+    clearOfflineJournal: async (throughId) => {
+      await usable();
+      return (await validator).clearJournal(throughId);
+    },
     sync,
     async trackProducts(productNos) {
-      const added = productNos.filter((p) => Number.isSafeInteger(p) && !tracked.has(p));
-      for (const p of added) tracked.add(p);
-      if (added.length > 0 && !connectivity.offline && !(await ready)) await (await network).runner.syncProducts(added);
+      await usable();
+      for (const p of productNos) if (Number.isSafeInteger(p)) ownProducts.add(p);
+      // shop-wide: the leader's syncs list them from now on, whichever tab asked; new ones are fetched now
+      const added = await addTrackedProducts(db, productNos);
+      if (added.length > 0 && !connectivity.offline) await (await network).runner.syncProducts(added);
     },
     async prefetchIssuedCoupons(codes) {
+      const blocked = await ready;
+      if (blocked) return notStarted(blocked);
       let net: Awaited<typeof network>;
       try {
         net = await network;

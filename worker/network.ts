@@ -28,7 +28,7 @@ export interface NetworkDeps {
   signal: AbortSignal;
   syncRetry?: RetryPolicy | undefined;
   lookupRetry?: RetryPolicy | undefined;
-  trackedProducts: () => number[];
+  trackedProducts: () => Promise<number[]>;
   exclusive: <T>(work: () => Promise<T>) => Promise<T>;
 }
 

@@ -61,9 +61,17 @@ export interface ShopIdentity {
   key: '@shop';
   baseUrl: string;
   apiKey: string | null;
+  /** The host's `shopId` (absent in databases claimed before it existed, or without one). */
+  shopId?: string | null;
 }
 
-export type MetaRow = Confirmation | CouponCheckpoint | CommittedListing | ShopIdentity;
+/** The products whose options every full sync lists, shop-wide (trackedProducts.ts reads and writes it). */
+export interface TrackedProducts {
+  key: '@products';
+  products: number[];
+}
+
+export type MetaRow = Confirmation | CouponCheckpoint | CommittedListing | ShopIdentity | TrackedProducts;
 
 /**
  * The codes of one listed page of the running coupon sync. A unique index over all of them finds a code listed
@@ -158,6 +166,7 @@ export const metaKey = {
   couponSync: '@couponSync',
   couponListing: '@couponListing',
   shop: '@shop',
+  products: '@products',
 } as const;
 
 /** Records that the API confirmed these keys at `at`. */
