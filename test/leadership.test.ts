@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../mock-server';
 import type { ShopLookup } from '../src';
 import { realmLocks, type LockManagerLike } from '../worker/locks';
-import { lookupFor, lookupWithEngine, next, startMock } from './utils';
+import { lookupFor, lookupWithEngine, next, peek, record, startMock } from './utils';
 
 const LIST = '/v2/shop/coupons';
 
@@ -99,6 +99,85 @@ describe('several engines on one database', () => {
     mock.resetRequests();
     expect((await reloaded.sync()).ok).toBe(true);
     expect(new Set(mock.requests.map((r) => r.path))).toContain('/v2/shop/products/13801/options');
+  });
+
+  it("waits with clear() for another engine's sync to end, so none of its pages lands in the emptied database", async () => {
+    const [leader] = [open()];
+    await next(leader!.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    const follower = open();
+    const page2 = mock.hold({ path: LIST, after: 1 });
+    const running = follower.sync();
+    await page2.arrived;
+    const clearing = leader!.clear();
+    // the leader syncs again after its clear(): hold that listing, which comes after page 3 of the running one
+    const resync = mock.hold({ path: LIST, after: 1 });
+    page2.release();
+    await Promise.all([running, clearing]);
+    const left = await peek(shared, dbName, async (db) => ({ coupons: await db.coupons.count(), confirmed: await db.meta.get('coupons') }));
+    expect(left).toEqual({ coupons: 0, confirmed: undefined });
+    resync.release();
+  });
+
+  it("lets another shop's clear() wait for this shop's sync, and this shop's later syncs then write nothing there", async () => {
+    const shop1 = open({ shopId: 'shop-1' });
+    await next(shop1.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    const page2 = mock.hold({ path: LIST, after: 1 });
+    const running = shop1.sync();
+    await page2.arrived;
+    const shop2 = open({ shopId: 'shop-2', auth: undefined });
+    expect((await next(shop2.coupon('WELCOME10'))).error?.code).toBe('shop_mismatch');
+    const clearing = shop2.clear();
+    page2.release();
+    await Promise.all([running, clearing]);
+    expect(await peek(shared, dbName, (db) => db.coupons.count())).toBe(0);
+    // shop 1's engine learns the database is no longer its own: no sync, no lookup of shop 2's data
+    expect(await shop1.sync()).toMatchObject({ ok: false, errors: [{ code: 'shop_mismatch' }] });
+    expect((await next(shop1.coupon('WELCOME10'), (r) => r.error !== null)).error?.code).toBe('shop_mismatch');
+    expect(await peek(shared, dbName, (db) => db.coupons.count())).toBe(0);
+  });
+
+  it("syncs in the background again after clear() on another shop's database", async () => {
+    const shop1 = open({ shopId: 'shop-1' });
+    await next(shop1.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    await shop1.close();
+    tabs.splice(0);
+    const shop2 = open({ shopId: 'shop-2' }); // alone: the leader, but refused
+    expect((await next(shop2.status(), (s) => s.lastError !== null)).lastError?.code).toBe('shop_mismatch');
+    await shop2.clear();
+    // no sync() call: the claim after clear() lets its scheduler sync the now empty database
+    const synced = await next(shop2.status(), (s) => s.lastSyncedAt.coupons !== null && s.phase === 'idle', 5000);
+    expect(synced.lastError).toBeNull();
+  });
+
+  it('shows a tab opened mid-sync the running sync, and that tab does not make the syncing one show idle', async () => {
+    const a = open();
+    await next(a.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    const page2 = mock.hold({ path: LIST, after: 1 });
+    const running = a.sync();
+    await page2.arrived;
+    const phasesA = record(a.status());
+    const b = open();
+    expect((await next(b.status(), (s) => s.phase === 'syncing')).progress?.resource).toBe('coupons');
+    page2.release();
+    await running;
+    phasesA.stop();
+    // from b's opening to the end of the sync, a never claimed to be idle
+    const seen = phasesA.values.map((s) => s.phase);
+    expect(seen.slice(0, seen.lastIndexOf('syncing'))).not.toContain('idle');
+  });
+
+  it("keeps a tab that cannot reach the API offline while another tab's sync reaches it", async () => {
+    const a = open();
+    await next(a.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    const unreachable: typeof fetch = () => Promise.reject(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }));
+    const b = open({ fetch: unreachable });
+    await b.validateCoupon('WELCOME10', { amount: 1000 }); // its own request finds no API
+    expect((await next(b.status(), (s) => s.phase === 'offline')).online).toBe(false);
+    await a.sync();
+    const after = (await next(a.status(), (s) => s.phase === 'idle')).lastSyncedAt.coupons;
+    // b has heard of the sync's end, and still goes by its own connectivity
+    const heard = await next(b.status(), (s) => s.lastSyncedAt.coupons === after);
+    expect(heard).toMatchObject({ online: false, phase: 'offline' });
   });
 
   it('never runs two syncs at once, even when a follower is asked to sync', async () => {

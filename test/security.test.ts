@@ -157,7 +157,7 @@ describe('security and isolation', () => {
     }
   });
 
-  it('lets a shop claim a database after clear()', async () => {
+  it('serves a database to the same shop reached without a key, and empties it on clear()', async () => {
     const idb = new IDBFactory();
     const shopA = lookupFor(mock, { indexedDB: idb, dbName: 'till' });
     await shopA.sync();

@@ -73,6 +73,7 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   const refreshIntervalMs = options.refreshIntervalMs ?? DEFAULT_REFRESH_INTERVAL_MS;
   const dbName = options.dbName ?? defaultDbName(options.shopId);
   const db = (deps.openStore ?? openStore)(dbName, deps);
+  const syncLock = `shop-lookup:${dbName}:sync`;
   const changes = createStorageChanges(dbName);
   const cache = deps.copiesEmissions ? createReadCache(changes) : undefined;
   const locks = deps.locks ?? platformLocks();
@@ -86,21 +87,42 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   const stopLeaderFact = leadership.subscribe((leader) => status.facts.set({ leader }));
   status.facts.set({ leader: leadership.isLeader });
 
-  // Tell the other engines on this database (other tabs) what our syncs do, and take in what theirs do.
+  // Tell the other engines on this database (other tabs) what our own syncs do, and take in what theirs do. Only
+  // the engine running a sync speaks for it (until it has told its end); connectivity is each tab's own.
+  let net: Network | null = null;
+  const ownSync = () => net?.runner.active === true;
   let applyingRemote = false;
-  const channel = createTabChannel(`shop-lookup:${dbName}`, (facts: SharedSyncFacts) => {
-    applyingRemote = true;
-    const { reachable, ...shared } = facts;
-    status.facts.set(shared);
-    if (reachable) connectivity.reportAnswer();
-    else connectivity.reportUnreachable();
-    applyingRemote = false;
+  let speaking = false;
+  const sharedFacts = (): SharedSyncFacts => {
+    const { syncing, waiting, failed, progress, lastSyncedAt, lastError } = status.facts.get();
+    return { syncing, waiting, failed, progress, lastSyncedAt, lastError };
+  };
+  const later = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
+  const channel = createTabChannel(`shop-lookup:${dbName}`, {
+    onFacts(facts) {
+      if (ownSync()) return; // (one sync at a time: the lock; a message from before ours began)
+      applyingRemote = true;
+      const mine = status.facts.get().lastSyncedAt;
+      status.facts.set({
+        ...facts,
+        lastSyncedAt: { coupons: later(mine.coupons, facts.lastSyncedAt.coupons), options: later(mine.options, facts.lastSyncedAt.options) },
+      });
+      applyingRemote = false;
+    },
+    onAsk() {
+      if (ownSync()) channel.post(sharedFacts());
+    },
+    onCleared() {
+      forget();
+      reclaim();
+    },
   });
-  const stopBroadcast = status.facts.subscribe((f) => {
-    if (applyingRemote) return;
-    const { syncing, waiting, failed, progress, lastSyncedAt, lastError } = f;
-    channel.post({ syncing, waiting, failed, progress, lastSyncedAt, lastError, reachable: connectivity.get().reachable });
+  const stopBroadcast = status.facts.subscribe(() => {
+    if (applyingRemote || (!ownSync() && !speaking)) return;
+    speaking = ownSync();
+    channel.post(sharedFacts());
   });
+  channel.ask(); // opened mid-sync: the engine syncing tells where it stands
 
   // Storage events: Dexie reopens the connection on next use; say what happened. Dexie also signals 'close' for
   // the closes it makes itself (ours, and the one a versionchange asks for): those are not news.
@@ -134,10 +156,20 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
       syncRetry: deps.syncRetry,
       lookupRetry: deps.lookupRetry,
       trackedProducts: () => readTrackedProducts(db),
-      exclusive: (work) => locks.request(`shop-lookup:${dbName}:sync`, { signal: closing.signal }, work),
+      // Every sync holds the sync lock, and checks under it whose the database is: another tab may have cleared
+      // it meanwhile, and another shop claimed it. Then nothing of this shop is written there.
+      exclusive: (work) =>
+        locks.request(syncLock, { signal: closing.signal }, async () => {
+          const blocked = await claim();
+          if (blocked) {
+            reclaim();
+            throw new ShopLookupError(blocked.code, blocked.message);
+          }
+          return work();
+        }),
     }),
   }));
-  network.catch(() => undefined); // reported by whatever needs it
+  network.then((n) => (net = n), () => undefined); // a failure is reported by whatever needs it
   /** A report for a sync that could not even start (its code failed to load). */
   const notStarted = (error: unknown): SyncReport => {
     const report = createReportDraft();
@@ -148,8 +180,9 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   const watches = new Map<number, { query: WatchQuery; watch: Watch | null; stop: () => void }>();
   const inflight = new Map<string, Promise<void>>();
 
+  const identity = identityOf(options.baseUrl, options.auth, options.shopId);
   const claim = () =>
-    identityOf(options.baseUrl, options.auth, options.shopId)
+    identity
       .then((id) => checkShopIdentity(db, id))
       .then(async (blocked) => {
         if (!blocked) await addTrackedProducts(db, [...ownProducts]);
@@ -157,15 +190,36 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
       })
       .catch((e: unknown) => storageError(e) ?? { code: 'storage_error', message: `The local database could not be opened (${toLookupError(e).message}).` });
   let ready = claim();
-  void ready.then(async (blocked) => {
-    if (blocked) return status.facts.set({ lastError: blocked, failed: true });
-    // what earlier syncs (this tab's or another's) achieved
-    const [coupons, opts] = (await db.meta.bulkGet([metaKey.coupons, 'options']).catch(() => [])) as (Confirmation | undefined)[];
-    const f = status.facts.get();
-    status.facts.set({
-      lastSyncedAt: { coupons: f.lastSyncedAt.coupons ?? coupons?.confirmedAt ?? null, options: f.lastSyncedAt.options ?? opts?.confirmedAt ?? null },
+  /** Tells what the claim found: the refusal, or what earlier syncs (this tab's or another's) achieved. */
+  const tellClaim = (claimed: Promise<LookupError | null>) =>
+    void claimed.then(async (blocked) => {
+      if (blocked) return status.facts.set({ lastError: blocked, failed: true });
+      const [coupons, opts] = (await db.meta.bulkGet([metaKey.coupons, 'options']).catch(() => [])) as (Confirmation | undefined)[];
+      const f = status.facts.get();
+      status.facts.set({
+        lastSyncedAt: { coupons: f.lastSyncedAt.coupons ?? coupons?.confirmedAt ?? null, options: f.lastSyncedAt.options ?? opts?.confirmedAt ?? null },
+      });
     });
-  });
+  tellClaim(ready);
+
+
+  /** Drops what this engine knew of the data (the database was emptied). */
+  function forget(): void {
+    resources.clear();
+    status.facts.set({ lastSyncedAt: { coupons: null, options: null }, lastError: null, failed: false });
+  }
+
+  /**
+   * Checks again whose the database is (after a clear() here or in another tab, or a refusal found under the sync
+   * lock): every watch restarts against the answer, and background sync resumes if it may.
+   */
+  function reclaim(claimed: Promise<LookupError | null> = claim()): void {
+    if (closed) return;
+    ready = claimed;
+    tellClaim(claimed);
+    for (const [id, w] of watches) follow(id, w.query);
+    scheduler.allow(claimed.then((blocked) => !blocked));
+  }
 
   /** Waits for the shop identity check; throws when this database must not be used (another shop's, no storage). */
   async function usable(): Promise<void> {
@@ -348,12 +402,15 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     async clear() {
       await network.then((n) => n.runner.cancel(), () => undefined);
       await Promise.allSettled(inflight.values());
-      await db.transaction('rw', db.tables, () => Promise.all(db.tables.map((t) => t.clear())));
-      resources.clear();
-      status.facts.set({ lastSyncedAt: { coupons: null, options: null }, lastError: null, failed: false });
-      // the emptied database may now be claimed by this shop; restart every watch against it
-      ready = claim();
-      for (const [id, w] of watches) follow(id, w.query);
+      // Under the sync lock: no sync of any tab is between two pages while the tables are emptied and claimed
+      // again (a sync in another tab ends first; the ones after it check the claim).
+      const blocked = await locks.request(syncLock, { signal: closing.signal }, async () => {
+        await db.transaction('rw', db.tables, () => Promise.all(db.tables.map((t) => t.clear())));
+        forget();
+        return claim(); // the emptied database may now be claimed by this shop
+      });
+      reclaim(Promise.resolve(blocked));
+      channel.cleared();
     },
     async close() {
       if (closed) return;

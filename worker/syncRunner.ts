@@ -36,6 +36,8 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
   const { db, resources, status, now } = deps;
   const exclusive = deps.exclusive ?? (<T>(work: () => Promise<T>) => work());
   let running: Promise<SyncReport> | null = null;
+  /** A full sync holds the lock and runs (not merely waits for its turn). */
+  let active = false;
   let controller = new AbortController();
 
   let lastProgressAt = 0;
@@ -89,6 +91,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
   async function run(products: number[], ended: () => void): Promise<SyncReport> {
     const report = createReportDraft();
     const ctx = context(report, controller.signal);
+    active = true;
     status.facts.set({ syncing: true, progress: { resource: 'coupons', done: 0, total: null } });
     let go = await unit(report, metaKey.coupons, () => syncCoupons(ctx));
     let optionsDone = 0;
@@ -123,6 +126,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
       // waiting for the lock can end too (the engine closes meanwhile): that is a report, never a rejection
       if (running) return running;
       const done = () => {
+        active = false;
         if (running === mine) running = null;
       };
       // waiting for the lock can end too (the engine closes meanwhile): that is a report, never a rejection
@@ -146,6 +150,10 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
     },
     get running() {
       return running;
+    },
+    /** A full sync of this engine is under way (it holds the sync lock); false while one only waits for it. */
+    get active() {
+      return active;
     },
     /** Aborts the running sync (its unfinished listing stays as a checkpoint) and waits for it to settle. */
     async cancel(): Promise<void> {
