@@ -41,6 +41,11 @@ export async function refreshCoupon(ctx: SyncContext, code: string): Promise<voi
       await noteCouponRefresh(db, codes, at);
     }
     await confirm(db, [metaKey.coupon(code)], at);
+    // answered under another code: both codes are confirmed, and a lookup of the one asked follows to the record
+    if (record && record.coupon_code !== code) {
+      await confirm(db, [metaKey.coupon(record.coupon_code)], at);
+      await db.meta.put({ key: metaKey.coupon(code), confirmedAt: at, code: record.coupon_code });
+    }
   });
 }
 

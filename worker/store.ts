@@ -7,6 +7,11 @@ import type { Coupon, IssuedCoupon, JournalEntry, ProductOption } from '../src/t
 export interface Confirmation {
   key: string;
   confirmedAt: number;
+  /**
+   * `coupon:<code>` only: the API answered this code with the coupon stored under another code (it matched, say,
+   * without regard to case). Lookups of `code` follow it there.
+   */
+  code?: string;
 }
 
 /** Where an interrupted coupon listing stands, so the next sync resumes instead of starting over. */
