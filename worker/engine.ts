@@ -6,7 +6,7 @@ import type { LookupError, LookupResult, SyncReport, SyncStatus } from '../src/t
 import { createConnectivity, type OnlineSource } from './connectivity';
 import { electLeader } from './leadership';
 import { platformLocks, type LockManagerLike } from './locks';
-import { codeProblem } from './pathSegment';
+import { queryError } from './queryError';
 import { planLookup, type LookupPlan, type NetworkModule } from './lookupPlans';
 import type { Network } from './network';
 import { createResourceState } from './resourceState';
@@ -18,9 +18,9 @@ import { engineError, storageError } from './storageErrors';
 import { metaKey, openStore, type Confirmation } from './store';
 import { createReportDraft, finishReport } from './syncContext';
 import { createSyncScheduler } from './syncScheduler';
+import { shareSyncStatus } from './shareSyncStatus';
 import { createSyncStatus } from './syncStatus';
 import { addTrackedProducts, readTrackedProducts } from './trackedProducts';
-import { createTabChannel, type SharedSyncFacts } from './tabChannel';
 import type { CouponValidator } from './validateCoupon';
 import { watchLookup, type Watch } from './watchLookup';
 
@@ -48,25 +48,6 @@ export interface EngineDeps {
 
 export const DEFAULT_REFRESH_INTERVAL_MS = 5 * 60 * 1000;
 
-function queryError(q: LookupQuery): LookupError | null {
-  const bad = (what: string, v: unknown) => ({ code: 'bad_request', message: `${what} must be ${v}.` });
-  if ((q.kind === 'coupon' || q.kind === 'issuedCoupon') && (typeof q.code !== 'string' || q.code === '')) {
-    return bad('A coupon code', 'a non-empty string');
-  }
-  if ((q.kind === 'coupon' || q.kind === 'issuedCoupon') && codeProblem(q.code) !== null) {
-    return { code: 'bad_request', message: codeProblem(q.code)! };
-  }
-  if ('productNo' in q && !Number.isSafeInteger(q.productNo)) return bad('A product number', 'a whole number');
-  if (q.kind === 'productOptionByNo' && !Number.isSafeInteger(q.optionNo)) return bad('An option number', 'a whole number');
-  if (q.kind === 'productOptionByCode' && (typeof q.optionCode !== 'string' || q.optionCode === '')) {
-    return bad('An option code', 'a non-empty string');
-  }
-  if (q.kind === 'productOptionByCode' && codeProblem(q.optionCode) !== null) {
-    return { code: 'bad_request', message: codeProblem(q.optionCode)! };
-  }
-  return null;
-}
-
 /** @example const engine = createEngine({ baseUrl }, (id, value) => console.log(id, value), { indexedDB, IDBKeyRange }); */
 export function createEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps = {}): EngineApi {
   const now = deps.now ?? Date.now;
@@ -87,42 +68,17 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   const stopLeaderFact = leadership.subscribe((leader) => status.facts.set({ leader }));
   status.facts.set({ leader: leadership.isLeader });
 
-  // Tell the other engines on this database (other tabs) what our own syncs do, and take in what theirs do. Only
-  // the engine running a sync speaks for it (until it has told its end); connectivity is each tab's own.
+  // What the syncs do, told between the engines on this database (other tabs); clear() too.
   let net: Network | null = null;
-  const ownSync = () => net?.runner.active === true;
-  let applyingRemote = false;
-  let speaking = false;
-  const sharedFacts = (): SharedSyncFacts => {
-    const { syncing, waiting, failed, progress, lastSyncedAt, lastError } = status.facts.get();
-    return { syncing, waiting, failed, progress, lastSyncedAt, lastError };
-  };
-  const later = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
-  const channel = createTabChannel(`shop-lookup:${dbName}`, {
-    onFacts(facts) {
-      if (ownSync()) return; // (one sync at a time: the lock; a message from before ours began)
-      applyingRemote = true;
-      const mine = status.facts.get().lastSyncedAt;
-      status.facts.set({
-        ...facts,
-        lastSyncedAt: { coupons: later(mine.coupons, facts.lastSyncedAt.coupons), options: later(mine.options, facts.lastSyncedAt.options) },
-      });
-      applyingRemote = false;
-    },
-    onAsk() {
-      if (ownSync()) channel.post(sharedFacts());
-    },
+  const shared = shareSyncStatus({
+    name: `shop-lookup:${dbName}`,
+    status,
+    ownSync: () => net?.runner.active === true,
     onCleared() {
       forget();
       reclaim();
     },
   });
-  const stopBroadcast = status.facts.subscribe(() => {
-    if (applyingRemote || (!ownSync() && !speaking)) return;
-    speaking = ownSync();
-    channel.post(sharedFacts());
-  });
-  channel.ask(); // opened mid-sync: the engine syncing tells where it stands
 
   // Storage events: Dexie reopens the connection on next use; say what happened. Dexie also signals 'close' for
   // the closes it makes itself (ours, and the one a versionchange asks for): those are not news.
@@ -410,7 +366,7 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
         return claim(); // the emptied database may now be claimed by this shop
       });
       reclaim(Promise.resolve(blocked));
-      channel.cleared();
+      shared.cleared();
     },
     async close() {
       if (closed) return;
@@ -418,8 +374,7 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
       scheduler.dispose();
       leadership.dispose();
       stopLeaderFact();
-      stopBroadcast();
-      channel.dispose();
+      shared.dispose();
       for (const w of watches.values()) w.stop();
       watches.clear();
       cache?.dispose();
