@@ -165,7 +165,7 @@ export interface ShopLookupOptions {
    * bundles: use a proxy there). `{ accessToken }`: a token the host already has. Omitted: no token is sent.
    */
   auth?: ShopAuth;
-  /** Product numbers whose options are kept synced. @example products: [13801, 13805] */
+  /** Product numbers whose options are kept synced, added to the shop-wide set every tab's syncs list (kept in IndexedDB). @example products: [13801, 13805] */
   products?: number[];
   /** Background refresh period while online, ms. Default 300_000 (5 minutes). */
   refreshIntervalMs?: number;

@@ -1,7 +1,7 @@
 // The engine: everything behind the six lookups, wired together. It runs in a Web Worker (worker.ts exposes it
 // with Comlink) or, with `worker: false`, in the host's own thread. Platform pieces are passed in.
 import { ShopLookupError, toLookupError } from '../src/errors';
-import type { EngineApi, EngineOptions, LookupQuery, WatchListener, WatchQuery } from '../src/protocol';
+import type { EngineApi, EngineOptions, WatchListener, WatchQuery } from '../src/protocol';
 import type { LookupError, LookupResult, SyncReport, SyncStatus } from '../src/types';
 import { createConnectivity, type OnlineSource } from './connectivity';
 import { electLeader } from './leadership';
