@@ -77,8 +77,10 @@ async function respond(
   record: MockRequestRecord,
   answer: Answer,
   delayMs: number,
+  held?: Promise<void>,
 ): Promise<void> {
   await sleep(state.options.latencyMs + delayMs);
+  await held;
   if (state.down) {
     record.fault ??= 'down';
     destroy(res);
@@ -114,10 +116,11 @@ export async function handleShopRequest(state: MockState, req: IncomingMessage, 
     return;
   }
 
-  // a held request is answered from the data as it is when the test releases it
+  // a held request is answered from the data as it is when the test releases it (or, `answered`, as it was at
+  // arrival: then only the sending waits, in respond)
   const held = state.holds.gate(route.path, record);
-  if (held) {
-    await held;
+  if (held && !held.answered) {
+    await held.released;
     if (state.down) {
       record.fault = 'down';
       destroy(res);
@@ -140,7 +143,7 @@ export async function handleShopRequest(state: MockState, req: IncomingMessage, 
       return;
     }
     if (fault === 'throttle') record.throttled = true;
-    return respond(state, res, record, answer, 0);
+    return respond(state, res, record, answer, 0, held?.answered ? held.released : undefined);
   }
 
   let answer =
@@ -152,5 +155,5 @@ export async function handleShopRequest(state: MockState, req: IncomingMessage, 
   }
   if (fault === 'truncated-json') answer = truncateAnswer(answer);
   const delayMs = typeof fault === 'object' ? fault.delayMs : 0;
-  return respond(state, res, record, answer, delayMs);
+  return respond(state, res, record, answer, delayMs, held?.answered ? held.released : undefined);
 }

@@ -1,11 +1,19 @@
 // Held requests: a test names which /v2 requests to hold, learns when one arrives, and lets it go when it
 // chooses, so an interleaving ("page 2 is in flight while the coupon is re-read") is driven, not waited for.
-// A held request is answered from the data as it is at release, as if the API had been slow to read it.
+// A held request is answered from the data as it is at release, as if the API had been slow to read it; with
+// `answered`, the answer is made from the data at arrival and only its sending waits (a slow network back).
 import { pathMatches } from './faults';
-import type { FaultWhen, MockHold, MockRequestRecord } from './types';
+import type { FaultWhen, HoldWhen, MockHold, MockRequestRecord } from './types';
+
+/** A request caught by a hold: it goes on when `released` resolves, before or after its answer is made. */
+export interface HeldRequest {
+  released: Promise<void>;
+  answered: boolean;
+}
 
 interface PendingHold {
   path: FaultWhen['path'];
+  answered: boolean;
   skip: number;
   times: number;
   released: boolean;
@@ -14,9 +22,9 @@ interface PendingHold {
 }
 
 export interface HoldList {
-  hold(when?: FaultWhen): MockHold;
-  /** Resolves when this request may be answered (at once unless a hold catches it). */
-  gate(path: string, record: MockRequestRecord): Promise<void> | undefined;
+  hold(when?: HoldWhen): MockHold;
+  /** The hold this request is caught by, if any. */
+  gate(path: string, record: MockRequestRecord): HeldRequest | undefined;
   /** Releases every hold (the mock is closing). */
   releaseAll(): void;
 }
@@ -34,7 +42,7 @@ export function createHoldList(): HoldList {
     hold(when = {}) {
       let arrived!: (record: MockRequestRecord) => void;
       const first = new Promise<MockRequestRecord>((resolve) => (arrived = resolve));
-      const h: PendingHold = { path: when.path, skip: when.after ?? 0, times: when.times ?? 1, released: false, waiting: [], arrived };
+      const h: PendingHold = { path: when.path, answered: when.answered === true, skip: when.after ?? 0, times: when.times ?? 1, released: false, waiting: [], arrived };
       holds.push(h);
       return {
         arrived: first,
@@ -54,9 +62,9 @@ export function createHoldList(): HoldList {
       if (!h) return undefined;
       h.times--;
       record.fault ??= 'held';
-      const gate = new Promise<void>((resolve) => h.waiting.push(resolve));
+      const released = new Promise<void>((resolve) => h.waiting.push(resolve));
       h.arrived(record);
-      return gate;
+      return { released, answered: h.answered };
     },
     releaseAll() {
       for (const h of [...holds]) release(h);

@@ -4,6 +4,7 @@ export { createMockShopApiHandler } from './createMockShopApiHandler';
 export { createMockData, MOCK_CODES } from './data';
 export type {
   FaultWhen,
+  HoldWhen,
   MockData,
   MockDataOptions,
   MockFault,

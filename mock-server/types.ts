@@ -72,6 +72,15 @@ export interface FaultWhen {
 }
 
 /**
+ * Which requests a hold catches: as for faults (`times` default 1), and when their answer is made.
+ * @example api.hold({ path: '/v2/shop/coupons', after: 1, answered: true })
+ */
+export type HoldWhen = FaultWhen & {
+  /** Make the answer from the data at arrival and hold only its sending. Default false: hold the request itself. */
+  answered?: boolean;
+};
+
+/**
  * A hold on matching `/v2` requests: each is answered only after `release()`, from the data as it is then.
  * @example const h = api.hold({ path: '/v2/shop/coupons', after: 1 }); await h.arrived; api.upsertCoupon(x); h.release();
  */
@@ -185,7 +194,7 @@ export interface MockShopApiHandler {
   /** Remove every pending fault. */
   clearFaults(): void;
   /** Hold the next matching /v2 request(s) (`when` as for faults, `times` default 1) until `release()`. */
-  hold(when?: FaultWhen): MockHold;
+  hold(when?: HoldWhen): MockHold;
   /** Every /v2 request received, oldest first (the same array for the mock's whole life). */
   requests: MockRequestRecord[];
   /** Empty `requests` (in place). */

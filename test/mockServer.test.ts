@@ -333,6 +333,16 @@ describe('startMockShopApi', () => {
     expect(api.requests.find((r) => r.path === '/v2/shop/coupons/WELCOME10')?.fault).toBe('held');
   });
 
+  it('holds only the sending of an answer made at arrival when asked to (answered: true)', async () => {
+    const { api, get } = await ready();
+    const hold = api.hold({ path: '/v2/shop/coupons/WELCOME10', answered: true });
+    const held = get('/v2/shop/coupons/WELCOME10');
+    await hold.arrived;
+    api.upsertCoupon({ ...api.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!, name: '도착한 뒤' });
+    hold.release();
+    expect(((await held).body as { data: { name: string } }).data.name).not.toBe('도착한 뒤');
+  });
+
   it('injects truncated-json, html and wrong-content-type as broken bodies', async () => {
     const { api, get } = await ready();
     api.inject('truncated-json');

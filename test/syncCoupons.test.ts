@@ -87,6 +87,25 @@ describe('syncCoupons', () => {
     mock.setDown(false);
   });
 
+  it('keeps a coupon re-read during a first sync over the older copy of a page requested before, stored after', async () => {
+    const first = lookupFor(mock, { dbName: `first-${Math.random()}` });
+    try {
+      const onPage2 = mock.data.coupons[150]!;
+      const code = String(onPage2.coupon_code);
+      // page 2's answer is made now, with the coupon as it is; it reaches the till only when released
+      const page2 = mock.hold({ path: LIST, after: 1, answered: true });
+      const running = first.sync();
+      await page2.arrived;
+      mock.upsertCoupon({ ...onPage2, name: '중지됨', status: 'stop' });
+      expect(await first.validateCoupon(code, { amount: 1_000_000 })).toMatchObject({ ok: false, reason: 'inactive', source: 'network' });
+      page2.release();
+      expect((await running).ok).toBe(true);
+      expect((await confirmed(first.coupon(code))).data).toMatchObject({ name: '중지됨', status: 'stop' });
+    } finally {
+      await first.close();
+    }
+  });
+
   it('neither brings back nor deletes a coupon the API answered for one by one during a re-sync', async () => {
     const gone = String(mock.data.coupons[10]!.coupon_code); // page 1, deleted after the listing read it
     mock.upsertCoupon({ ...mock.data.coupons[10]!, name: '목록의 사본' });
