@@ -117,6 +117,25 @@ describe('security and isolation', () => {
     }
   });
 
+  it("stores nothing of a read-through that lands after another shop's clear() re-claimed the database", async () => {
+    const idb = new IDBFactory();
+    const shop1 = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-1' });
+    const shop2 = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-2' });
+    try {
+      await shop1.sync();
+      const inFlight = mock.hold({ path: '/v2/shop/issue-coupons/IC-0000-OPEN' });
+      const prefetch = shop1.prefetchIssuedCoupons(['IC-0000-OPEN']);
+      await inFlight.arrived;
+      await shop2.clear(); // shop 2 takes the database while shop 1's answer is on its way
+      inFlight.release();
+      expect(await prefetch).toMatchObject({ ok: false, errors: [{ code: 'shop_mismatch' }] });
+      expect(await dumpDatabase(idb, 'till')).not.toContain('IC-0000-OPEN');
+    } finally {
+      await shop1.close();
+      await shop2.close();
+    }
+  });
+
   it('takes a database claimed before shopId existed over for the same shop, and then refuses other shop ids', async () => {
     const idb = new IDBFactory();
     const old = lookupFor(mock, { indexedDB: idb, dbName: 'till' });

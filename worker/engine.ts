@@ -15,7 +15,7 @@ import { createStorageChanges } from './storageChanges';
 import type { RetryPolicy } from './retryer';
 import { checkShopIdentity, defaultDbName, identityOf } from './shopIdentity';
 import { engineError, storageError } from './storageErrors';
-import { metaKey, openStore, type Confirmation } from './store';
+import { metaKey, openStore, type Confirmation, type ShopIdentity } from './store';
 import { createReportDraft, finishReport } from './syncContext';
 import { createSyncScheduler } from './syncScheduler';
 import { shareSyncStatus } from './shareSyncStatus';
@@ -112,6 +112,7 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
       syncRetry: deps.syncRetry,
       lookupRetry: deps.lookupRetry,
       trackedProducts: () => readTrackedProducts(db),
+      shop: () => shop,
       // Every sync holds the sync lock, and checks under it whose the database is: another tab may have cleared
       // it meanwhile, and another shop claimed it. Then nothing of this shop is written there.
       exclusive: (work) =>
@@ -137,6 +138,8 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   const inflight = new Map<string, Promise<void>>();
 
   const identity = identityOf(options.baseUrl, options.auth, options.shopId);
+  let shop: ShopIdentity | undefined;
+  identity.then((i) => (shop = i), () => undefined);
   const claim = () =>
     identity
       .then((id) => checkShopIdentity(db, id))

@@ -8,7 +8,16 @@ import { sameRecord } from './sameRecord';
 import { confirm, metaKey, type ShopDatabase } from './store';
 import type { SyncContext } from './syncContext';
 import { noteCouponRefresh } from './couponListing';
+import { assertShop } from './shopIdentity';
 import { syncProductOptions } from './syncProductOptions';
+
+/** Confirms keys, if the database is still this shop's. */
+function confirmChecked(ctx: SyncContext, keys: string[], at: number) {
+  return ctx.db.transaction('rw', ctx.db.meta, async () => {
+    await assertShop(ctx.db, ctx.shop);
+    await confirm(ctx.db, keys, at);
+  });
+}
 
 /** A rejected item is reported and thrown: the lookup shows the error, the good local copy stays. */
 function checkRejected<T>(ctx: SyncContext, where: string, answer: ItemAnswer<T>): T | null {
@@ -27,6 +36,7 @@ export async function refreshCoupon(ctx: SyncContext, code: string): Promise<voi
   const record = checkRejected(ctx, `GET /v2/shop/coupons/${code}`, answer);
   const { db } = ctx;
   await db.transaction('rw', [db.coupons, db.couponHashes, db.meta], async () => {
+    await assertShop(db, ctx.shop);
     const current = await db.coupons.get(record?.coupon_code ?? code);
     const codes = record && record.coupon_code !== code ? [code, record.coupon_code] : [code];
     if (record && !sameRecord(current, record)) {
@@ -56,6 +66,7 @@ export async function refreshIssuedCoupon(ctx: SyncContext, code: string): Promi
   const record = checkRejected(ctx, `GET /v2/shop/issue-coupons/${code}`, answer);
   const { db } = ctx;
   await db.transaction('rw', [db.issuedCoupons, db.meta], async () => {
+    await assertShop(db, ctx.shop);
     const current = await db.issuedCoupons.get(code);
     if (record && !sameRecord(current, record)) {
       await db.issuedCoupons.put(record, code);
@@ -70,6 +81,7 @@ export async function refreshIssuedCoupon(ctx: SyncContext, code: string): Promi
 
 async function storeOption(ctx: SyncContext, db: ShopDatabase, option: ProductOption, at: number) {
   await db.transaction('rw', [db.options, db.meta], async () => {
+    await assertShop(db, ctx.shop);
     const current = await db.options.get([option.product_no, option.no]);
     if (!sameRecord(current, option)) {
       await db.options.put(option);
@@ -95,7 +107,7 @@ export async function refreshOptionByNo(ctx: SyncContext, productNo: number, opt
   const record = checkRejected(ctx, `GET /v2/shop/products/${productNo}/options/${optionNo}`, answer);
   if (record && record.no === optionNo) return storeOption(ctx, ctx.db, record, at);
   await syncProductOptions(ctx, productNo);
-  await confirm(ctx.db, [metaKey.optionNo(productNo, optionNo)], at);
+  await confirmChecked(ctx, [metaKey.optionNo(productNo, optionNo)], at);
 }
 
 /** @example await refreshOptionByCode(ctx, 13805, '12'); // never answered with option number 12 */
@@ -107,5 +119,5 @@ export async function refreshOptionByCode(ctx: SyncContext, productNo: number, o
   const record = checkRejected(ctx, `GET /v2/shop/products/${productNo}/options/${optionCode}`, answer);
   if (record && record.code === optionCode) return storeOption(ctx, ctx.db, record, at);
   await syncProductOptions(ctx, productNo);
-  await confirm(ctx.db, [metaKey.optionCode(productNo, optionCode)], at);
+  await confirmChecked(ctx, [metaKey.optionCode(productNo, optionCode)], at);
 }

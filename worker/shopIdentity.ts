@@ -1,5 +1,6 @@
 // One shop's data never leaks into another's database: the database remembers which shop filled it (the host's
 // shopId; the API address, and a SHA-256 hash of the API key, never the key itself) and refuses to serve another.
+import { ShopLookupError } from '../src/errors';
 import type { LookupError, ShopAuth } from '../src/types';
 import { metaKey, type ShopDatabase, type ShopIdentity } from './store';
 
@@ -32,6 +33,30 @@ export function defaultDbName(shopId: string | undefined): string {
   return shopId === undefined ? 'shop-lookup' : `shop-lookup:${shopId}`;
 }
 
+function mismatch(db: ShopDatabase, stored: ShopIdentity): LookupError {
+  const whose = stored.shopId ? `shop ${JSON.stringify(stored.shopId)} at ${stored.baseUrl}` : stored.baseUrl;
+  return {
+    code: 'shop_mismatch',
+    message: `The local database "${db.name}" holds the data of another shop (${whose}), so it is not served here. Use one dbName per shop (and a shopId), or call clear() to drop the other shop's data.`,
+  };
+}
+
+/**
+ * Call first inside every transaction that writes what the API answered outside a sync (which checks under the
+ * sync lock): throws `shop_mismatch` unless the database is still this shop's. Another tab may have cleared it and
+ * another shop claimed it while the request was on its way.
+ * @example await db.transaction('rw', [db.coupons, db.meta], async () => { await assertShop(db, ctx.shop); ... });
+ */
+export async function assertShop(db: ShopDatabase, mine: ShopIdentity | undefined): Promise<void> {
+  if (!mine) return;
+  const stored = (await db.meta.get(metaKey.shop)) as ShopIdentity | undefined;
+  if (stored && compare(stored, mine) !== 'other') return;
+  const error = stored
+    ? mismatch(db, stored)
+    : { code: 'shop_mismatch', message: `The local database "${db.name}" was cleared meanwhile and is not claimed by this shop; nothing was stored.` };
+  throw new ShopLookupError(error.code, error.message);
+}
+
 /**
  * Claims an empty database for this shop, or checks that it already belongs to it.
  * @returns null when the database may be used; a `shop_mismatch` error when it holds another shop's data.
@@ -45,11 +70,6 @@ export async function checkShopIdentity(db: ShopDatabase, mine: ShopIdentity): P
     }
     const verdict = compare(stored, mine);
     if (verdict === 'adopt') await db.meta.put(mine);
-    if (verdict !== 'other') return null;
-    const whose = stored.shopId ? `shop ${JSON.stringify(stored.shopId)} at ${stored.baseUrl}` : stored.baseUrl;
-    return {
-      code: 'shop_mismatch',
-      message: `The local database "${db.name}" holds the data of another shop (${whose}), so it is not served here. Use one dbName per shop (and a shopId), or call clear() to drop the other shop's data.`,
-    };
+    return verdict === 'other' ? mismatch(db, stored) : null;
   });
 }

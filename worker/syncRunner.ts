@@ -7,7 +7,7 @@ import type { ApiClient } from './apiClient';
 import type { ResourceState } from './resourceState';
 import { retry, type RetryPolicy } from './retryer';
 import { engineError } from './storageErrors';
-import { confirm, metaKey, type ShopDatabase } from './store';
+import { confirm, metaKey, type ShopDatabase, type ShopIdentity } from './store';
 import { createReportDraft, finishReport, type ReportDraft, type SyncContext } from './syncContext';
 import { syncCoupons } from './syncCoupons';
 import { syncProductOptions } from './syncProductOptions';
@@ -22,6 +22,8 @@ export interface SyncRunnerDeps {
   policy: RetryPolicy;
   /** The products whose options a full sync lists (read when it starts). */
   trackedProducts: () => number[] | Promise<number[]>;
+  /** The shop this engine serves (a sync checks it under the lock; its units check their writes too). */
+  shop?: () => ShopIdentity | undefined;
   /** Runs a sync holding the database's sync lock, so engines in other tabs never sync at the same time. */
   exclusive?: <T>(work: () => Promise<T>) => Promise<T>;
 }
@@ -50,6 +52,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
       now,
       priority: 'background',
       signal,
+      shop: deps.shop?.(),
       call: (step) =>
         retry(step, deps.policy, {
           signal,
