@@ -23,6 +23,8 @@ interface PendingHold {
 
 export interface HoldList {
   hold(when?: HoldWhen): MockHold;
+  /** A hold by its id (the control endpoints name holds so). */
+  find(id: number): MockHold | undefined;
   /** The hold this request is caught by, if any. */
   gate(path: string, record: MockRequestRecord): HeldRequest | undefined;
   /** Releases every hold (the mock is closing). */
@@ -32,6 +34,7 @@ export interface HoldList {
 /** @example const holds = createHoldList(); const h = holds.hold({ path: '/v2/shop/coupons', after: 1 }); */
 export function createHoldList(): HoldList {
   const holds: PendingHold[] = [];
+  const byId = new Map<number, MockHold>();
   const release = (h: PendingHold) => {
     h.released = true;
     const at = holds.indexOf(h);
@@ -44,14 +47,23 @@ export function createHoldList(): HoldList {
       const first = new Promise<MockRequestRecord>((resolve) => (arrived = resolve));
       const h: PendingHold = { path: when.path, answered: when.answered === true, skip: when.after ?? 0, times: when.times ?? 1, released: false, waiting: [], arrived };
       holds.push(h);
-      return {
+      let caught = false;
+      void first.then(() => (caught = true));
+      const handle: MockHold = {
+        id: byId.size + 1,
         arrived: first,
+        get caught() {
+          return caught;
+        },
         get held() {
           return h.waiting.length;
         },
         release: () => release(h),
       };
+      byId.set(handle.id, handle);
+      return handle;
     },
+    find: (id) => byId.get(id),
     gate(path, record) {
       let h: PendingHold | undefined;
       for (const x of holds) {

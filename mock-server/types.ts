@@ -85,8 +85,12 @@ export type HoldWhen = FaultWhen & {
  * @example const h = api.hold({ path: '/v2/shop/coupons', after: 1 }); await h.arrived; api.upsertCoupon(x); h.release();
  */
 export interface MockHold {
+  /** Names the hold for the control endpoints (`/__mock/holds/<id>`). */
+  id: number;
   /** Resolves with the record of the first request the hold caught. */
   arrived: Promise<MockRequestRecord>;
+  /** Whether a request was caught yet (what `arrived` tells, for polling over HTTP). */
+  readonly caught: boolean;
   /** How many requests are held right now. */
   readonly held: number;
   /** Answers the held requests; later matching requests pass. */

@@ -333,6 +333,17 @@ describe('startMockShopApi', () => {
     expect(api.requests.find((r) => r.path === '/v2/shop/coupons/WELCOME10')?.fault).toBe('held');
   });
 
+  it('holds and releases requests through the /__mock/holds control endpoints', async () => {
+    const { api, get } = await ready();
+    const made = await call(api, '/__mock/holds', undefined, { method: 'POST', body: JSON.stringify({ when: { path: '/v2/shop/coupons/FIXED3000' } }) });
+    const { id } = made.body as { id: number };
+    const held = get('/v2/shop/coupons/FIXED3000');
+    await vi.waitFor(async () => expect((await call(api, `/__mock/holds/${id}`)).body).toMatchObject({ caught: true, held: 1 }));
+    expect((await call(api, `/__mock/holds/${id}`, undefined, { method: 'DELETE' })).body).toMatchObject({ ok: true, held: 0 });
+    expect((await held).status).toBe(200);
+    expect((await call(api, '/__mock/holds/999')).status).toBe(404);
+  });
+
   it('holds only the sending of an answer made at arrival when asked to (answered: true)', async () => {
     const { api, get } = await ready();
     const hold = api.hold({ path: '/v2/shop/coupons/WELCOME10', answered: true });
