@@ -30,6 +30,7 @@ export type EngineOptions = Pick<
   | 'products'
   | 'refreshIntervalMs'
   | 'dbName'
+  | 'shopId'
   | 'rateLimits'
   | 'requestTimeoutMs'
   | 'pageSize'

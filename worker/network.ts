@@ -8,7 +8,7 @@ import { createTransport } from './httpTransport';
 import type { ResourceState } from './resourceState';
 import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimiter } from './rateLimiter';
 import { LOOKUP_RETRY, retry, SYNC_RETRY, type RetryPolicy } from './retryer';
-import type { ShopDatabase } from './store';
+import type { ShopDatabase, ShopIdentity } from './store';
 import { createReportDraft, type SyncContext } from './syncContext';
 import { createSyncRunner } from './syncRunner';
 import type { SyncStatusState } from './syncStatus';
@@ -28,7 +28,9 @@ export interface NetworkDeps {
   signal: AbortSignal;
   syncRetry?: RetryPolicy | undefined;
   lookupRetry?: RetryPolicy | undefined;
-  trackedProducts: () => number[];
+  trackedProducts: () => Promise<number[]>;
+  /** The shop this engine serves, once known: writes outside a sync check the database is still its. */
+  shop: () => ShopIdentity | undefined;
   exclusive: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
@@ -66,6 +68,7 @@ export function createNetwork(deps: NetworkDeps): Network {
     now,
     policy: syncPolicy,
     trackedProducts: deps.trackedProducts,
+    shop: deps.shop,
     exclusive: deps.exclusive,
   });
   const context = (priority: SyncContext['priority'], policy: RetryPolicy): SyncContext => ({
@@ -76,6 +79,7 @@ export function createNetwork(deps: NetworkDeps): Network {
     priority,
     signal,
     call: (step) => retry(step, policy, { signal }),
+    shop: deps.shop(),
   });
   return {
     client,

@@ -7,7 +7,7 @@ import type { ApiClient } from './apiClient';
 import type { ResourceState } from './resourceState';
 import { retry, type RetryPolicy } from './retryer';
 import { engineError } from './storageErrors';
-import { confirm, metaKey, type ShopDatabase } from './store';
+import { confirm, metaKey, type ShopDatabase, type ShopIdentity } from './store';
 import { createReportDraft, finishReport, type ReportDraft, type SyncContext } from './syncContext';
 import { syncCoupons } from './syncCoupons';
 import { syncProductOptions } from './syncProductOptions';
@@ -20,7 +20,10 @@ export interface SyncRunnerDeps {
   status: SyncStatusState;
   now: () => number;
   policy: RetryPolicy;
-  trackedProducts: () => number[];
+  /** The products whose options a full sync lists (read when it starts). */
+  trackedProducts: () => number[] | Promise<number[]>;
+  /** The shop this engine serves (a sync checks it under the lock; its units check their writes too). */
+  shop?: () => ShopIdentity | undefined;
   /** Runs a sync holding the database's sync lock, so engines in other tabs never sync at the same time. */
   exclusive?: <T>(work: () => Promise<T>) => Promise<T>;
 }
@@ -35,6 +38,8 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
   const { db, resources, status, now } = deps;
   const exclusive = deps.exclusive ?? (<T>(work: () => Promise<T>) => work());
   let running: Promise<SyncReport> | null = null;
+  /** A full sync holds the lock and runs (not merely waits for its turn). */
+  let active = false;
   let controller = new AbortController();
 
   let lastProgressAt = 0;
@@ -47,6 +52,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
       now,
       priority: 'background',
       signal,
+      shop: deps.shop?.(),
       call: (step) =>
         retry(step, deps.policy, {
           signal,
@@ -63,6 +69,14 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
     };
   }
 
+  /** The report of a sync that never ran (its lock wait ended: the engine closed, or the shop changed). */
+  function notRun(error: unknown): SyncReport {
+    const report = createReportDraft();
+    report.complete = false;
+    report.errors.push(engineError(error));
+    return finishReport(report);
+  }
+
   /** Runs one unit; returns false when the sync should stop here. */
   async function unit(report: ReportDraft, key: string, work: () => Promise<void>): Promise<boolean> {
     try {
@@ -76,9 +90,11 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
     }
   }
 
-  async function run(products: number[]): Promise<SyncReport> {
+  /** @param ended called as the sync ends, before its outcome is told: a sync asked for after that is a new one */
+  async function run(products: number[], ended: () => void): Promise<SyncReport> {
     const report = createReportDraft();
     const ctx = context(report, controller.signal);
+    active = true;
     status.facts.set({ syncing: true, progress: { resource: 'coupons', done: 0, total: null } });
     let go = await unit(report, metaKey.coupons, () => syncCoupons(ctx));
     let optionsDone = 0;
@@ -92,6 +108,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
     if (products.length > 0 && optionsDone === products.length) await confirm(db, ['options'], at).catch(() => undefined);
     const coupons = (await db.meta.get(metaKey.coupons).catch(() => undefined)) as { confirmedAt?: number } | undefined;
     const f = status.facts.get();
+    ended();
     status.facts.set({
       syncing: false,
       waiting: false,
@@ -109,10 +126,18 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
   return {
     /** Syncs everything; a second caller gets the running sync. */
     sync(): Promise<SyncReport> {
-      running ??= exclusive(() => run(deps.trackedProducts())).finally(() => {
-        running = null;
-      });
-      return running;
+      // waiting for the lock can end too (the engine closes meanwhile): that is a report, never a rejection
+      if (running) return running;
+      const done = () => {
+        active = false;
+        if (running === mine) running = null;
+      };
+      // waiting for the lock can end too (the engine closes meanwhile): that is a report, never a rejection
+      const mine: Promise<SyncReport> = exclusive(async () => run(await deps.trackedProducts(), done))
+        .catch(notRun)
+        .finally(done);
+      running = mine;
+      return mine;
     },
     /** Syncs only these products' options (newly tracked ones), after any running sync. */
     async syncProducts(productNos: number[]): Promise<SyncReport> {
@@ -124,10 +149,14 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
           if (!(await unit(report, metaKey.options(productNo), () => syncProductOptions(ctx, productNo)))) break;
         }
         return finishReport(report);
-      });
+      }).catch(notRun);
     },
     get running() {
       return running;
+    },
+    /** A full sync of this engine is under way (it holds the sync lock); false while one only waits for it. */
+    get active() {
+      return active;
     },
     /** Aborts the running sync (its unfinished listing stays as a checkpoint) and waits for it to settle. */
     async cancel(): Promise<void> {
