@@ -1,13 +1,16 @@
 // One config for the library build and vitest (the demo has its own: demo/vite.config.ts).
-//   vite build             → dist/: index.js (src/index.ts) and worker.js (worker/worker.ts), unminified ESM with
-//                            bare imports of dexie/comlink/rxjs/zod, so the app's bundler bundles the worker itself
-//   vite build --mode node → dist/node/: the Node-only entries (mock server, credential proxy, relay)
+//   vite build             → dist/: index.js (src/index.ts), worker.js (worker/worker.ts) and react.js (the hooks,
+//                            src/react/), unminified ESM with bare imports of dexie/comlink/rxjs/zod/react, so the
+//                            app's bundler bundles the worker itself and the main entry never carries the hooks
+//   vite build --mode node → dist/node/: the Node-only entries (mock server, its MSW handlers, credential proxy, relay)
 import { posix } from 'node:path';
 import MagicString from 'magic-string';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 const browserDeps = ['dexie', 'comlink', 'rxjs', 'zod'];
+// optional peer dependencies: the app's own copy, never bundled
+const peerDeps = ['react'];
 
 const WORKER_SOURCE_URL = /new URL\((['"])\.\.\/worker\/worker\.ts\1, import\.meta\.url\)/g;
 const WORKER_PLACEHOLDER_TEXT = '__SHOP_LOOKUP_WORKER_URL__';
@@ -57,7 +60,7 @@ export default defineConfig(({ mode }) => ({
           sourcemap: true,
           target: 'node20',
           rollupOptions: {
-            input: { 'mock-server': 'mock-server/index.ts', proxy: 'proxy/index.ts', relay: 'relay/index.ts' },
+            input: { 'mock-server': 'mock-server/index.ts', 'mock-server-msw': 'mock-server/msw/index.ts', proxy: 'proxy/index.ts', relay: 'relay/index.ts' },
             output: { format: 'es', entryFileNames: '[name].js' },
           },
         }
@@ -68,9 +71,9 @@ export default defineConfig(({ mode }) => ({
           target: 'es2022',
           // a library: the app's bundler minifies; readable output is easier to debug and to audit
           minify: false,
-          lib: { entry: { index: 'src/index.ts', worker: 'worker/worker.ts' }, formats: ['es'] },
+          lib: { entry: { index: 'src/index.ts', worker: 'worker/worker.ts', react: 'src/react/index.ts' }, formats: ['es'] },
           rollupOptions: {
-            external: (id: string) => browserDeps.some((d) => id === d || id.startsWith(`${d}/`)),
+            external: (id: string) => [...browserDeps, ...peerDeps].some((d) => id === d || id.startsWith(`${d}/`)),
             output: {
               entryFileNames: '[name].js',
               chunkFileNames: '[name]-[hash].js',

@@ -7,16 +7,24 @@ import { build, minify } from 'vite';
 /**
  * Min+gzip bytes of what `entry` loads before it runs: its chunk and every chunk it imports statically (the
  * bundler may move shared code, dexie for one, into a chunk of its own). Chunks it loads with `import()` are
- * counted apart (`lazy`); a worker it starts is an asset of its own and measured on its own.
- * @example await minGzipSize('/repo/src/index.ts', '/repo')
+ * counted apart (`lazy`); a worker it starts is an asset of its own and measured on its own. `external`: packages
+ * the consumer brings anyway (a peer dependency such as react), left out of the count.
+ * @example await minGzipSize('/repo/src/react/index.ts', '/repo', { external: ['react'] })
  */
-export async function minGzipSize(entry, root) {
+export async function minGzipSize(entry, root, { external = [] } = {}) {
   const out = await build({
     configFile: false,
     root,
     logLevel: 'silent',
     worker: { format: 'es' },
-    build: { write: false, minify: false, target: 'es2022', sourcemap: false, lib: { entry, formats: ['es'], fileName: 'entry' } },
+    build: {
+      write: false,
+      minify: false,
+      target: 'es2022',
+      sourcemap: false,
+      lib: { entry, formats: ['es'], fileName: 'entry' },
+      rollupOptions: { external: (id) => external.some((d) => id === d || id.startsWith(`${d}/`)) },
+    },
   });
   const chunks = (Array.isArray(out) ? out : [out]).flatMap((o) => o.output ?? []).filter((o) => o.type === 'chunk');
   const byFile = new Map(chunks.map((c) => [c.fileName, c]));

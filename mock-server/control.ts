@@ -10,7 +10,7 @@ import type { FaultWhen, MockShopApiHandler, WireRecord } from './types';
 export type MockControls = Pick<
   MockShopApiHandler,
   | 'upsertCoupon' | 'removeCoupon' | 'upsertIssuedCoupon' | 'setProductOptions' | 'expireTokens'
-  | 'setDown' | 'inject' | 'clearFaults' | 'resetRequests' | 'releaseHeld'
+  | 'setDown' | 'inject' | 'clearFaults' | 'resetRequests' | 'releaseHeld' | 'hold'
 >;
 
 class ControlError extends Error {
@@ -111,6 +111,18 @@ async function route(
       else controls.upsertIssuedCoupon(record);
       return { ok: true };
     }
+    case 'POST holds': {
+      const body = asObject(await jsonBody(req), 'body');
+      const when = { ...whenOf(body.when), answered: body.answered === true };
+      return { ok: true, id: controls.hold(when).id };
+    }
+    case 'GET holds/*':
+    case 'DELETE holds/*': {
+      const hold = state.holds.find(Number(id));
+      if (!hold) throw new ControlError(404, `no hold ${id}`);
+      if (method === 'DELETE') hold.release();
+      return { ok: true, caught: hold.caught, held: hold.held };
+    }
     case 'DELETE coupons/*':
       return { ok: true, removed: controls.removeCoupon(id) };
     case 'POST products/*/options': {
@@ -126,7 +138,9 @@ async function route(
 
 /**
  * Serves the /__mock/ endpoints: GET state, GET|DELETE requests, POST|DELETE faults, POST down, POST coupons,
- * DELETE coupons/<code>, POST issued-coupons, POST products/<no>/options, POST expire-tokens, POST release.
+ * DELETE coupons/<code>, POST issued-coupons, POST products/<no>/options, POST expire-tokens, POST holds (body
+ * `{ when, answered }`, answers `{ id }`), GET holds/<id> (`{ caught, held }`), DELETE holds/<id> (releases it),
+ * POST release (lets requests parked by the 'hold' fault go on).
  * @example await fetch(`${api.url}/__mock/down`, { method: 'POST', body: JSON.stringify({ down: true }) })
  */
 export async function handleControlRequest(

@@ -31,6 +31,7 @@ function controlsOf(state: MockState): MockControls {
     },
     inject: (fault, when) => state.faults.inject(fault, when),
     clearFaults: () => state.faults.clear(),
+    hold: (when) => state.holds.hold(when),
     // In place: callers may hold the array.
     resetRequests: () => void state.requests.splice(0),
     releaseHeld: () => {
@@ -99,6 +100,7 @@ export function createMockShopApiHandler(options: MockShopApiHandlerOptions = {}
     ...controls,
     handler,
     releaseHanging() {
+      state.holds.releaseAll();
       for (const res of state.hanging) res.socket?.destroy();
     },
   };

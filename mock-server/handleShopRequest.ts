@@ -77,8 +77,10 @@ async function respond(
   record: MockRequestRecord,
   answer: Answer,
   delayMs: number,
+  held?: Promise<void>,
 ): Promise<void> {
   await sleep(state.options.latencyMs + delayMs);
+  await held;
   if (state.down) {
     record.fault ??= 'down';
     destroy(res);
@@ -114,6 +116,18 @@ export async function handleShopRequest(state: MockState, req: IncomingMessage, 
     return;
   }
 
+  // a held request is answered from the data as it is when the test releases it (or, `answered`, as it was at
+  // arrival: then only the sending waits, in respond)
+  const held = state.holds.gate(route.path, record);
+  if (held && !held.answered) {
+    await held.released;
+    if (state.down) {
+      record.fault = 'down';
+      destroy(res);
+      return;
+    }
+  }
+
   const paging = route.kind === 'list' && state.options.listShape === 'paged' ? parsePaging(search) : undefined;
   const page = paging && 'page' in paging ? paging.page : 1;
   const fault = state.faults.take({ path: route.path, kind: route.kind, page });
@@ -131,7 +145,7 @@ export async function handleShopRequest(state: MockState, req: IncomingMessage, 
       return;
     }
     if (fault === 'throttle') record.throttled = true;
-    return respond(state, res, record, answer, 0);
+    return respond(state, res, record, answer, 0, held?.answered ? held.released : undefined);
   }
 
   let answer =
@@ -143,5 +157,5 @@ export async function handleShopRequest(state: MockState, req: IncomingMessage, 
   }
   if (fault === 'truncated-json') answer = truncateAnswer(answer);
   const delayMs = typeof fault === 'object' ? fault.delayMs : 0;
-  return respond(state, res, record, answer, delayMs);
+  return respond(state, res, record, answer, delayMs, held?.answered ? held.released : undefined);
 }

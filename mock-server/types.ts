@@ -74,6 +74,32 @@ export interface FaultWhen {
 }
 
 /**
+ * Which requests a hold catches: as for faults (`times` default 1), and when their answer is made.
+ * @example api.hold({ path: '/v2/shop/coupons', after: 1, answered: true })
+ */
+export type HoldWhen = FaultWhen & {
+  /** Make the answer from the data at arrival and hold only its sending. Default false: hold the request itself. */
+  answered?: boolean;
+};
+
+/**
+ * A hold on matching `/v2` requests: each is answered only after `release()`, from the data as it is then.
+ * @example const h = api.hold({ path: '/v2/shop/coupons', after: 1 }); await h.arrived; api.upsertCoupon(x); h.release();
+ */
+export interface MockHold {
+  /** Names the hold for the control endpoints (`/__mock/holds/<id>`). */
+  id: number;
+  /** Resolves with the record of the first request the hold caught. */
+  arrived: Promise<MockRequestRecord>;
+  /** Whether a request was caught yet (what `arrived` tells, for polling over HTTP). */
+  readonly caught: boolean;
+  /** How many requests are held right now. */
+  readonly held: number;
+  /** Answers the held requests; later matching requests pass. */
+  release(): void;
+}
+
+/**
  * One `/v2` request the mock received (OPTIONS and /__mock requests are not recorded).
  * @example expect(api.requests.at(-1)).toMatchObject({ status: 429, code: -7, throttled: true })
  */
@@ -173,6 +199,8 @@ export interface MockShopApiHandler {
   inject(fault: MockFault, when?: FaultWhen): void;
   /** Remove every pending fault. */
   clearFaults(): void;
+  /** Hold the next matching /v2 request(s) (`when` as for faults, `times` default 1) until `release()`. */
+  hold(when?: HoldWhen): MockHold;
   /** Every /v2 request received, oldest first (the same array for the mock's whole life). */
   requests: MockRequestRecord[];
   /** Empty `requests` (in place). */

@@ -38,7 +38,7 @@ export interface ShopLookup {
   productOptionByCode(productNo: number, optionCode: string): Observable<LookupResult<ProductOption | null>>;
   /** Refreshes everything now; resolves with a report when done or failed (never rejects for API trouble). @example const r = await lookup.sync(); */
   sync(): Promise<SyncReport>;
-  /** Keeps these products' options synced too (and syncs them now when online). @example await lookup.trackProducts([13801]); */
+  /** Keeps these products' options synced too, shop-wide: every tab's syncs list them (and they are synced now when online). @example await lookup.trackProducts([13801]); */
   trackProducts(productNos: number[]): Promise<void>;
   /** Fetches issued coupons ahead, so they can be checked offline. @example await lookup.prefetchIssuedCoupons(['IC-7F3K-2Q9M']); */
   prefetchIssuedCoupons(codes: string[]): Promise<SyncReport>;
@@ -55,7 +55,10 @@ export interface ShopLookup {
   clearOfflineJournal(throughId?: number): Promise<number>;
   /** Phase, progress, last sync times, last error. @example lookup.status().subscribe((s) => showBadge(s.phase)); */
   status(): Observable<SyncStatus>;
-  /** Deletes all local data of this dbName. @example await lookup.clear(); */
+  /**
+   * Deletes all local data of this dbName (tracked products included) and claims the database for this shop; waits
+   * for a sync running in another tab to end first, and tells the other tabs. @example await lookup.clear();
+   */
   clear(): Promise<void>;
   /** Stops timers, releases the worker; open lookups complete. @example await lookup.close(); */
   close(): Promise<void>;
@@ -102,6 +105,9 @@ function forwardNetworkEvents(connection: Promise<Connection>): () => void {
 export function createShopLookup(options: ShopLookupOptions): ShopLookup {
   if (!options || typeof options.baseUrl !== 'string' || options.baseUrl === '') {
     throw new ShopLookupError('bad_options', "createShopLookup needs a baseUrl: the API origin or a same-origin proxy path such as '/shop-api'.");
+  }
+  if (options.shopId !== undefined && (typeof options.shopId !== 'string' || options.shopId.trim() === '')) {
+    throw new ShopLookupError('bad_options', `shopId must be a non-empty string naming the shop, got ${JSON.stringify(options.shopId)}.`);
   }
   const hub = createWatchHub();
   const connection: Promise<Connection> = connectEngine(options, hub.listener);

@@ -31,6 +31,7 @@ export type EngineOptions = Pick<
   | 'refreshIntervalMs'
   | 'source'
   | 'dbName'
+  | 'shopId'
   | 'rateLimits'
   | 'requestTimeoutMs'
   | 'pageSize'

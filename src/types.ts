@@ -172,7 +172,7 @@ export interface ShopLookupOptions {
    * bundles: use a proxy there). `{ accessToken }`: a token the host already has. Omitted: no token is sent.
    */
   auth?: ShopAuth;
-  /** Product numbers whose options are kept synced. @example products: [13801, 13805] */
+  /** Product numbers whose options are kept synced, added to the shop-wide set every tab's syncs list (kept in IndexedDB). @example products: [13801, 13805] */
   products?: number[];
   /** Background refresh period while online, ms. Default 300_000 (5 minutes). */
   refreshIntervalMs?: number;
@@ -183,7 +183,14 @@ export interface ShopLookupOptions {
    * @example createShopLookup({ baseUrl: '/shop-api', source: 'relay' })
    */
   source?: 'auto' | 'direct' | 'relay';
-  /** IndexedDB database name; one per shop. Default 'shop-lookup'. */
+  /**
+   * Which shop this is, in your own terms (the Imweb site code, your tenant id). The local database is claimed for
+   * it and refuses every other shop's data, whatever the auth mode: set it whenever the base URL alone does not
+   * tell shops apart (behind a proxy, with `accessToken`, several shops on one origin). It also names the default
+   * database. @example shopId: 'S2024abcd'
+   */
+  shopId?: string;
+  /** IndexedDB database name; one per shop. Default `'shop-lookup:<shopId>'` with `shopId`, else 'shop-lookup'. */
   dbName?: string;
   /**
    * Default true where `Worker` exists. false: run the same engine in this thread (Node, SSR, tests).

@@ -10,6 +10,7 @@ export interface WatchHub {
   observe<T>(connection: Promise<Connection>, query: WatchQuery): Observable<T>;
   /** Subscriptions currently open (for diagnostics and tests). */
   readonly size: number;
+  /** Completes every subscription, and every later one at once (the lookup is closed). */
   completeAll(): void;
 }
 
@@ -19,6 +20,7 @@ export function createWatchHub(): WatchHub {
   // id → its subscriber, and the listener emissions that arrived before the first (the answer and the listener
   // travel on different message channels, which keep no order between them); null once the first is delivered
   const entries = new Map<number, [Subscriber<unknown>, unknown[] | null]>();
+  let closed = false;
   return {
     listener(id, value) {
       const e = entries.get(id);
@@ -27,6 +29,8 @@ export function createWatchHub(): WatchHub {
     },
     observe<T>(connection: Promise<Connection>, query: WatchQuery) {
       return new Observable<T>((subscriber) => {
+        // after close() nothing will ever answer: complete, as the lookups open at close() did
+        if (closed) return subscriber.complete();
         const id = nextId++;
         const e: [Subscriber<unknown>, unknown[] | null] = [subscriber as Subscriber<unknown>, []];
         entries.set(id, e);
@@ -48,6 +52,7 @@ export function createWatchHub(): WatchHub {
       return entries.size;
     },
     completeAll() {
+      closed = true;
       const all = [...entries.values()];
       entries.clear();
       for (const [s] of all) s.complete();

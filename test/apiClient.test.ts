@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockShopApi, MockShopApiOptions } from '../mock-server';
 import { createApiClient, type ApiClient } from '../worker/apiClient';
+import { readApiCode } from '../worker/envelope';
 import { createTransport } from '../worker/httpTransport';
 import { createRateLimiter } from '../worker/rateLimiter';
 import type { ShopAuth } from '../src/types';
@@ -19,6 +20,28 @@ async function clientFor(options: MockShopApiOptions = {}, auth: ShopAuth | null
 }
 
 describe('createApiClient', () => {
+  it('reads a body code sent as text ("-2") as the code: the token is renewed once, not retried as unreadable', async () => {
+    mock = await startMock();
+    const real = mock;
+    let stringCodes = 1;
+    // the first data answer carries its code as a string, as some gateways re-encode it
+    const textCodeFetch: typeof fetch = async (input, init) => {
+      const url = String(input);
+      if (url.includes('/v2/shop/') && stringCodes-- > 0) {
+        return new Response(JSON.stringify({ msg: 'token expired', code: '-2', data: null }), { status: 200, headers: { 'content-type': 'application/json' } });
+      }
+      return fetch(input, init);
+    };
+    const transport = createTransport({ baseUrl: real.url, fetch: textCodeFetch, limiter: createRateLimiter(false), timeoutMs: 2000, auth: { key: KEY, secret: SECRET } });
+    const client = createApiClient({ transport, pageSize: 100 });
+    expect((await client.getCoupon('WELCOME10')).record?.coupon_code).toBe('WELCOME10');
+    expect(real.requests.filter((r) => r.path === '/v2/auth')).toHaveLength(2); // renewed
+  });
+
+  it('reads body codes as numbers or as their text, and nothing else', () => {
+    expect([-2, '-2', ' -11 ', '200', 200, '2a', '', null, Number.NaN, '-'].map(readApiCode)).toEqual([-2, -2, -11, 200, 200, null, null, null, null, null]);
+  });
+
   it('pages with offset as the page number and limit 100', async () => {
     const client = await clientFor();
     const page = await client.listCoupons(3);

@@ -129,6 +129,11 @@ const cases: Case[] = [
   { rule: 'discount', name: 'percent 100 takes the whole order', run: () => discount({ apply_sale_percent: 100 }, 25000), expected: 'discount 25000' },
   { rule: 'discount', name: 'percent 100 of the largest safe amount', run: () => discount({ apply_sale_percent: 100 }, 9_007_199_254_740_991), expected: 'discount 9007199254740991' },
   { rule: 'discount', name: '10% of the largest safe amount is exact', run: () => discount({ apply_sale_percent: 10 }, 9_007_199_254_740_991), expected: 'discount 900719925474099' },
+  { rule: 'discount', name: 'a decimal percent is exact (33.3% of 3,000 = 999, not 998 as in floating point)', run: () => discount({ apply_sale_percent: 33.3 }, 3000), expected: 'discount 999' },
+  { rule: 'discount', name: 'a decimal percent is exact (0.1% of 1,000,000 = 1,000)', run: () => discount({ apply_sale_percent: 0.1 }, 1_000_000), expected: 'discount 1000' },
+  { rule: 'discount', name: 'a decimal percent rounds down exactly (12.5% of 999 = 124.875)', run: () => discount({ apply_sale_percent: 12.5 }, 999), expected: 'discount 124' },
+  { rule: 'discount', name: 'a decimal amount (10% of 1,234.5 = 123.45)', run: () => discount({ apply_sale_percent: 10 }, 1234.5), expected: 'discount 123' },
+  { rule: 'discount', name: 'a tiny percent written with an exponent (1e-7% of 10^15)', run: () => discount({ apply_sale_percent: 1e-7 }, 1e15), expected: 'discount 1000000' },
   { rule: 'discount', name: 'a fixed amount', run: () => discount({ apply_sale_price: 3000, apply_sale_percent: 0 }, 32000), expected: 'discount 3000' },
   { rule: 'discount', name: 'a fixed amount larger than the order is limited to it', run: () => discount({ apply_sale_price: 3000 }, 2000), expected: 'discount 2000' },
   { rule: 'discount', name: 'a zero order gets no fixed discount', run: () => discount({ apply_sale_price: 3000 }, 0), expected: 'discount 0' },
@@ -225,6 +230,7 @@ describe('readOrder', () => {
 
   it('throws bad_request for an empty code and an invalid date', () => {
     expect(() => readOrder('', { amount: 1 }, 0)).toThrow(expect.objectContaining({ code: 'bad_request' }));
+    expect(() => readOrder('..', { amount: 1 }, 0)).toThrow(expect.objectContaining({ code: 'bad_request', message: expect.stringContaining('"." or ".."') }));
     expect(() => readOrder('A', { amount: 1, at: new Date('nope') }, 0)).toThrow(expect.objectContaining({ code: 'bad_request' }));
   });
 

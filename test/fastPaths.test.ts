@@ -1,11 +1,12 @@
 // The engine's fast paths must answer exactly as the slow ones they stand in for: the direct field readers as the
 // zod schemas, and a re-sync that skips pages whose rows hash as before as one that reads every page.
 import * as z from 'zod/mini';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createMockData, type MockShopApi } from '../mock-server';
+import type { IDBFactory } from 'fake-indexeddb';
 import type { ShopLookup } from '../src';
 import { readRecord, schemas, type RecordKind } from '../worker/schemas';
-import { lookupFor, next, startMock } from './utils';
+import { listedPage, lookupFor, next, startMock } from './utils';
 
 /** The record as zod reads it, or null when zod rejects it. */
 function zodRecord(kind: RecordKind, raw: Record<string, unknown>) {
@@ -41,10 +42,12 @@ describe('readRecord', () => {
 
 describe('re-sync of unchanged pages', () => {
   let mock: MockShopApi;
-  let lookup: ShopLookup;
+  let lookup: ShopLookup & { idb: IDBFactory };
+  let dbName: string;
   beforeEach(async () => {
     mock = await startMock(); // 240 coupons: pages of 100, 100, 40
-    lookup = lookupFor(mock);
+    dbName = `resync-${Math.random()}`;
+    lookup = lookupFor(mock, { dbName });
     await lookup.sync();
   });
   afterEach(async () => {
@@ -95,12 +98,14 @@ describe('re-sync of unchanged pages', () => {
   it('does not trust the page hashes of a listing during which a read-through wrote a coupon', async () => {
     const original = mock.data.coupons[10]!; // page 1
     const code = String(original.coupon_code);
-    mock.inject({ delayMs: 500 }, { path: '/v2/shop/coupons', after: 1 }); // page 2 takes a while
+    const page2 = mock.hold({ path: '/v2/shop/coupons', after: 1 });
     const running = lookup.sync();
-    await new Promise((r) => setTimeout(r, 200)); // page 1 is stored by now, with the hash of its rows
+    await page2.arrived;
+    await vi.waitFor(async () => expect(await listedPage(lookup.idb, dbName)).toBe(1)); // page 1 is stored, with the hash of its rows
     mock.upsertCoupon({ ...original, name: '동기화 중 바뀜' });
     await lookup.validateCoupon(code, { amount: 1_000_000 }); // read through: the change lands locally
     mock.upsertCoupon(original); // page 1 hashes as this listing stored it, but the local copy is not that one
+    page2.release();
     // pages 2 and 3 are read in full (no hash trusted any more), and nothing the listing names is deleted
     expect(await running).toMatchObject({ ok: true, written: 0, deleted: 0 });
     expect((await next(lookup.coupons())).data).toHaveLength(240);
@@ -132,22 +137,28 @@ describe('a first sync into an empty database', () => {
 
   it('keeps a coupon looked up meanwhile, and deletes nothing the listing names', async () => {
     const later = String(mock.data.coupons[220]!.coupon_code); // page 3
-    mock.inject({ delayMs: 400 }, { path: LIST, after: 1 }); // page 2 takes a while
+    const page2 = mock.hold({ path: LIST, after: 1 });
     const running = lookup.sync();
+    await page2.arrived;
     // looked up before the listing reached it: read through, written from outside the listing
     expect((await next(lookup.coupon(later), (r) => r.data !== null)).data?.coupon_code).toBe(later);
+    page2.release();
     expect(await running).toMatchObject({ ok: true, deleted: 0, written: 239 });
     expect((await next(lookup.coupons(), (r) => r.data.length === 240)).data).toHaveLength(240);
   });
 
-  it('deletes a coupon written meanwhile that the listing does not name', async () => {
-    mock.inject({ delayMs: 400 }, { path: LIST, after: 1 });
+  it('keeps a coupon read through during the listing that its older pages do not name, and deletes it on the next sync', async () => {
+    const page2 = mock.hold({ path: LIST, after: 1 }); // page 2 was requested before the read-through below
     const running = lookup.sync();
-    await new Promise((r) => setTimeout(r, 100));
+    await page2.arrived;
     mock.upsertCoupon({ coupon_code: 'GONE-SOON', name: '잠깐', status: 'progress', apply_sale_price: 100 });
     expect((await next(lookup.coupon('GONE-SOON'), (r) => r.data !== null)).data?.name).toBe('잠깐');
     mock.removeCoupon('GONE-SOON');
-    expect(await running).toMatchObject({ ok: true, deleted: 1 });
+    page2.release();
+    // the read-through is newer than every page requested before it: its copy stays until a listing says otherwise
+    expect(await running).toMatchObject({ ok: true, deleted: 0 });
+    expect((await next(lookup.coupon('GONE-SOON'))).data?.name).toBe('잠깐');
+    expect(await lookup.sync()).toMatchObject({ ok: true, deleted: 1 });
     expect((await next(lookup.coupon('GONE-SOON'))).data).toBeNull();
   });
 

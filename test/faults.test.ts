@@ -1,6 +1,9 @@
 // Fault injection: syncs driven through every fault the mock API can produce, alone and mixed, with the
-// invariants checked after each one: lookups answer, the local data is the last complete snapshot or the new one
-// (never a mix, never emptied by a failure), no record is lost, and status() tells the truth.
+// invariants checked after each one and also during it, after each page (every list request is held until the
+// check is done): lookups answer, the local data is the last complete snapshot or the new one (never a mix, never
+// emptied by a failure), no record is lost, and status() tells the truth. A first sync into an empty database is
+// faulted too (during it, only records the API has may show), and so are the single-item paths: read-through,
+// validateCoupon online, prefetchIssuedCoupons.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockFault, MockShopApi } from '../mock-server';
@@ -29,7 +32,10 @@ function prng(seed: number) {
 
 type Snapshot = Map<string, Coupon>;
 
-const tally = { faultsInjected: 0, faultKinds: 0, syncs: 0, syncsCompleted: 0, syncsFailedSafely: 0, recordsLost: 0, mixes: 0 };
+const tally = {
+  faultsInjected: 0, faultKinds: 0, syncs: 0, syncsCompleted: 0, syncsFailedSafely: 0, recordsLost: 0, mixes: 0,
+  pagesChecked: 0, firstSyncs: 0, itemCalls: 0,
+};
 
 describe('sync under faults', () => {
   let mock: MockShopApi;
@@ -53,10 +59,37 @@ describe('sync under faults', () => {
     console.log(`fault suite: ${JSON.stringify(tally)}`);
   });
 
-  async function local(): Promise<Snapshot> {
-    const answer = await next(lookup.coupons(), () => true, 1000); // lookups answer, at once
+  async function local(of: ShopLookup = lookup): Promise<Snapshot> {
+    const answer = await next(of.coupons(), () => true, 1000); // lookups answer, at once
     return new Map(answer.data.map((c) => [c.coupon_code, c]));
   }
+
+  const same = (a: Snapshot, b: Snapshot) => a.size === b.size && [...a].every(([k, v]) => sameRecord(v, b.get(k)));
+
+  /**
+   * Runs a sync holding each list request until `check` has looked at the local data: the invariants during the
+   * sync, page by page (a page is requested only once the one before was answered, so one is held at a time).
+   */
+  async function steppedSync(of: ShopLookup, check: (page: number) => Promise<void>): Promise<SyncReport> {
+    const running = of.sync();
+    const ended = running.then(() => null);
+    for (let step = 1; ; step++) {
+      const hold = mock.hold({ path: LIST });
+      const held = await Promise.race([hold.arrived, ended]);
+      if (held === null) {
+        hold.release();
+        return running;
+      }
+      await check(step);
+      tally.pagesChecked++;
+      hold.release();
+    }
+  }
+
+  /** During a re-sync, lookups answer from the last complete snapshot, whatever the listing has reached. */
+  const unchangedDuringSync = (before: Snapshot, label: string) => async (step: number) => {
+    expect(same(await local(), before), `${label}, during the sync (request ${step})`).toBe(true);
+  };
 
   /** What a complete, clean listing of the mock gives now. */
   function upstream(): Snapshot {
@@ -95,7 +128,6 @@ describe('sync under faults', () => {
     tally.syncs++;
     const now = await local();
     const asNew = expectedAfter(before, fresh, rejectedCodes(report));
-    const same = (a: Snapshot, b: Snapshot) => a.size === b.size && [...a].every(([k, v]) => sameRecord(v, b.get(k)));
     // the last complete snapshot, or the new one: never a mix, never emptied
     const isOld = same(now, before);
     const isNew = same(now, asNew);
@@ -139,7 +171,7 @@ describe('sync under faults', () => {
     mock.inject(fault, { path: LIST, after: page - 1 });
     tally.faultsInjected++;
     tally.faultKinds++;
-    const report = await lookup.sync();
+    const report = await steppedSync(lookup, unchangedDuringSync(before, label));
     await checkInvariants(before, fresh, report, label);
     await recover(label);
   });
@@ -158,11 +190,96 @@ describe('sync under faults', () => {
       }
       tally.faultsInjected += count;
       tally.mixes++;
-      const report = await lookup.sync();
+      const report = await steppedSync(lookup, unchangedDuringSync(before, `round ${round}`));
       await checkInvariants(before, fresh, report, `round ${round}: ${faults.join(' + ')}`);
       await recover(`round ${round}`);
     }
   }, 120_000);
+
+  it('keeps the invariants of a first sync into an empty database under every fault, during it and after', async () => {
+    for (const fault of ALL_FAULTS) {
+      const label = `first sync under ${name(fault)}`;
+      const till = lookupFor(mock, { requestTimeoutMs: 300, retry: { retries: 3, unansweredRetries: 1, baseDelayMs: 5, maxDelayMs: 20 } });
+      try {
+        const fresh = upstream();
+        // a first sync shows pages as they come: whatever shows is a record the API has, as the API has it
+        const onlyUpstream = async (step: number) => {
+          const now = await local(till);
+          const foreign = [...now].filter(([code, c]) => !sameRecord(c, fresh.get(code)));
+          expect(foreign.map(([code]) => code), `${label}, during the sync (request ${step})`).toEqual([]);
+        };
+        mock.inject(fault, { path: LIST, after: Math.floor(random() * 3) });
+        tally.faultsInjected++;
+        tally.firstSyncs++;
+        tally.syncs++;
+        const report = await steppedSync(till, onlyUpstream);
+        await onlyUpstream(0);
+        const status = await next(till.status());
+        if (report.ok) {
+          tally.syncsCompleted++;
+          expect(same(await local(till), expectedAfter(new Map(), fresh, rejectedCodes(report))), label).toBe(true);
+        } else {
+          tally.syncsFailedSafely++;
+          // an unfinished first listing vouches for nothing
+          expect(status.lastSyncedAt.coupons, label).toBeNull();
+          expect(status.lastError?.code, label).toBe(report.errors.at(-1)!.code);
+        }
+        for (const e of report.errors) expect(e.code, label).not.toBe('internal_error');
+        mock.clearFaults();
+        expect((await till.sync()).ok, `${label}: recovery sync`).toBe(true);
+        expect(same(await local(till), fresh), `${label}: after recovery`).toBe(true);
+      } finally {
+        await till.close();
+      }
+    }
+  }, 60_000);
+
+  it.each(ALL_FAULTS.map((f) => [name(f), f] as const))(
+    'keeps the single-item paths right under %s: validateCoupon online, read-through, prefetchIssuedCoupons',
+    async (label, fault) => {
+      const meaningful = (errors: { code: string; message: string }[]) => {
+        for (const e of errors) {
+          expect(e.code, label).not.toBe('internal_error');
+          expect(e.message.length, label).toBeGreaterThan(30);
+        }
+      };
+      // the three paths at once, each with its fault (a throttle pauses them together, as it would at a till)
+      const row = mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!;
+      const oldCopy = (await local()).get('WELCOME10')!;
+      mock.upsertCoupon({ ...row, name: `바뀐 쿠폰 ${++serial}` });
+      const newCopy = upstream().get('WELCOME10')!;
+      const [readCode, prefetched] = [`IC-FAULT-${++serial}`, `IC-FAULT-${++serial}`];
+      for (const code of [readCode, prefetched]) mock.upsertIssuedCoupon({ ...mock.data.issuedCoupons[0]!, coupon_issue_code: code });
+      for (const path of ['/v2/shop/coupons/WELCOME10', `/v2/shop/issue-coupons/${readCode}`, `/v2/shop/issue-coupons/${prefetched}`]) {
+        mock.inject(fault, { path });
+      }
+      const [verdict, read, report] = await Promise.all([
+        // validateCoupon online: a verdict, never a rejection
+        lookup.validateCoupon('WELCOME10', { amount: 32000 }),
+        // read-through of an issued coupon the till never saw: its record, or an error saying why; never "not found"
+        next(lookup.issuedCoupon(readCode), (r) => !r.fetching && (r.data !== null || r.error !== null), 5000),
+        // prefetchIssuedCoupons: a report, never a rejection
+        lookup.prefetchIssuedCoupons([prefetched]),
+      ]);
+      mock.clearFaults();
+      expect(verdict, label).toMatchObject({ ok: true, discount: 3200 });
+      const held = (await local()).get('WELCOME10');
+      // the local copy is the old one or the API's new one, and the new one when the verdict came from the API
+      expect(sameRecord(held, newCopy) || sameRecord(held, oldCopy), `${label}: validateCoupon kept a good copy`).toBe(true);
+      if (verdict.source === 'network') expect(sameRecord(held, newCopy), label).toBe(true);
+      if (read.data === null) meaningful([read.error!]);
+      else expect(read.data.coupon_issue_code, label).toBe(readCode);
+      meaningful(report.errors);
+      if (report.ok) {
+        mock.setDown(true); // offline: only what the prefetch stored answers
+        const stored = await next(lookup.issuedCoupon(prefetched));
+        mock.setDown(false);
+        expect(stored.data?.coupon_issue_code, label).toBe(prefetched);
+      }
+      tally.faultsInjected += 3;
+      tally.itemCalls += 3;
+    },
+  );
 
   it('stops at once on refused credentials and permissions instead of retrying', async () => {
     for (const fault of ['bad-credentials', 'permission'] as const) {

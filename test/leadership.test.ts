@@ -4,7 +4,8 @@ import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../mock-server';
 import type { ShopLookup } from '../src';
-import { lookupFor, next, startMock } from './utils';
+import { realmLocks, type LockManagerLike } from '../worker/locks';
+import { lookupFor, lookupWithEngine, next, peek, record, startMock } from './utils';
 
 const LIST = '/v2/shop/coupons';
 
@@ -40,11 +41,11 @@ describe('several engines on one database', () => {
     const [a, b, c] = [open(), open(), open()];
     await next(a.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
     expect(await leaders()).toEqual([true, false, false]);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(mock.requests.filter((r) => r.path === LIST && r.query.offset === '1')).toHaveLength(1);
+    // a follower answers once its claim is checked, and its scheduler decided at that very claim (not to sync)
     for (const follower of [b!, c!]) {
       expect((await next(follower.coupons(), (r) => r.data.length > 0)).data).toHaveLength(240);
     }
+    expect(mock.requests.filter((r) => r.path === LIST && r.query.offset === '1')).toHaveLength(1);
   });
 
   it("shows a follower the leader's changes live, and the leader's sync in its status", async () => {
@@ -69,7 +70,7 @@ describe('several engines on one database', () => {
     await next(a!.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
     await a!.close();
     tabs.shift();
-    await new Promise((r) => setTimeout(r, 100));
+    await next(tabs[0]!.status(), (s) => s.leader === true); // the next in line takes the lock
     expect(await leaders()).toEqual([true, false]);
     mock.resetRequests();
     mock.upsertCoupon({ coupon_code: 'AFTER-HANDOVER', name: '넘겨받은 뒤', apply_sale_price: 100 });
@@ -77,6 +78,106 @@ describe('several engines on one database', () => {
     const list = await next(tabs[1]!.coupons(), (r) => r.data.some((c) => c.coupon_code === 'AFTER-HANDOVER'), 3000);
     expect(list.data).toHaveLength(241);
     expect(mock.requests.filter((r) => r.path === LIST && r.query.offset === '1').length).toBeGreaterThan(0);
+  });
+
+  it("syncs the products a follower tracks in the leader's every sync, and keeps them across a reload", async () => {
+    const [a, b] = [open(), open({ products: [13805] })];
+    await next(a!.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    await b!.trackProducts([13801]);
+    const options = mock.data.products.get(13801)!;
+    mock.setProductOptions(13801, options.map((o) => ({ ...o, name: '리더가 가져옴' })));
+    mock.resetRequests();
+    expect((await a!.sync()).ok).toBe(true); // the leader, which was asked for no product itself
+    const listed = new Set(mock.requests.map((r) => r.path));
+    expect(listed).toContain('/v2/shop/products/13801/options');
+    expect(listed).toContain('/v2/shop/products/13805/options');
+    const seen = await next(b!.productOptions(13801), (r) => r.data.length > 0 && r.data.every((o) => o.name === '리더가 가져옴'));
+    expect(seen.data.length).toBe(options.length);
+    // the set is the shop's, not the tab's: an engine opened later (a reload) without products syncs them too
+    await Promise.all(tabs.splice(0).map((t) => t.close()));
+    const reloaded = open();
+    mock.resetRequests();
+    expect((await reloaded.sync()).ok).toBe(true);
+    expect(new Set(mock.requests.map((r) => r.path))).toContain('/v2/shop/products/13801/options');
+  });
+
+  it("waits with clear() for another engine's sync to end, so none of its pages lands in the emptied database", async () => {
+    const [leader] = [open()];
+    await next(leader!.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    const follower = open();
+    const page2 = mock.hold({ path: LIST, after: 1 });
+    const running = follower.sync();
+    await page2.arrived;
+    const clearing = leader!.clear();
+    // the leader syncs again after its clear(): hold that listing, which comes after page 3 of the running one
+    const resync = mock.hold({ path: LIST, after: 1 });
+    page2.release();
+    await Promise.all([running, clearing]);
+    const left = await peek(shared, dbName, async (db) => ({ coupons: await db.coupons.count(), confirmed: await db.meta.get('coupons') }));
+    expect(left).toEqual({ coupons: 0, confirmed: undefined });
+    resync.release();
+  });
+
+  it("lets another shop's clear() wait for this shop's sync, and this shop's later syncs then write nothing there", async () => {
+    const shop1 = open({ shopId: 'shop-1' });
+    await next(shop1.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    const page2 = mock.hold({ path: LIST, after: 1 });
+    const running = shop1.sync();
+    await page2.arrived;
+    const shop2 = open({ shopId: 'shop-2', auth: undefined });
+    expect((await next(shop2.coupon('WELCOME10'))).error?.code).toBe('shop_mismatch');
+    const clearing = shop2.clear();
+    page2.release();
+    await Promise.all([running, clearing]);
+    expect(await peek(shared, dbName, (db) => db.coupons.count())).toBe(0);
+    // shop 1's engine learns the database is no longer its own: no sync, no lookup of shop 2's data
+    expect(await shop1.sync()).toMatchObject({ ok: false, errors: [{ code: 'shop_mismatch' }] });
+    expect((await next(shop1.coupon('WELCOME10'), (r) => r.error !== null)).error?.code).toBe('shop_mismatch');
+    expect(await peek(shared, dbName, (db) => db.coupons.count())).toBe(0);
+  });
+
+  it("syncs in the background again after clear() on another shop's database", async () => {
+    const shop1 = open({ shopId: 'shop-1' });
+    await next(shop1.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    await shop1.close();
+    tabs.splice(0);
+    const shop2 = open({ shopId: 'shop-2' }); // alone: the leader, but refused
+    expect((await next(shop2.status(), (s) => s.lastError !== null)).lastError?.code).toBe('shop_mismatch');
+    await shop2.clear();
+    // no sync() call: the claim after clear() lets its scheduler sync the now empty database
+    const synced = await next(shop2.status(), (s) => s.lastSyncedAt.coupons !== null && s.phase === 'idle', 5000);
+    expect(synced.lastError).toBeNull();
+  });
+
+  it('shows a tab opened mid-sync the running sync, and that tab does not make the syncing one show idle', async () => {
+    const a = open();
+    await next(a.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    const page2 = mock.hold({ path: LIST, after: 1 });
+    const running = a.sync();
+    await page2.arrived;
+    const phasesA = record(a.status());
+    const b = open();
+    expect((await next(b.status(), (s) => s.phase === 'syncing')).progress?.resource).toBe('coupons');
+    page2.release();
+    await running;
+    phasesA.stop();
+    // from b's opening to the end of the sync, a never claimed to be idle
+    const seen = phasesA.values.map((s) => s.phase);
+    expect(seen.slice(0, seen.lastIndexOf('syncing'))).not.toContain('idle');
+  });
+
+  it("keeps a tab that cannot reach the API offline while another tab's sync reaches it", async () => {
+    const a = open();
+    await next(a.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    const unreachable: typeof fetch = () => Promise.reject(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }));
+    const b = open({ fetch: unreachable });
+    await b.validateCoupon('WELCOME10', { amount: 1000 }); // its own request finds no API
+    expect((await next(b.status(), (s) => s.phase === 'offline')).online).toBe(false);
+    await a.sync();
+    const after = (await next(a.status(), (s) => s.phase === 'idle')).lastSyncedAt.coupons;
+    // b has heard of the sync's end, and still goes by its own connectivity
+    const heard = await next(b.status(), (s) => s.lastSyncedAt.coupons === after);
+    expect(heard).toMatchObject({ online: false, phase: 'offline' });
   });
 
   it('never runs two syncs at once, even when a follower is asked to sync', async () => {
@@ -88,5 +189,42 @@ describe('several engines on one database', () => {
     expect(reports.every((r) => r.ok)).toBe(true);
     const pages = mock.requests.filter((r) => r.path === LIST).map((r) => r.query.offset);
     expect(pages).toEqual(['1', '2', '3', '1', '2', '3']);
+  });
+});
+
+describe('closing an engine', () => {
+  it('ends a scheduled sync that waits for the sync lock as a report, with no unhandled rejection', async () => {
+    const mock = await startMock();
+    const dbName = `closing-${Math.random()}`;
+    // another engine (another tab) holds the sync lock for as long as the test wants
+    let releaseLock!: () => void;
+    const held = new Promise<void>((resolve) => (releaseLock = resolve));
+    void realmLocks.request(`shop-lookup:${dbName}:sync`, {}, () => held);
+    let waiting!: () => void;
+    const asked = new Promise<void>((resolve) => (waiting = resolve));
+    const locks: LockManagerLike = {
+      request(name, options, callback) {
+        if (name.endsWith(':sync')) waiting();
+        return realmLocks.request(name, options, callback);
+      },
+    };
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    const lookup = lookupWithEngine(mock, { locks }, { dbName });
+    try {
+      await asked; // its start-up sync (scheduled, not asked for by anyone) waits for the lock
+      await lookup.close();
+      releaseLock();
+      // unhandled rejections are told after the microtasks of a turn: give them two turns
+      await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setImmediate(r));
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+      releaseLock();
+      lookup.dispose();
+      await mock.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MockShopApi } from '../mock-server';
 import type { ShopLookup } from '../src';
-import { confirmed, delay, lookupFor, next, record, startMock } from './utils';
+import { confirmed, lookupFor, next, record, startMock } from './utils';
 
 const PRODUCT = 13805; // option no 12 has code "SIZE"; option no 3 has code "12"
 const ENCODED_CODE = '봄 세일/10%?#&';
@@ -86,25 +86,27 @@ describe('the six lookups', () => {
   it('emits a live update when a sync changes a coupon', async () => {
     await lookup.sync();
     const seen = record(lookup.coupon('WELCOME10'));
-    await delay(50);
-    const before = seen.values.at(-1)!;
-    expect(before.data?.name).not.toBe('바뀐 이름');
+    const before = await next(lookup.coupon('WELCOME10'));
+    await vi.waitFor(() => expect(seen.values.length).toBeGreaterThan(0));
+    expect(seen.values.every((v) => v.data?.name !== '바뀐 이름')).toBe(true);
     mock.upsertCoupon({ ...mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!, name: '바뀐 이름' });
     await lookup.sync();
-    await delay(50);
+    // the subscription open since before the sync is told, without subscribing again
+    await vi.waitFor(() => expect(seen.values.at(-1)?.data?.name).toBe('바뀐 이름'));
     seen.stop();
-    const after = seen.values.at(-1)!;
-    expect(after.data?.name).toBe('바뀐 이름');
-    expect(after.syncedAt!).toBeGreaterThanOrEqual(before.syncedAt!);
+    expect(seen.values.at(-1)!.syncedAt!).toBeGreaterThanOrEqual(before.syncedAt!);
   });
 
   it('does not rewrite records that did not change', async () => {
     await lookup.sync();
     const list = record(lookup.coupons());
-    await delay(50);
+    // settled: it has shown the synced list, confirmed and not fetching
+    await vi.waitFor(() => expect(list.values.at(-1)).toMatchObject({ fetching: false, syncedAt: expect.any(Number) }));
     const emissionsBefore = list.values.length;
+    const syncedBefore = list.values.at(-1)!.syncedAt!;
     const report = await lookup.sync();
-    await delay(50);
+    // the list's last word on this sync: its new syncedAt (told after the writes the sync made, if any)
+    await vi.waitFor(() => expect(list.values.at(-1)!.syncedAt!).toBeGreaterThan(syncedBefore));
     list.stop();
     expect(report).toMatchObject({ ok: true, written: 0, deleted: 0 });
     expect(report.fetched).toBe(mock.data.coupons.length + mock.data.products.get(PRODUCT)!.length);
@@ -136,7 +138,7 @@ describe('the six lookups', () => {
   it('reports progress and last sync times in status()', async () => {
     const phases = record(lookup.status());
     await lookup.sync();
-    await delay(20);
+    await vi.waitFor(() => expect(phases.values.at(-1)?.phase).toBe('idle'));
     phases.stop();
     expect(phases.values.some((s) => s.phase === 'syncing' && s.progress?.resource === 'coupons')).toBe(true);
     const last = phases.values.at(-1)!;

@@ -53,7 +53,130 @@ describe('security and isolation', () => {
     }
   });
 
-  it('lets a shop claim a database after clear()', async () => {
+  it('keeps two shops behind one proxy apart by shopId: no key, one base URL, one dbName', async () => {
+    const idb = new IDBFactory();
+    // behind a proxy: no credentials here, the same base URL for every shop; only shopId tells them apart
+    const shopA = lookupFor(mock, { indexedDB: idb, dbName: 'till', auth: undefined, shopId: 'shop-a' });
+    const shopB = lookupFor(mock, { indexedDB: idb, dbName: 'till', auth: undefined, shopId: 'shop-b' });
+    try {
+      await shopA.sync();
+      const answer = await next(shopB.coupon('WELCOME10'));
+      expect(answer).toMatchObject({ data: null, error: { code: 'shop_mismatch', message: expect.stringContaining('"shop-a"') } });
+      expect(await shopB.sync()).toMatchObject({ ok: false, errors: [{ code: 'shop_mismatch' }] });
+    } finally {
+      await shopA.close();
+      await shopB.close();
+    }
+  });
+
+  it('refuses a database claimed with a shopId to an engine with another token and no shopId', async () => {
+    const idb = new IDBFactory();
+    const shopA = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-a' });
+    await shopA.sync();
+    await shopA.close();
+    const other = lookupFor(mock, { indexedDB: idb, dbName: 'till', auth: { accessToken: 'token-of-another-shop' } });
+    try {
+      expect((await next(other.coupon('WELCOME10'))).error?.code).toBe('shop_mismatch');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('names the default database after shopId, so two shops on one device get one database each', async () => {
+    const idb = new IDBFactory();
+    const shopA = lookupFor(mock, { indexedDB: idb, dbName: undefined, shopId: 'shop-a' });
+    const shopB = lookupFor(mock, { indexedDB: idb, dbName: undefined, shopId: 'shop-b', auth: undefined });
+    try {
+      await shopA.sync();
+      expect((await next(shopB.coupon('WELCOME10'))).error?.code).not.toBe('shop_mismatch');
+      expect((await idb.databases()).map((d) => d.name).sort()).toEqual(['shop-lookup:shop-a', 'shop-lookup:shop-b']);
+    } finally {
+      await shopA.close();
+      await shopB.close();
+    }
+  });
+
+  it('makes prefetchIssuedCoupons, offlineJournal, clearOfflineJournal and trackProducts wait for the shop check, and refuse another shop', async () => {
+    const idb = new IDBFactory();
+    const shopA = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-a' });
+    await shopA.sync();
+    await shopA.close();
+    const shopB = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-b' });
+    try {
+      mock.resetRequests();
+      const report = await shopB.prefetchIssuedCoupons(['IC-0000-OPEN']);
+      expect(report).toMatchObject({ ok: false, errors: [{ code: 'shop_mismatch' }] });
+      expect(mock.requests).toEqual([]);
+      await expect(shopB.offlineJournal()).rejects.toMatchObject({ code: 'shop_mismatch' });
+      await expect(shopB.clearOfflineJournal()).rejects.toMatchObject({ code: 'shop_mismatch' });
+      await expect(shopB.trackProducts([13805])).rejects.toMatchObject({ code: 'shop_mismatch' });
+      const stored = await dumpDatabase(idb, 'till');
+      expect(stored).not.toContain('IC-0000-OPEN');
+    } finally {
+      await shopB.close();
+    }
+  });
+
+  it("stores nothing of a read-through that lands after another shop's clear() re-claimed the database", async () => {
+    const idb = new IDBFactory();
+    const shop1 = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-1' });
+    const shop2 = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-2' });
+    try {
+      await shop1.sync();
+      const inFlight = mock.hold({ path: '/v2/shop/issue-coupons/IC-0000-OPEN' });
+      const prefetch = shop1.prefetchIssuedCoupons(['IC-0000-OPEN']);
+      await inFlight.arrived;
+      await shop2.clear(); // shop 2 takes the database while shop 1's answer is on its way
+      inFlight.release();
+      expect(await prefetch).toMatchObject({ ok: false, errors: [{ code: 'shop_mismatch' }] });
+      expect(await dumpDatabase(idb, 'till')).not.toContain('IC-0000-OPEN');
+    } finally {
+      await shop1.close();
+      await shop2.close();
+    }
+  });
+
+  it('takes a database claimed before shopId existed over for the same shop, and then refuses other shop ids', async () => {
+    const idb = new IDBFactory();
+    const old = lookupFor(mock, { indexedDB: idb, dbName: 'till' });
+    await old.sync();
+    await old.close();
+    const same = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-a' });
+    try {
+      expect((await next(same.coupon('WELCOME10'))).data?.coupon_code).toBe('WELCOME10');
+    } finally {
+      await same.close();
+    }
+    const other = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-b' });
+    try {
+      expect((await next(other.coupon('WELCOME10'))).error?.code).toBe('shop_mismatch');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('refuses the codes "." and ".." instead of sending a request that fetch would move to another endpoint', async () => {
+    const lookup = lookupFor(mock);
+    try {
+      await lookup.sync();
+      mock.resetRequests();
+      for (const code of ['.', '..']) {
+        const coupon = await next(lookup.coupon(code));
+        expect(coupon).toMatchObject({ data: null, error: { code: 'bad_request', message: expect.stringContaining('cannot be "." or ".."') } });
+        expect((await next(lookup.issuedCoupon(code))).error?.code).toBe('bad_request');
+        expect((await next(lookup.productOptionByCode(13805, code))).error?.code).toBe('bad_request');
+        await expect(lookup.validateCoupon(code, { amount: 1000 })).rejects.toMatchObject({ code: 'bad_request' });
+        const report = await lookup.prefetchIssuedCoupons([code]);
+        expect(report.ok).toBe(false);
+        expect(report.errors[0]?.code).toBe('bad_request');
+      }
+      expect(mock.requests).toEqual([]); // nothing was asked of another endpoint (`/v2/shop/coupons/..` is `/v2/shop/`)
+    } finally {
+      await lookup.close();
+    }
+  });
+
+  it('serves a database to the same shop reached without a key, and empties it on clear()', async () => {
     const idb = new IDBFactory();
     const shopA = lookupFor(mock, { indexedDB: idb, dbName: 'till' });
     await shopA.sync();

@@ -1,18 +1,23 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MockShopApi } from '../mock-server';
 import type { ShopLookup } from '../src';
-import { confirmed, delay, lookupFor, next, startMock } from './utils';
+import { IDBFactory } from 'fake-indexeddb';
+import { confirmed, lookupFor, next, peek, startMock } from './utils';
 
 const LIST = '/v2/shop/coupons';
 const codesOf = (rows: { coupon_code?: unknown }[]) => rows.map((c) => String(c.coupon_code)).sort();
 
 describe('syncCoupons', () => {
   let mock: MockShopApi;
-  let lookup: ShopLookup;
+  let lookup: ShopLookup & { idb: IDBFactory };
+  let dbName: string;
+  /** The codes a running re-sync has staged so far (read beside the engine, from the same database). */
+  const stagedCodes = () => peek(lookup.idb, dbName, async (db) => (await db.couponStage.toCollection().primaryKeys()) as string[]);
 
   beforeEach(async () => {
     mock = await startMock(); // 240 coupons: pages of 100, 100, 40
-    lookup = lookupFor(mock);
+    dbName = `sync-${Math.random()}`;
+    lookup = lookupFor(mock, { dbName });
     await lookup.sync();
   });
   afterEach(async () => {
@@ -42,21 +47,81 @@ describe('syncCoupons', () => {
   });
 
   it('shows the last complete snapshot until the new listing is complete', async () => {
-    const welcome = mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!;
     const firstPageCode = String(mock.data.coupons[0]!.coupon_code);
     mock.upsertCoupon({ ...mock.data.coupons[0]!, name: '새 이름' }); // changed on page 1
     mock.removeCoupon('FIXED3000');
-    mock.inject({ delayMs: 400 }, { path: LIST, after: 2 }); // the last page takes a while
+    const lastPage = mock.hold({ path: LIST, after: 2 }); // page 3 waits until released
     const running = lookup.sync();
-    await delay(200); // pages 1 and 2 are in; page 3 is on its way
+    await lastPage.arrived;
+    // page 1's change is staged: the listing is really mid-way
+    await vi.waitFor(async () => expect((await stagedCodes()).includes(firstPageCode)).toBe(true));
     const mid = await next(lookup.coupon(firstPageCode));
     expect(mid.data?.name).not.toBe('새 이름');
     expect((await next(lookup.coupon('FIXED3000'))).data).not.toBeNull();
     expect((await next(lookup.coupons())).data).toHaveLength(240);
+    lastPage.release();
     expect((await running).ok).toBe(true);
     expect((await next(lookup.coupon(firstPageCode))).data?.name).toBe('새 이름');
     expect((await next(lookup.coupon('FIXED3000'))).data).toBeNull();
-    expect(welcome).toBeDefined();
+  });
+
+  it('keeps a coupon re-read from the API during a re-sync instead of the older copy the listing staged', async () => {
+    const at = mock.data.coupons.findIndex((c) => c.coupon_code === 'WELCOME10');
+    expect(at).toBeLessThan(100); // on page 1
+    const welcome = mock.data.coupons[at]!;
+    mock.upsertCoupon({ ...welcome, name: '목록의 사본' });
+    const lastPage = mock.hold({ path: LIST, after: 2 });
+    const running = lookup.sync();
+    await lastPage.arrived; // page 1 (with the copy above) is in
+    await vi.waitFor(async () => expect(await stagedCodes()).toContain('WELCOME10'));
+    // the shop stops the coupon; the checkout asks the API and gets the stopped copy
+    mock.upsertCoupon({ ...welcome, name: '중지됨', status: 'stop' });
+    const online = await lookup.validateCoupon('WELCOME10', { amount: 32000 });
+    expect(online).toMatchObject({ ok: false, source: 'network' });
+    lastPage.release();
+    expect((await running).ok).toBe(true);
+    const kept = await confirmed(lookup.coupon('WELCOME10'));
+    expect(kept.data).toMatchObject({ name: '중지됨', status: 'stop' });
+    mock.setDown(true); // the till goes offline: the local copy decides, and it is the stopped one
+    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: false, reason: 'inactive', source: 'local' });
+    mock.setDown(false);
+  });
+
+  it('keeps a coupon re-read during a first sync over the older copy of a page requested before, stored after', async () => {
+    const first = lookupFor(mock, { dbName: `first-${Math.random()}` });
+    try {
+      const onPage2 = mock.data.coupons[150]!;
+      const code = String(onPage2.coupon_code);
+      // page 2's answer is made now, with the coupon as it is; it reaches the till only when released
+      const page2 = mock.hold({ path: LIST, after: 1, answered: true });
+      const running = first.sync();
+      await page2.arrived;
+      mock.upsertCoupon({ ...onPage2, name: '중지됨', status: 'stop' });
+      expect(await first.validateCoupon(code, { amount: 1_000_000 })).toMatchObject({ ok: false, reason: 'inactive', source: 'network' });
+      page2.release();
+      expect((await running).ok).toBe(true);
+      expect((await confirmed(first.coupon(code))).data).toMatchObject({ name: '중지됨', status: 'stop' });
+    } finally {
+      await first.close();
+    }
+  });
+
+  it('neither brings back nor deletes a coupon the API answered for one by one during a re-sync', async () => {
+    const gone = String(mock.data.coupons[10]!.coupon_code); // page 1, deleted after the listing read it
+    mock.upsertCoupon({ ...mock.data.coupons[10]!, name: '목록의 사본' });
+    const lastPage = mock.hold({ path: LIST, after: 2 });
+    const running = lookup.sync();
+    await lastPage.arrived;
+    await vi.waitFor(async () => expect(await stagedCodes()).toContain(gone));
+    mock.removeCoupon(gone);
+    mock.upsertCoupon({ coupon_code: 'NEW-MID-SYNC', name: '새 쿠폰', status: 'progress', apply_sale_price: 1000, apply_sale_percent: 0 });
+    // the checkout asks the API: one is confirmed gone, the other found
+    expect(await lookup.validateCoupon(gone, { amount: 32000 })).toMatchObject({ ok: false, reason: 'not_found' });
+    expect(await lookup.validateCoupon('NEW-MID-SYNC', { amount: 32000 })).toMatchObject({ ok: true, source: 'network' });
+    lastPage.release();
+    expect((await running).ok).toBe(true);
+    expect((await confirmed(lookup.coupon(gone))).data).toBeNull();
+    expect((await confirmed(lookup.coupon('NEW-MID-SYNC'))).data?.name).toBe('새 쿠폰');
   });
 
   it('resumes an interrupted listing at the page where it stopped', async () => {

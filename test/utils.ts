@@ -8,7 +8,7 @@ import { createShopLookup, type ShopLookup, type ShopLookupOptions } from '../sr
 import type { WorkerApi } from '../src/protocol';
 import type { LookupResult } from '../src/types';
 import type { EngineDeps } from '../worker/engine';
-import { openStore, type ShopDatabase } from '../worker/store';
+import { metaKey, openStore, type CouponCheckpoint, type ShopDatabase } from '../worker/store';
 import { createWorkerApi } from '../worker/workerApi';
 
 export const KEY = 'demo-key';
@@ -59,6 +59,23 @@ export function record<T>(source: Observable<T>): { values: T[]; stop(): void } 
 }
 
 export const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Reads a database beside the engine that uses it (a second connection): how far a running sync got, say.
+ * @example await vi.waitFor(async () => expect(await peek(idb, dbName, (db) => db.couponStage.count())).toBe(1));
+ */
+export async function peek<T>(idb: IDBFactory, dbName: string, read: (db: ShopDatabase) => Promise<T>): Promise<T> {
+  const db = openStore(dbName, { indexedDB: idb, IDBKeyRange });
+  try {
+    return await read(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** The page a running coupon listing has stored last (0 when none is under way). */
+export const listedPage = (idb: IDBFactory, dbName: string) =>
+  peek(idb, dbName, async (db) => ((await db.meta.get(metaKey.couponSync)) as CouponCheckpoint | undefined)?.page ?? 0);
 
 /** Every row of every object store of a (fake) IndexedDB database, as JSON text. */
 export async function dumpDatabase(idb: IDBFactory, name: string): Promise<string> {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MOCK_CODES, type MockShopApi } from '../mock-server';
 import type { ShopLookup } from '../src';
-import { delay, lookupFor, startMock } from './utils';
+import { delay, lookupFor, next, startMock } from './utils';
 
 /** An instant given as Seoul wall-clock time (UTC+9), inside FIXED3000's period (2026-01-01 .. 2027-12-31). */
 const kst = (y: number, mo: number, d: number, h = 0) => Date.UTC(y, mo - 1, d, h - 9);
@@ -137,6 +137,25 @@ describe('validateCoupon', () => {
       await goOffline(mock, lookup);
       const v = await lookup.validateCoupon(MOCK_CODES.expiredCoupon, { amount: 60000 });
       expect(v).toMatchObject({ ok: false, reason: 'expired', source: 'local' });
+    });
+  });
+
+  describe('a coupon the API answers under another code', () => {
+    it('finds it under the code asked, online and then offline, and the lookup shows it too', async () => {
+      // an API that matches codes without regard to case: asked for welcome10, it answers with WELCOME10
+      const caseless: typeof fetch = (input, init) => fetch(String(input).replace('/v2/shop/coupons/welcome10', '/v2/shop/coupons/WELCOME10'), init);
+      const till = lookupFor(mock, { fetch: caseless });
+      try {
+        expect((await till.sync()).ok).toBe(true);
+        const online = await till.validateCoupon('welcome10', { amount: 32000 });
+        expect(online).toMatchObject({ ok: true, discount: 3200, source: 'network', coupon: { coupon_code: 'WELCOME10' } });
+        expect((await next(till.coupon('welcome10'), (r) => r.data !== null)).data?.coupon_code).toBe('WELCOME10');
+        await goOffline(mock, till);
+        const offline = await till.validateCoupon('welcome10', { amount: 32000 });
+        expect(offline).toMatchObject({ ok: true, discount: 3200, source: 'local', coupon: { coupon_code: 'WELCOME10' } });
+      } finally {
+        await till.close();
+      }
     });
   });
 

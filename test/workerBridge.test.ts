@@ -3,7 +3,7 @@
 import { expose } from 'comlink';
 import type { Observable } from 'rxjs';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MockShopApi } from '../mock-server';
 import { createShopLookup, type ShopLookup } from '../src';
 import type { WorkerApi } from '../src/protocol';
@@ -107,8 +107,8 @@ describe('the worker bridge over a MessageChannel', () => {
       expect(engineSide.activeWatches()).toBeGreaterThanOrEqual(7);
       subs.forEach((s) => s.unsubscribe());
     }
-    await new Promise((r) => setTimeout(r, 50));
-    expect(engineSide.activeWatches()).toBe(0);
+    // each unwatch crosses the channel: wait for the engine to have had them all
+    await vi.waitFor(() => expect(engineSide.activeWatches()).toBe(0));
     expect(channels.created).toBe(madeAtStart);
   });
 
@@ -119,8 +119,17 @@ describe('the worker bridge over a MessageChannel', () => {
     expect(channels.open).toBeGreaterThan(0);
     await lookup.close();
     expect(completed).toBe(true);
-    await new Promise((r) => setTimeout(r, 20)); // the release message crosses the channel
-    expect(channels.open).toBe(0);
+    await vi.waitFor(() => expect(channels.open).toBe(0)); // the release message crosses the channel
     await expect(lookup.sync()).rejects.toMatchObject({ code: 'closed' });
+  });
+
+  it('completes a lookup subscribed after close() at once, without a value', async () => {
+    await lookup.close();
+    const values: unknown[] = [];
+    let completed = false;
+    lookup.coupon('WELCOME10').subscribe({ next: (v) => values.push(v), complete: () => (completed = true) });
+    lookup.status().subscribe({ next: (v) => values.push(v) });
+    expect(completed).toBe(true);
+    expect(values).toEqual([]);
   });
 });

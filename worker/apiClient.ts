@@ -6,7 +6,10 @@ import type { ApiError } from './apiError';
 import { readListPage, type ListPage } from './envelope';
 import type { Transport } from './httpTransport';
 import { parseRecord, parseRecords, type RejectedRecord } from './parseRecords';
+import { segment } from './pathSegment';
 import type { Priority } from './rateLimiter';
+
+export { segment } from './pathSegment';
 
 export interface CallOptions {
   priority?: Priority;
@@ -41,14 +44,6 @@ export interface ApiClient {
   listProductOptions(productNo: number, page: number, o?: CallOptions): Promise<CheckedPage<ProductOption>>;
   getProductOptionByNo(productNo: number, optionNo: number, o?: CallOptions): Promise<ItemAnswer<ProductOption>>;
   getProductOptionByCode(productNo: number, optionCode: string, o?: CallOptions): Promise<ItemAnswer<ProductOption>>;
-}
-
-/** Encodes a user-given path segment: `/ ? # %`, spaces and Korean text all reach the right endpoint. */
-export function segment(value: string): string {
-  if (typeof value !== 'string' || value === '') {
-    throw new ShopLookupError('bad_request', `A code must be a non-empty string, got ${JSON.stringify(value)}.`);
-  }
-  return encodeURIComponent(value);
 }
 
 function wholeNumber(value: number, what: string): string {

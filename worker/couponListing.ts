@@ -6,7 +6,7 @@ import type { Coupon } from '../src/types';
 import Dexie, { type Collection } from 'dexie';
 import { parseRecords, rejectionError } from './parseRecords';
 import { sameRecord } from './sameRecord';
-import { confirm, metaKey, type CouponCheckpoint, type ShopDatabase } from './store';
+import { confirm, metaKey, type CouponCheckpoint, type ShopDatabase, type StagedCoupon } from './store';
 import type { SyncContext } from './syncContext';
 
 /** A checkpoint older than this is not resumed: too much may have changed. */
@@ -22,6 +22,8 @@ export interface PageToStore {
   codes: string[];
   /** Hash of the rows as they arrived (syncCoupons' rowsHash). */
   hash: string;
+  /** When the request that brought this page went out (ctx.now()). */
+  fetchedAt: number;
   /** The checkpoint once this page is stored. */
   cp: CouponCheckpoint;
 }
@@ -58,7 +60,7 @@ export async function beginListing(db: ShopDatabase, at: number): Promise<Coupon
       listed: 0,
       unmatched: 0,
       listing: newListingId(at),
-      // an empty table has nothing to diff a first listing against (until someone else writes: noteCouponWrite)
+      // an empty table has nothing to diff a first listing against (until someone else writes: noteCouponRefresh)
       pristine: !hasSnapshot && (await db.coupons.count()) === 0,
     };
     cp.lean = cp.pristine;
@@ -86,23 +88,40 @@ export async function discardCouponListing(db: ShopDatabase): Promise<void> {
 }
 
 /**
- * Call inside every transaction that writes `code` in `coupons` outside the listing (read-through), saying whether
- * coupons held it before: the stored page hashes no longer describe the table, and a first listing's table is no
- * longer known to hold only its own rows.
+ * Call inside every transaction of a read-through of coupon `codes` (asked at `at`): during a listing, the copies
+ * it lists from earlier requests are older than what the read-through stored (see `reread`). With `wrote`, the
+ * read-through wrote `code` in `coupons`, saying whether coupons held it before: the stored page hashes no longer
+ * describe the table, and a first listing's table is no longer known to hold only its own rows.
  */
-export async function noteCouponWrite(db: ShopDatabase, code: string, held: boolean): Promise<void> {
+export async function noteCouponRefresh(
+  db: ShopDatabase,
+  codes: string[],
+  at: number,
+  wrote?: { code: string; held: boolean },
+): Promise<void> {
   const cp = (await db.meta.get(metaKey.couponSync)) as CouponCheckpoint | undefined;
   if (!cp) {
-    await db.couponHashes.clear();
+    if (wrote) await db.couponHashes.clear();
     return;
   }
-  // A listing is under way: from now on no page hash is trusted (its rows stay: they hold this listing's codes,
-  // see fillListedPages), and the ones this listing stores are dropped when it commits.
-  cp.pristine = false;
-  cp.hashesStale = true;
-  // a lean listing's rows are the codes it listed: remember what is not one of them
-  if (cp.lean && !held) cp.outside = [...(cp.outside ?? []), code];
+  const reread = { ...cp.reread };
+  for (const code of codes) reread[code] = Math.max(at, reread[code] ?? at);
+  cp.reread = reread;
+  if (wrote) {
+    // A listing is under way: from now on no page hash is trusted (its rows stay: they hold this listing's codes,
+    // see fillListedPages), and the ones this listing stores are dropped when it commits.
+    cp.pristine = false;
+    cp.hashesStale = true;
+    // a lean listing's rows are the codes it listed: remember what is not one of them
+    if (cp.lean && !wrote.held) cp.outside = [...(cp.outside ?? []), wrote.code];
+  }
   await db.meta.put(cp);
+}
+
+/** Whether a listed copy of `code` fetched at `fetchedAt` is older than a read-through's during this listing. */
+function rereadSince(cp: CouponCheckpoint | undefined, code: string, fetchedAt: number): boolean {
+  const at = cp?.reread?.[code];
+  return at !== undefined && at >= fetchedAt;
 }
 
 /**
@@ -184,7 +203,7 @@ export async function storePages(ctx: SyncContext, state: ListingState, batch: P
   const onRefused = (error: DOMException | null) => (refused ??= error);
   const store = () =>
     db.transaction('rw', [db.coupons, db.couponStage, db.listedPages, db.couponHashes, db.meta], async () => {
-      // read in the transaction, so that a read-through write between two pages (noteCouponWrite) is seen
+      // read in the transaction, so that a read-through write between two pages (noteCouponRefresh) is seen
       // (no committed listing, as in a first sync: no hash can match, none to read)
       const [stored, current] = await Promise.all([
         state.committed === null ? [] : db.couponHashes.bulkGet(batch.map((b) => b.page)),
@@ -196,6 +215,7 @@ export async function storePages(ctx: SyncContext, state: ListingState, batch: P
       const hashes: (string | null)[] = [];
       const records: Coupon[] = [];
       const pageOf: number[] = [];
+      const fetchedAt: number[] = [];
       batch.forEach((b, i) => {
         const known = stored[i];
         if (known?.hash === b.hash && known.listing === state.committed && current?.hashesStale !== true) {
@@ -209,8 +229,11 @@ export async function storePages(ctx: SyncContext, state: ListingState, batch: P
           report.errors.push(rejectionError(`GET /v2/shop/coupons page ${b.page}`, r));
         }
         for (const r of parsed.records) {
+          // a read-through asked the API for this coupon after this page was requested: its copy is the newer
+          if (rereadSince(current, r.coupon_code, b.fetchedAt)) continue;
           records.push(r);
           pageOf.push(b.page);
+          fetchedAt.push(b.fetchedAt);
         }
         rejections ||= parsed.rejected.length > 0;
         hashes.push(parsed.rejected.length === 0 ? b.hash : null);
@@ -228,18 +251,23 @@ export async function storePages(ctx: SyncContext, state: ListingState, batch: P
           });
         }
       } else {
+        let when = fetchedAt;
         if (!pristine && records.length > 0) {
           const existing = await db.coupons.bulkGet(records.map((r) => r.coupon_code));
-          changed = records.filter((r, i) => !sameRecord(existing[i], r));
+          const keep = records.map((r, i) => !sameRecord(existing[i], r));
+          changed = records.filter((_, i) => keep[i]);
+          when = fetchedAt.filter((_, i) => keep[i]);
         }
-        if (changed.length > 0) await (direct ? db.coupons : db.couponStage).bulkPut(changed);
+        if (changed.length > 0 && direct) await db.coupons.bulkPut(changed);
+        // staged copies keep when they were fetched: a read-through after that wins at commit
+        else if (changed.length > 0) await db.couponStage.bulkPut(changed.map((r, i): StagedCoupon => ({ ...r, '@fetchedAt': when[i]! })));
         if (unmatched > 0) {
           if (state.unmatched === 0) await fillListedPages(db, last.listing!, onRefused);
           // the unique index over all listed codes refuses a code an earlier row already listed
           putDirect(db.listedPages, batch.map((b) => ({ page: b.page, codes: b.codes })), onRefused);
         }
       }
-      await db.meta.put({ ...last, pristine, unmatched, lean, outside: current?.outside, hashesStale: current?.hashesStale });
+      await db.meta.put({ ...last, pristine, unmatched, lean, outside: current?.outside, hashesStale: current?.hashesStale, reread: current?.reread });
       const pageHashes = batch.map((b, i) => ({ page: b.page, hash: hashes[i] ?? null, listing: last.listing!, codes: b.codes }));
       putDirect(db.couponHashes, pageHashes, onRefused);
       return changed.length;
@@ -256,14 +284,15 @@ export async function storePages(ctx: SyncContext, state: ListingState, batch: P
 }
 
 /** Deletes the coupons no page of this listing named; chunk by chunk, against the index of listed codes. */
-async function deleteUnlisted(db: ShopDatabase): Promise<number> {
+async function deleteUnlisted(db: ShopDatabase, reread: Record<string, number>): Promise<number> {
   let deleted = 0;
   for (let last: string | null = null; ; ) {
     const from: Collection<Coupon, string> = last === null ? db.coupons.toCollection() : db.coupons.where(':id').above(last);
     const keys = (await from.limit(APPLY_CHUNK).primaryKeys()) as string[];
     if (keys.length === 0) break;
     const listed = new Set((await db.listedPages.where('codes').between(keys[0]!, keys[keys.length - 1]!, true, true).keys()) as string[]);
-    const gone = keys.filter((k) => !listed.has(k));
+    // a coupon the API confirmed one by one during the listing may have been created after its page was listed
+    const gone = keys.filter((k) => !listed.has(k) && reread[k] === undefined);
     if (gone.length > 0) await db.coupons.bulkDelete(gone);
     deleted += gone.length;
     last = keys[keys.length - 1]!;
@@ -278,19 +307,21 @@ async function deleteUnlisted(db: ShopDatabase): Promise<number> {
 export async function commitListing(db: ShopDatabase, cp: CouponCheckpoint, state: ListingState, mayDelete: boolean) {
   const tables = [db.coupons, db.couponStage, db.listedPages, db.couponHashes, db.meta];
   return db.transaction('rw', tables, async () => {
+    const current = (await db.meta.get(metaKey.couponSync)) as CouponCheckpoint | undefined;
     let written = 0;
     for (let last: string | null = null; ; ) {
-      const from: Collection<Coupon, string> = last === null ? db.couponStage.toCollection() : db.couponStage.where(':id').above(last);
-      const chunk: Coupon[] = await from.limit(APPLY_CHUNK).toArray();
+      const from: Collection<StagedCoupon, string> = last === null ? db.couponStage.toCollection() : db.couponStage.where(':id').above(last);
+      const chunk = await from.limit(APPLY_CHUNK).toArray();
       if (chunk.length === 0) break;
-      await db.coupons.bulkPut(chunk);
-      written += chunk.length;
+      // never replace what a read-through stored after this copy was fetched (rows of older builds: the start)
+      const newer = chunk.filter((r) => !rereadSince(current, r.coupon_code, r['@fetchedAt'] ?? cp.startedAt));
+      await db.coupons.bulkPut(newer.map(({ '@fetchedAt': _at, ...coupon }) => coupon));
+      written += newer.length;
       last = chunk[chunk.length - 1]!.coupon_code;
     }
     // Nothing can be gone when coupons holds only this listing's rows (a first listing into an empty table that
     // nobody else wrote), or when every page was the committed listing's own and that listing had no more pages
     // (a read-through write would have dropped the hashes).
-    const current = (await db.meta.get(metaKey.couponSync)) as CouponCheckpoint | undefined;
     const onlyOurs = cp.mode === 'direct' && current?.pristine === true;
     const sameListing =
       state.committed !== null &&
@@ -301,7 +332,7 @@ export async function commitListing(db: ShopDatabase, cp: CouponCheckpoint, stat
       // (every page matched, yet the committed listing was longer: not expected, as a page's hash covers the
       // paging; the index is filled rather than delete what it would miss)
       if (state.unmatched === 0) await fillListedPages(db, cp.listing!, () => undefined);
-      deleted = await deleteUnlisted(db);
+      deleted = await deleteUnlisted(db, current?.reread ?? {});
     }
     await db.couponStage.clear();
     await db.listedPages.clear();

@@ -1,25 +1,27 @@
 // The engine: everything behind the six lookups, wired together. It runs in a Web Worker (worker.ts exposes it
 // with Comlink) or, with `worker: false`, in the host's own thread. Platform pieces are passed in.
 import { ShopLookupError, toLookupError } from '../src/errors';
-import type { EngineApi, EngineOptions, LookupQuery, WatchListener, WatchQuery } from '../src/protocol';
+import type { EngineApi, EngineOptions, WatchListener, WatchQuery } from '../src/protocol';
 import type { LookupError, LookupResult, SyncReport, SyncStatus } from '../src/types';
 import { createConnectivity, type OnlineSource } from './connectivity';
 import { FEED_STATE_KEY, type FeedState } from './feedState';
 import { electLeader } from './leadership';
 import { platformLocks, type LockManagerLike } from './locks';
+import { queryError } from './queryError';
 import { planLookup, type LookupPlan, type NetworkModule } from './lookupPlans';
 import type { Network } from './network';
 import { createResourceState } from './resourceState';
 import { createReadCache } from './readCache';
 import { createStorageChanges } from './storageChanges';
 import type { RetryPolicy } from './retryer';
-import { checkShopIdentity, identityOf } from './shopIdentity';
+import { checkShopIdentity, defaultDbName, identityOf } from './shopIdentity';
 import { engineError, storageError } from './storageErrors';
-import { metaKey, openStore, type Confirmation } from './store';
+import { metaKey, openStore, type Confirmation, type ShopIdentity } from './store';
 import { createReportDraft, finishReport } from './syncContext';
 import { createSyncScheduler } from './syncScheduler';
+import { shareSyncStatus } from './shareSyncStatus';
 import { createSyncStatus } from './syncStatus';
-import { createTabChannel, type SharedSyncFacts } from './tabChannel';
+import { addTrackedProducts, readTrackedProducts } from './trackedProducts';
 import type { CouponValidator } from './validateCoupon';
 import { watchLookup, type Watch } from './watchLookup';
 
@@ -47,25 +49,13 @@ export interface EngineDeps {
 
 export const DEFAULT_REFRESH_INTERVAL_MS = 5 * 60 * 1000;
 
-function queryError(q: LookupQuery): LookupError | null {
-  const bad = (what: string, v: unknown) => ({ code: 'bad_request', message: `${what} must be ${v}.` });
-  if ((q.kind === 'coupon' || q.kind === 'issuedCoupon') && (typeof q.code !== 'string' || q.code === '')) {
-    return bad('A coupon code', 'a non-empty string');
-  }
-  if ('productNo' in q && !Number.isSafeInteger(q.productNo)) return bad('A product number', 'a whole number');
-  if (q.kind === 'productOptionByNo' && !Number.isSafeInteger(q.optionNo)) return bad('An option number', 'a whole number');
-  if (q.kind === 'productOptionByCode' && (typeof q.optionCode !== 'string' || q.optionCode === '')) {
-    return bad('An option code', 'a non-empty string');
-  }
-  return null;
-}
-
 /** @example const engine = createEngine({ baseUrl }, (id, value) => console.log(id, value), { indexedDB, IDBKeyRange }); */
 export function createEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps = {}): EngineApi {
   const now = deps.now ?? Date.now;
   const refreshIntervalMs = options.refreshIntervalMs ?? DEFAULT_REFRESH_INTERVAL_MS;
-  const dbName = options.dbName ?? 'shop-lookup';
+  const dbName = options.dbName ?? defaultDbName(options.shopId);
   const db = (deps.openStore ?? openStore)(dbName, deps);
+  const syncLock = `shop-lookup:${dbName}:sync`;
   const changes = createStorageChanges(dbName);
   const cache = deps.copiesEmissions ? createReadCache(changes) : undefined;
   const locks = deps.locks ?? platformLocks();
@@ -79,20 +69,16 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   const stopLeaderFact = leadership.subscribe((leader) => status.facts.set({ leader }));
   status.facts.set({ leader: leadership.isLeader });
 
-  // Tell the other engines on this database (other tabs) what our syncs do, and take in what theirs do.
-  let applyingRemote = false;
-  const channel = createTabChannel(`shop-lookup:${dbName}`, (facts: SharedSyncFacts) => {
-    applyingRemote = true;
-    const { reachable, ...shared } = facts;
-    status.facts.set(shared);
-    if (reachable) connectivity.reportAnswer();
-    else connectivity.reportUnreachable();
-    applyingRemote = false;
-  });
-  const stopBroadcast = status.facts.subscribe((f) => {
-    if (applyingRemote) return;
-    const { syncing, waiting, failed, progress, lastSyncedAt, lastError, source, relayVersion } = f;
-    channel.post({ syncing, waiting, failed, progress, lastSyncedAt, lastError, source, relayVersion, reachable: connectivity.get().reachable });
+  // What the syncs do, told between the engines on this database (other tabs); clear() too.
+  let net: Network | null = null;
+  const shared = shareSyncStatus({
+    name: `shop-lookup:${dbName}`,
+    status,
+    ownSync: () => net?.runner.active === true,
+    onCleared() {
+      forget();
+      reclaim();
+    },
   });
 
   // Storage events: Dexie reopens the connection on next use; say what happened. Dexie also signals 'close' for
@@ -108,7 +94,9 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     status.facts.set({ lastError: storageError({ name: 'DatabaseClosedError' }) });
   });
 
-  const tracked = new Set(options.products ?? []);
+  // the products this engine was asked to track: added to the shop-wide set (trackedProducts.ts) once the database
+  // is claimed, and again after clear()
+  const ownProducts = new Set(options.products ?? []);
   // The network side and the checkout rules load apart from the entry (network.ts), starting now: the first
   // answer from IndexedDB does not wait for them, and they are in memory well before an offline checkout.
   const network: Promise<Network & { module: NetworkModule }> = import('./network').then((module) => ({
@@ -124,11 +112,22 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
       signal: closing.signal,
       syncRetry: deps.syncRetry,
       lookupRetry: deps.lookupRetry,
-      trackedProducts: () => [...tracked],
-      exclusive: (work) => locks.request(`shop-lookup:${dbName}:sync`, { signal: closing.signal }, work),
+      trackedProducts: () => readTrackedProducts(db),
+      shop: () => shop,
+      // Every sync holds the sync lock, and checks under it whose the database is: another tab may have cleared
+      // it meanwhile, and another shop claimed it. Then nothing of this shop is written there.
+      exclusive: (work) =>
+        locks.request(syncLock, { signal: closing.signal }, async () => {
+          const blocked = await claim();
+          if (blocked) {
+            reclaim();
+            throw new ShopLookupError(blocked.code, blocked.message);
+          }
+          return work();
+        }),
     }),
   }));
-  network.catch(() => undefined); // reported by whatever needs it
+  network.then((n) => (net = n), () => undefined); // a failure is reported by whatever needs it
   // Is baseUrl a relay? Asked once at start (cached; asked again by the next sync if no answer came). With a relay,
   // the leader keeps a long-poll open for live changes (relayLive.ts).
   const live = network.then((net) => {
@@ -154,21 +153,54 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   const watches = new Map<number, { query: WatchQuery; watch: Watch | null; stop: () => void }>();
   const inflight = new Map<string, Promise<void>>();
 
+  const identity = identityOf(options.baseUrl, options.auth, options.shopId);
+  let shop: ShopIdentity | undefined;
+  identity.then((i) => (shop = i), () => undefined);
   const claim = () =>
-    identityOf(options.baseUrl, options.auth)
+    identity
       .then((id) => checkShopIdentity(db, id))
+      .then(async (blocked) => {
+        if (!blocked) await addTrackedProducts(db, [...ownProducts]);
+        return blocked;
+      })
       .catch((e: unknown) => storageError(e) ?? { code: 'storage_error', message: `The local database could not be opened (${toLookupError(e).message}).` });
   let ready = claim();
-  void ready.then(async (blocked) => {
-    if (blocked) return status.facts.set({ lastError: blocked, failed: true });
-    // what earlier syncs (this tab's or another's) achieved
-    const [coupons, opts, feed] = (await db.meta.bulkGet([metaKey.coupons, 'options', FEED_STATE_KEY]).catch(() => [])) as (Confirmation | undefined)[];
-    const f = status.facts.get();
-    status.facts.set({
-      relayVersion: f.relayVersion ?? (feed as FeedState | undefined)?.version ?? null,
-      lastSyncedAt: { coupons: f.lastSyncedAt.coupons ?? coupons?.confirmedAt ?? null, options: f.lastSyncedAt.options ?? opts?.confirmedAt ?? null },
+  /** Tells what the claim found: the refusal, or what earlier syncs (this tab's or another's) achieved. */
+  const tellClaim = (claimed: Promise<LookupError | null>) =>
+    void claimed.then(async (blocked) => {
+      if (blocked) return status.facts.set({ lastError: blocked, failed: true });
+      const [coupons, opts, feed] = (await db.meta.bulkGet([metaKey.coupons, 'options', FEED_STATE_KEY]).catch(() => [])) as (Confirmation | undefined)[];
+      const f = status.facts.get();
+      status.facts.set({
+        lastSyncedAt: { coupons: f.lastSyncedAt.coupons ?? coupons?.confirmedAt ?? null, options: f.lastSyncedAt.options ?? opts?.confirmedAt ?? null },
+      });
     });
-  });
+  tellClaim(ready);
+
+
+  /** Drops what this engine knew of the data (the database was emptied). */
+  function forget(): void {
+    resources.clear();
+    status.facts.set({ lastSyncedAt: { coupons: null, options: null }, lastError: null, failed: false });
+  }
+
+  /**
+   * Checks again whose the database is (after a clear() here or in another tab, or a refusal found under the sync
+   * lock): every watch restarts against the answer, and background sync resumes if it may.
+   */
+  function reclaim(claimed: Promise<LookupError | null> = claim()): void {
+    if (closed) return;
+    ready = claimed;
+    tellClaim(claimed);
+    for (const [id, w] of watches) follow(id, w.query);
+    scheduler.allow(claimed.then((blocked) => !blocked));
+  }
+
+  /** Waits for the shop identity check; throws when this database must not be used (another shop's, no storage). */
+  async function usable(): Promise<void> {
+    const blocked = await ready;
+    if (blocked) throw new ShopLookupError(blocked.code, blocked.message);
+  }
 
   /** Refreshes one lookup's data now; concurrent refreshes of the same item share one request. Rejects on failure. */
   function refreshNow(plan: LookupPlan): Promise<void> {
@@ -302,19 +334,28 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     setPersisted: (persisted) => status.facts.set({ persisted }),
     setNetworkOnline: (online) => connectivity.setOnline(online),
     validateCoupon: async (code, order) => {
-      const blocked = await ready;
-      if (blocked) throw new ShopLookupError(blocked.code, blocked.message);
+      await usable();
       return (await validator).validate(code, order);
     },
-    offlineJournal: async () => (await validator).journal(),
-    clearOfflineJournal: async (throughId) => (await validator).clearJournal(throughId),
+    offlineJournal: async () => {
+      await usable();
+      return (await validator).journal();
+    },
+    clearOfflineJournal: async (throughId) => {
+      await usable();
+      return (await validator).clearJournal(throughId);
+    },
     sync,
     async trackProducts(productNos) {
-      const added = productNos.filter((p) => Number.isSafeInteger(p) && !tracked.has(p));
-      for (const p of added) tracked.add(p);
-      if (added.length > 0 && !connectivity.offline && !(await ready)) await (await network).runner.syncProducts(added);
+      await usable();
+      for (const p of productNos) if (Number.isSafeInteger(p)) ownProducts.add(p);
+      // shop-wide: the leader's syncs list them from now on, whichever tab asked; new ones are fetched now
+      const added = await addTrackedProducts(db, productNos);
+      if (added.length > 0 && !connectivity.offline) await (await network).runner.syncProducts(added);
     },
     async prefetchIssuedCoupons(codes) {
+      const blocked = await ready;
+      if (blocked) return notStarted(blocked);
       let net: Awaited<typeof network>;
       try {
         net = await network;
@@ -337,12 +378,15 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     async clear() {
       await network.then((n) => n.runner.cancel(), () => undefined);
       await Promise.allSettled(inflight.values());
-      await db.transaction('rw', db.tables, () => Promise.all(db.tables.map((t) => t.clear())));
-      resources.clear();
-      status.facts.set({ lastSyncedAt: { coupons: null, options: null }, lastError: null, failed: false });
-      // the emptied database may now be claimed by this shop; restart every watch against it
-      ready = claim();
-      for (const [id, w] of watches) follow(id, w.query);
+      // Under the sync lock: no sync of any tab is between two pages while the tables are emptied and claimed
+      // again (a sync in another tab ends first; the ones after it check the claim).
+      const blocked = await locks.request(syncLock, { signal: closing.signal }, async () => {
+        await db.transaction('rw', db.tables, () => Promise.all(db.tables.map((t) => t.clear())));
+        forget();
+        return claim(); // the emptied database may now be claimed by this shop
+      });
+      reclaim(Promise.resolve(blocked));
+      shared.cleared();
     },
     async close() {
       if (closed) return;
@@ -351,8 +395,7 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
       void live.then((l) => l.dispose(), () => undefined);
       leadership.dispose();
       stopLeaderFact();
-      stopBroadcast();
-      channel.dispose();
+      shared.dispose();
       for (const w of watches.values()) w.stop();
       watches.clear();
       cache?.dispose();

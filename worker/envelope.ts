@@ -29,6 +29,17 @@ function toNumber(value: unknown): number | null {
   return null;
 }
 
+/**
+ * The envelope's `code` as the API may send it: a number, or the same number as text (`"-2"`, `" 200 "`).
+ * The one reader of it: the engine's transport and the credential proxy must agree on what an answer said.
+ * @example readApiCode('-2') // -2
+ */
+export function readApiCode(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value)) return Number(value);
+  return null;
+}
+
 /** Parses a response body into the envelope, or throws `bad_response` saying what was wrong. */
 export function readEnvelope(text: string, status: number, label: { method: string; path: string }): Envelope {
   const trimmed = text.trimStart();
@@ -46,7 +57,7 @@ export function readEnvelope(text: string, status: number, label: { method: stri
     throw badResponseError(label, status, 'it is not the JSON envelope the API sends');
   }
   const b = body as Record<string, unknown>;
-  const code = toNumber(b.code) ?? (typeof b.code === 'number' ? b.code : null);
+  const code = readApiCode(b.code);
   if (code === null) {
     throw badResponseError(label, status, 'it has no numeric `code`');
   }

@@ -12,18 +12,28 @@ const queues = new Map<string, Promise<unknown>>();
 export const realmLocks: LockManagerLike = {
   request(name, options, callback) {
     const before = queues.get(name) ?? Promise.resolve();
-    let aborted = false;
-    const run = before.then(() => {
-      if (aborted) throw options.signal!.reason;
+    const { signal } = options;
+    let aborted = signal?.aborted === true;
+    let leave: (reason: unknown) => void = () => undefined;
+    // as with Web Locks, a wait that is aborted rejects at once (its turn in the queue then passes unused)
+    const left = new Promise<never>((_, reject) => (leave = reject));
+    const onAbort = () => {
+      aborted = true;
+      leave(signal!.reason);
+    };
+    const turn = before.then(() => {
+      signal?.removeEventListener('abort', onAbort);
+      if (aborted) throw signal!.reason;
       return callback();
     });
-    const settled = run.catch(() => undefined);
+    const settled = turn.catch(() => undefined);
     queues.set(name, settled);
     void settled.then(() => {
       if (queues.get(name) === settled) queues.delete(name);
     });
-    options.signal?.addEventListener('abort', () => (aborted = true), { once: true });
-    return run;
+    if (aborted) return Promise.reject(signal!.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    return Promise.race([turn, left]);
   },
 };
 

@@ -27,6 +27,8 @@ export interface LookupPlan {
   itemKey: string;
   /** Refresh-state keys whose fetching/error concern this data; the first is the one its own refresh uses. */
   stateKeys: string[];
+  /** Reads the record a confirmation points to when the API answered this item under another code (coupons). */
+  readAlias?(db: ShopDatabase, code: string): Promise<unknown>;
   /** A network refresh of this item: 'sync' = the full sync does it. */
   refresh: 'sync' | ((ctx: SyncContext, net: NetworkModule) => Promise<void>);
 }
@@ -61,6 +63,7 @@ export function planLookup(q: LookupQuery): LookupPlan {
         confirmKeys: [metaKey.coupons, item],
         itemKey: item,
         stateKeys: [item, metaKey.coupons],
+        readAlias: (db, code) => db.coupons.get(code),
         refresh: (ctx, net) => net.refreshCoupon(ctx, q.code),
       };
     }

@@ -8,7 +8,7 @@ import { createTransport } from './httpTransport';
 import type { ResourceState } from './resourceState';
 import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimiter } from './rateLimiter';
 import { LOOKUP_RETRY, retry, SYNC_RETRY, type RetryPolicy } from './retryer';
-import { metaKey, type Confirmation, type ShopDatabase } from './store';
+import { metaKey, type Confirmation, type ShopDatabase, type ShopIdentity } from './store';
 import { createReportDraft, type SyncContext } from './syncContext';
 import { createDirectListingSource } from './directListingSource';
 import { createSourceChooser, probeRelay, type SourceChooser } from './relayDiscovery';
@@ -33,7 +33,9 @@ export interface NetworkDeps {
   signal: AbortSignal;
   syncRetry?: RetryPolicy | undefined;
   lookupRetry?: RetryPolicy | undefined;
-  trackedProducts: () => number[];
+  trackedProducts: () => Promise<number[]>;
+  /** The shop this engine serves, once known: writes outside a sync check the database is still its. */
+  shop: () => ShopIdentity | undefined;
   exclusive: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
@@ -98,6 +100,7 @@ export function createNetwork(deps: NetworkDeps): Network {
     now,
     policy: syncPolicy,
     trackedProducts: deps.trackedProducts,
+    shop: deps.shop,
     exclusive: deps.exclusive,
   });
   const context = (priority: SyncContext['priority'], policy: RetryPolicy): SyncContext => ({
@@ -108,6 +111,7 @@ export function createNetwork(deps: NetworkDeps): Network {
     priority,
     signal,
     call: (step) => retry(step, policy, { signal }),
+    shop: deps.shop(),
   });
   return {
     client,

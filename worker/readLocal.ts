@@ -9,14 +9,25 @@ export interface Local {
   syncedAt: number | null;
   /** The confirmation of this very item ("known not to exist" counts). */
   itemConfirmedAt: number | null;
+  /** The code the API answered this item under, when not the one asked (Confirmation.code). */
+  aliasOf?: string;
 }
 
 function toLocal(plan: LookupPlan, data: unknown, confirmations: (MetaRow | undefined)[]): Local {
-  return {
+  const item = confirmations[plan.confirmKeys.indexOf(plan.itemKey)];
+  const local: Local = {
     data: data ?? null,
     syncedAt: latestConfirmation(confirmations),
-    itemConfirmedAt: latestConfirmation([confirmations[plan.confirmKeys.indexOf(plan.itemKey)]]),
+    itemConfirmedAt: latestConfirmation([item]),
   };
+  if (item && 'code' in item && typeof item.code === 'string') local.aliasOf = item.code;
+  return local;
+}
+
+/** Follows a confirmation that points to the record under another code (readAlias), when none is under this one. */
+async function followAlias(plan: LookupPlan, db: ShopDatabase, local: Local): Promise<Local> {
+  if (local.data !== null || local.aliasOf === undefined || !plan.readAlias) return local;
+  return { ...local, data: (await Dexie.ignoreTransaction(() => plan.readAlias!(db, local.aliasOf!))) ?? null };
 }
 
 /**
@@ -53,7 +64,7 @@ export function readLocal(plan: LookupPlan, db: ShopDatabase): Promise<Local> {
         return toLocal(plan, data, confirmations);
       }),
     );
-  return direct ? direct.catch(withDexie) : withDexie();
+  return (direct ? direct.catch(withDexie) : withDexie()).then((local) => followAlias(plan, db, local));
 }
 
 /** The same data, confirmed at the same times: nothing to tell a subscriber. */

@@ -7,8 +7,17 @@ import { rejectionError } from './parseRecords';
 import { sameRecord } from './sameRecord';
 import { confirm, metaKey, type ShopDatabase } from './store';
 import type { SyncContext } from './syncContext';
-import { noteCouponWrite } from './couponListing';
+import { noteCouponRefresh } from './couponListing';
+import { assertShop } from './shopIdentity';
 import { syncProductOptions } from './syncProductOptions';
+
+/** Confirms keys, if the database is still this shop's. */
+function confirmChecked(ctx: SyncContext, keys: string[], at: number) {
+  return ctx.db.transaction('rw', ctx.db.meta, async () => {
+    await assertShop(ctx.db, ctx.shop);
+    await confirm(ctx.db, keys, at);
+  });
+}
 
 /** A rejected item is reported and thrown: the lookup shows the error, the good local copy stays. */
 function checkRejected<T>(ctx: SyncContext, where: string, answer: ItemAnswer<T>): T | null {
@@ -27,17 +36,26 @@ export async function refreshCoupon(ctx: SyncContext, code: string): Promise<voi
   const record = checkRejected(ctx, `GET /v2/shop/coupons/${code}`, answer);
   const { db } = ctx;
   await db.transaction('rw', [db.coupons, db.couponHashes, db.meta], async () => {
+    await assertShop(db, ctx.shop);
     const current = await db.coupons.get(record?.coupon_code ?? code);
+    const codes = record && record.coupon_code !== code ? [code, record.coupon_code] : [code];
     if (record && !sameRecord(current, record)) {
       await db.coupons.put(record);
-      await noteCouponWrite(db, record.coupon_code, current !== undefined);
+      await noteCouponRefresh(db, codes, at, { code: record.coupon_code, held: current !== undefined });
       ctx.report.written++;
     } else if (!record && current) {
       await db.coupons.delete(code);
-      await noteCouponWrite(db, code, true);
+      await noteCouponRefresh(db, codes, at, { code, held: true });
       ctx.report.deleted++;
+    } else {
+      await noteCouponRefresh(db, codes, at);
     }
     await confirm(db, [metaKey.coupon(code)], at);
+    // answered under another code: both codes are confirmed, and a lookup of the one asked follows to the record
+    if (record && record.coupon_code !== code) {
+      await confirm(db, [metaKey.coupon(record.coupon_code)], at);
+      await db.meta.put({ key: metaKey.coupon(code), confirmedAt: at, code: record.coupon_code });
+    }
   });
 }
 
@@ -48,6 +66,7 @@ export async function refreshIssuedCoupon(ctx: SyncContext, code: string): Promi
   const record = checkRejected(ctx, `GET /v2/shop/issue-coupons/${code}`, answer);
   const { db } = ctx;
   await db.transaction('rw', [db.issuedCoupons, db.meta], async () => {
+    await assertShop(db, ctx.shop);
     const current = await db.issuedCoupons.get(code);
     if (record && !sameRecord(current, record)) {
       await db.issuedCoupons.put(record, code);
@@ -62,6 +81,7 @@ export async function refreshIssuedCoupon(ctx: SyncContext, code: string): Promi
 
 async function storeOption(ctx: SyncContext, db: ShopDatabase, option: ProductOption, at: number) {
   await db.transaction('rw', [db.options, db.meta], async () => {
+    await assertShop(db, ctx.shop);
     const current = await db.options.get([option.product_no, option.no]);
     if (!sameRecord(current, option)) {
       await db.options.put(option);
@@ -87,7 +107,7 @@ export async function refreshOptionByNo(ctx: SyncContext, productNo: number, opt
   const record = checkRejected(ctx, `GET /v2/shop/products/${productNo}/options/${optionNo}`, answer);
   if (record && record.no === optionNo) return storeOption(ctx, ctx.db, record, at);
   await syncProductOptions(ctx, productNo);
-  await confirm(ctx.db, [metaKey.optionNo(productNo, optionNo)], at);
+  await confirmChecked(ctx, [metaKey.optionNo(productNo, optionNo)], at);
 }
 
 /** @example await refreshOptionByCode(ctx, 13805, '12'); // never answered with option number 12 */
@@ -99,5 +119,5 @@ export async function refreshOptionByCode(ctx: SyncContext, productNo: number, o
   const record = checkRejected(ctx, `GET /v2/shop/products/${productNo}/options/${optionCode}`, answer);
   if (record && record.code === optionCode) return storeOption(ctx, ctx.db, record, at);
   await syncProductOptions(ctx, productNo);
-  await confirm(ctx.db, [metaKey.optionCode(productNo, optionCode)], at);
+  await confirmChecked(ctx, [metaKey.optionCode(productNo, optionCode)], at);
 }

@@ -8,6 +8,11 @@ import type { FeedStageRow, FeedState } from './feedState';
 export interface Confirmation {
   key: string;
   confirmedAt: number;
+  /**
+   * `coupon:<code>` only: the API answered this code with the coupon stored under another code (it matched, say,
+   * without regard to case). Lookups of `code` follow it there.
+   */
+  code?: string;
 }
 
 /** Where an interrupted coupon listing stands, so the next sync resumes instead of starting over. */
@@ -40,7 +45,16 @@ export interface CouponCheckpoint {
   outside?: string[];
   /** A read-through wrote coupons during this listing: its page hashes are not trusted once it commits. */
   hashesStale?: boolean;
+  /**
+   * Codes the API was asked for one by one during this listing, and when that request went out. A listed copy
+   * fetched before then is older than what the read-through stored: it is neither written nor applied, and the
+   * code is not deleted for being unlisted.
+   */
+  reread?: Record<string, number>;
 }
+
+/** A changed coupon waiting in `couponStage`, with when the page that carried it was requested. */
+export type StagedCoupon = Coupon & { '@fetchedAt'?: number };
 
 /** Which listing was the last complete one (its page hashes in `couponHashes` describe what `coupons` holds). */
 export interface CommittedListing {
@@ -53,9 +67,17 @@ export interface ShopIdentity {
   key: '@shop';
   baseUrl: string;
   apiKey: string | null;
+  /** The host's `shopId` (absent in databases claimed before it existed, or without one). */
+  shopId?: string | null;
 }
 
-export type MetaRow = Confirmation | CouponCheckpoint | CommittedListing | ShopIdentity | FeedState;
+/** The products whose options every full sync lists, shop-wide (trackedProducts.ts reads and writes it). */
+export interface TrackedProducts {
+  key: '@products';
+  products: number[];
+}
+
+export type MetaRow = Confirmation | CouponCheckpoint | CommittedListing | ShopIdentity | TrackedProducts | FeedState;
 
 /**
  * The codes of one listed page of the running coupon sync. A unique index over all of them finds a code listed
@@ -86,7 +108,7 @@ export class ShopDatabase extends Dexie {
   options!: Table<ProductOption, [number, number]>;
   meta!: Table<MetaRow, string>;
   /** Changed coupons of a running re-sync; readers keep seeing `coupons` until the listing is complete. */
-  couponStage!: Table<Coupon, string>;
+  couponStage!: Table<StagedCoupon, string>;
   /** The codes of each listed page of the running listing (version 3; `couponPages` before, without the index). */
   listedPages!: Table<ListedPage, number>;
   /** Raw-row hashes of the listed pages (version 3). */
@@ -154,6 +176,7 @@ export const metaKey = {
   couponSync: '@couponSync',
   couponListing: '@couponListing',
   shop: '@shop',
+  products: '@products',
 } as const;
 
 /** Records that the API confirmed these keys at `at`. */

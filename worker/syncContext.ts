@@ -3,7 +3,7 @@
 import type { SyncReport } from '../src/types';
 import type { ApiClient } from './apiClient';
 import type { Priority } from './rateLimiter';
-import type { ShopDatabase } from './store';
+import type { ShopDatabase, ShopIdentity } from './store';
 
 export interface ReportDraft extends Omit<SyncReport, 'ok'> {
   /** False once any resource could not be synced completely. */
@@ -21,6 +21,8 @@ export interface SyncContext {
   /** Progress of the running unit: `done` of `total` (null = unknown). */
   progress?(resource: string, done: number, total: number | null): void;
   signal?: AbortSignal | undefined;
+  /** The shop this work is for: a write outside a sync checks in its transaction that the database is still its. */
+  shop?: ShopIdentity | undefined;
 }
 
 export function createReportDraft(): ReportDraft {

@@ -27,7 +27,7 @@ import { metaKey, type CommittedListing, type CouponCheckpoint } from './store';
 import type { SyncContext } from './syncContext';
 import { writeBehind } from './writeBehind';
 
-export { discardCouponListing, noteCouponWrite } from './couponListing';
+export { discardCouponListing, noteCouponRefresh } from './couponListing';
 
 /** Listing changed under us this many times in one sync: give up for now, keep the last snapshot. */
 const MAX_RESTARTS = 2;
@@ -83,14 +83,17 @@ export async function syncCoupons(ctx: SyncContext): Promise<void> {
   let lastRows = 0;
   const pages = fetchAhead(
     (page, signal, answered) =>
-      ctx.call(() =>
-        client.listCouponRows(page, {
+      ctx.call(async () => {
+        // when the request went out: a read-through asked later holds a newer copy of this page's coupons
+        const fetchedAt = ctx.now();
+        const raw = await client.listCouponRows(page, {
           priority: ctx.priority,
           signal: ctx.signal ? AbortSignal.any([ctx.signal, signal]) : signal,
           counter: report,
           onHeaders: (status) => status >= 200 && status < 300 && answered(),
-        }),
-      ),
+        });
+        return { ...raw, fetchedAt };
+      }),
     FETCH_AHEAD,
   );
   const writer = writeBehind<PageToStore>(async (batch) => {
@@ -125,7 +128,7 @@ export async function syncCoupons(ctx: SyncContext): Promise<void> {
       }
       // (a code of an earlier page is refused by the index of listed codes when the page is stored)
       cp = { ...cp, page, totalPages: p.totalPages, dataCount: p.dataCount, unkeyed, listed: (cp.listed ?? 0) + codes.length };
-      await writer.push({ page, rows: p.rows, rowsPath: p.rowsPath, codes, hash: rowsHash(p.body), cp });
+      await writer.push({ page, rows: p.rows, rowsPath: p.rowsPath, codes, hash: rowsHash(p.body), fetchedAt: p.fetchedAt, cp });
       ctx.progress?.('coupons', cp.listed!, p.dataCount);
       lastRows = p.rows.length;
       const last = p.totalPages !== null ? page >= p.totalPages : p.rowsPath === 'data' || p.rows.length === 0;

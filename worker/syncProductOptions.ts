@@ -5,12 +5,15 @@ import type { ProductOption } from '../src/types';
 import type { ApiError } from './apiError';
 import { rejectionError } from './parseRecords';
 import { sameRecord } from './sameRecord';
-import { confirm, metaKey, productRange, type ShopDatabase } from './store';
+import { assertShop } from './shopIdentity';
+import { confirm, metaKey, productRange } from './store';
 import type { SyncContext } from './syncContext';
 
 /** Writes a product's complete option list: changed options in, unlisted ones out (unless `keep` says so). */
-async function applyOptions(db: ShopDatabase, productNo: number, records: ProductOption[], keep: Set<number> | 'all', at: number) {
+async function applyOptions(ctx: SyncContext, productNo: number, records: ProductOption[], keep: Set<number> | 'all', at: number) {
+  const { db } = ctx;
   return db.transaction('rw', [db.options, db.meta], async () => {
+    await assertShop(db, ctx.shop);
     const current = await productRange(db, productNo).toArray();
     const byNo = new Map(current.map((o) => [o.no, o]));
     const changed = records.filter((r) => !sameRecord(byNo.get(r.no), r));
@@ -41,7 +44,7 @@ export async function syncProductOptions(ctx: SyncContext, productNo: number): P
     } catch (error) {
       if ((error as ApiError).code !== 'not_found' || page > 1) throw error;
       // the API does not know this product (any more): it has no options
-      const { deleted } = await applyOptions(db, productNo, [], new Set(), startedAt);
+      const { deleted } = await applyOptions(ctx, productNo, [], new Set(), startedAt);
       report.deleted += deleted;
       return;
     }
@@ -65,7 +68,7 @@ export async function syncProductOptions(ctx: SyncContext, productNo: number): P
       `The option list of product ${productNo} names option ${repeated} twice; the last complete list is kept.`,
     );
   }
-  const { written, deleted } = await applyOptions(db, productNo, records, blind ? 'all' : keep, startedAt);
+  const { written, deleted } = await applyOptions(ctx, productNo, records, blind ? 'all' : keep, startedAt);
   report.written += written;
   report.deleted += deleted;
 }

@@ -9,7 +9,7 @@ import type { ResourceState } from './resourceState';
 import { retry, type RetryPolicy } from './retryer';
 import { engineError } from './storageErrors';
 import { createDirectListingSource } from './directListingSource';
-import { metaKey, type ShopDatabase } from './store';
+import { metaKey, type ShopDatabase, type ShopIdentity } from './store';
 import { createReportDraft, finishReport, type ReportDraft, type SyncContext } from './syncContext';
 import type { SourceRun, SyncSource } from './syncSource';
 import type { SyncStatusState } from './syncStatus';
@@ -21,7 +21,10 @@ export interface SyncRunnerDeps {
   status: SyncStatusState;
   now: () => number;
   policy: RetryPolicy;
-  trackedProducts: () => number[];
+  /** The products whose options a full sync lists (read when it starts). */
+  trackedProducts: () => number[] | Promise<number[]>;
+  /** The shop this engine serves (a sync checks it under the lock; its units check their writes too). */
+  shop?: () => ShopIdentity | undefined;
   /** Runs a sync holding the database's sync lock, so engines in other tabs never sync at the same time. */
   exclusive?: <T>(work: () => Promise<T>) => Promise<T>;
   /** Where the data comes from (the API listed page by page, or a relay's feed); default the direct listing. */
@@ -38,6 +41,8 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
   const { db, resources, status, now } = deps;
   const exclusive = deps.exclusive ?? (<T>(work: () => Promise<T>) => work());
   let running: Promise<SyncReport> | null = null;
+  /** A full sync holds the lock and runs (not merely waits for its turn). */
+  let active = false;
   let controller = new AbortController();
 
   let lastProgressAt = 0;
@@ -50,6 +55,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
       now,
       priority: 'background',
       signal,
+      shop: deps.shop?.(),
       call: (step) =>
         retry(step, deps.policy, {
           signal,
@@ -64,6 +70,14 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
         status.facts.set({ progress: { resource, done, total } });
       },
     };
+  }
+
+  /** The report of a sync that never ran (its lock wait ended: the engine closed, or the shop changed). */
+  function notRun(error: unknown): SyncReport {
+    const report = createReportDraft();
+    report.complete = false;
+    report.errors.push(engineError(error));
+    return finishReport(report);
   }
 
   /** Runs one unit; returns false when the sync should stop here. */
@@ -94,15 +108,18 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
     }
   }
 
-  async function run(products: number[]): Promise<SyncReport> {
+  /** @param ended called as the sync ends, before its outcome is told: a sync asked for after that is a new one */
+  async function run(products: number[], ended: () => void): Promise<SyncReport> {
     const report = createReportDraft();
     const ctx = context(report, controller.signal);
+    active = true;
     status.facts.set({ syncing: true, progress: { resource: 'coupons', done: 0, total: null } });
     const source = await sourceFor(report, controller.signal);
     const unitRun: SourceRun = { ctx, unit: (key, work) => unit(report, key, work) };
     const optionsAt = source ? await source.syncAll(unitRun, products) : null;
     const coupons = (await db.meta.get(metaKey.coupons).catch(() => undefined)) as { confirmedAt?: number } | undefined;
     const f = status.facts.get();
+    ended();
     status.facts.set({
       syncing: false,
       waiting: false,
@@ -120,10 +137,18 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
   return {
     /** Syncs everything; a second caller gets the running sync. */
     sync(): Promise<SyncReport> {
-      running ??= exclusive(() => run(deps.trackedProducts())).finally(() => {
-        running = null;
-      });
-      return running;
+      // waiting for the lock can end too (the engine closes meanwhile): that is a report, never a rejection
+      if (running) return running;
+      const done = () => {
+        active = false;
+        if (running === mine) running = null;
+      };
+      // waiting for the lock can end too (the engine closes meanwhile): that is a report, never a rejection
+      const mine: Promise<SyncReport> = exclusive(async () => run(await deps.trackedProducts(), done))
+        .catch(notRun)
+        .finally(done);
+      running = mine;
+      return mine;
     },
     /** Syncs only these products' options (newly tracked ones), after any running sync. */
     async syncProducts(productNos: number[]): Promise<SyncReport> {
@@ -134,10 +159,14 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
         const source = await sourceFor(report, controller.signal);
         await source?.syncProducts({ ctx, unit: (key, work) => unit(report, key, work) }, productNos);
         return finishReport(report);
-      });
+      }).catch(notRun);
     },
     get running() {
       return running;
+    },
+    /** A full sync of this engine is under way (it holds the sync lock); false while one only waits for it. */
+    get active() {
+      return active;
     },
     /** Aborts the running sync (its unfinished listing stays as a checkpoint) and waits for it to settle. */
     async cancel(): Promise<void> {

@@ -20,8 +20,16 @@ export interface SyncSchedulerDeps {
   probeMaxMs?: number;
 }
 
+export interface SyncScheduler {
+  /** A sync asked for by the host (any engine may run one; the sync lock keeps them apart). */
+  sync(): Promise<SyncReport>;
+  /** The database was claimed again (after clear()): syncing may start once `ready` says so, as at start. */
+  allow(ready: Promise<boolean>): void;
+  dispose(): void;
+}
+
 /** @example const scheduler = createSyncScheduler({ sync, isDue, ready, connectivity, leadership, refreshIntervalMs, onReconnect }); */
-export function createSyncScheduler(deps: SyncSchedulerDeps): { sync(): Promise<SyncReport>; dispose(): void } {
+export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   const { connectivity, leadership } = deps;
   const probeMin = deps.probeMinMs ?? 2_000;
   const probeMax = deps.probeMaxMs ?? 60_000;
@@ -60,10 +68,18 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): { sync(): Promise<
     if (canSync() && (await deps.isDue())) await run();
   }
 
-  void deps.ready.then((ok) => {
-    allowed = ok;
-    void runIfDue();
-  });
+  // the latest claim decides (an earlier one may settle later)
+  let claim: Promise<boolean> | null = null;
+  function allow(ready: Promise<boolean>): void {
+    allowed = false;
+    claim = ready;
+    void ready.then((ok) => {
+      if (claim !== ready) return;
+      allowed = ok;
+      void runIfDue();
+    });
+  }
+  allow(deps.ready);
   const stopLeader = leadership.subscribe((isLeader) => {
     if (isLeader) void runIfDue(); // taking over: resume what the last leader left, or refresh stale data
   });
@@ -79,8 +95,8 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): { sync(): Promise<
   const timer = setInterval(() => void run(), deps.refreshIntervalMs);
 
   return {
-    /** A sync asked for by the host (any engine may run one; the sync lock keeps them apart). */
     sync: syncNow,
+    allow,
     dispose() {
       disposed = true;
       clearInterval(timer);

@@ -15,7 +15,7 @@ import { extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { launchChromium } from '../../scripts/launch-chromium.mjs';
 
 const run = promisify(execFile);
@@ -273,6 +273,36 @@ function expectFound(name: string, r: Result, offline: boolean): void {
   else expect(r.data, `${name}.data`).toBeTruthy();
 }
 
+/** Uncaught exceptions and console errors of `page` from now on (failed requests, e.g. offline, are expected). */
+export function pageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => void (m.type() === 'error' && !/Failed to load resource/.test(m.text()) && errors.push(`console: ${m.text()}`)));
+  return errors;
+}
+
+/**
+ * The set-up of a browser consumer test file: before all, the fixture `name` installed from the packed tarball
+ * (with `files()` added), the packed mock API and proxy, and Chromium; after all, everything closed again.
+ * @example const ctx = useBrowserApp('react-app', 'react.test.ts', async () => ({})); it('…', () => ctx.app.dir);
+ */
+export function useBrowserApp(name: string, testFile: string, files: () => Promise<Record<string, string>>) {
+  const ctx = {} as { app: Fixture; api: Awaited<ReturnType<typeof startShopApi>>; browser: Browser };
+  beforeAll(async () => {
+    const tarball = await timed('pack', packedTarball);
+    ctx.app = await timed('install', async () => installFixture(name, tarball, await files()));
+    ctx.api = await startShopApi(ctx.app);
+    ctx.browser = await launchChromium();
+  }, 600_000);
+  afterAll(async () => {
+    await ctx.browser?.close();
+    await ctx.api?.close();
+    await ctx.app?.remove();
+    printTimings(testFile);
+  }, 60_000);
+  return ctx;
+}
+
 export interface AppRun {
   /** URLs of the page's workers once the lookups answered. */
   workers: string[];
@@ -287,12 +317,9 @@ export interface AppRun {
  */
 export async function exerciseApp(browser: Browser, url: string, { storefront = true } = {}): Promise<AppRun> {
   const context: BrowserContext = await browser.newContext();
-  const errors: string[] = [];
   try {
     const page: Page = await context.newPage();
-    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-    // failed requests (the favicon, anything offline) are expected; exceptions and other console errors are not
-    page.on('console', (m) => void (m.type() === 'error' && !/Failed to load resource/.test(m.text()) && errors.push(`console: ${m.text()}`)));
+    const errors = pageErrors(page);
     const firstWorker = page.waitForEvent('worker', { timeout: 60_000 });
     await page.goto(url);
     await page.waitForFunction(() => 'consumerTest' in window, null, { timeout: 60_000 });

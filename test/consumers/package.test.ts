@@ -37,7 +37,7 @@ afterAll(async () => {
 describe('the packed tarball', () => {
   it('has an ESM build, a source map and types for every exports entry', async () => {
     const entries = Object.entries(pkg.exports).filter(([k]) => k !== './package.json');
-    expect(entries.map(([k]) => k).sort()).toEqual(['.', './mock-server', './proxy', './relay', './worker']);
+    expect(entries.map(([k]) => k).sort()).toEqual(['.', './mock-server', './mock-server/msw', './proxy', './react', './relay', './worker']);
     for (const [name, target] of entries) {
       if (typeof target === 'string') throw new Error(`${name}: expected { types, default }`);
       const js = target.default.replace(/^\.\//, '');
@@ -71,6 +71,24 @@ describe('the packed tarball', () => {
     for (const dep of Object.keys(pkg.dependencies)) {
       expect(chunks.some((c) => c.includes(`from "${dep}`)), `${dep} imported by name`).toBe(true);
     }
+  });
+
+  it('keeps React out of the main entry and msw out of the browser files: both are optional peers, never bundled', async () => {
+    const peers = pkg as unknown as { peerDependencies: Record<string, string>; peerDependenciesMeta: Record<string, { optional?: boolean }> };
+    expect(Object.keys(peers.peerDependencies).sort()).toEqual(['msw', 'react']);
+    expect(peers.peerDependenciesMeta).toEqual({ msw: { optional: true }, react: { optional: true } });
+    expect(Object.keys(pkg.dependencies)).not.toContain('react');
+    const browserFiles = files.filter((f) => /^dist\/[^/]+\.js$/.test(f));
+    for (const f of browserFiles) {
+      const code = await readFile(join(dir, 'package', f), 'utf8');
+      expect(code, f).not.toMatch(/from "msw/);
+      if (f !== 'dist/react.js') expect(code, f).not.toMatch(/from "react|useSyncExternalStore/);
+    }
+    const hooks = await readFile(join(dir, 'package/dist/react.js'), 'utf8');
+    expect(hooks).toMatch(/from "react"/);
+    expect(hooks).not.toMatch(/function createElement|__SECRET_INTERNALS|ReactSharedInternals/);
+    const msw = await readFile(join(dir, 'package/dist/node/mock-server-msw.js'), 'utf8');
+    expect(msw).toMatch(/from "msw"/);
   });
 
   it('keeps the Node-only entries out of the browser entry', async () => {

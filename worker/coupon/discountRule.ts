@@ -20,13 +20,25 @@ function amountField(record: Coupon | IssuedCoupon, field: Field): number | null
   return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null;
 }
 
-/** floor(amount × percent / 100), exact for every safe integer amount (9,007,199,254,740,991 × 100 included).
- * @example percentOf(12345, 10) // 1234 */
+/**
+ * A finite number ≥ 0 as the decimal it is written as (its shortest round-trip text, as JSON carries it):
+ * digits and a power of ten. 33.3 is 333 / 10, not the binary 33.29999999999999715782905696.
+ */
+function decimalOf(n: number): { digits: bigint; scale: number } {
+  const [mantissa = '0', exp = '0'] = String(n).toLowerCase().split('e');
+  const [whole = '0', fraction = ''] = mantissa.split('.');
+  const scale = fraction.length - Number(exp);
+  const digits = BigInt(whole + fraction);
+  return scale >= 0 ? { digits, scale } : { digits: digits * 10n ** BigInt(-scale), scale: 0 };
+}
+
+/** floor(amount × percent / 100) in exact integer arithmetic, for decimal percents (33.3) and amounts too: the
+ * decimals as written are scaled to whole numbers, multiplied as BigInts, and divided once, rounding down.
+ * @example percentOf(3000, 33.3) // 999 (floating point gives 998) */
 export function percentOf(amount: number, percent: number): number {
-  if (Number.isSafeInteger(amount) && Number.isSafeInteger(percent)) {
-    return Number((BigInt(amount) * BigInt(percent)) / 100n);
-  }
-  return Math.floor((amount * percent) / 100);
+  const a = decimalOf(amount);
+  const p = decimalOf(percent);
+  return Number((a.digits * p.digits) / (100n * 10n ** BigInt(a.scale + p.scale)));
 }
 
 function kindOf(record: Coupon | IssuedCoupon, percent: number, price: number): 'percent' | 'fixed' | null {

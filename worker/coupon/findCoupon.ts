@@ -3,7 +3,7 @@
 // While online the API is asked even when a local copy exists (an issued coupon may have been used at another
 // till a minute ago), but only for NETWORK_WAIT_MS: a failure or a slow answer leaves the local copy to decide.
 import type { Coupon, IssuedCoupon } from '../../src/types';
-import { latestConfirmation, metaKey, type ShopDatabase } from '../store';
+import { latestConfirmation, metaKey, type Confirmation, type ShopDatabase } from '../store';
 import type { CouponValidatorDeps } from '../validateCoupon';
 import type { FoundCoupon } from './decideCoupon';
 
@@ -37,11 +37,14 @@ interface LocalState {
 /** One consistent read of both tables and their confirmations. */
 async function readLocal(db: ShopDatabase, code: string): Promise<LocalState> {
   return db.transaction('r', [db.coupons, db.issuedCoupons, db.meta], async () => {
-    const [coupon, issued, meta] = await Promise.all([
+    const [direct, issued, meta] = await Promise.all([
       db.coupons.get(code),
       db.issuedCoupons.get(code),
       db.meta.bulkGet([metaKey.coupons, metaKey.coupon(code), metaKey.issued(code)]),
     ]);
+    // the API answered this code with the coupon under another code (case-insensitive matching, say): that one
+    const alias = (meta[1] as Confirmation | undefined)?.code;
+    const coupon = direct ?? (alias !== undefined ? await db.coupons.get(alias) : undefined);
     return {
       coupon,
       issued,

@@ -2,6 +2,7 @@
 // property of the coupon, so it throws `bad_request` instead of becoming a verdict (and never reaches the journal).
 import { ShopLookupError } from '../../src/errors';
 import type { CouponOrder } from '../../src/types';
+import { codeProblem } from '../pathSegment';
 import type { CheckedOrder } from './ruleOutcome';
 
 const bad = (message: string) => new ShopLookupError('bad_request', message);
@@ -15,11 +16,13 @@ function flag(order: CouponOrder, name: 'app' | 'otherDiscount' | 'acceptStale')
 
 /**
  * Checks `code` and `order`; `now` is the default order time. Throws `ShopLookupError('bad_request')` for an empty
- * code, an amount that is not a finite number ≥ 0, or an `at` that is not a valid time.
+ * code or one that cannot be a path segment (`.`, `..`), an amount that is not a finite number ≥ 0, or an `at` that is not a valid time.
  * @example readOrder('WELCOME10', { amount: 32000 }, Date.now()).at // now
  */
 export function readOrder(code: unknown, order: CouponOrder, now: number): CheckedOrder {
   if (typeof code !== 'string' || code.trim() === '') throw bad('A coupon code must be a non-empty string.');
+  const problem = codeProblem(code);
+  if (problem !== null) throw bad(problem);
   if (typeof order !== 'object' || order === null) throw bad('validateCoupon needs an order object such as { amount: 32000 }.');
   const { amount } = order;
   if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) {

@@ -12,7 +12,9 @@ import {
   type SyncStatus,
 } from 'shop-lookup';
 import { createMockShopApiHandler, MOCK_CODES, startMockShopApi, type MockShopApi } from 'shop-lookup/mock-server';
+import { createMockShopApiMsw, type MockShopApiMsw } from 'shop-lookup/mock-server/msw';
 import { createShopApiProxy, type ShopApiProxy } from 'shop-lookup/proxy';
+import { useLookup, useSyncStatus, type LookupState } from 'shop-lookup/react';
 import type {} from 'shop-lookup/worker';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -55,4 +57,21 @@ export async function nodeSide(): Promise<void> {
   createMockShopApiHandler({ requireAuth: false }).upsertCoupon({ coupon_code: MOCK_CODES.welcomeCoupon });
   proxy.close();
   await mock.close();
+}
+
+export function useCouponName(code: string): string | null | undefined {
+  const state: LookupState<Coupon | null> = useLookup(() => (code ? lookup.coupon(code) : null), [code]);
+  assertType<Equal<typeof state.data, Coupon | null | undefined>>();
+  const status: SyncStatus | null = useSyncStatus(lookup);
+  void status?.phase;
+  if (state.pending) return undefined;
+  assertType<Equal<typeof state.data, Coupon | null>>();
+  return state.data?.name;
+}
+
+export function mswSide(): number {
+  const mock: MockShopApiMsw = createMockShopApiMsw({ baseUrl: 'http://localhost/shop-api', rateLimits: false });
+  mock.upsertCoupon({ coupon_code: MOCK_CODES.welcomeCoupon });
+  mock.setDown(false);
+  return mock.handlers.length;
 }

@@ -3,7 +3,9 @@
 // file with the directives removed and counts one error per directive.
 import { createShopLookup } from 'shop-lookup';
 import { startMockShopApi } from 'shop-lookup/mock-server';
+import { createMockShopApiMsw } from 'shop-lookup/mock-server/msw';
 import { createShopApiProxy } from 'shop-lookup/proxy';
+import { useLookup } from 'shop-lookup/react';
 
 const lookup = createShopLookup({ baseUrl: '/shop-api' });
 
@@ -29,3 +31,9 @@ void lookup.validateCoupon('WELCOME10', { amount: 1 }).then((v) => v.discount);
 createShopApiProxy({ basePath: '/shop-api' });
 // @ts-expect-error the mock's port is a number
 void startMockShopApi({ port: '8787' });
+// @ts-expect-error useLookup takes a function that returns the lookup (and its deps), not the lookup itself
+useLookup(lookup.coupon('WELCOME10'), []);
+// @ts-expect-error useLookup needs its deps, like useMemo
+useLookup(() => lookup.coupon('WELCOME10'));
+// @ts-expect-error the MSW handlers' baseUrl is a string
+createMockShopApiMsw({ baseUrl: new URL('https://api.imweb.me') });
