@@ -24,6 +24,29 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
   }
 }
 
+/** The page the coupon listing's checkpoint has stored, read from the tab's IndexedDB (0: none, -1: unreadable). */
+function checkpointPage(page: import('playwright-core').Page): Promise<number> {
+  return page.evaluate(
+    () =>
+      new Promise<number>((resolve) => {
+        const open = indexedDB.open('shop-lookup');
+        open.onerror = () => resolve(-1);
+        open.onsuccess = () => {
+          const db = open.result;
+          const get = db.transaction('meta').objectStore('meta').get('@couponSync');
+          get.onsuccess = () => {
+            resolve((get.result as { page?: number } | undefined)?.page ?? 0);
+            db.close();
+          };
+          get.onerror = () => {
+            resolve(-1);
+            db.close();
+          };
+        };
+      }),
+  );
+}
+
 describe('several tabs of one till', { timeout: 150_000 }, () => {
   it('syncs in one tab only, and a second tab takes over mid-sync when the first closes', async () => {
     const context = await demo.newContext();
@@ -48,12 +71,18 @@ describe('several tabs of one till', { timeout: 150_000 }, () => {
       const renamed = `${String(original.name)} (탭 넘김)`;
       demo.mock.upsertCoupon({ ...original, name: renamed });
       const mark = demo.mock.requests.length;
+      // page 2 of 3 is held at the API: the leader is mid-listing for as long as the test wants
+      const page2 = demo.mock.hold({ path: /^\/v2\/shop\/coupons$/, after: 1 });
       await tid(first, 'sync-now').click();
-      // the leader has stored page 1 of 3 (the API allows one listing call a second): close its tab now
+      await page2.arrived;
+      // the leader has stored page 1 (its checkpoint says so in IndexedDB): close its tab now
       await waitForText(first, 'sync-progress', /Coupons: 100 \/ 240/);
+      await until('page 1 in the checkpoint', async () => (await checkpointPage(first)) >= 1);
+      expect(listings(mark, '1')).toHaveLength(1);
       expect(listings(mark, '2')).toHaveLength(0);
       await first.close();
       const closedAt = demo.mock.requests.length;
+      page2.release(); // its client is gone: nobody reads this answer
 
       // one of the other two becomes the leader, and finishes the listing from page 2
       await until('a new leader', async () => {
