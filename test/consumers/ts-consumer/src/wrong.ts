@@ -6,6 +6,7 @@ import { startMockShopApi } from 'shop-lookup/mock-server';
 import { createMockShopApiMsw } from 'shop-lookup/mock-server/msw';
 import { createShopApiProxy } from 'shop-lookup/proxy';
 import { useLookup } from 'shop-lookup/react';
+import { createShopRelay } from 'shop-lookup/relay';
 
 const lookup = createShopLookup({ baseUrl: '/shop-api' });
 
@@ -29,6 +30,10 @@ lookup.coupon('WELCOME10').subscribe((r) => r.data.coupon_code);
 void lookup.validateCoupon('WELCOME10', { amount: 1 }).then((v) => v.discount);
 // @ts-expect-error the proxy needs the key and the secret
 createShopApiProxy({ basePath: '/shop-api' });
+// @ts-expect-error the relay needs the key and the secret
+createShopRelay({ basePath: '/shop-api', public: true });
+// @ts-expect-error authorize gets a route name, not a path
+createShopRelay({ key: 'k', secret: 's', authorize: (_req, route) => route === '/v2/shop/coupons' });
 // @ts-expect-error the mock's port is a number
 void startMockShopApi({ port: '8787' });
 // @ts-expect-error useLookup takes a function that returns the lookup (and its deps), not the lookup itself
