@@ -1,0 +1,163 @@
+// The feed over Redis: head (handle, version, oldest, confirmedAt), the snapshot as per-resource hashes of records
+// and of record hashes plus a lexicographic key index for stable chunks, the change log as a sorted set by version
+// (trimmed to `changeLogLimit`), and commitListing: one MULTI/EXEC under the lease that also publishes the new head.
+import { randomUUID } from 'node:crypto';
+import { ShopLookupError } from '../src/errors';
+import { underLease } from './redisLease';
+import type { RedisClient, RedisConnection } from './redisConnection';
+import type { RedisKeys } from './redisKeys';
+import type { FeedChange, FeedHead, FeedRecord, ListingCommit, ResourceId } from './relayStore';
+
+export interface RedisFeedDeps {
+  conn: RedisConnection;
+  keys: RedisKeys;
+  /** Changes kept in the log; older `since` values must start again. */
+  changeLogLimit: number;
+}
+
+
+function parseHead(handle: string, version: string | null, oldest: string | null, confirmed: Record<string, string>): FeedHead {
+  const confirmedAt: FeedHead['confirmedAt'] = {};
+  for (const [resource, at] of Object.entries(confirmed)) confirmedAt[resource as ResourceId] = Number(at);
+  return { handle, version: Number(version ?? 0), oldest: Number(oldest ?? 0), confirmedAt };
+}
+
+/**
+ * The head; makes the handle when there is none yet (a new or flushed Redis: the history starts anew). `watching`:
+ * inside WATCH, where a MULTI would end the watch, so the reads are plain; elsewhere one MULTI reads them at once.
+ */
+export async function readHead(client: RedisClient, keys: RedisKeys, watching = false): Promise<FeedHead> {
+  const [handle, version, oldest, confirmed] = (watching
+    ? await Promise.all([client.get(keys.handle), client.get(keys.version), client.get(keys.oldest), client.hGetAll(keys.confirmed)])
+    : await client.multi().get(keys.handle).get(keys.version).get(keys.oldest).hGetAll(keys.confirmed).exec()) as [
+    string | null, string | null, string | null, Record<string, string>,
+  ];
+  if (handle !== null) return parseHead(handle, version, oldest, confirmed);
+  await client.set(keys.handle, `${Date.now().toString(36)}-${randomUUID().slice(0, 8)}`, { NX: true });
+  return readHead(client, keys, watching);
+}
+
+/** Cursor of a snapshot read: the resource and the last key handed out. */
+function encodeCursor(resource: ResourceId, key: string): string {
+  return Buffer.from(JSON.stringify([resource, key])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): [ResourceId, string] {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
+      return value as [ResourceId, string];
+    }
+  } catch {
+    // falls through to the error below
+  }
+  throw new ShopLookupError('bad_cursor', 'The snapshot cursor is not one this relay handed out: start the snapshot again.');
+}
+
+/** ZRANGE BYLEX bound just after `key`. */
+const after = (key: string): string => `(${key}`;
+
+/** @example const feed = redisFeed({ conn, keys, changeLogLimit: 10_000 }); await feed.head(); */
+export function redisFeed({ conn, keys, changeLogLimit }: RedisFeedDeps) {
+  const { client } = conn;
+
+  return {
+    head: () => readHead(client, keys),
+
+    async readSnapshot(cursor: string | null, limit: number): Promise<{ records: FeedRecord[]; next: string | null }> {
+      const resources = ((await client.sMembers(keys.resources)) as ResourceId[]).sort();
+      let [resource, lastKey] = cursor === null ? [resources[0], null] : decodeCursor(cursor);
+      const records: FeedRecord[] = [];
+      let index = resource === undefined ? 0 : resources.findIndex((r) => r >= resource!);
+      if (index < 0) return { records, next: null };
+      if (resources[index] !== resource) lastKey = null; // that resource is gone: go on with the next
+      while (index < resources.length && records.length < limit) {
+        const current = resources[index]!;
+        const wanted = limit - records.length;
+        const batch = (await client.zRange(keys.keys(current), lastKey === null ? '-' : after(lastKey), '+', {
+          BY: 'LEX', LIMIT: { offset: 0, count: wanted },
+        })) as string[];
+        if (batch.length > 0) {
+          const values = (await client.hmGet(keys.records(current), batch)) as (string | null)[];
+          batch.forEach((key, i) => {
+            // deleted between the two reads: the changes after the snapshot's version carry the delete
+            const json = values[i];
+            if (json != null) records.push({ resource: current, key, record: JSON.parse(json) });
+          });
+          lastKey = batch.at(-1)!;
+        }
+        if (batch.length < wanted) {
+          index++;
+          lastKey = null;
+        } else {
+          return { records, next: encodeCursor(current, lastKey!) };
+        }
+      }
+      return { records, next: null };
+    },
+
+    async readChanges(since: number, limit: number): Promise<FeedChange[] | null> {
+      const [oldest, entries] = (await client.multi()
+        .get(keys.oldest)
+        .zRange(keys.log, `(${since}`, '+inf', { BY: 'SCORE', LIMIT: { offset: 0, count: limit } })
+        .exec()) as unknown as [string | null, string[]];
+      if (since < Number(oldest ?? 0)) return null;
+      return entries.map((entry) => JSON.parse(entry) as FeedChange);
+    },
+
+    async readHashes(resource: ResourceId): Promise<Map<string, string>> {
+      return new Map(Object.entries((await client.hGetAll(keys.hashes(resource))) as Record<string, string>));
+    },
+
+    async readRecord(resource: ResourceId, key: string): Promise<unknown | null> {
+      const json = (await client.hGet(keys.records(resource), key)) as string | null;
+      return json === null ? null : JSON.parse(json);
+    },
+
+    async commitListing(commit: ListingCommit): Promise<FeedHead> {
+      const { resource } = commit;
+      const done = await underLease(
+        conn, keys, commit.lease, [keys.version, keys.oldest, keys.handle],
+        (tx) => readHead(tx, keys, true),
+        (multi, head) => {
+          let version = head.version;
+          for (const up of commit.upserts) {
+            version++;
+            const change: FeedChange = { version, resource, key: up.key, op: 'upsert', record: up.record };
+            multi.hSet(keys.records(resource), up.key, JSON.stringify(up.record));
+            multi.hSet(keys.hashes(resource), up.key, up.hash);
+            multi.zAdd(keys.keys(resource), { score: 0, value: up.key });
+            multi.zAdd(keys.log, { score: version, value: JSON.stringify(change) });
+          }
+          for (const key of commit.deletes) {
+            version++;
+            const change: FeedChange = { version, resource, key, op: 'delete' };
+            multi.hDel(keys.records(resource), key);
+            multi.hDel(keys.hashes(resource), key);
+            multi.zRem(keys.keys(resource), key);
+            multi.zAdd(keys.log, { score: version, value: JSON.stringify(change) });
+          }
+          // versions are consecutive, so the log keeps exactly (version - limit, version]
+          const oldest = Math.max(head.oldest, version - changeLogLimit);
+          if (oldest > head.oldest) multi.zRemRangeByScore(keys.log, '-inf', oldest);
+          const next: FeedHead = {
+            ...head, version, oldest, confirmedAt: { ...head.confirmedAt, [resource]: commit.confirmedAt },
+          };
+          multi.set(keys.version, String(version));
+          multi.set(keys.oldest, String(oldest));
+          multi.sAdd(keys.resources, resource);
+          multi.hSet(keys.confirmed, resource, String(commit.confirmedAt));
+          // in the same transaction: every instance hears of exactly the heads that were committed
+          multi.publish(keys.channel, JSON.stringify(next));
+          return next;
+        },
+      );
+      if (!done) {
+        throw new ShopLookupError('lease_lost', `Another relay instance took the "${commit.lease.name}" lease: this listing's commit was refused.`);
+      }
+      return done.written;
+    },
+  };
+}
+
+export type RedisFeed = ReturnType<typeof redisFeed>;
