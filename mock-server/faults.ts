@@ -57,7 +57,8 @@ function appliesTo(fault: MockFault, target: FaultTarget): boolean {
   return true;
 }
 
-function pathMatches(path: string | RegExp | undefined, actual: string): boolean {
+/** Whether a fault's (or a hold's) `path` matches the decoded pathname `actual`. */
+export function pathMatches(path: string | RegExp | undefined, actual: string): boolean {
   if (path === undefined) return true;
   if (path instanceof RegExp) {
     path.lastIndex = 0; // a /g or /y RegExp would otherwise match every other time

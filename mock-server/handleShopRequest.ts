@@ -70,15 +70,20 @@ function answerData(
   return successAnswer(listData(found.list, validPaging, options, fault), count);
 }
 
-/** Sends after latency (and a `{ delayMs }` fault); a mock set down meanwhile drops the connection instead. */
+/**
+ * Sends after latency (and a `{ delayMs }` fault, and a hold's release); a mock set down meanwhile drops the
+ * connection instead.
+ */
 async function respond(
   state: MockState,
   res: ServerResponse,
   record: MockRequestRecord,
   answer: Answer,
   delayMs: number,
+  held?: Promise<void>,
 ): Promise<void> {
   await sleep(state.options.latencyMs + delayMs);
+  if (held) await held;
   if (state.down) {
     record.fault ??= 'down';
     destroy(res);
@@ -116,7 +121,8 @@ export async function handleShopRequest(state: MockState, req: IncomingMessage, 
 
   const paging = route.kind === 'list' && state.options.listShape === 'paged' ? parsePaging(search) : undefined;
   const page = paging && 'page' in paging ? paging.page : 1;
-  const fault = state.faults.take({ path: route.path, kind: route.kind, page });
+  const target = { path: route.path, kind: route.kind, page };
+  const fault = state.faults.take(target);
   if (fault !== undefined) record.fault = faultName(fault);
 
   // Replacing faults answer instead of the API: no token check, and the rate-limit window is left alone.
@@ -132,6 +138,7 @@ export async function handleShopRequest(state: MockState, req: IncomingMessage, 
     return respond(state, res, record, answer, 0);
   }
 
+  const held = state.holds.take(target, record);
   let answer =
     route.endpoint === 'auth'
       ? await authenticate(state, req, search, record)
@@ -141,5 +148,5 @@ export async function handleShopRequest(state: MockState, req: IncomingMessage, 
   }
   if (fault === 'truncated-json') answer = truncateAnswer(answer);
   const delayMs = typeof fault === 'object' ? fault.delayMs : 0;
-  return respond(state, res, record, answer, delayMs);
+  return respond(state, res, record, answer, delayMs, held);
 }

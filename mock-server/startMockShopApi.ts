@@ -44,6 +44,7 @@ export async function startMockShopApi(options: MockShopApiOptions = {}): Promis
     setDown: mock.setDown,
     inject: mock.inject,
     clearFaults: mock.clearFaults,
+    hold: mock.hold,
     resetRequests: mock.resetRequests,
     handler: mock.handler,
     close() {
