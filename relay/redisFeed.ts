@@ -54,6 +54,13 @@ function decodeCursor(cursor: string): [ResourceId, string] {
   throw new ShopLookupError('bad_cursor', 'The snapshot cursor is not one this relay handed out: start the snapshot again.');
 }
 
+/** Slices of at most `size` items (variadic commands of a sensible size). */
+function chunks<T>(items: T[], size = 5000): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
 /** ZRANGE BYLEX bound just after `key`. */
 const after = (key: string): string => `(${key}`;
 
@@ -120,25 +127,35 @@ export function redisFeed({ conn, keys, changeLogLimit }: RedisFeedDeps) {
         conn, keys, commit.lease, [keys.version, keys.oldest, keys.handle],
         (tx) => readHead(tx, keys, true),
         (multi, head) => {
+          const last = head.version + commit.upserts.length + commit.deletes.length;
+          // versions are consecutive, so the log keeps exactly (last - limit, last]: older entries are not written
+          const oldest = Math.max(head.oldest, last - changeLogLimit);
           let version = head.version;
+          const log: { score: number; value: string }[] = [];
           for (const up of commit.upserts) {
             version++;
+            if (version <= oldest) continue;
             const change: FeedChange = { version, resource, key: up.key, op: 'upsert', record: up.record };
-            multi.hSet(keys.records(resource), up.key, JSON.stringify(up.record));
-            multi.hSet(keys.hashes(resource), up.key, up.hash);
-            multi.zAdd(keys.keys(resource), { score: 0, value: up.key });
-            multi.zAdd(keys.log, { score: version, value: JSON.stringify(change) });
+            log.push({ score: version, value: JSON.stringify(change) });
           }
           for (const key of commit.deletes) {
             version++;
+            if (version <= oldest) continue;
             const change: FeedChange = { version, resource, key, op: 'delete' };
-            multi.hDel(keys.records(resource), key);
-            multi.hDel(keys.hashes(resource), key);
-            multi.zRem(keys.keys(resource), key);
-            multi.zAdd(keys.log, { score: version, value: JSON.stringify(change) });
+            log.push({ score: version, value: JSON.stringify(change) });
           }
-          // versions are consecutive, so the log keeps exactly (version - limit, version]
-          const oldest = Math.max(head.oldest, version - changeLogLimit);
+          // a few big commands rather than one per record: a first listing of 100,000 coupons is one commit
+          for (const part of chunks(commit.upserts)) {
+            multi.hSet(keys.records(resource), part.map((up) => [up.key, JSON.stringify(up.record)] as [string, string]));
+            multi.hSet(keys.hashes(resource), part.map((up) => [up.key, up.hash] as [string, string]));
+            multi.zAdd(keys.keys(resource), part.map((up) => ({ score: 0, value: up.key })));
+          }
+          for (const part of chunks(commit.deletes)) {
+            multi.hDel(keys.records(resource), part);
+            multi.hDel(keys.hashes(resource), part);
+            multi.zRem(keys.keys(resource), part);
+          }
+          for (const part of chunks(log)) multi.zAdd(keys.log, part);
           if (oldest > head.oldest) multi.zRemRangeByScore(keys.log, '-inf', oldest);
           const next: FeedHead = {
             ...head, version, oldest, confirmedAt: { ...head.confirmedAt, [resource]: commit.confirmedAt },
