@@ -61,6 +61,11 @@ export interface ListingCheckpoint {
   dataCount: number | null;
   /** Rows rejected by the schema whose key could not be read: they forbid deletions in this listing. */
   unkeyed: number;
+  /**
+   * Optional, set by the relay, kept by stores as given: rows staged so far counting repeats, so a key listed twice
+   * (rows > readStaged().size) is seen even by an instance that resumes the listing.
+   */
+  rows?: number;
 }
 
 /** A held lease: who holds it and until when. */
@@ -130,7 +135,10 @@ export interface RelayStore {
   // -- coordination between instances --
   /** Takes the lease `name` for `owner` if free or expired; null when another owner holds it. */
   acquireLease(name: string, owner: string, ttlMs: number): Promise<Lease | null>;
-  /** Extends a held lease; null when it was lost (expired and taken). */
+  /**
+   * Extends a held lease; null when it was lost: expired (even if nobody took it yet) or taken. Writes under a lost
+   * lease (commitListing, stagePage) are refused with `code: 'lease_lost'`.
+   */
   renewLease(lease: Lease, ttlMs: number): Promise<Lease | null>;
   releaseLease(lease: Lease): Promise<void>;
   /** The shared upstream token (null: none yet). */

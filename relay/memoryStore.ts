@@ -1,0 +1,250 @@
+// The embedded RelayStore: everything in this process's memory. Right for one relay instance; its history (handle)
+// is new on every start, so tills start again from a snapshot after a restart. Same contract as the Redis store.
+import { randomBytes } from 'node:crypto';
+import { createRateLimiter, type RateLimiter } from '../worker/rateLimiter';
+import type {
+  FeedChange,
+  FeedHead,
+  FeedRecord,
+  Lease,
+  ListingCheckpoint,
+  ListingCommit,
+  RelayStore,
+  ResourceId,
+  StagedRecord,
+  StoreHealth,
+} from './relayStore';
+
+export interface MemoryStoreOptions {
+  /** Clock (ms), injectable for lease tests. @example { now: () => fakeNow } */
+  now?: () => number;
+  /** Change-log entries kept; a till further behind starts again from a snapshot. Default 100,000. @example { maxChanges: 10 } */
+  maxChanges?: number;
+}
+
+interface Entry {
+  record: unknown;
+  hash: string;
+}
+
+const SEP = '\u0000';
+
+/** @example const store = createMemoryStore(); const head = await store.head(); */
+export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore {
+  const now = options.now ?? (() => Date.now());
+  const maxChanges = options.maxChanges ?? 100_000;
+  const handle = `m${now().toString(36)}-${randomBytes(4).toString('hex')}`;
+
+  const snapshot = new Map<ResourceId, Map<string, Entry>>();
+  let sortedKeys: string[] | null = null; // `resource\0key`, sorted: snapshot cursors; rebuilt after a commit
+  let log: FeedChange[] = [];
+  let version = 0;
+  let oldest = 0;
+  const confirmedAt: FeedHead['confirmedAt'] = {};
+
+  const checkpoints = new Map<ResourceId, ListingCheckpoint>();
+  const staged = new Map<ResourceId, Map<string, StagedRecord>>();
+  const tracked = new Set<number>();
+  const leases = new Map<string, Lease>();
+  let fencing = 0;
+  let token: string | null = null;
+  let limiter: RateLimiter | null = null;
+  const headListeners = new Set<(head: FeedHead) => void>();
+  const health: StoreHealth = { ok: true, error: null, since: now() };
+
+  const currentHead = (): FeedHead => ({ handle, version, oldest, confirmedAt: { ...confirmedAt } });
+  const clone = <T>(value: T): T => structuredClone(value);
+
+  function holds(lease: Lease): boolean {
+    const current = leases.get(lease.name);
+    // past its expiry a lease is lost even if nobody took it yet (as a Redis key with a TTL would be gone)
+    return (
+      current !== undefined &&
+      current.token === lease.token &&
+      current.owner === lease.owner &&
+      current.expiresAt > now()
+    );
+  }
+
+  function leaseLost(lease: Lease): Error {
+    return Object.assign(new Error(`The lease "${lease.name}" (token ${lease.token}) is no longer held.`), {
+      code: 'lease_lost',
+    });
+  }
+
+  function keysInOrder(): string[] {
+    if (sortedKeys) return sortedKeys;
+    const keys: string[] = [];
+    for (const [resource, records] of snapshot) for (const key of records.keys()) keys.push(resource + SEP + key);
+    sortedKeys = keys.sort();
+    return sortedKeys;
+  }
+
+  return {
+    kind: 'memory',
+
+    async head() {
+      return currentHead();
+    },
+
+    async readSnapshot(cursor, limit) {
+      const keys = keysInOrder();
+      // the cursor is the last key handed out: records that stay in the snapshot are never skipped
+      let start = 0;
+      if (cursor !== null) {
+        let lo = 0;
+        let hi = keys.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (keys[mid]! <= cursor) lo = mid + 1;
+          else hi = mid;
+        }
+        start = lo;
+      }
+      const slice = keys.slice(start, start + Math.max(1, limit));
+      const records: FeedRecord[] = slice.map((k) => {
+        const at = k.indexOf(SEP);
+        const resource = k.slice(0, at) as ResourceId;
+        const key = k.slice(at + 1);
+        return { resource, key, record: clone(snapshot.get(resource)!.get(key)!.record) };
+      });
+      const next = start + slice.length < keys.length ? slice[slice.length - 1]! : null;
+      return { records, next };
+    },
+
+    async readChanges(since, limit) {
+      if (since < oldest) return null;
+      // log versions are dense and ascending: the first change after `since` is found by arithmetic
+      const first = log.length === 0 ? 0 : Math.max(0, since + 1 - log[0]!.version);
+      return clone(log.slice(first, first + Math.max(1, limit)));
+    },
+
+    async readHashes(resource) {
+      return new Map([...(snapshot.get(resource) ?? new Map<string, Entry>())].map(([k, e]) => [k, e.hash]));
+    },
+
+    async readRecord(resource, key) {
+      const entry = snapshot.get(resource)?.get(key);
+      return entry ? clone(entry.record) : null;
+    },
+
+    async commitListing(commit) {
+      if (!holds(commit.lease)) throw leaseLost(commit.lease);
+      let records = snapshot.get(commit.resource);
+      if (!records) snapshot.set(commit.resource, (records = new Map()));
+      for (const up of commit.upserts) {
+        if (!records.has(up.key)) sortedKeys = null;
+        records.set(up.key, { record: clone(up.record), hash: up.hash });
+        log.push({ version: ++version, resource: commit.resource, key: up.key, op: 'upsert', record: clone(up.record) });
+      }
+      for (const key of commit.deletes) {
+        if (!records.delete(key)) continue;
+        sortedKeys = null;
+        log.push({ version: ++version, resource: commit.resource, key, op: 'delete' });
+      }
+      if (log.length > maxChanges) {
+        log = log.slice(log.length - maxChanges);
+        oldest = log[0]!.version - 1;
+      }
+      confirmedAt[commit.resource] = commit.confirmedAt;
+      const head = currentHead();
+      for (const listener of [...headListeners]) listener(head);
+      return head;
+    },
+
+    async readCheckpoint(resource) {
+      const checkpoint = checkpoints.get(resource);
+      return checkpoint ? { ...checkpoint } : null;
+    },
+
+    async stagePage(checkpoint, records, lease) {
+      if (!holds(lease)) throw leaseLost(lease);
+      const previous = checkpoints.get(checkpoint.resource);
+      let pages = staged.get(checkpoint.resource);
+      if (!pages || previous?.listing !== checkpoint.listing) staged.set(checkpoint.resource, (pages = new Map()));
+      for (const r of records) pages.set(r.key, clone(r));
+      checkpoints.set(checkpoint.resource, { ...checkpoint });
+    },
+
+    async readStaged(resource) {
+      return new Map([...(staged.get(resource) ?? [])].map(([k, r]) => [k, clone(r)]));
+    },
+
+    async discardListing(resource) {
+      checkpoints.delete(resource);
+      staged.delete(resource);
+    },
+
+    async trackedProducts() {
+      return [...tracked].sort((a, b) => a - b);
+    },
+
+    async trackProducts(productNos) {
+      const added: number[] = [];
+      for (const no of productNos) {
+        if (tracked.has(no)) continue;
+        tracked.add(no);
+        added.push(no);
+      }
+      return added;
+    },
+
+    async acquireLease(name, owner, ttlMs) {
+      const current = leases.get(name);
+      const t = now();
+      if (current && current.expiresAt > t && current.owner !== owner) return null;
+      const keep = current && current.owner === owner && current.expiresAt > t;
+      const lease: Lease = { name, owner, token: keep ? current.token : ++fencing, expiresAt: t + ttlMs };
+      leases.set(name, lease);
+      return { ...lease };
+    },
+
+    async renewLease(lease, ttlMs) {
+      if (!holds(lease)) return null;
+      const renewed = { ...lease, expiresAt: now() + ttlMs };
+      leases.set(lease.name, renewed);
+      return { ...renewed };
+    },
+
+    async releaseLease(lease) {
+      if (holds(lease)) leases.delete(lease.name);
+    },
+
+    async readToken() {
+      return token;
+    },
+
+    async writeToken(value) {
+      token = value;
+    },
+
+    async dropToken(value) {
+      if (token === value) token = null;
+    },
+
+    rateLimiter(limits) {
+      // every user of this store is in this process: one limiter is the shared one
+      limiter ??= createRateLimiter(limits === false ? false : limits);
+      return limiter;
+    },
+
+    onHeadChange(listener) {
+      headListeners.add(listener);
+      return () => headListeners.delete(listener);
+    },
+
+    health() {
+      return { ...health };
+    },
+
+    onHealthChange() {
+      return () => {};
+    },
+
+    async close() {
+      headListeners.clear();
+      limiter?.dispose();
+      limiter = null;
+    },
+  };
+}

@@ -1,0 +1,245 @@
+// The RelayStore contract: every store (memory; Redis once it exists) passes the same tests.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryStore } from '../relay/memoryStore';
+import type { Lease, ListingCheckpoint, RelayStore, ResourceId, StagedRecord } from '../relay/relayStore';
+
+/** A store factory under test: `now` is a fake clock, `maxChanges` the change-log bound. */
+export interface StoreFactory {
+  name: string;
+  create(options: { now: () => number; maxChanges?: number }): Promise<RelayStore>;
+}
+
+const stores: StoreFactory[] = [{ name: 'memory', create: async (options) => createMemoryStore(options) }];
+
+const rec = (key: string, value = 1): StagedRecord => ({
+  key,
+  record: { coupon_code: key, value },
+  hash: `${key}:${value}`,
+});
+
+describe.each(stores)('RelayStore contract ($name)', (factory) => {
+  let clock = 1_000_000;
+  const now = () => clock;
+  let store: RelayStore;
+  const open: RelayStore[] = [];
+
+  async function make(options: { maxChanges?: number } = {}): Promise<RelayStore> {
+    const s = await factory.create({ now, ...options });
+    open.push(s);
+    return s;
+  }
+
+  async function lease(s: RelayStore = store, owner = 'a'): Promise<Lease> {
+    const l = await s.acquireLease('sync', owner, 30_000);
+    if (!l) throw new Error('lease not free');
+    return l;
+  }
+
+  async function commit(resource: ResourceId, upserts: StagedRecord[], deletes: string[] = [], s = store) {
+    return s.commitListing({ resource, upserts, deletes, confirmedAt: clock, lease: await lease(s) });
+  }
+
+  afterEach(async () => {
+    for (const s of open.splice(0)) await s.close();
+    clock = 1_000_000;
+  });
+
+  it('starts empty at version 0 with a handle, and versions only grow with each change', async () => {
+    store = await make();
+    const h0 = await store.head();
+    expect(h0).toMatchObject({ version: 0, oldest: 0, confirmedAt: {} });
+    expect(h0.handle).toMatch(/\S/);
+    const h1 = await commit('coupons', [rec('A'), rec('B')]);
+    expect(h1.version).toBeGreaterThan(h0.version);
+    const h2 = await commit('coupons', [], ['A']);
+    expect(h2.version).toBeGreaterThan(h1.version);
+    expect(h2.handle).toBe(h0.handle);
+    // a commit that changes nothing keeps the version but records the confirmation
+    clock += 5;
+    const h3 = await commit('coupons', []);
+    expect(h3.version).toBe(h2.version);
+    expect(h3.confirmedAt.coupons).toBe(clock);
+  });
+
+  it('gives two stores different handles', async () => {
+    const a = await make();
+    const b = await make();
+    expect((await a.head()).handle).not.toBe((await b.head()).handle);
+  });
+
+  it('answers the changes after a version in order, and null once the bounded log no longer reaches back', async () => {
+    store = await make({ maxChanges: 3 });
+    await commit('coupons', [rec('A')]);
+    const v1 = (await store.head()).version;
+    await commit('coupons', [rec('B'), rec('A', 2)]);
+    const changes = await store.readChanges(v1, 100);
+    expect(changes!.map((c) => [c.key, c.op])).toEqual([
+      ['B', 'upsert'],
+      ['A', 'upsert'],
+    ]);
+    expect(changes!.map((c) => c.version)).toEqual([...changes!.map((c) => c.version)].sort((a, b) => a - b));
+    expect(changes![1]!.record).toEqual({ coupon_code: 'A', value: 2 });
+    expect((await store.readChanges(v1, 1))!.map((c) => c.key)).toEqual(['B']);
+    await commit('coupons', [], ['B']);
+    await commit('coupons', [rec('C')]);
+    const head = await store.head();
+    expect(head.oldest).toBeGreaterThan(0);
+    expect(await store.readChanges(0, 100)).toBeNull();
+    expect(await store.readChanges(head.oldest - 1, 100)).toBeNull();
+    const kept = await store.readChanges(head.oldest, 100);
+    expect(kept).toHaveLength(head.version - head.oldest);
+    expect(kept!.at(-1)).toMatchObject({ key: 'C', op: 'upsert', version: head.version });
+    expect(await store.readChanges(head.version, 100)).toEqual([]);
+  });
+
+  it('hands out the snapshot in chunks whose cursors cover every record', async () => {
+    store = await make();
+    await commit('coupons', Array.from({ length: 23 }, (_, i) => rec(`C${i}`)));
+    await commit('options:7', [rec('1'), rec('2')]);
+    await commit('coupons', [], ['C5']);
+    const seen = new Set<string>();
+    let cursor: string | null = null;
+    let chunks = 0;
+    do {
+      const { records, next } = await store.readSnapshot(cursor, 5);
+      expect(records.length).toBeLessThanOrEqual(5);
+      for (const r of records) seen.add(`${r.resource}/${r.key}`);
+      cursor = next;
+      chunks++;
+    } while (cursor !== null && chunks < 100);
+    expect(seen.size).toBe(24);
+    expect(seen.has('coupons/C5')).toBe(false);
+    expect(seen.has('options:7/2')).toBe(true);
+    expect(await store.readRecord('options:7', '2')).toEqual({ coupon_code: '2', value: 1 });
+    expect(await store.readRecord('coupons', 'C5')).toBeNull();
+    expect(await store.readHashes('coupons')).toEqual(
+      new Map(Array.from({ length: 23 }, (_, i) => [`C${i}`, `C${i}:1`]).filter(([k]) => k !== 'C5') as [string, string][]),
+    );
+  });
+
+  it('refuses a commit or a staged page under a lease another owner has taken since (fencing)', async () => {
+    store = await make();
+    const old = await store.acquireLease('sync', 'a', 1_000);
+    clock += 1_001;
+    const taker = await store.acquireLease('sync', 'b', 1_000);
+    expect(taker!.token).toBeGreaterThan(old!.token);
+    await expect(
+      store.commitListing({ resource: 'coupons', upserts: [rec('X')], deletes: [], confirmedAt: clock, lease: old! }),
+    ).rejects.toMatchObject({ code: 'lease_lost' });
+    const checkpoint: ListingCheckpoint = {
+      resource: 'coupons', listing: 'l1', startedAt: clock, page: 1, totalPages: 2, dataCount: 3, unkeyed: 0,
+    };
+    await expect(store.stagePage(checkpoint, [rec('X')], old!)).rejects.toMatchObject({ code: 'lease_lost' });
+    expect(await store.readCheckpoint('coupons')).toBeNull();
+    expect((await store.head()).version).toBe(0);
+    // released: also refused
+    await store.releaseLease(taker!);
+    await expect(
+      store.commitListing({ resource: 'coupons', upserts: [rec('X')], deletes: [], confirmedAt: clock, lease: taker! }),
+    ).rejects.toMatchObject({ code: 'lease_lost' });
+  });
+
+  it('stages pages with their checkpoint, reads them back, and discards a listing', async () => {
+    store = await make();
+    const l = await lease();
+    const cp: ListingCheckpoint = {
+      resource: 'coupons', listing: 'l1', startedAt: clock, page: 1, totalPages: 2, dataCount: 3, unkeyed: 0,
+    };
+    await store.stagePage(cp, [rec('A'), rec('B')], l);
+    await store.stagePage({ ...cp, page: 2, unkeyed: 1, rows: 3 }, [rec('C')], l);
+    expect(await store.readCheckpoint('coupons')).toEqual({ ...cp, page: 2, unkeyed: 1, rows: 3 });
+    expect(await store.readCheckpoint('options:1')).toBeNull();
+    expect([...(await store.readStaged('coupons')).keys()].sort()).toEqual(['A', 'B', 'C']);
+    expect((await store.readStaged('coupons')).get('C')).toEqual(rec('C'));
+    // a new listing starts with nothing staged
+    await store.stagePage({ ...cp, listing: 'l2', page: 1 }, [rec('D')], l);
+    expect([...(await store.readStaged('coupons')).keys()]).toEqual(['D']);
+    await store.discardListing('coupons');
+    expect(await store.readCheckpoint('coupons')).toBeNull();
+    expect((await store.readStaged('coupons')).size).toBe(0);
+    expect((await store.head()).version).toBe(0);
+  });
+
+  it('keeps the tracked products as a set and says which were new', async () => {
+    store = await make();
+    expect(await store.trackedProducts()).toEqual([]);
+    expect(await store.trackProducts([5, 3])).toEqual([5, 3]);
+    expect(await store.trackProducts([3, 9])).toEqual([9]);
+    expect((await store.trackedProducts()).sort((a, b) => a - b)).toEqual([3, 5, 9]);
+  });
+
+  it('grants a lease to one owner, renews it, lets it expire and be taken over, then refuses the old holder', async () => {
+    store = await make();
+    const a = await store.acquireLease('sync', 'a', 1_000);
+    expect(a).toMatchObject({ name: 'sync', owner: 'a', expiresAt: clock + 1_000 });
+    expect(await store.acquireLease('sync', 'b', 1_000)).toBeNull();
+    expect(await store.acquireLease('other', 'b', 1_000)).not.toBeNull();
+    clock += 900;
+    const renewed = await store.renewLease(a!, 1_000);
+    expect(renewed).toMatchObject({ token: a!.token, expiresAt: clock + 1_000 });
+    clock += 900;
+    expect(await store.acquireLease('sync', 'b', 1_000)).toBeNull();
+    clock += 101;
+    const b = await store.acquireLease('sync', 'b', 1_000);
+    expect(b!.token).toBeGreaterThan(a!.token);
+    expect(await store.renewLease(renewed!, 1_000)).toBeNull();
+    await store.releaseLease(renewed!); // not the holder: changes nothing
+    expect(await store.acquireLease('sync', 'c', 1_000)).toBeNull();
+    await store.releaseLease(b!);
+    const c = await store.acquireLease('sync', 'c', 1_000);
+    expect(c!.token).toBeGreaterThan(b!.token);
+  });
+
+  it('treats a lease past its expiry as lost even when nobody took it', async () => {
+    store = await make();
+    const a = await store.acquireLease('sync', 'a', 1_000);
+    clock += 1_000;
+    expect(await store.renewLease(a!, 1_000)).toBeNull();
+    await expect(
+      store.commitListing({ resource: 'coupons', upserts: [rec('X')], deletes: [], confirmedAt: clock, lease: a! }),
+    ).rejects.toMatchObject({ code: 'lease_lost' });
+    const again = await store.acquireLease('sync', 'a', 1_000);
+    expect(again!.token).toBeGreaterThan(a!.token);
+  });
+
+  it('keeps one shared token and drops it only when it is the given one', async () => {
+    store = await make();
+    expect(await store.readToken()).toBeNull();
+    await store.writeToken('t1');
+    expect(await store.readToken()).toBe('t1');
+    await store.writeToken('t2');
+    await store.dropToken('t1'); // another instance already replaced it
+    expect(await store.readToken()).toBe('t2');
+    await store.dropToken('t2');
+    expect(await store.readToken()).toBeNull();
+  });
+
+  it('tells head-change listeners about every commit until they unsubscribe', async () => {
+    store = await make();
+    const seen: number[] = [];
+    const off = store.onHeadChange((h) => seen.push(h.version));
+    const h1 = await commit('coupons', [rec('A')]);
+    await expect.poll(() => seen).toEqual([h1.version]);
+    off();
+    await commit('coupons', [rec('B')]);
+    await commit('coupons', [rec('C')]);
+    const h3 = await store.head();
+    // another listener still hears the later commit; the unsubscribed one does not
+    const late: number[] = [];
+    store.onHeadChange((h) => late.push(h.version));
+    const h4 = await commit('coupons', [rec('D')]);
+    await expect.poll(() => late).toEqual([h4.version]);
+    expect(seen).toEqual([h1.version]);
+    expect(h3.version).toBeLessThan(h4.version);
+  });
+
+  it('gives a rate limiter that lets requests through within the limits, and reports its health', async () => {
+    store = await make();
+    const limiter = store.rateLimiter({ list: 1, other: 5 });
+    await limiter.acquire('list', 'background');
+    await limiter.acquire('other', 'user');
+    expect(store.health()).toMatchObject({ ok: true, error: null });
+    const off = store.onHealthChange(() => {});
+    off();
+  });
+});
