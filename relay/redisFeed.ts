@@ -1,18 +1,16 @@
 // The feed over Redis: head (handle, version, oldest, confirmedAt), the snapshot as per-resource hashes of records
 // and of record hashes plus a lexicographic key index for stable chunks, the change log as a sorted set by version
-// (trimmed to `changeLogLimit`), and commitListing: one MULTI/EXEC under the lease that also publishes the new head.
+// (trimmed to `maxChanges`), and commitListing: one MULTI/EXEC under the lease that also publishes the new head.
 import { randomUUID } from 'node:crypto';
 import { ShopLookupError } from '../src/errors';
-import { underLease } from './redisLease';
-import type { RedisClient, RedisConnection } from './redisConnection';
+import { underLease, type LeaseContext } from './redisLease';
+import type { RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
 import type { FeedChange, FeedHead, FeedRecord, ListingCommit, ResourceId } from './relayStore';
 
-export interface RedisFeedDeps {
-  conn: RedisConnection;
-  keys: RedisKeys;
+export interface RedisFeedDeps extends LeaseContext {
   /** Changes kept in the log; older `since` values must start again. */
-  changeLogLimit: number;
+  maxChanges: number;
 }
 
 
@@ -64,14 +62,16 @@ function chunks<T>(items: T[], size = 5000): T[][] {
 /** ZRANGE BYLEX bound just after `key`. */
 const after = (key: string): string => `(${key}`;
 
-/** @example const feed = redisFeed({ conn, keys, changeLogLimit: 10_000 }); await feed.head(); */
-export function redisFeed({ conn, keys, changeLogLimit }: RedisFeedDeps) {
+/** @example const feed = redisFeed({ conn, keys, now: Date.now, maxChanges: 100_000 }); await feed.head(); */
+export function redisFeed(deps: RedisFeedDeps) {
+  const { conn, keys, maxChanges } = deps;
   const { client } = conn;
 
   return {
     head: () => readHead(client, keys),
 
-    async readSnapshot(cursor: string | null, limit: number): Promise<{ records: FeedRecord[]; next: string | null }> {
+    async readSnapshot(cursor: string | null, max: number): Promise<{ records: FeedRecord[]; next: string | null }> {
+      const limit = Math.max(1, max);
       const resources = ((await client.sMembers(keys.resources)) as ResourceId[]).sort();
       let [resource, lastKey] = cursor === null ? [resources[0], null] : decodeCursor(cursor);
       const records: FeedRecord[] = [];
@@ -106,7 +106,7 @@ export function redisFeed({ conn, keys, changeLogLimit }: RedisFeedDeps) {
     async readChanges(since: number, limit: number): Promise<FeedChange[] | null> {
       const [oldest, entries] = (await client.multi()
         .get(keys.oldest)
-        .zRange(keys.log, `(${since}`, '+inf', { BY: 'SCORE', LIMIT: { offset: 0, count: limit } })
+        .zRange(keys.log, `(${since}`, '+inf', { BY: 'SCORE', LIMIT: { offset: 0, count: Math.max(1, limit) } })
         .exec()) as unknown as [string | null, string[]];
       if (since < Number(oldest ?? 0)) return null;
       return entries.map((entry) => JSON.parse(entry) as FeedChange);
@@ -124,12 +124,17 @@ export function redisFeed({ conn, keys, changeLogLimit }: RedisFeedDeps) {
     async commitListing(commit: ListingCommit): Promise<FeedHead> {
       const { resource } = commit;
       const done = await underLease(
-        conn, keys, commit.lease, [keys.version, keys.oldest, keys.handle],
-        (tx) => readHead(tx, keys, true),
-        (multi, head) => {
-          const last = head.version + commit.upserts.length + commit.deletes.length;
+        deps, commit.lease, [keys.version, keys.oldest, keys.handle, keys.hashes(resource)],
+        async (tx) => {
+          const head = await readHead(tx, keys, true);
+          // only keys in the snapshot are deleted (and get a version)
+          const found = commit.deletes.length === 0 ? [] : ((await tx.hmGet(keys.hashes(resource), commit.deletes)) as (string | null)[]);
+          return { head, deletes: commit.deletes.filter((_, i) => found[i] != null) };
+        },
+        (multi, { head, deletes }) => {
+          const last = head.version + commit.upserts.length + deletes.length;
           // versions are consecutive, so the log keeps exactly (last - limit, last]: older entries are not written
-          const oldest = Math.max(head.oldest, last - changeLogLimit);
+          const oldest = Math.max(head.oldest, last - maxChanges);
           let version = head.version;
           const log: { score: number; value: string }[] = [];
           for (const up of commit.upserts) {
@@ -138,7 +143,7 @@ export function redisFeed({ conn, keys, changeLogLimit }: RedisFeedDeps) {
             const change: FeedChange = { version, resource, key: up.key, op: 'upsert', record: up.record };
             log.push({ score: version, value: JSON.stringify(change) });
           }
-          for (const key of commit.deletes) {
+          for (const key of deletes) {
             version++;
             if (version <= oldest) continue;
             const change: FeedChange = { version, resource, key, op: 'delete' };
@@ -150,7 +155,7 @@ export function redisFeed({ conn, keys, changeLogLimit }: RedisFeedDeps) {
             multi.hSet(keys.hashes(resource), part.map((up) => [up.key, up.hash] as [string, string]));
             multi.zAdd(keys.keys(resource), part.map((up) => ({ score: 0, value: up.key })));
           }
-          for (const part of chunks(commit.deletes)) {
+          for (const part of chunks(deletes)) {
             multi.hDel(keys.records(resource), part);
             multi.hDel(keys.hashes(resource), part);
             multi.zRem(keys.keys(resource), part);

@@ -1,13 +1,12 @@
 // The running upstream listing over Redis, so any instance can resume it after the lister died: the checkpoint as
 // JSON and the staged records as a hash (key → { record, hash }), written together under the lease.
 import { ShopLookupError } from '../src/errors';
-import { underLease } from './redisLease';
-import type { RedisConnection } from './redisConnection';
-import type { RedisKeys } from './redisKeys';
+import { underLease, type LeaseContext } from './redisLease';
 import type { Lease, ListingCheckpoint, ResourceId, StagedRecord } from './relayStore';
 
-/** @example const listing = redisListing(conn, keys); await listing.readCheckpoint('coupons'); */
-export function redisListing(conn: RedisConnection, keys: RedisKeys) {
+/** @example const listing = redisListing({ conn, keys, now: Date.now }); await listing.readCheckpoint('coupons'); */
+export function redisListing(ctx: LeaseContext) {
+  const { conn, keys } = ctx;
   const { client } = conn;
   return {
     async readCheckpoint(resource: ResourceId): Promise<ListingCheckpoint | null> {
@@ -18,7 +17,7 @@ export function redisListing(conn: RedisConnection, keys: RedisKeys) {
     async stagePage(checkpoint: ListingCheckpoint, records: StagedRecord[], lease: Lease): Promise<void> {
       const { resource } = checkpoint;
       const done = await underLease(
-        conn, keys, lease, [keys.checkpoint(resource)],
+        ctx, lease, [keys.checkpoint(resource)],
         async (tx) => {
           const json = (await tx.get(keys.checkpoint(resource))) as string | null;
           return json === null ? null : (JSON.parse(json) as ListingCheckpoint).listing;

@@ -17,14 +17,15 @@ export interface RedisStoreOptions {
   shopId: string;
   /** Replaces the whole key prefix (default `shop-lookup:<shopId>:`). @example { prefix: 'staging:shop-7f3a:' } */
   prefix?: string;
-  /** Changes kept for `since` (older: start again). Default 10,000. @example { changeLogLimit: 50_000 } */
-  changeLogLimit?: number;
+  /** Changes kept for `since` (older: start again). Default 100,000, as the memory store. @example { maxChanges: 10_000 } */
+  maxChanges?: number;
   /** Attempts at the first connection before failing with `redis_unreachable`. Default 3. */
   startAttempts?: number;
   /** Longest wait between reconnect attempts, ms. Default 2000. */
   maxBackoffMs?: number;
   /** Added to each second of the shared rate limit, ms. Default 50. */
   rateLimitMarginMs?: number;
+  /** The clock leases expire by (ms). Default Date.now. */
   now?: () => number;
 }
 
@@ -43,9 +44,10 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
     now,
   });
   const { client } = conn;
-  const feed = redisFeed({ conn, keys, changeLogLimit: options.changeLogLimit ?? 10_000 });
-  const listing = redisListing(conn, keys);
-  const leases = redisLeases(conn, keys, now);
+  const ctx = { conn, keys, now };
+  const feed = redisFeed({ ...ctx, maxChanges: options.maxChanges ?? 100_000 });
+  const listing = redisListing(ctx);
+  const leases = redisLeases(ctx);
   const limiters = new Set<{ dispose(): void }>();
 
   const headListeners = new Set<(head: FeedHead) => void>();

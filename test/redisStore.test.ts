@@ -152,7 +152,7 @@ describe('redisStore', () => {
   });
 
   it('trims the change log and answers "start again" (null) for a since older than what it kept', async () => {
-    const store = await open({ shopId: 'trim', changeLogLimit: 3 });
+    const store = await open({ shopId: 'trim', maxChanges: 3 });
     const lease = (await store.acquireLease('sync', 'x', 10_000))!;
     await store.commitListing(commitOf(lease, [staged('A', 1), staged('B', 1), staged('C', 1)]));
     const head = await store.commitListing(commitOf(lease, [staged('D', 1), staged('E', 1)]));
