@@ -152,7 +152,11 @@ export async function connectRedis(options: RedisConnectionOptions): Promise<Red
     subscriber,
     where,
     transaction(fn) {
-      const run = queue.then(() => fn(txClient));
+      // a failed step must not leave keys watched for the next transaction on this connection
+      const run = queue.then(() => fn(txClient).catch(async (error: unknown) => {
+        if (txClient.isReady) await txClient.unwatch().catch(() => undefined);
+        throw error;
+      }));
       queue = run.catch(() => undefined);
       return run;
     },
