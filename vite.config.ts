@@ -1,7 +1,7 @@
 // One config for the library build and vitest (the demo has its own: demo/vite.config.ts).
 //   vite build             → dist/: index.js (src/index.ts) and worker.js (worker/worker.ts), unminified ESM with
 //                            bare imports of dexie/comlink/rxjs/zod, so the app's bundler bundles the worker itself
-//   vite build --mode node → dist/node/: the Node-only entries (mock server, credential proxy)
+//   vite build --mode node → dist/node/: the Node-only entries (mock server, credential proxy, relay)
 import { posix } from 'node:path';
 import MagicString from 'magic-string';
 import type { Plugin } from 'vite';
@@ -57,7 +57,7 @@ export default defineConfig(({ mode }) => ({
           sourcemap: true,
           target: 'node20',
           rollupOptions: {
-            input: { 'mock-server': 'mock-server/index.ts', proxy: 'proxy/index.ts' },
+            input: { 'mock-server': 'mock-server/index.ts', proxy: 'proxy/index.ts', relay: 'relay/index.ts' },
             output: { format: 'es', entryFileNames: '[name].js' },
           },
         }

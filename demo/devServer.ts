@@ -71,7 +71,14 @@ async function startBackend(settings: DemoSettings): Promise<DemoBackend & { pro
   // the mock keeps the real API's documented rate limits on: the page must live with them
   const mock = settings.mode === 'mock' ? await startMockShopApi({ key: settings.key, secret: settings.secret }) : null;
   const upstream = mock ? mock.url : settings.target;
-  const proxy = createShopApiProxy({ key: settings.key, secret: settings.secret, target: upstream, basePath: '/shop-api' });
+  // public: the demo's dev server is a developer's own machine; a deployed proxy passes `authorize` instead
+  const proxy = createShopApiProxy({
+    key: settings.key,
+    secret: settings.secret,
+    target: upstream,
+    basePath: '/shop-api',
+    public: true,
+  });
   let apiDown = false;
   let closing: Promise<void> | undefined;
   return {

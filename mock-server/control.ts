@@ -10,7 +10,7 @@ import type { FaultWhen, MockShopApiHandler, WireRecord } from './types';
 export type MockControls = Pick<
   MockShopApiHandler,
   | 'upsertCoupon' | 'removeCoupon' | 'upsertIssuedCoupon' | 'setProductOptions' | 'expireTokens'
-  | 'setDown' | 'inject' | 'clearFaults' | 'resetRequests'
+  | 'setDown' | 'inject' | 'clearFaults' | 'resetRequests' | 'releaseHeld'
 >;
 
 class ControlError extends Error {
@@ -81,6 +81,8 @@ async function route(
     case 'DELETE faults':
       controls.clearFaults();
       return { ok: true };
+    case 'POST release':
+      return { ok: true, released: controls.releaseHeld() };
     case 'POST expire-tokens':
       controls.expireTokens();
       return { ok: true };
@@ -124,7 +126,7 @@ async function route(
 
 /**
  * Serves the /__mock/ endpoints: GET state, GET|DELETE requests, POST|DELETE faults, POST down, POST coupons,
- * DELETE coupons/<code>, POST issued-coupons, POST products/<no>/options, POST expire-tokens.
+ * DELETE coupons/<code>, POST issued-coupons, POST products/<no>/options, POST expire-tokens, POST release.
  * @example await fetch(`${api.url}/__mock/down`, { method: 'POST', body: JSON.stringify({ down: true }) })
  */
 export async function handleControlRequest(

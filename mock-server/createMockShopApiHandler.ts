@@ -33,6 +33,11 @@ function controlsOf(state: MockState): MockControls {
     clearFaults: () => state.faults.clear(),
     // In place: callers may hold the array.
     resetRequests: () => void state.requests.splice(0),
+    releaseHeld: () => {
+      const held = state.held.splice(0);
+      for (const release of held) release();
+      return held.length;
+    },
   };
 }
 

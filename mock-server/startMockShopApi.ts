@@ -46,6 +46,7 @@ export async function startMockShopApi(options: MockShopApiOptions = {}): Promis
     clearFaults: mock.clearFaults,
     hold: mock.hold,
     resetRequests: mock.resetRequests,
+    releaseHeld: mock.releaseHeld,
     handler: mock.handler,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
@@ -55,6 +56,7 @@ export async function startMockShopApi(options: MockShopApiOptions = {}): Promis
         server.close((error) => (error ? reject(error) : settle()));
         // server.close() alone waits for idle keep-alive sockets, which undici keeps: end them all now.
         mock.releaseHanging();
+        mock.releaseHeld();
         server.closeAllConnections();
       });
       return closing;

@@ -31,6 +31,8 @@ export interface MockState {
   down: boolean;
   /** Responses held open by the 'hang' fault; setDown(true) and close() end them. */
   hanging: Set<ServerResponse>;
+  /** Requests parked by the 'hold' fault: calling one lets it go on. */
+  held: (() => void)[];
   /** Running count of /v2 requests, sent as `request_count`. */
   requestCount: number;
 }
@@ -71,6 +73,7 @@ export function createMockState(options: MockShopApiHandlerOptions = {}): MockSt
     requests: [],
     down: false,
     hanging: new Set(),
+    held: [],
     requestCount: 0,
   };
 }

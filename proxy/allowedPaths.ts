@@ -2,6 +2,8 @@
 // Segments are checked raw and forwarded byte-for-byte: decoding and re-encoding could turn an innocent-looking
 // request into another one (a dot segment, an extra '/'), so we only decode to look, never to forward.
 
+import type { RouteName } from './types';
+
 /** Which rate-limit class an upstream call counts against. */
 export type CallClass = 'list' | 'other';
 
@@ -11,6 +13,8 @@ export interface AllowedRoute {
   path: string;
   query: string;
   cls: CallClass;
+  /** What it asks for, for authorize. */
+  name: RouteName;
 }
 
 /** A refused request, with a reason a person can act on. */
@@ -81,23 +85,25 @@ function pagingQuery(rawQuery: string): string {
   return parts.length > 0 ? `?${parts.join('&')}` : '';
 }
 
-/** The call class of a shape made of raw segments, or undefined when it is not one we serve. */
-function classOf(segments: readonly string[]): CallClass | undefined {
+/** The call class and name of a shape made of raw segments, or undefined when it is not one we serve. */
+function classOf(segments: readonly string[]): { cls: CallClass; name: RouteName } | undefined {
   const [v2, shop, resource, id, sub, last] = segments;
   if (v2 !== 'v2' || shop !== 'shop') return undefined;
   const n = segments.length;
-  if (resource === 'coupons') return n === 3 ? 'list' : n === 4 ? 'other' : undefined;
-  if (resource === 'issue-coupons') return n === 4 ? 'other' : undefined;
+  if (resource === 'coupons') {
+    return n === 3 ? { cls: 'list', name: 'coupons' } : n === 4 ? { cls: 'other', name: 'coupon' } : undefined;
+  }
+  if (resource === 'issue-coupons') return n === 4 ? { cls: 'other', name: 'issuedCoupon' } : undefined;
   if (resource === 'products' && PRODUCT_NO.test(id ?? '') && sub === 'options') {
-    if (n === 5) return 'list';
-    if (n === 6 && last !== undefined) return 'other';
+    if (n === 5) return { cls: 'list', name: 'productOptions' };
+    if (n === 6 && last !== undefined) return { cls: 'other', name: 'productOption' };
   }
   return undefined;
 }
 
 /**
  * Matches a request URL (basePath already stripped, query included) against the served shapes.
- * @example matchAllowedPath('/v2/shop/coupons?offset=2&foo=1') // { ok: true, path: '/v2/shop/coupons', query: '?offset=2', cls: 'list' }
+ * @example matchAllowedPath('/v2/shop/coupons?offset=2&foo=1') // { ok: true, path: '/v2/shop/coupons', query: '?offset=2', cls: 'list', name: 'coupons' }
  */
 export function matchAllowedPath(url: string): AllowedRoute | RouteRefusal {
   const q = url.indexOf('?');
@@ -114,9 +120,9 @@ export function matchAllowedPath(url: string): AllowedRoute | RouteRefusal {
     const problem = segmentProblem(segment);
     if (problem) return { ok: false, status: 400, reason: problem };
   }
-  const cls = classOf(segments);
-  if (!cls) return notServed;
-  return { ok: true, path, query: cls === 'list' ? pagingQuery(rawQuery) : '', cls };
+  const shape = classOf(segments);
+  if (!shape) return notServed;
+  return { ok: true, path, query: shape.cls === 'list' ? pagingQuery(rawQuery) : '', ...shape };
 }
 
 /**

@@ -2,6 +2,50 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /**
+ * What a request asks for, by name, for `authorize`: the six API paths ('coupons' is the whole coupon list,
+ * 'coupon' one coupon by its code, 'issuedCoupon' one issued coupon, 'productOptions' a product's option list,
+ * 'productOption' one option) and the relay's own ('discovery', 'feed', 'products', 'status').
+ * @example const storefront: RouteName[] = ['productOptions', 'productOption', 'coupon'];
+ */
+export type RouteName =
+  | 'coupons'
+  | 'coupon'
+  | 'issuedCoupon'
+  | 'productOptions'
+  | 'productOption'
+  | 'discovery'
+  | 'feed'
+  | 'products'
+  | 'status';
+
+/**
+ * Decides whether a request may be answered: true yes, false 403, or `{ status: 401 | 403, message }` in your words.
+ * May be async (a session lookup). Throwing answers 500 without details.
+ * @example const authorize: Authorize = (req, route) => route !== 'coupons' && route !== 'issuedCoupon';
+ */
+export type Authorize = (
+  req: IncomingMessage,
+  route: RouteName,
+) => boolean | { status: 401 | 403; message: string } | Promise<boolean | { status: 401 | 403; message: string }>;
+
+/**
+ * Per-client bounds: a client over them is answered 429 with Retry-After, and cannot starve the others.
+ * @example { concurrent: 8, queued: 32, perSecond: 20, burst: 60, maxWaitMs: 10_000 }
+ */
+export interface ClientLimits {
+  /** Requests of one client handled at once (long-polls included); default 8. @example { concurrent: 4 } */
+  concurrent?: number;
+  /** Requests of one client waiting for a turn; beyond that 429 at once; default 32. @example { queued: 8 } */
+  queued?: number;
+  /** Sustained requests per second of one client; default 20. @example { perSecond: 5 } */
+  perSecond?: number;
+  /** Requests one client may send at once above perSecond; default 60. @example { burst: 20 } */
+  burst?: number;
+  /** Longest a request waits in its client's queue before it gets 429, ms; default 10_000. @example { maxWaitMs: 2_000 } */
+  maxWaitMs?: number;
+}
+
+/**
  * Options of createShopApiProxy. The key and secret stay on the server: the browser only ever talks to the proxy.
  * @example createShopApiProxy({ key: process.env.SHOP_API_KEY!, secret: process.env.SHOP_API_SECRET!, basePath: '/shop-api' })
  */
@@ -30,6 +74,18 @@ export interface ShopApiProxyOptions {
   maxUrlLength?: number;
   /** The fetch used for upstream calls; default globalThis.fetch, read when the proxy is created. @example { fetch: undiciFetch } */
   fetch?: typeof fetch;
+  /**
+   * Decides per request who may ask what (see Authorize). Without authorize and without `public: true` every
+   * request is answered 401: a server piece answers only whom its host authorises.
+   * @example { authorize: (req) => req.headers.cookie?.includes('session=') === true }
+   */
+  authorize?: Authorize;
+  /** true: anybody who reaches the proxy may ask (a dev server, a private network). @example { public: true } */
+  public?: boolean;
+  /** Who a request comes from, for clientLimits; default the remote address. @example { clientId: (req) => String(req.headers['x-till']) } */
+  clientId?: (req: IncomingMessage) => string;
+  /** Per-client bounds (429 with Retry-After beyond them); false: none. @example { clientLimits: { concurrent: 4 } } */
+  clientLimits?: ClientLimits | false;
 }
 
 /**

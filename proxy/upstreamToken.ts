@@ -12,10 +12,18 @@ export type TokenResult = { ok: true; token: string } | { ok: false; failure: To
 export interface UpstreamToken {
   /** The current token, or a new one from /v2/auth. Failures are not remembered: the next call asks again. */
   get(): Promise<TokenResult>;
-  /** Upstream refused `token`: forget it, unless another request already replaced it. */
-  invalidate(token: string): void;
+  /** Upstream refused `token`: forget it (here and in the shared slot), unless another request already replaced it. */
+  invalidate(token: string): Promise<void>;
   /** The token held now (for scrubbing answers), if any. */
   current(): string | undefined;
+}
+
+/** Where several server instances keep one token (the relay's store). */
+export interface SharedTokenSlot {
+  read(): Promise<string | null>;
+  write(token: string): Promise<void>;
+  /** Forgets `token` unless another instance already replaced it. */
+  drop(token: string): Promise<void>;
 }
 
 export interface UpstreamTokenDeps {
@@ -26,6 +34,8 @@ export interface UpstreamTokenDeps {
   call: (request: UpstreamRequest, signal?: AbortSignal) => Promise<UpstreamResult>;
   /** Aborted when the proxy closes. */
   signal: AbortSignal;
+  /** Shared with other instances: read before asking /v2/auth, written after. */
+  shared?: SharedTokenSlot | undefined;
 }
 
 function tokenIn(json: Record<string, unknown> | undefined): string | undefined {
@@ -86,19 +96,30 @@ export function createUpstreamToken(deps: UpstreamTokenDeps): UpstreamToken {
     const fresh = result.code === undefined || result.code === 200 ? tokenIn(result.json) : undefined;
     if (fresh === undefined) return { ok: false, failure: { kind: 'refused', answer: refusal(result, deps) } };
     token = fresh;
+    await deps.shared?.write(fresh);
     return { ok: true, token: fresh };
+  }
+
+  async function sharedOrFetch(): Promise<TokenResult> {
+    const shared = await deps.shared?.read();
+    if (shared) {
+      token = shared;
+      return { ok: true, token: shared };
+    }
+    return fetchToken();
   }
 
   return {
     get() {
       if (token !== undefined) return Promise.resolve({ ok: true, token });
-      pending ??= fetchToken().finally(() => {
+      pending ??= sharedOrFetch().finally(() => {
         pending = undefined;
       });
       return pending;
     },
-    invalidate(refused) {
+    async invalidate(refused) {
       if (token === refused) token = undefined;
+      await deps.shared?.drop(refused);
     },
     current: () => token,
   };

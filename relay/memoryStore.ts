@@ -106,7 +106,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
         const at = k.indexOf(SEP);
         const resource = k.slice(0, at) as ResourceId;
         const key = k.slice(at + 1);
-        return { resource, key, record: clone(snapshot.get(resource)!.get(key)!.record) };
+        return { resource, key, record: snapshot.get(resource)!.get(key)!.record };
       });
       const next = start + slice.length < keys.length ? slice[slice.length - 1]! : null;
       return { records, next };
@@ -116,7 +116,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
       if (since < oldest) return null;
       // log versions are dense and ascending: the first change after `since` is found by arithmetic
       const first = log.length === 0 ? 0 : Math.max(0, since + 1 - log[0]!.version);
-      return clone(log.slice(first, first + Math.max(1, limit)));
+      return log.slice(first, first + Math.max(1, limit));
     },
 
     async readHashes(resource) {
@@ -125,7 +125,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
 
     async readRecord(resource, key) {
       const entry = snapshot.get(resource)?.get(key);
-      return entry ? clone(entry.record) : null;
+      return entry ? entry.record : null;
     },
 
     async commitListing(commit) {
@@ -134,13 +134,15 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
       if (!records) snapshot.set(commit.resource, (records = new Map()));
       for (const up of commit.upserts) {
         if (!records.has(up.key)) sortedKeys = null;
-        records.set(up.key, { record: clone(up.record), hash: up.hash });
-        log.push({ version: ++version, resource: commit.resource, key: up.key, op: 'upsert', record: clone(up.record) });
+        // one frozen copy, shared by the snapshot, the log and every reader
+        const record = Object.freeze(clone(up.record));
+        records.set(up.key, { record, hash: up.hash });
+        log.push(Object.freeze({ version: ++version, resource: commit.resource, key: up.key, op: 'upsert', record }));
       }
       for (const key of commit.deletes) {
         if (!records.delete(key)) continue;
         sortedKeys = null;
-        log.push({ version: ++version, resource: commit.resource, key, op: 'delete' });
+        log.push(Object.freeze({ version: ++version, resource: commit.resource, key, op: 'delete' as const }));
       }
       if (log.length > maxChanges) {
         log = log.slice(log.length - maxChanges);

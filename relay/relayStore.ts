@@ -97,6 +97,10 @@ export interface StoreHealth {
   since: number;
 }
 
+/**
+ * Records and changes handed out by a store are the caller's to read, not to change: the memory store hands out
+ * the same (frozen) objects to every reader.
+ */
 export interface RelayStore {
   /** 'memory' or 'redis'. */
   readonly kind: 'memory' | 'redis';

@@ -95,6 +95,7 @@ async function setup({ mock = {}, proxy: proxyOptions = {}, withNext = false }: 
     secret: SECRET,
     target: api.url,
     rateLimits: false,
+    public: true,
     ...proxyOptions,
     fetch: recordingFetch(calls, proxyOptions.fetch),
   });
@@ -482,5 +483,71 @@ describe('createShopApiProxy', () => {
         expect(`${headers}\n${text}`, where).not.toContain(secret);
       }
     }
+  });
+});
+
+describe('createShopApiProxy: who may ask (shared with the relay)', () => {
+  it('answers 401 to everything, saying how to open it, when neither authorize nor public is given', async () => {
+    const { get, dataCalls, authCalls } = await setup({ proxy: { public: undefined } });
+    for (const path of ['/v2/shop/coupons', '/v2/shop/coupons/WELCOME10', '/v2/shop/products/13801/options']) {
+      const answer = await get(path);
+      expect(answer.status, path).toBe(401);
+      expect(answer.body?.msg, path).toMatch(/authorize.*public: true/);
+    }
+    expect([dataCalls().length, authCalls().length]).toEqual([0, 0]);
+  });
+
+  it("asks authorize for each request with the route's name and answers 403 when it says no", async () => {
+    const asked: string[] = [];
+    const { get, dataCalls } = await setup({
+      proxy: {
+        public: undefined,
+        authorize: async (req, route) => {
+          asked.push(route);
+          return req.headers['x-staff'] === 'yes';
+        },
+      },
+    });
+    expect((await get('/v2/shop/coupons/WELCOME10', { headers: { 'x-staff': 'yes' } })).status).toBe(200);
+    const refused = await get('/v2/shop/issue-coupons/IC-0000-OPEN');
+    expect([refused.status, refused.body?.code]).toEqual([403, -5]);
+    expect(asked).toEqual(['coupon', 'issuedCoupon']);
+    expect(dataCalls().map((c) => c.path)).toEqual(['/v2/shop/coupons/WELCOME10']);
+  });
+
+  it('sends nosniff with every answer and a JSON content type even when upstream labels JSON as HTML', async () => {
+    const { api, get } = await setup();
+    api.inject('wrong-content-type');
+    const answer = await get('/v2/shop/coupons/WELCOME10');
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+    expect((await get('/v2/nothing')).headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('answers an upstream HTML page as a JSON bad gateway, never as HTML', async () => {
+    const { api, get } = await setup();
+    api.inject('html');
+    const answer = await get('/v2/shop/coupons/WELCOME10');
+    expect([answer.status, answer.body?.code]).toEqual([502, -19]);
+    expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(answer.text).not.toMatch(/<html/i);
+  });
+
+  it("answers one client's burst 429 with Retry-After beyond its queue, while another client is served", async () => {
+    const { api, get, dataCalls } = await setup({
+      proxy: { clientId: (req) => String(req.headers['x-client']), clientLimits: { concurrent: 1, queued: 2 } },
+    });
+    api.inject('hold', { path: '/v2/shop/coupons/WELCOME10' });
+    const a = { headers: { 'x-client': 'a' } };
+    const burst = Array.from({ length: 6 }, () => get('/v2/shop/coupons/WELCOME10', a));
+    await expect.poll(() => dataCalls().length).toBe(1);
+    // one running (held), two queued: the others are refused at once, before anything is released
+    const first = await Promise.race(burst);
+    expect([first.status, first.body?.code, first.headers.get('retry-after')]).toEqual([429, -7, '1']);
+    expect((await get('/v2/shop/coupons/FIXED3000', { headers: { 'x-client': 'b' } })).status).toBe(200);
+    api.releaseHeld();
+    const statuses = (await Promise.all(burst)).map((s) => s.status).sort();
+    expect(statuses).toEqual([200, 200, 200, 429, 429, 429]);
   });
 });

@@ -4,7 +4,7 @@ import type { ShopAuth } from '../src/types';
 import { apiErrorFromAnswer, networkError, timeoutError, type ApiError } from './apiError';
 import { readEnvelope, type Envelope } from './envelope';
 import type { Priority, RateLimiter, RequestClass } from './rateLimiter';
-import { createTokenSource } from './tokenSource';
+import { createTokenSource, type TokenSource } from './tokenSource';
 
 export interface TransportOptions {
   baseUrl: string;
@@ -18,6 +18,11 @@ export interface TransportOptions {
   onUnreachable?: (error: ApiError) => void;
   /** Aborts every request, also token requests (the engine is closing). */
   signal?: AbortSignal;
+  /**
+   * Where the token is kept, given how to fetch a new one; default: this transport's memory (createTokenSource).
+   * The relay passes one backed by its store, so every instance shares one token.
+   */
+  tokens?: (fetchToken: (key: string, secret: string) => Promise<string>) => TokenSource;
 }
 
 export interface RequestSpec {
@@ -108,7 +113,7 @@ export function createTransport(options: TransportOptions): Transport {
     return { envelope, status, text };
   }
 
-  const tokens = createTokenSource(options.auth, async (key, secret) => {
+  const fetchToken = async (key: string, secret: string): Promise<string> => {
     const { envelope } = await once(
       { method: 'POST', path: '/v2/auth', body: { key, secret }, cls: 'other', priority: 'user' },
       null,
@@ -119,7 +124,8 @@ export function createTransport(options: TransportOptions): Transport {
       throw apiErrorFromAnswer({ method: 'POST', path: '/v2/auth' }, 200, null, 'no access_token in the answer');
     }
     return token;
-  });
+  };
+  const tokens = options.tokens ? options.tokens(fetchToken) : createTokenSource(options.auth, fetchToken);
 
   return {
     async request(spec) {

@@ -204,7 +204,8 @@ export async function startShopApi(app: Fixture): Promise<{ mock: MockShopApi; p
   const { startMockShopApi } = await app.importDep<{ startMockShopApi(): Promise<MockShopApi> }>('shop-lookup/mock-server');
   const { createShopApiProxy } = await app.importDep<{ createShopApiProxy(o: object): ProxyMiddleware }>('shop-lookup/proxy');
   const mock = await startMockShopApi();
-  const proxy = createShopApiProxy({ key: 'demo-key', secret: 'demo-secret', target: mock.url, basePath: '/shop-api' });
+  // public: a test server on loopback; the README's recipe passes authorize
+  const proxy = createShopApiProxy({ key: 'demo-key', secret: 'demo-secret', target: mock.url, basePath: '/shop-api', public: true });
   return {
     mock,
     proxy,

@@ -40,6 +40,8 @@ describe('Node scripts against the packed package', { timeout: 120_000 }, () => 
       expect(byRequest[write]!.status, write).toBe(405);
     }
     expect(byRequest['GET /v2/member/members']!.status).toBe(404);
+    // authorize said no: 403, and nothing reached the API
+    expect(byRequest['GET /v2/shop/coupons/WELCOME10']).toMatchObject({ status: 403, code: -5 });
     expect(results.filter((r) => r.leaked)).toEqual([]);
     // upstream saw only the proxy's own token request and the one GET it serves: nothing refused got through
     expect(reachedApi.filter((r) => !r.endsWith('/v2/auth'))).toEqual(['GET /v2/shop/coupons']);

@@ -37,7 +37,7 @@ afterAll(async () => {
 describe('the packed tarball', () => {
   it('has an ESM build, a source map and types for every exports entry', async () => {
     const entries = Object.entries(pkg.exports).filter(([k]) => k !== './package.json');
-    expect(entries.map(([k]) => k).sort()).toEqual(['.', './mock-server', './proxy', './worker']);
+    expect(entries.map(([k]) => k).sort()).toEqual(['.', './mock-server', './proxy', './relay', './worker']);
     for (const [name, target] of entries) {
       if (typeof target === 'string') throw new Error(`${name}: expected { types, default }`);
       const js = target.default.replace(/^\.\//, '');

@@ -10,13 +10,15 @@ const proxy = createShopApiProxy({
   secret: process.env.SHOP_API_SECRET ?? 'demo-secret',
   target: api.url, // default https://api.imweb.me
   basePath: '/shop-api',
+  // who may ask: your own check (a session cookie, a till's token); with neither authorize nor public: 401
+  authorize: (req) => req.headers.cookie === 'session=staff',
 });
 const server = createServer(proxy);
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${server.address().port}/shop-api`;
 
 async function ask(method, path, init = {}) {
-  const res = await fetch(`${base}${path}`, { method, ...init });
+  const res = await fetch(`${base}${path}`, { method, ...init, headers: { cookie: 'session=staff', ...init.headers } });
   const text = await res.text();
   let code = null;
   try {
@@ -27,6 +29,7 @@ async function ask(method, path, init = {}) {
 
 const results = [
   await ask('GET', '/v2/shop/coupons?offset=1&limit=10'),
+  await ask('GET', '/v2/shop/coupons/WELCOME10', { headers: { cookie: 'session=guest' } }),
   await ask('GET', '/v2/auth?key=demo-key&secret=demo-secret'),
   await ask('GET', '/v2/auth'),
   await ask('POST', '/v2/auth', { body: JSON.stringify({ key: 'demo-key', secret: 'demo-secret' }), headers: { 'content-type': 'application/json' } }),

@@ -8,6 +8,7 @@ function shopApi() {
     secret: process.env.SHOP_API_SECRET,
     target: process.env.SHOP_API_TARGET, // default https://api.imweb.me
     basePath: '/shop-api',
+    public: true, // the dev server on your own machine; a deployed server passes authorize instead
   });
   return {
     name: 'shop-api-proxy',

@@ -50,7 +50,7 @@ export async function checkout(code: string): Promise<number> {
 
 export async function nodeSide(): Promise<void> {
   const mock: MockShopApi = await startMockShopApi({ rateLimits: false });
-  const proxy: ShopApiProxy = createShopApiProxy({ key: 'demo-key', secret: 'demo-secret', target: mock.url, basePath: '/shop-api' });
+  const proxy: ShopApiProxy = createShopApiProxy({ key: 'demo-key', secret: 'demo-secret', target: mock.url, basePath: '/shop-api', public: true });
   proxy.setUpstreamDown(false);
   createMockShopApiHandler({ requireAuth: false }).upsertCoupon({ coupon_code: MOCK_CODES.welcomeCoupon });
   proxy.close();

@@ -1,0 +1,79 @@
+// The door every request of the proxy and the relay passes after its route is known: authorize (or public), then
+// the client's bounds. A refused request is answered here and changes nothing; an admitted one gets `leave()`,
+// to call once its answer is sent.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { checkAccess } from './access';
+import { createClientBounds } from './clientBounds';
+import { sendAnswer, type ProxyAnswer } from './proxyAnswers';
+import type { Authorize, ClientLimits, RouteName } from './types';
+
+/** Turns a refusal into an answer in the route's own format (API envelope or relay error). */
+export type RefusalFormat = (status: number, code: string, message: string, headers?: Record<string, string>) => ProxyAnswer;
+
+export interface RequestGateOptions {
+  component: string;
+  authorize?: Authorize | undefined;
+  public?: boolean | undefined;
+  clientId?: ((req: IncomingMessage) => string) | undefined;
+  clientLimits?: ClientLimits | false | undefined;
+}
+
+export interface RequestGate {
+  /** `leave` once the answer is sent, or null when the request was refused (and already answered). */
+  admit(req: IncomingMessage, res: ServerResponse, route: RouteName, format: RefusalFormat): Promise<(() => void) | null>;
+  close(): void;
+}
+
+/**
+ * Runs an admitted request: `work` gets a signal that fires when the client disconnects (taking its queued or
+ * in-flight work with it); its answer is sent, and the client's slot freed whatever happens.
+ * @example await answerAdmitted(res, leave, (gone) => forward(route, gone));
+ */
+export async function answerAdmitted(
+  res: ServerResponse,
+  leave: () => void,
+  work: (clientGone: AbortSignal) => Promise<ProxyAnswer | undefined>,
+): Promise<void> {
+  const clientGone = new AbortController();
+  const onClose = (): void => {
+    if (!res.writableFinished) clientGone.abort();
+  };
+  res.on('close', onClose);
+  try {
+    const answer = await work(clientGone.signal);
+    if (answer) sendAnswer(res, answer);
+  } finally {
+    res.off('close', onClose);
+    leave();
+  }
+}
+
+const remoteAddress = (req: IncomingMessage): string => req.socket.remoteAddress ?? 'unknown';
+
+/** @example const gate = createRequestGate({ component: 'createShopRelay', public: true }); */
+export function createRequestGate(options: RequestGateOptions): RequestGate {
+  const bounds = createClientBounds(options.clientLimits ?? {});
+  const clientId = options.clientId ?? remoteAddress;
+  return {
+    async admit(req, res, route, format) {
+      const refused = await checkAccess(options, req, route);
+      if (refused) {
+        const code = refused.status === 401 ? 'unauthorized' : refused.status === 403 ? 'forbidden' : 'server_error';
+        sendAnswer(res, format(refused.status, code, refused.message));
+        return null;
+      }
+      const gone = new AbortController();
+      const onClose = (): void => gone.abort();
+      res.once('close', onClose);
+      const admission = await bounds.enter(clientId(req), gone.signal);
+      res.off('close', onClose);
+      if (!admission.ok) {
+        const headers = { 'retry-after': String(admission.retryAfterS) };
+        sendAnswer(res, format(429, 'too_many_requests', admission.message, headers));
+        return null;
+      }
+      return admission.leave;
+    },
+    close: () => bounds.close(),
+  };
+}

@@ -1,0 +1,267 @@
+// The relay as a request handler: the credential proxy's six GET paths (lists answered from the synced snapshot,
+// single items read through with single-flight) plus the feed for tills (PROTOCOL.md), behind the same door as the
+// proxy (authorize or public, per-client bounds), with one upstream sync per shop shared through the store.
+import { createHash, randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { localUrl, matchAllowedPath, type AllowedRoute } from '../proxy/allowedPaths';
+import { normalizeBasePath } from '../proxy/createShopApiProxy';
+import { createForwarder } from '../proxy/forwardRequest';
+import { apiRefusal, envelopeAnswer, jsonAnswer, PROXY_CODES, sendAnswer, type ProxyAnswer } from '../proxy/proxyAnswers';
+import { answerAdmitted, createRequestGate } from '../proxy/requestGate';
+import type { RouteName } from '../proxy/types';
+import { createApiClient } from '../worker/apiClient';
+import { createTransport } from '../worker/httpTransport';
+import { DEFAULT_RATE_LIMITS } from '../worker/rateLimiter';
+import { SYNC_RETRY } from '../worker/retryer';
+import { createFeedMirror, type FeedMirror } from './feedMirror';
+import { createLongPolls } from './longPolls';
+import { openRelayStore } from './openStore';
+import type { RelayStore, ResourceId } from './relayStore';
+import { feedError, serveFeed, type FeedContext } from './serveFeed';
+import { createSingleFlight } from './singleFlight';
+import { listAnswer } from './snapshotList';
+import { readProductsBody } from './productsBody';
+import { storeTokenSlot, storeTokenSource } from './storeToken';
+import type { RelayStatus, ShopRelay, ShopRelayOptions } from './types';
+import { createUpstreamSync, type UpstreamSync } from './upstreamSync';
+
+const RELAY_ROUTES: Record<string, { name: RouteName; methods: string[] }> = {
+  '/relay/v1': { name: 'discovery', methods: ['GET'] },
+  '/relay/v1/feed': { name: 'feed', methods: ['GET'] },
+  '/relay/v1/products': { name: 'products', methods: ['GET', 'POST'] },
+  '/relay/v1/status': { name: 'status', methods: ['GET'] },
+};
+const RELAY_SHAPES = 'GET relay/v1, relay/v1/feed, relay/v1/status, and GET or POST relay/v1/products';
+
+/** Everything that exists once the store is open. */
+interface Running {
+  store: RelayStore;
+  owned: boolean;
+  mirror: FeedMirror;
+  sync: UpstreamSync;
+  feed: FeedContext;
+}
+
+/**
+ * Creates the relay. The key and secret never leave this process; tills get a snapshot and its changes.
+ * @example const relay = createShopRelay({ key, secret, basePath: '/shop-api', authorize: (req, route) => isTill(req) }); app.use(relay);
+ */
+export function createShopRelay(options: ShopRelayOptions): ShopRelay {
+  if (!options.key || !options.secret) throw new TypeError('createShopRelay: key and secret are required');
+  const target = (options.target ?? 'https://api.imweb.me').replace(/\/+$/, '');
+  const basePath = normalizeBasePath(options.basePath ?? '', 'createShopRelay');
+  const now = options.now ?? (() => Date.now());
+  const maxUrlLength = options.maxUrlLength ?? 2048;
+  const maxWaitSeconds = options.maxWaitSeconds ?? 60;
+  const shopId = options.shopId ?? createHash('sha256').update(options.key).digest('hex').slice(0, 16);
+  const instance = `${shopId.slice(0, 6)}-${randomBytes(4).toString('hex')}`;
+  const limits = options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
+  const auth = { key: options.key, secret: options.secret };
+  const fetchFn = options.fetch ?? globalThis.fetch;
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const closing = new AbortController();
+  const gate = createRequestGate({ component: 'createShopRelay', ...options });
+  const polls = createLongPolls();
+  const items = createSingleFlight<ProxyAnswer>(options.itemCacheMs ?? 2_000, now);
+  let forwarder: ReturnType<typeof createForwarder> | undefined;
+
+  async function start(): Promise<Running> {
+    const { store, owned } = await openRelayStore({ store: options.store, redis: options.redis, shopId, now });
+    const limiter = store.rateLimiter(limits);
+    const transport = createTransport({
+      baseUrl: target,
+      fetch: fetchFn,
+      limiter,
+      timeoutMs,
+      auth,
+      signal: closing.signal,
+      tokens: (fetchToken) => storeTokenSource(store, auth, fetchToken),
+    });
+    const client = createApiClient({ transport, pageSize: options.pageSize ?? 100 });
+    forwarder = createForwarder({
+      target,
+      ...auth,
+      limiter,
+      fetch: fetchFn,
+      timeoutMs,
+      closing: closing.signal,
+      sharedToken: storeTokenSlot(store),
+      label: 'relay',
+    });
+    const mirror = createFeedMirror(store);
+    mirror.onChange(() => polls.changed());
+    const sync = createUpstreamSync({
+      store,
+      client,
+      owner: instance,
+      now,
+      refreshIntervalMs: options.refreshIntervalMs ?? 300_000,
+      leaseMs: options.leaseMs ?? 30_000,
+      retry: options.retry ?? SYNC_RETRY,
+      onError: (resource, error) => console.warn(`[shop-relay] listing ${resource} failed:`, (error as Error)?.message ?? error),
+    });
+    const feed: FeedContext = {
+      store,
+      mirror,
+      polls,
+      maxWaitSeconds,
+      degraded() {
+        const health = store.health();
+        const error = health.ok ? (mirror.error() ?? sync.lastError()) : health.error;
+        return { degraded: error !== null, error };
+      },
+    };
+    if (options.products?.length) await store.trackProducts(options.products);
+    await mirror.catchUp();
+    void sync.run().then(() => mirror.catchUp());
+    return { store, owned, mirror, sync, feed };
+  }
+
+  const started = start();
+  started.catch(() => undefined); // reported on every request and by `ready`
+
+  async function status(r: Running): Promise<RelayStatus> {
+    const head = r.mirror.head();
+    const listing = r.sync.listing();
+    const { degraded, error } = r.feed.degraded();
+    return {
+      shop: shopId,
+      handle: head?.handle ?? null,
+      version: head?.version ?? null,
+      products: r.mirror.products(),
+      confirmedAt: { ...(head?.confirmedAt ?? {}) } as Record<string, number>,
+      listing: listing && { resource: listing.resource, page: listing.page, totalPages: listing.totalPages },
+      store: r.store.kind,
+      degraded,
+      error,
+      instance,
+      waiting: polls.size(),
+    };
+  }
+
+  const degradedHeaders = (r: Running): Record<string, string> =>
+    r.feed.degraded().degraded ? { 'x-shop-relay-degraded': 'true' } : {};
+
+  /** One of the six API paths: a listed resource from the snapshot, everything else read through upstream. */
+  async function serveApi(r: Running, route: AllowedRoute): Promise<ProxyAnswer> {
+    const head = r.mirror.head();
+    let resource: ResourceId | null = null;
+    if (route.name === 'coupons') resource = 'coupons';
+    if (route.name === 'productOptions') resource = `options:${Number(route.path.split('/')[4])}`;
+    if (resource && head?.confirmedAt[resource] !== undefined) {
+      return listAnswer(r.mirror.list(resource), route.query, degradedHeaders(r));
+    }
+    // identical requests share one upstream call; the client leaving does not cancel it for the others
+    return items.run(
+      `${route.path}${route.query}`,
+      async () => (await forwarder!.forward(route, closing.signal)) ?? forwarder!.closedAnswer(),
+      (answer) => answer.status < 500 && answer.status !== 429,
+    );
+  }
+
+  async function serveRelay(r: Running, name: RouteName, req: IncomingMessage, search: string, signal: AbortSignal) {
+    switch (name) {
+      case 'discovery':
+        return jsonAnswer(200, { relay: 'shop-lookup', protocol: 1, shop: shopId, feed: 'relay/v1/feed', products: 'relay/v1/products' });
+      case 'status':
+        return jsonAnswer(200, await status(r));
+      case 'feed': {
+        const tag = req.headers['if-none-match'];
+        return serveFeed(r.feed, search, Array.isArray(tag) ? tag[0] : tag, signal);
+      }
+      default: {
+        if (req.method === 'POST') {
+          const body = await readProductsBody(req);
+          if (typeof body === 'string') return feedError(400, 'bad_request', `BAD REQUEST: ${body}.`);
+          const added = await r.store.trackProducts(body);
+          // new products are listed at once, by whichever instance holds the lease
+          if (added.length > 0) void r.sync.run({ only: added.map((no): ResourceId => `options:${no}`) }).then(() => r.mirror.catchUp());
+          await r.mirror.catchUp();
+        }
+        return jsonAnswer(200, { products: await r.store.trackedProducts() });
+      }
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): Promise<void> {
+    const url = req.url ?? '/';
+    const local = basePath === '' && /^\/relay(?:[/?]|$)/.test(url) ? url : localUrl(url, basePath);
+    if (local === undefined) {
+      if (next) return next();
+      return sendAnswer(res, envelopeAnswer(404, PROXY_CODES.path, 'NO SUCH SERVICE: this path is not served here'));
+    }
+    const q = local.indexOf('?');
+    const path = q < 0 ? local : local.slice(0, q);
+    const search = q < 0 ? '' : local.slice(q + 1);
+    const isRelay = path === '/relay' || path.startsWith('/relay/');
+    if (url.length > maxUrlLength) {
+      const msg = `URI TOO LONG: request URLs are limited to ${maxUrlLength} characters`;
+      return sendAnswer(res, isRelay ? feedError(414, 'uri_too_long', msg) : envelopeAnswer(414, PROXY_CODES.path, msg));
+    }
+    let name: RouteName;
+    let route: AllowedRoute | null = null;
+    if (isRelay) {
+      const known = RELAY_ROUTES[path];
+      if (!known) return sendAnswer(res, feedError(404, 'not_found', `NOT FOUND: the relay serves ${RELAY_SHAPES}.`));
+      if (!known.methods.includes(req.method ?? '')) {
+        const msg = `METHOD NOT ALLOWED: ${req.method ?? '?'} is not allowed here; use ${known.methods.join(' or ')}.`;
+        return sendAnswer(res, feedError(405, 'method_not_allowed', msg, { allow: known.methods.join(', ') }));
+      }
+      name = known.name;
+    } else {
+      const match = matchAllowedPath(local);
+      if (!match.ok) {
+        const title = match.status === 404 ? 'NO SUCH SERVICE' : 'INVALID PATH';
+        return sendAnswer(res, envelopeAnswer(match.status, PROXY_CODES.path, `${title}: ${match.reason}; and ${RELAY_SHAPES}`));
+      }
+      if (req.method !== 'GET') {
+        const msg = `NO SUCH METHOD: ${req.method ?? '?'} is not allowed; the API paths of this relay answer GET only`;
+        return sendAnswer(res, envelopeAnswer(405, PROXY_CODES.method, msg, { allow: 'GET' }));
+      }
+      route = match;
+      name = match.name;
+    }
+    const format = isRelay ? feedError : apiRefusal;
+    if (closing.signal.aborted) return sendAnswer(res, format(503, 'relay_closed', 'RELAY CLOSED: this relay has been closed; restart the server.'));
+    let r: Running;
+    try {
+      r = await started;
+    } catch (error) {
+      const msg = `RELAY UNAVAILABLE: the relay could not start: ${(error as Error)?.message ?? error}`;
+      return sendAnswer(res, format(503, 'relay_unavailable', msg));
+    }
+    const leave = await gate.admit(req, res, name, format);
+    if (!leave) return;
+    await answerAdmitted(res, leave, (clientGone) =>
+      route ? serveApi(r, route) : serveRelay(r, name, req, search, clientGone),
+    );
+  }
+
+  const relay = ((req, res, next) => {
+    handle(req, res, next).catch((error: unknown) => {
+      // a bug or a store failure mid-request: logged, answered without details (they could hold anything)
+      console.error('[shop-relay]', error);
+      sendAnswer(res, jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }));
+    });
+  }) as ShopRelay;
+  relay.ready = started.then(() => undefined);
+  relay.refresh = async () => {
+    const r = await started;
+    await r.sync.run({ force: true });
+    await r.mirror.catchUp();
+  };
+  relay.status = async () => status(await started);
+  let closed: Promise<void> | undefined;
+  relay.close = () =>
+    (closed ??= (async () => {
+      closing.abort(new Error('the relay was closed'));
+      polls.close();
+      gate.close();
+      const r = await started.catch(() => null);
+      if (!r) return;
+      r.sync.close();
+      r.mirror.close();
+      if (r.owned) await r.store.close();
+    })());
+  return relay;
+}

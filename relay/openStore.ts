@@ -1,0 +1,40 @@
+// Where the relay's state lives: the store the host passed, the embedded memory store, or Redis. This is the one
+// place where the `redis` option becomes a store.
+import { createMemoryStore } from './memoryStore';
+import type { RelayStore } from './relayStore';
+
+/** What the Redis store module exports (relay/redisStore.ts). */
+interface RedisStoreModule {
+  createRedisStore(options: { redis: string | object; shopId: string; now?: () => number }): Promise<RelayStore>;
+}
+
+/**
+ * Loads the Redis store lazily, so a relay on the memory store never loads a Redis client. Null in a build
+ * without it; set to `() => import('./redisStore')` where relay/redisStore.ts exists.
+ */
+const loadRedisStore: (() => Promise<RedisStoreModule>) | null = null;
+
+export interface OpenStoreOptions {
+  store?: RelayStore | undefined;
+  redis?: string | object | undefined;
+  shopId: string;
+  now?: () => number;
+}
+
+/**
+ * The store to use, and whether the relay owns it (closes it on close()).
+ * @example const { store } = await openRelayStore({ shopId }); // the embedded memory store
+ */
+export async function openRelayStore(options: OpenStoreOptions): Promise<{ store: RelayStore; owned: boolean }> {
+  if (options.store) return { store: options.store, owned: false };
+  if (options.redis === undefined) return { store: createMemoryStore(options.now ? { now: options.now } : {}), owned: true };
+  if (!loadRedisStore) {
+    throw new Error(
+      'createShopRelay: the `redis` option is not available in this build (relay/redisStore.ts is missing). ' +
+        'Omit `redis` to use the embedded in-memory store (one instance), or pass `store`.',
+    );
+  }
+  const { createRedisStore } = await loadRedisStore();
+  const store = await createRedisStore({ redis: options.redis, shopId: options.shopId, ...(options.now ? { now: options.now } : {}) });
+  return { store, owned: true };
+}

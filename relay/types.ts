@@ -1,0 +1,141 @@
+// Public types of the shop relay. Types only: every other relay file imports from here.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Authorize, ClientLimits } from '../proxy/types';
+import type { RelayStore } from './relayStore';
+
+export type { Authorize, ClientLimits, RouteName } from '../proxy/types';
+
+/**
+ * Options of createShopRelay. The key and secret stay on the server: tills and storefronts only talk to the relay.
+ * @example createShopRelay({ key: process.env.SHOP_API_KEY!, secret: process.env.SHOP_API_SECRET!, basePath: '/shop-api', authorize: (req) => tillTokens.has(String(req.headers['x-till'])) })
+ */
+export interface ShopRelayOptions {
+  /** The shop's admin API key (server side only). @example { key: process.env.SHOP_API_KEY! } */
+  key: string;
+  /** The shop's admin API secret (server side only). @example { secret: process.env.SHOP_API_SECRET! } */
+  secret: string;
+  /** Upstream origin; default 'https://api.imweb.me'. @example { target: 'http://127.0.0.1:8787' } */
+  target?: string;
+  /**
+   * Mount prefix; default ''. The six API paths and `relay/v1/…` are served under it. With no basePath the relay
+   * claims only '/v2…' and '/relay…'.
+   * @example { basePath: '/shop-api' }
+   */
+  basePath?: string;
+  /**
+   * Where the shared state lives: a Redis URL or a node-redis client (several instances share one sync); omitted:
+   * the embedded in-memory store (one instance).
+   * @example { redis: process.env.REDIS_URL }
+   */
+  redis?: string | object;
+  /**
+   * A ready RelayStore (tests, or a store of your own); wins over `redis`.
+   * @example { store: createMemoryStore() }
+   */
+  store?: RelayStore;
+  /**
+   * Decides per request who may ask what: true lets it through, false answers 403, `{ status: 401, message }` says
+   * how to log in. Without authorize and without `public: true`, every request is answered 401.
+   * @example { authorize: (req, route) => route === 'productOptions' || req.headers['x-till'] === process.env.TILL_TOKEN }
+   */
+  authorize?: Authorize;
+  /**
+   * true: anybody may ask everything (a relay on a private network only). Ignored when `authorize` is given.
+   * @example { public: true }
+   */
+  public?: boolean;
+  /** How often the relay lists the API again, ms; default 300_000 (5 min). @example { refreshIntervalMs: 60_000 } */
+  refreshIntervalMs?: number;
+  /**
+   * Requests per second to the shop API, shared by every instance on the same store; default { list: 1, other: 5 }.
+   * false: no limit (tests against a mock).
+   * @example { rateLimits: { list: 1, other: 5 } }
+   */
+  rateLimits?: { list?: number; other?: number } | false;
+  /**
+   * Names the shop in discovery and status (the till's database identity check); default a SHA-256 prefix of the key.
+   * @example { shopId: 'my-shop' }
+   */
+  shopId?: string;
+  /** Products whose options are listed from the start (added to the shop-wide set). @example { products: [13801, 13805] } */
+  products?: number[];
+  /**
+   * Who a request comes from, for the per-client bounds; default the remote address.
+   * @example { clientId: (req) => String(req.headers['x-till'] ?? req.socket.remoteAddress) }
+   */
+  clientId?: (req: IncomingMessage) => string;
+  /**
+   * Per-client bounds: requests at once, queued, per second; over them a client gets 429 with Retry-After.
+   * false: no bounds. Default { concurrent: 8, queued: 32, perSecond: 20, burst: 60, maxWaitMs: 10_000 }.
+   * @example { clientLimits: { concurrent: 4, perSecond: 10 } }
+   */
+  clientLimits?: ClientLimits | false;
+  /** Timeout of each upstream request (not counting the rate-limit wait), ms; default 15_000. @example { timeoutMs: 5_000 } */
+  timeoutMs?: number;
+  /** Longest accepted request URL, with basePath and query; default 2048, longer gets 414. @example { maxUrlLength: 1024 } */
+  maxUrlLength?: number;
+  /** How long an answer to a single item is reused for identical requests, ms; default 2_000. @example { itemCacheMs: 0 } */
+  itemCacheMs?: number;
+  /** Longest long-poll `wait` a client may ask, s; default 60. @example { maxWaitSeconds: 30 } */
+  maxWaitSeconds?: number;
+  /** How long the sync lease is held without renewal, ms; default 30_000. @example { leaseMs: 10_000 } */
+  leaseMs?: number;
+  /**
+   * Retries of an upstream list page that failed transiently (5xx, 429, timeout); default
+   * { retries: 5, baseDelayMs: 1_000, maxDelayMs: 30_000 }.
+   * @example { retry: { retries: 2, baseDelayMs: 10, maxDelayMs: 50 } }
+   */
+  retry?: { retries: number; baseDelayMs: number; maxDelayMs: number };
+  /** Page size of upstream list calls; default 100 (the API's maximum). @example { pageSize: 100 } */
+  pageSize?: number;
+  /** The fetch used upstream; default globalThis.fetch. @example { fetch: undiciFetch } */
+  fetch?: typeof fetch;
+  /** Clock, ms; default Date.now. @example { now: () => fakeNow } */
+  now?: () => number;
+}
+
+/** Where the relay stands, as `GET {basePath}/relay/v1/status` answers it. */
+export interface RelayStatus {
+  shop: string;
+  handle: string | null;
+  version: number | null;
+  products: number[];
+  confirmedAt: Record<string, number>;
+  listing: { resource: string; page: number; totalPages: number | null } | null;
+  store: 'memory' | 'redis';
+  degraded: boolean;
+  error: string | null;
+  /** This instance's id (the sync lease owner name). */
+  instance: string;
+  /** Long-polls parked on this instance now. */
+  waiting: number;
+}
+
+/**
+ * The relay: a node:http / connect / Express / Vite middleware.
+ * @example const relay = createShopRelay({ key, secret, public: true }); http.createServer(relay).listen(8080);
+ */
+export interface ShopRelay {
+  /**
+   * node:http / connect / Express / Vite dev-server middleware; with `next`, requests outside basePath go to next().
+   * @example app.use(relay);
+   */
+  (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void;
+  /**
+   * Resolves once the store is open and the first sync has been started (not finished).
+   * @example await relay.ready;
+   */
+  ready: Promise<void>;
+  /**
+   * Lists everything now (the next refresh), resolving when done; for tests and operators.
+   * @example await relay.refresh();
+   */
+  refresh(): Promise<void>;
+  /** Where the relay stands. @example (await relay.status()).version */
+  status(): Promise<RelayStatus>;
+  /**
+   * Stops the sync, answers parked long-polls, aborts upstream requests, closes the store.
+   * @example server.on('close', () => relay.close());
+   */
+  close(): Promise<void>;
+}
