@@ -49,7 +49,7 @@ function notServed(state: MockState, res: Parameters<MockRequestHandler>[1]): vo
 
 /** Internal: the handler plus what startMockShopApi needs to shut it down. */
 export interface MockShopApiHandlerWithState extends MockShopApiHandler {
-  /** End every response held open by the 'hang' fault, and release every hold. */
+  /** End every response held open by the 'hang' fault. */
   releaseHanging(): void;
 }
 
@@ -97,11 +97,9 @@ export function createMockShopApiHandler(options: MockShopApiHandlerOptions = {}
       return state.requests;
     },
     ...controls,
-    hold: (when) => state.holds.hold(when),
     handler,
     releaseHanging() {
       for (const res of state.hanging) res.socket?.destroy();
-      state.holds.releaseAll();
     },
   };
 }

@@ -57,8 +57,7 @@ function appliesTo(fault: MockFault, target: FaultTarget): boolean {
   return true;
 }
 
-/** Whether a fault's (or a hold's) `path` matches the decoded pathname `actual`. */
-export function pathMatches(path: string | RegExp | undefined, actual: string): boolean {
+function pathMatches(path: string | RegExp | undefined, actual: string): boolean {
   if (path === undefined) return true;
   if (path instanceof RegExp) {
     path.lastIndex = 0; // a /g or /y RegExp would otherwise match every other time

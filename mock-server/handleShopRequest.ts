@@ -70,20 +70,15 @@ function answerData(
   return successAnswer(listData(found.list, validPaging, options, fault), count);
 }
 
-/**
- * Sends after latency (and a `{ delayMs }` fault, and a hold's release); a mock set down meanwhile drops the
- * connection instead.
- */
+/** Sends after latency (and a `{ delayMs }` fault); a mock set down meanwhile drops the connection instead. */
 async function respond(
   state: MockState,
   res: ServerResponse,
   record: MockRequestRecord,
   answer: Answer,
   delayMs: number,
-  held?: Promise<void>,
 ): Promise<void> {
   await sleep(state.options.latencyMs + delayMs);
-  if (held) await held;
   if (state.down) {
     record.fault ??= 'down';
     destroy(res);
@@ -121,8 +116,7 @@ export async function handleShopRequest(state: MockState, req: IncomingMessage, 
 
   const paging = route.kind === 'list' && state.options.listShape === 'paged' ? parsePaging(search) : undefined;
   const page = paging && 'page' in paging ? paging.page : 1;
-  const target = { path: route.path, kind: route.kind, page };
-  const fault = state.faults.take(target);
+  const fault = state.faults.take({ path: route.path, kind: route.kind, page });
   if (fault !== undefined) record.fault = faultName(fault);
   // parked until the test lets it go: a deterministic "request in flight" (answers the data as of release)
   if (fault === 'hold') await new Promise<void>((resolve) => state.held.push(resolve));
@@ -140,7 +134,6 @@ export async function handleShopRequest(state: MockState, req: IncomingMessage, 
     return respond(state, res, record, answer, 0);
   }
 
-  const held = state.holds.take(target, record);
   let answer =
     route.endpoint === 'auth'
       ? await authenticate(state, req, search, record)
@@ -150,5 +143,5 @@ export async function handleShopRequest(state: MockState, req: IncomingMessage, 
   }
   if (fault === 'truncated-json') answer = truncateAnswer(answer);
   const delayMs = typeof fault === 'object' ? fault.delayMs : 0;
-  return respond(state, res, record, answer, delayMs, held);
+  return respond(state, res, record, answer, delayMs);
 }

@@ -4,11 +4,9 @@ export { createMockShopApiHandler } from './createMockShopApiHandler';
 export { createMockData, MOCK_CODES } from './data';
 export type {
   FaultWhen,
-  HoldWhen,
   MockData,
   MockDataOptions,
   MockFault,
-  MockHold,
   MockRequestHandler,
   MockRequestRecord,
   MockShopApi,

@@ -44,7 +44,6 @@ export async function startMockShopApi(options: MockShopApiOptions = {}): Promis
     setDown: mock.setDown,
     inject: mock.inject,
     clearFaults: mock.clearFaults,
-    hold: mock.hold,
     resetRequests: mock.resetRequests,
     releaseHeld: mock.releaseHeld,
     handler: mock.handler,

@@ -3,7 +3,6 @@ import type { ServerResponse } from 'node:http';
 import { createTokenStore, type TokenStore } from './auth';
 import { createMockData, isMockData } from './data';
 import { createFaultQueue, type FaultQueue } from './faults';
-import { createHoldList, type HoldList } from './holds';
 import { createRateLimiter, type RateLimiter } from './rateLimit';
 import type { MockData, MockRequestRecord, MockShopApiHandlerOptions } from './types';
 
@@ -25,8 +24,6 @@ export interface MockState {
   tokens: TokenStore;
   limiter: RateLimiter;
   faults: FaultQueue;
-  /** Requests whose answers wait until the test releases them. */
-  holds: HoldList;
   requests: MockRequestRecord[];
   down: boolean;
   /** Responses held open by the 'hang' fault; setDown(true) and close() end them. */
@@ -69,7 +66,6 @@ export function createMockState(options: MockShopApiHandlerOptions = {}): MockSt
     tokens: createTokenStore({ ttlMs: nonNegative(options.tokenTtlMs, 3_600_000, 'tokenTtlMs') }),
     limiter: createRateLimiter({ limits }),
     faults: createFaultQueue(),
-    holds: createHoldList(),
     requests: [],
     down: false,
     hanging: new Set(),

@@ -74,31 +74,6 @@ export interface FaultWhen {
 }
 
 /**
- * Which request a hold stops: the first one (after `after` matching ones) whose path matches, for page `page` (the
- * list's `offset` query parameter, a page number).
- * @example api.hold({ path: /^\/v2\/shop\/coupons$/, page: 3 })
- */
-export interface HoldWhen {
-  /** As FaultWhen.path: a whole-segment prefix string, or a RegExp tested against the decoded pathname. */
-  path?: string | RegExp;
-  /** Only a list request for this page (non-list requests count as page 1). */
-  page?: number;
-  /** Let this many matching requests pass first. Default 0. */
-  after?: number;
-}
-
-/**
- * A request held by `hold()`: counted on arrival (rate limits, `requests`), answered only once released.
- * @example const hold = api.hold({ page: 2 }); const request = await hold.reached; kill(client); hold.release();
- */
-export interface MockHold {
-  /** Resolves with the held request's record once one arrived. */
-  reached: Promise<MockRequestRecord>;
-  /** Sends the held answer (to a client that may be gone); before any request matched, cancels the hold. */
-  release(): void;
-}
-
-/**
  * One `/v2` request the mock received (OPTIONS and /__mock requests are not recorded).
  * @example expect(api.requests.at(-1)).toMatchObject({ status: 429, code: -7, throttled: true })
  */
@@ -198,8 +173,6 @@ export interface MockShopApiHandler {
   inject(fault: MockFault, when?: FaultWhen): void;
   /** Remove every pending fault. */
   clearFaults(): void;
-  /** Hold the answer to the next matching /v2 request until released (close() releases every hold). */
-  hold(when?: HoldWhen): MockHold;
   /** Every /v2 request received, oldest first (the same array for the mock's whole life). */
   requests: MockRequestRecord[];
   /** Empty `requests` (in place). */
