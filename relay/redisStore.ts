@@ -23,7 +23,7 @@ export interface RedisStoreOptions {
   startAttempts?: number;
   /** Longest wait between reconnect attempts, ms. Default 2000. */
   maxBackoffMs?: number;
-  /** Added to each second of the shared rate limit, ms. Default 50. */
+  /** Added to each second of the shared rate limit, ms. Default 200 (see redisRateLimiter.ts). */
   rateLimitMarginMs?: number;
   /** The clock leases expire by (ms). Default Date.now. */
   now?: () => number;
