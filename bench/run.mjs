@@ -3,13 +3,14 @@
 // same origin, drives headless Chromium through playwright-core, and prints one table (figure, ours, baseline,
 // ratio, budget, result) plus bench-results/bench.json. Baselines are measured in the same run, in the same
 // worker as the engine. Options: --smoke (tiny sizes, seconds), --runs N, --out FILE, --site DIR (where the page
-// is built), --only a,b (scenarios: bundle, lists, sync, lookups, reload, throttled).
+// is built), --only a,b (scenarios: bundle, lists, sync, lookups, reload, throttled, relay).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
 import { minGzipSize } from './bundleSize.mjs';
 import { cpuBetween, cpuByProcess } from './processCpu.mjs';
 import { log, root, startHarness } from './harness.mjs';
+import { benchRelay } from './relayBench.mjs';
 import { createRandom, formatTable, median, quantile, sample } from './stats.mjs';
 import { attachWorker, sampleHeap, workerTargets } from './workerHeap.mjs';
 
@@ -252,6 +253,9 @@ try {
     row({ figure: `throttled sync, ${sizes.throttled.toLocaleString('en-US')} coupons: wall time`, ours: ms, baseline: minimumMs, unit: 'ms', ratio: ms / minimumMs, budget: '≤ 1.1 × the limit\'s minimum', pass: ms <= 1.1 * minimumMs && runs.every((x) => x.report.ok) });
     row({ figure: 'read-through lookup during the throttled sync', ours: readThrough, unit: 'ms', budget: '≤ 1000 ms', pass: readThrough <= 1000 && runs.every((x) => x.found && !x.wasLocal) });
   }
+
+  // ---- the relay (Node side, loopback) ------------------------------------------------------------------------------
+  if (wants('relay')) await benchRelay({ root, sizes, log, row, results, smoke });
 
   results.rows = rows;
   await mkdir(dirname(outFile), { recursive: true });

@@ -137,3 +137,15 @@ export function localUrl(url: string, basePath: string): string | undefined {
   if (after !== '' && after !== '/' && after !== '?') return undefined;
   return basePath === '' ? url : url.slice(basePath.length);
 }
+
+/**
+ * '/shop-api/' → '/shop-api'; throws for a basePath that does not start with '/'.
+ * @example normalizeBasePath('/shop-api/', 'createShopRelay') // '/shop-api'
+ */
+export function normalizeBasePath(basePath: string, component: string): string {
+  const trimmed = basePath.replace(/\/+$/, '');
+  if (trimmed !== '' && !trimmed.startsWith('/')) {
+    throw new TypeError(`${component}: basePath must start with '/' (got '${basePath}')`);
+  }
+  return trimmed;
+}

@@ -3,20 +3,11 @@
 // The relay (shop-lookup/relay) is the same server component with a synced snapshot behind it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRateLimiter, DEFAULT_RATE_LIMITS } from '../worker/rateLimiter';
-import { localUrl, matchAllowedPath } from './allowedPaths';
+import { localUrl, matchAllowedPath, normalizeBasePath } from './allowedPaths';
 import { createForwarder } from './forwardRequest';
 import { apiRefusal, envelopeAnswer, PROXY_CODES, sendAnswer } from './proxyAnswers';
 import { answerAdmitted, createRequestGate } from './requestGate';
 import type { ShopApiProxy, ShopApiProxyOptions } from './types';
-
-/** '/shop-api/' → '/shop-api'; throws for a basePath that does not start with '/'. */
-export function normalizeBasePath(basePath: string, component: string): string {
-  const trimmed = basePath.replace(/\/+$/, '');
-  if (trimmed !== '' && !trimmed.startsWith('/')) {
-    throw new TypeError(`${component}: basePath must start with '/' (got '${basePath}')`);
-  }
-  return trimmed;
-}
 
 /**
  * Creates the proxy. The key and secret never leave this process: the client sees only the API's answers.

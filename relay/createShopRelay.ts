@@ -3,8 +3,7 @@
 // proxy (authorize or public, per-client bounds), with one upstream sync per shop shared through the store.
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { localUrl, matchAllowedPath, type AllowedRoute } from '../proxy/allowedPaths';
-import { normalizeBasePath } from '../proxy/createShopApiProxy';
+import { localUrl, matchAllowedPath, normalizeBasePath, type AllowedRoute } from '../proxy/allowedPaths';
 import { createForwarder } from '../proxy/forwardRequest';
 import { apiRefusal, envelopeAnswer, jsonAnswer, PROXY_CODES, sendAnswer, type ProxyAnswer } from '../proxy/proxyAnswers';
 import { answerAdmitted, createRequestGate } from '../proxy/requestGate';

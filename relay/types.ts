@@ -127,7 +127,8 @@ export interface ShopRelay {
    */
   ready: Promise<void>;
   /**
-   * Lists everything now (the next refresh), resolving when done; for tests and operators.
+   * Lists everything now (the next refresh), resolving when done; for tests and operators. When another instance
+   * holds the sync lease, that instance's listing counts instead and this one looks again shortly.
    * @example await relay.refresh();
    */
   refresh(): Promise<void>;

@@ -517,7 +517,7 @@ describe('createShopApiProxy: who may ask (shared with the relay)', () => {
 
   it('sends nosniff with every answer and a JSON content type even when upstream labels JSON as HTML', async () => {
     const { api, get } = await setup();
-    api.inject('wrong-content-type');
+    api.inject('wrong-content-type', { path: '/v2/shop/coupons/WELCOME10' });
     const answer = await get('/v2/shop/coupons/WELCOME10');
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -527,7 +527,7 @@ describe('createShopApiProxy: who may ask (shared with the relay)', () => {
 
   it('answers an upstream HTML page as a JSON bad gateway, never as HTML', async () => {
     const { api, get } = await setup();
-    api.inject('html');
+    api.inject('html', { path: '/v2/shop/coupons/WELCOME10' });
     const answer = await get('/v2/shop/coupons/WELCOME10');
     expect([answer.status, answer.body?.code]).toEqual([502, -19]);
     expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');

@@ -1,6 +1,7 @@
 // Who may ask the relay, and what a client that floods it, or sends garbage, gets: 401 until the host decides,
 // authorize per route (the README's storefront and till recipes), 429 per client, clear JSON errors for bad input
 // with nothing changed, nosniff everywhere, long-polls bounded by their wait and by close().
+import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { MOCK_CODES } from '../mock-server';
 import type { Authorize, RouteName } from '../relay';
@@ -22,12 +23,13 @@ const ROUTES: Record<RouteName, string> = {
   status: '/relay/v1/status',
 };
 
-// The README's storefront recipe: product options and one coupon by its exact code, nothing else.
-const storefront: Authorize = (_req, route) => ['productOptions', 'productOption', 'coupon', 'discovery'].includes(route);
-// The README's till recipe: a till sends its device token (here in a header; a session cookie works the same).
-const tillTokens = new Set(['till-1-secret-token']);
-const till: Authorize = (req) =>
-  tillTokens.has(String(req.headers['x-till-token'])) || { status: 401, message: 'Sign this till in first.' };
+// The README's recipes, as written there. A storefront: product options and one coupon by its exact code.
+const storefront: Authorize = (req, route) => ['productOptions', 'productOption', 'coupon'].includes(route);
+// A till: the session cookie it got when it signed in opens every route, the feed included.
+const tillSessions = new Set(['till-1-session']); // your sign-in route adds to this
+const TILL_COOKIE = /(?:^|;\s*)till_session=([^;]+)/;
+const tillSession = (req: IncomingMessage) => TILL_COOKIE.exec(req.headers.cookie ?? '')?.[1];
+const till: Authorize = (req) => tillSessions.has(tillSession(req) ?? '') || { status: 401, message: 'Sign this till in first.' };
 
 describe('relay access', () => {
   it('answers 401 to everything, saying how to open it, when neither authorize nor public is given', async () => {
@@ -42,9 +44,9 @@ describe('relay access', () => {
     expect(f.api.requests.filter((r) => /options\/|coupons\/|issue-coupons/.test(r.path))).toEqual([]);
   });
 
-  it('lets a storefront ask for product options and one coupon, and refuses it the coupon list, issued coupons and the feed', async () => {
+  it("lets a storefront ask for product options and one coupon, and refuses it the coupon list, issued coupons and the relay's own routes", async () => {
     const f = await relayWith({ public: false, authorize: storefront });
-    const allowed: RouteName[] = ['productOptions', 'productOption', 'coupon', 'discovery'];
+    const allowed: RouteName[] = ['productOptions', 'productOption', 'coupon'];
     for (const [name, path] of Object.entries(ROUTES) as [RouteName, string][]) {
       const answer = await f.get(path);
       if (allowed.includes(name)) expect(answer.status, name).toBe(200);
@@ -53,11 +55,11 @@ describe('relay access', () => {
     expect(f.api.requests.some((r) => r.path.startsWith('/v2/shop/issue-coupons'))).toBe(false);
   });
 
-  it('lets a till with its token ask everything and answers a till without it 401 in its own words', async () => {
+  it('lets a till with its session cookie ask everything and answers a till without it 401 in its own words', async () => {
     const f = await relayWith({ public: false, authorize: till });
     for (const [name, path] of Object.entries(ROUTES)) {
-      expect((await f.get(path, { headers: { 'x-till-token': 'till-1-secret-token' } })).status, name).toBe(200);
-      const refused = await f.get(path, { headers: { 'x-till-token': 'guessed' } });
+      expect((await f.get(path, { headers: { cookie: 'lang=ko; till_session=till-1-session' } })).status, name).toBe(200);
+      const refused = await f.get(path, { headers: { cookie: 'till_session=guessed' } });
       expect(refused.status, name).toBe(401);
       expect(refused.text).toContain('Sign this till in first.');
     }

@@ -35,6 +35,7 @@ const PACKAGE_SOURCES = [
   'worker',
   'mock-server',
   'proxy',
+  'relay',
 ];
 
 /** Timings of the steps, printed at the end of each test file (the report asked for them). */

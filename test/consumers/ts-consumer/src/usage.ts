@@ -13,6 +13,7 @@ import {
 } from 'shop-lookup';
 import { createMockShopApiHandler, MOCK_CODES, startMockShopApi, type MockShopApi } from 'shop-lookup/mock-server';
 import { createShopApiProxy, type ShopApiProxy } from 'shop-lookup/proxy';
+import { createShopRelay, type Authorize, type RelayStatus, type ShopRelay } from 'shop-lookup/relay';
 import type {} from 'shop-lookup/worker';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -52,6 +53,11 @@ export async function nodeSide(): Promise<void> {
   const mock: MockShopApi = await startMockShopApi({ rateLimits: false });
   const proxy: ShopApiProxy = createShopApiProxy({ key: 'demo-key', secret: 'demo-secret', target: mock.url, basePath: '/shop-api', public: true });
   proxy.setUpstreamDown(false);
+  const storefront: Authorize = (_req, route) => ['productOptions', 'productOption', 'coupon'].includes(route);
+  const relay: ShopRelay = createShopRelay({ key: 'demo-key', secret: 'demo-secret', target: mock.url, basePath: '/shop-api', authorize: storefront });
+  const status: RelayStatus = await relay.status();
+  assertType<Equal<typeof status.store, 'memory' | 'redis'>>();
+  await relay.close();
   createMockShopApiHandler({ requireAuth: false }).upsertCoupon({ coupon_code: MOCK_CODES.welcomeCoupon });
   proxy.close();
   await mock.close();

@@ -4,6 +4,7 @@
 import { createShopLookup } from 'shop-lookup';
 import { startMockShopApi } from 'shop-lookup/mock-server';
 import { createShopApiProxy } from 'shop-lookup/proxy';
+import { createShopRelay } from 'shop-lookup/relay';
 
 const lookup = createShopLookup({ baseUrl: '/shop-api' });
 
@@ -27,5 +28,9 @@ lookup.coupon('WELCOME10').subscribe((r) => r.data.coupon_code);
 void lookup.validateCoupon('WELCOME10', { amount: 1 }).then((v) => v.discount);
 // @ts-expect-error the proxy needs the key and the secret
 createShopApiProxy({ basePath: '/shop-api' });
+// @ts-expect-error the relay needs the key and the secret
+createShopRelay({ basePath: '/shop-api', public: true });
+// @ts-expect-error authorize gets a route name, not a path
+createShopRelay({ key: 'k', secret: 's', authorize: (_req, route) => route === '/v2/shop/coupons' });
 // @ts-expect-error the mock's port is a number
 void startMockShopApi({ port: '8787' });
