@@ -8,11 +8,8 @@ interface RedisStoreModule {
   createRedisStore(options: { redis: string | object; shopId: string; now?: () => number }): Promise<RelayStore>;
 }
 
-/**
- * Loads the Redis store lazily, so a relay on the memory store never loads a Redis client. Null in a build
- * without it; set to `() => import('./redisStore')` where relay/redisStore.ts exists.
- */
-const loadRedisStore: (() => Promise<RedisStoreModule>) | null = null;
+/** Loads the Redis store lazily, so a relay on the memory store never loads a Redis client. */
+const loadRedisStore: (() => Promise<RedisStoreModule>) | null = () => import('./redisStore');
 
 export interface OpenStoreOptions {
   store?: RelayStore | undefined;

@@ -40,6 +40,7 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
   let chain: Promise<void> = Promise.resolve();
   let current: ListingCheckpoint | null = null;
   let error: string | null = null;
+  let storeFailed = false; // `error` came from the store (a run that could not even start), not from a listing
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
 
   // Recently confirmed (by any instance) is not due: 10% slack so timers of several instances do not double up.
@@ -64,6 +65,8 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
   async function runOnce(force: boolean, only: ResourceId[] | undefined): Promise<void> {
     if (closing.signal.aborted) return;
     const resources = await due(force, only);
+    // the store answers again (Redis back): its failure is over, whether or not anything is due now
+    if (storeFailed) [error, storeFailed] = [null, false];
     if (resources.length === 0) return;
     let lease: Lease | null = await store.acquireLease(LEASE, options.owner, leaseMs);
     if (!lease) return retryLater(only); // another instance lists: look again once its lease could have lapsed
@@ -107,12 +110,17 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
     const next = chain.then(() => runOnce(force, only));
     chain = next.catch((e: unknown) => {
       error = e instanceof Error ? e.message : String(e);
+      storeFailed = true;
     });
     return chain;
   }
 
   const timer = setInterval(() => void run(), refreshIntervalMs);
   timer.unref?.();
+  // the store is back (Redis reconnected): look at once, so status stops saying degraded and due work resumes
+  const offHealth = store.onHealthChange((health) => {
+    if (health.ok && storeFailed) void run();
+  });
 
   return {
     run,
@@ -121,6 +129,7 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
     close() {
       closing.abort(new Error('the relay was closed'));
       clearInterval(timer);
+      offHealth();
       if (retryTimer !== undefined) clearTimeout(retryTimer);
     },
   };

@@ -3,36 +3,13 @@
 // CHROMIUM_PATH, or Debian's /usr/bin/chromium, installed with apt-get when missing (as root, or through sudo).
 // Also adds a Korean font when none is installed, so screenshots show Korean text instead of empty boxes.
 // Exit code 1, with what to install, when Chromium is missing and cannot be installed.
-import { accessSync, constants } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { aptInstall as aptInstallAs, executable, has } from './system-packages.mjs';
 
 const DEFAULT_PATH = '/usr/bin/chromium';
 const PACKAGES = ['chromium'];
 const FONT_PACKAGE = 'fonts-nanum';
-
-function executable(path) {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function has(command) {
-  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
-}
-
-/** Runs `apt-get update && apt-get install -y <packages>` as root or through sudo; false when it cannot. */
-function aptInstall(packages, { quiet = false } = {}) {
-  if (!has('apt-get')) return false;
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const prefix = isRoot ? '' : has('sudo') ? 'sudo ' : null;
-  if (prefix === null) return false;
-  const script = `${prefix}apt-get update && ${prefix}env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${packages.join(' ')}`;
-  if (!quiet) console.log(`ensure-chromium: ${script}`);
-  return spawnSync('sh', ['-c', script], { stdio: quiet ? 'ignore' : 'inherit' }).status === 0;
-}
+const aptInstall = (packages, options = {}) => aptInstallAs(packages, { label: 'ensure-chromium', ...options });
 
 function koreanFontInstalled() {
   if (!has('fc-list')) return true; // cannot tell: do not touch the system

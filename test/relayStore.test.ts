@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../relay/memoryStore';
 import type { Lease, ListingCheckpoint, RelayStore, ResourceId, StagedRecord } from '../relay/relayStore';
+import { redisStoreFactory } from './redisStoreFactory';
 
 /** A store factory under test: `now` is a fake clock, `maxChanges` the change-log bound. */
 export interface StoreFactory {
@@ -9,7 +10,10 @@ export interface StoreFactory {
   create(options: { now: () => number; maxChanges?: number }): Promise<RelayStore>;
 }
 
-const stores: StoreFactory[] = [{ name: 'memory', create: async (options) => createMemoryStore(options) }];
+const stores: StoreFactory[] = [
+  { name: 'memory', create: async (options) => createMemoryStore(options) },
+  redisStoreFactory,
+];
 
 const rec = (key: string, value = 1): StagedRecord => ({
   key,

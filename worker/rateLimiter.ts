@@ -3,6 +3,7 @@
 // ('user') goes ahead of queued background sync work.
 import type { RateLimits } from '../src/types';
 import { ShopLookupError } from '../src/errors';
+import { createWaiterQueue } from './waiterQueue';
 
 export type RequestClass = 'list' | 'other';
 export type Priority = 'user' | 'background';
@@ -24,14 +25,6 @@ export interface RateLimiterDeps {
   marginMs?: number;
 }
 
-interface Waiter {
-  priority: Priority;
-  resolve: () => void;
-  reject: (e: unknown) => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-}
-
 const WINDOW_MS = 1000;
 export const DEFAULT_RATE_LIMITS = { list: 1, other: 5 } as const;
 
@@ -47,7 +40,7 @@ export function createRateLimiter(limits: RateLimits | false, deps: RateLimiterD
     limit: limits === false ? Infinity : (limits[cls] ?? DEFAULT_RATE_LIMITS[cls]),
     starts: [] as number[], // start times of the last `limit` requests, oldest first
     pausedUntil: 0,
-    queue: [] as Waiter[],
+    queue: createWaiterQueue(() => pump(byName(cls))),
     timer: undefined as unknown,
   }));
   const byName = (cls: RequestClass) => classes[cls === 'list' ? 0 : 1]!;
@@ -65,35 +58,17 @@ export function createRateLimiter(limits: RateLimits | false, deps: RateLimiterD
         c.timer = setTimer(() => pump(c), at - t);
         return;
       }
-      const waiter = c.queue.shift()!;
       if (Number.isFinite(c.limit)) {
         c.starts.push(t);
         if (c.starts.length > c.limit) c.starts.shift();
       }
-      if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
-      waiter.resolve();
+      c.queue.release();
     }
   }
 
   return {
     acquire(cls, priority, signal) {
-      const c = byName(cls);
-      if (signal?.aborted) return Promise.reject(signal.reason);
-      return new Promise<void>((resolve, reject) => {
-        const waiter: Waiter = { priority, resolve, reject, signal, onAbort: undefined };
-        if (signal) {
-          waiter.onAbort = () => {
-            c.queue = c.queue.filter((w) => w !== waiter);
-            reject(signal.reason);
-          };
-          signal.addEventListener('abort', waiter.onAbort, { once: true });
-        }
-        // user work goes ahead of every queued background request, behind earlier user requests
-        const at = priority === 'user' ? c.queue.findIndex((w) => w.priority !== 'user') : -1;
-        if (at === -1) c.queue.push(waiter);
-        else c.queue.splice(at, 0, waiter);
-        pump(c);
-      });
+      return byName(cls).queue.wait(priority, signal);
     },
     pause(cls, ms) {
       const c = byName(cls);
@@ -104,8 +79,7 @@ export function createRateLimiter(limits: RateLimits | false, deps: RateLimiterD
       for (const c of classes) {
         if (c.timer !== undefined) clearTimer(c.timer);
         c.timer = undefined;
-        const queued = c.queue.splice(0);
-        for (const w of queued) w.reject(new ShopLookupError('closed', 'shop-lookup was closed.'));
+        c.queue.rejectAll(new ShopLookupError('closed', 'shop-lookup was closed.'));
       }
     },
   };

@@ -1,0 +1,56 @@
+// Every Redis key and channel of one shop's relay state, under one prefix (`shop-lookup:<shopId>:`), so one Redis
+// serves many shops and `SCAN MATCH shop-lookup:<shopId>:*` finds everything of one shop.
+import type { ResourceId } from './relayStore';
+
+/** The default prefix of a shop's keys. @example redisPrefix('shop-1') // 'shop-lookup:shop-1:' */
+export function redisPrefix(shopId: string): string {
+  if (shopId === '' || /[\s*?[\]]/.test(shopId)) {
+    throw new TypeError(`shopId ${JSON.stringify(shopId)} must be non-empty, without spaces or glob characters`);
+  }
+  return `shop-lookup:${shopId}:`;
+}
+
+/** The key names under `prefix`. @example redisKeys('shop-lookup:s1:').records('coupons') */
+export function redisKeys(prefix: string) {
+  return {
+    prefix,
+    /** string: the feed handle, made once (SET NX). */
+    handle: `${prefix}feed:handle`,
+    /** string: the head version (INCR'd through commits). */
+    version: `${prefix}feed:version`,
+    /** string: the oldest `since` the change log still answers. */
+    oldest: `${prefix}feed:oldest`,
+    /** hash resource → ms of the last complete listing. */
+    confirmed: `${prefix}feed:confirmed`,
+    /** set of resources that hold records. */
+    resources: `${prefix}feed:resources`,
+    /** sorted set: score = version, member = the change as JSON. */
+    log: `${prefix}feed:log`,
+    /** pub/sub channel: the new head as JSON after every commit. */
+    channel: `${prefix}feed:head`,
+    /** hash key → record JSON. */
+    records: (resource: ResourceId) => `${prefix}snapshot:${resource}:records`,
+    /** hash key → record hash. */
+    hashes: (resource: ResourceId) => `${prefix}snapshot:${resource}:hashes`,
+    /** sorted set of keys, all score 0: ZRANGE BYLEX pages the snapshot in a stable order. */
+    keys: (resource: ResourceId) => `${prefix}snapshot:${resource}:keys`,
+    /** string: the running listing's checkpoint as JSON. */
+    checkpoint: (resource: ResourceId) => `${prefix}listing:${resource}:checkpoint`,
+    /** hash key → { record, hash } JSON of the running listing. */
+    staged: (resource: ResourceId) => `${prefix}listing:${resource}:staged`,
+    /** set of tracked product numbers. */
+    products: `${prefix}products`,
+    /** string: the upstream access token. */
+    token: `${prefix}token`,
+    /** string: the lease holder (owner), with PX. */
+    lease: (name: string) => `${prefix}lease:${name}`,
+    /** counter: the fencing token, INCR'd by every new holder. */
+    fence: (name: string) => `${prefix}lease:${name}:fence`,
+    /** rate-limiter-flexible's key prefix for one request class. */
+    rateLimit: (cls: string) => `${prefix}ratelimit:${cls}`,
+    /** string with PX: nobody of this class starts before it expires (after a 429). */
+    pause: (cls: string) => `${prefix}ratelimit:${cls}:pause`,
+  };
+}
+
+export type RedisKeys = ReturnType<typeof redisKeys>;

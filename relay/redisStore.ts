@@ -1,0 +1,139 @@
+// The RelayStore over Redis: what several relay instances of one shop share (see relayStore.ts). Keys live under
+// `shop-lookup:<shopId>:` (redisKeys.ts), so one Redis serves many shops. Built from node-redis (connections,
+// MULTI/WATCH, pub/sub, reconnects) and rate-limiter-flexible (the shared upstream limit); no scripts of our own.
+import { WatchError } from 'redis';
+import { connectRedis, type RedisClient } from './redisConnection';
+import { readHead, redisFeed } from './redisFeed';
+import { redisKeys, redisPrefix } from './redisKeys';
+import { redisLeases } from './redisLease';
+import { redisListing } from './redisListing';
+import { createRedisRateLimiter } from './redisRateLimiter';
+import type { FeedHead, RelayStore } from './relayStore';
+
+export interface RedisStoreOptions {
+  /** `redis://host:port[/db]` (password allowed; never shown), or a node-redis client the host owns. */
+  redis: string | RedisClient;
+  /** Names the shop: keys go under `shop-lookup:<shopId>:`. @example { shopId: 'shop-7f3a' } */
+  shopId: string;
+  /** Replaces the whole key prefix (default `shop-lookup:<shopId>:`). @example { prefix: 'staging:shop-7f3a:' } */
+  prefix?: string;
+  /** Changes kept for `since` (older: start again). Default 100,000, as the memory store. @example { maxChanges: 10_000 } */
+  maxChanges?: number;
+  /** Attempts at the first connection before failing with `redis_unreachable`. Default 3. */
+  startAttempts?: number;
+  /** Longest wait between reconnect attempts, ms. Default 2000. */
+  maxBackoffMs?: number;
+  /** Added to each second of the shared rate limit, ms. Default 200 (see redisRateLimiter.ts). */
+  rateLimitMarginMs?: number;
+  /** The clock leases expire by (ms). Default Date.now. */
+  now?: () => number;
+}
+
+/**
+ * Connects to Redis and returns the shared store; rejects with code `redis_unreachable` (naming the URL) when Redis
+ * cannot be reached. Later losses show in health() until node-redis has reconnected.
+ * @example const store = await createRedisStore({ redis: process.env.REDIS_URL!, shopId: 'shop-7f3a' });
+ */
+export async function createRedisStore(options: RedisStoreOptions): Promise<RelayStore> {
+  const now = options.now ?? (() => Date.now());
+  const keys = redisKeys(options.prefix ?? redisPrefix(options.shopId));
+  const conn = await connectRedis({
+    redis: options.redis,
+    ...(options.startAttempts !== undefined ? { startAttempts: options.startAttempts } : {}),
+    ...(options.maxBackoffMs !== undefined ? { maxBackoffMs: options.maxBackoffMs } : {}),
+    now,
+  });
+  const { client } = conn;
+  const ctx = { conn, keys, now };
+  const feed = redisFeed({ ...ctx, maxChanges: options.maxChanges ?? 100_000 });
+  const listing = redisListing(ctx);
+  const leases = redisLeases(ctx);
+  const limiters = new Set<{ dispose(): void }>();
+
+  const headListeners = new Set<(head: FeedHead) => void>();
+  const emitHead = (head: FeedHead): void => {
+    for (const listener of headListeners) listener(head);
+  };
+  try {
+    await readHead(client, keys); // makes the handle on a new Redis
+    await conn.subscriber.subscribe(keys.channel, (message) => emitHead(JSON.parse(message) as FeedHead));
+  } catch (error) {
+    await conn.close();
+    throw conn.failure(error);
+  }
+  // Publishes sent while we were away are lost: hand the current head to the listeners, so long-polls look again.
+  conn.onReconnect(() => {
+    if (headListeners.size > 0) readHead(client, keys).then(emitHead, () => undefined);
+  });
+
+  // Every call fails with a ShopLookupError naming the URL when Redis is away (no offline queue: no hanging).
+  const guard = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    try {
+      return await fn(...args);
+    } catch (error) {
+      throw conn.failure(error);
+    }
+  };
+
+  let closed: Promise<void> | undefined;
+  return {
+    kind: 'redis',
+    head: guard(feed.head),
+    readSnapshot: guard(feed.readSnapshot),
+    readChanges: guard(feed.readChanges),
+    readHashes: guard(feed.readHashes),
+    readRecord: guard(feed.readRecord),
+    commitListing: guard(feed.commitListing),
+    readCheckpoint: guard(listing.readCheckpoint),
+    stagePage: guard(listing.stagePage),
+    readStaged: guard(listing.readStaged),
+    discardListing: guard(listing.discardListing),
+    trackedProducts: guard(async () => ((await client.sMembers(keys.products)) as string[]).map(Number).sort((a, b) => a - b)),
+    trackProducts: guard(async (productNos: number[]) => {
+      const fresh = [...new Set(productNos)].filter((no) => Number.isSafeInteger(no) && no > 0);
+      if (fresh.length === 0) return [];
+      const multi = client.multi();
+      for (const no of fresh) multi.sAdd(keys.products, String(no));
+      const added = (await multi.exec()) as unknown as number[];
+      return fresh.filter((_, i) => Number(added[i]) === 1);
+    }),
+    acquireLease: guard(leases.acquire),
+    renewLease: guard(leases.renew),
+    releaseLease: guard(leases.release),
+    readToken: guard(async () => (await client.get(keys.token)) as string | null),
+    writeToken: guard(async (token: string) => void (await client.set(keys.token, token))),
+    dropToken: guard((token: string) =>
+      conn.transaction(async (tx) => {
+        // compare-and-delete: another instance may already hold a fresh token
+        await tx.watch(keys.token);
+        if ((await tx.get(keys.token)) !== token) return void (await tx.unwatch());
+        await tx.multi().del(keys.token).exec().catch((error: unknown) => {
+          if (!(error instanceof WatchError)) throw error; // replaced meanwhile: keep the new one
+        });
+      }),
+    ),
+    rateLimiter(limits) {
+      const limiter = createRedisRateLimiter({
+        client, keys, limits, now,
+        ...(options.rateLimitMarginMs !== undefined ? { marginMs: options.rateLimitMarginMs } : {}),
+      });
+      limiters.add(limiter);
+      return limiter;
+    },
+    onHeadChange(listener) {
+      headListeners.add(listener);
+      return () => headListeners.delete(listener);
+    },
+    health: conn.health,
+    onHealthChange: conn.onHealthChange,
+    close() {
+      closed ??= (async () => {
+        for (const limiter of limiters) limiter.dispose();
+        headListeners.clear();
+        await conn.close();
+      })();
+      return closed;
+    },
+  };
+}
+
