@@ -52,6 +52,7 @@ describe('createMockShopApiMsw', () => {
       '/v2/shop/products/abc/options',
       '/v2/shop/unknown',
       '/v2/shop/coupons?limit=500',
+      '/relay/v1', // an engine asks once whether baseUrl is a relay: no such service here either
     ];
     const [mswToken, serverToken] = [await token(BASE), await token(api.url)];
     for (const path of paths) {

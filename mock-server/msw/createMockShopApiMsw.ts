@@ -12,7 +12,8 @@ import { exchangeWithHandler } from './exchangeWithHandler';
 export interface MockShopApiMswOptions extends MockShopApiHandlerOptions {
   /**
    * The app's `baseUrl`: the API origin, or a proxy path (relative paths resolve against `location` in jsdom and
-   * browsers). Requests under `<baseUrl>/v2/` (and `<baseUrl>/__mock/` unless `control: false`) are answered.
+   * browsers). Requests under `<baseUrl>/v2/` and `<baseUrl>/relay/` (and `<baseUrl>/__mock/` unless `control: false`)
+   * are answered.
    * Default 'https://api.imweb.me'.
    */
   baseUrl?: string;
@@ -50,7 +51,9 @@ export function createMockShopApiMsw(options: MockShopApiMswOptions = {}): MockS
     return new HttpResponse(new Uint8Array(result.body), { status: result.status, headers: result.headers });
   };
 
-  const handlers = [http.all(`${base}/v2/*`, answer)];
+  // `relay/*` too: an engine asks `relay/v1` once to find out whether baseUrl is a relay, and the mock answers it
+  // as the mock server does (no such service), so the engine lists the API page by page
+  const handlers = [http.all(`${base}/v2/*`, answer), http.all(`${base}/relay/*`, answer)];
   if (handlerOptions.control !== false) handlers.push(http.all(`${base}/__mock/*`, answer));
 
   // The controls are the handler's own (getters and the `data` setter included), reached through the prototype.
