@@ -1,5 +1,6 @@
 // One HTTP exchange with the shop API, with a timeout and a caller's abort signal, turned into data: an answer
 // (whatever its status), or why there was none. Bodies are read whole: API answers are at most one page of 100 rows.
+import { readApiCode } from '../worker/envelope';
 
 /** What one upstream exchange gave. */
 export type UpstreamResult =
@@ -39,13 +40,6 @@ function parseJson(body: Buffer): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-}
-
-function codeOf(json: Record<string, unknown> | undefined): number | undefined {
-  const code = json?.code;
-  if (typeof code === 'number' && Number.isFinite(code)) return code;
-  if (typeof code === 'string' && /^-?\d+$/.test(code.trim())) return Number(code);
-  return undefined;
 }
 
 /** The network cause in a few words ('ECONNREFUSED', 'ENOTFOUND', …), never a body or header. */
@@ -92,7 +86,7 @@ export async function callUpstream(
       contentType: res.headers.get('content-type') ?? undefined,
       retryAfter: res.headers.get('retry-after') ?? undefined,
       body,
-      code: codeOf(json),
+      code: readApiCode(json?.code) ?? undefined,
       json,
     };
   } catch (error) {
