@@ -106,9 +106,6 @@ export function createShopLookup(options: ShopLookupOptions): ShopLookup {
   if (!options || typeof options.baseUrl !== 'string' || options.baseUrl === '') {
     throw new ShopLookupError('bad_options', "createShopLookup needs a baseUrl: the API origin or a same-origin proxy path such as '/shop-api'.");
   }
-  if (options.shopId !== undefined && (typeof options.shopId !== 'string' || options.shopId.trim() === '')) {
-    throw new ShopLookupError('bad_options', `shopId must be a non-empty string naming the shop, got ${JSON.stringify(options.shopId)}.`);
-  }
   const hub = createWatchHub();
   const connection: Promise<Connection> = connectEngine(options, hub.listener);
   connection.catch(() => undefined); // surfaced by each call and subscription

@@ -82,6 +82,19 @@ describe('security and isolation', () => {
     }
   });
 
+  it('refuses an empty shopId with bad_options on every entry point, and asks the API nothing', async () => {
+    const lookup = lookupFor(mock, { indexedDB: new IDBFactory(), shopId: '  ' });
+    const before = mock.requests.length;
+    try {
+      expect(await next(lookup.coupon('WELCOME10'))).toMatchObject({ data: null, error: { code: 'bad_options', message: expect.stringContaining('shopId') } });
+      expect(await lookup.sync()).toMatchObject({ ok: false, errors: [{ code: 'bad_options' }] });
+      await expect(lookup.validateCoupon('WELCOME10', { amount: 1000 })).rejects.toMatchObject({ code: 'bad_options' });
+      expect(mock.requests.length).toBe(before);
+    } finally {
+      await lookup.close();
+    }
+  });
+
   it('names the default database after shopId, so two shops on one device get one database each', async () => {
     const idb = new IDBFactory();
     const shopA = lookupFor(mock, { indexedDB: idb, dbName: undefined, shopId: 'shop-a' });

@@ -163,7 +163,11 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
         if (!blocked) await addTrackedProducts(db, [...ownProducts]);
         return blocked;
       })
-      .catch((e: unknown) => storageError(e) ?? { code: 'storage_error', message: `The local database could not be opened (${toLookupError(e).message}).` });
+      .catch((e: unknown) =>
+        (e as { code?: unknown }).code === 'bad_options'
+          ? toLookupError(e)
+          : (storageError(e) ?? { code: 'storage_error', message: `The local database could not be opened (${toLookupError(e).message}).` }),
+      );
   let ready = claim();
   /** Tells what the claim found: the refusal, or what earlier syncs (this tab's or another's) achieved. */
   const tellClaim = (claimed: Promise<LookupError | null>) =>

@@ -11,6 +11,10 @@ async function sha256(text: string): Promise<string> {
 
 /** The identity of the shop these options point at. */
 export async function identityOf(baseUrl: string, auth: ShopAuth | undefined, shopId?: string): Promise<ShopIdentity> {
+  // checked here, not in createShopLookup: the page's entry has a size budget, and every entry point waits for this
+  if (shopId !== undefined && (typeof shopId !== 'string' || shopId.trim() === '')) {
+    throw new ShopLookupError('bad_options', `shopId must be a non-empty string naming the shop, got ${JSON.stringify(shopId)}.`);
+  }
   const apiKey = auth && 'key' in auth ? await sha256(`shop-lookup:${auth.key}`) : null;
   return { key: metaKey.shop, baseUrl: baseUrl.replace(/\/+$/, ''), apiKey, shopId: shopId ?? null };
 }
