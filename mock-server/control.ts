@@ -10,7 +10,7 @@ import type { FaultWhen, MockShopApiHandler, WireRecord } from './types';
 export type MockControls = Pick<
   MockShopApiHandler,
   | 'upsertCoupon' | 'removeCoupon' | 'upsertIssuedCoupon' | 'setProductOptions' | 'expireTokens'
-  | 'setDown' | 'inject' | 'clearFaults' | 'resetRequests' | 'releaseHeld' | 'hold'
+  | 'setDown' | 'inject' | 'clearFaults' | 'resetRequests' | 'hold'
 >;
 
 class ControlError extends Error {
@@ -81,8 +81,6 @@ async function route(
     case 'DELETE faults':
       controls.clearFaults();
       return { ok: true };
-    case 'POST release':
-      return { ok: true, released: controls.releaseHeld() };
     case 'POST expire-tokens':
       controls.expireTokens();
       return { ok: true };
@@ -139,8 +137,7 @@ async function route(
 /**
  * Serves the /__mock/ endpoints: GET state, GET|DELETE requests, POST|DELETE faults, POST down, POST coupons,
  * DELETE coupons/<code>, POST issued-coupons, POST products/<no>/options, POST expire-tokens, POST holds (body
- * `{ when, answered }`, answers `{ id }`), GET holds/<id> (`{ caught, held }`), DELETE holds/<id> (releases it),
- * POST release (lets requests parked by the 'hold' fault go on).
+ * `{ when, answered }`, answers `{ id }`), GET holds/<id> (`{ caught, held }`), DELETE holds/<id> (releases it).
  * @example await fetch(`${api.url}/__mock/down`, { method: 'POST', body: JSON.stringify({ down: true }) })
  */
 export async function handleControlRequest(

@@ -34,11 +34,6 @@ function controlsOf(state: MockState): MockControls {
     hold: (when) => state.holds.hold(when),
     // In place: callers may hold the array.
     resetRequests: () => void state.requests.splice(0),
-    releaseHeld: () => {
-      const held = state.held.splice(0);
-      for (const release of held) release();
-      return held.length;
-    },
   };
 }
 

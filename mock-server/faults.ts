@@ -23,7 +23,7 @@ export interface FaultQueue {
 
 const NAMED_FAULTS = new Set<string>([
   'http500', 'code-19', 'code-999', 'throttle', 'expire-token', 'bad-credentials', 'permission',
-  'drop', 'hang', 'truncated-json', 'html', 'wrong-content-type', 'malformed-record', 'repeat-page', 'skip-rows', 'hold',
+  'drop', 'hang', 'truncated-json', 'html', 'wrong-content-type', 'malformed-record', 'repeat-page', 'skip-rows',
 ]);
 
 /** Faults that answer instead of the API: no auth check, no rate-limit window consumed. */

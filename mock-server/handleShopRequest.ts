@@ -132,8 +132,6 @@ export async function handleShopRequest(state: MockState, req: IncomingMessage, 
   const page = paging && 'page' in paging ? paging.page : 1;
   const fault = state.faults.take({ path: route.path, kind: route.kind, page });
   if (fault !== undefined) record.fault = faultName(fault);
-  // parked until the test lets it go: a deterministic "request in flight" (answers the data as of release)
-  if (fault === 'hold') await new Promise<void>((resolve) => state.held.push(resolve));
 
   // Replacing faults answer instead of the API: no token check, and the rate-limit window is left alone.
   if (fault !== undefined && isReplacingFault(fault)) {

@@ -46,7 +46,6 @@ export async function startMockShopApi(options: MockShopApiOptions = {}): Promis
     clearFaults: mock.clearFaults,
     hold: mock.hold,
     resetRequests: mock.resetRequests,
-    releaseHeld: mock.releaseHeld,
     handler: mock.handler,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
@@ -56,7 +55,6 @@ export async function startMockShopApi(options: MockShopApiOptions = {}): Promis
         server.close((error) => (error ? reject(error) : settle()));
         // server.close() alone waits for idle keep-alive sockets, which undici keeps: end them all now.
         mock.releaseHanging();
-        mock.releaseHeld();
         server.closeAllConnections();
       });
       return closing;

@@ -31,8 +31,6 @@ export interface MockState {
   down: boolean;
   /** Responses held open by the 'hang' fault; setDown(true) and close() end them. */
   hanging: Set<ServerResponse>;
-  /** Requests parked by the 'hold' fault: calling one lets it go on. */
-  held: (() => void)[];
   /** Running count of /v2 requests, sent as `request_count`. */
   requestCount: number;
 }
@@ -73,7 +71,6 @@ export function createMockState(options: MockShopApiHandlerOptions = {}): MockSt
     requests: [],
     down: false,
     hanging: new Set(),
-    held: [],
     requestCount: 0,
   };
 }

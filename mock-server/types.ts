@@ -55,8 +55,6 @@ export type MockFault =
   | 'malformed-record'
   | 'repeat-page'
   | 'skip-rows'
-  /** Parks the request (recorded at once, status 0) until releaseHeld(), then answers it normally. */
-  | 'hold'
   | { delayMs: number };
 
 /**
@@ -205,11 +203,6 @@ export interface MockShopApiHandler {
   requests: MockRequestRecord[];
   /** Empty `requests` (in place). */
   resetRequests(): void;
-  /**
-   * Lets every request parked by the 'hold' fault go on (answered as usual); returns how many were held.
-   * @example api.inject('hold', { path: '/v2/shop/coupons' }); ...; api.releaseHeld();
-   */
-  releaseHeld(): number;
   handler: MockRequestHandler;
 }
 

@@ -99,14 +99,3 @@ export async function callUpstream(
   }
 }
 
-/**
- * Retry-After (seconds or an HTTP date) in ms; `fallbackMs` when missing or unreadable.
- * @example retryAfterMs('2', 1000) // 2000
- */
-export function retryAfterMs(header: string | undefined, fallbackMs: number): number {
-  if (!header) return fallbackMs;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? fallbackMs : Math.max(0, at - Date.now());
-}

@@ -3,7 +3,8 @@
 // single items. Failures become answers in the API's envelope, so the library reads them like any API error.
 import type { RateLimiter } from '../worker/rateLimiter';
 import type { AllowedRoute } from './allowedPaths';
-import { callUpstream, retryAfterMs, type UpstreamRequest, type UpstreamResult } from './callUpstream';
+import { retryAfterMs } from '../worker/httpTransport';
+import { callUpstream, type UpstreamRequest, type UpstreamResult } from './callUpstream';
 import { envelopeAnswer, PROXY_CODES, scrubBody, upstreamAnswer, type ProxyAnswer } from './proxyAnswers';
 import { createUpstreamToken, type SharedTokenSlot, type TokenFailure } from './upstreamToken';
 
@@ -105,7 +106,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       if (result.kind !== 'answer') return failureAnswer(result);
       if (result.status === 429 || result.code === -7) {
         // Everyone of this class waits, not only this client: the limit is per shop.
-        limiter.pause(route.cls, retryAfterMs(result.retryAfter, 1000));
+        limiter.pause(route.cls, retryAfterMs(result.retryAfter) ?? 1000);
       }
       if (!renewed && tokenRefused(result)) {
         await token.invalidate(current.token);

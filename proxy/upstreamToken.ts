@@ -1,7 +1,8 @@
 // The proxy's access token: fetched from /v2/auth with the shop's key/secret, kept in this process's memory only,
 // shared by every request (and every terminal) the proxy serves. Concurrent callers share one /v2/auth request.
 import type { RateLimiter } from '../worker/rateLimiter';
-import { retryAfterMs, type UpstreamRequest, type UpstreamResult } from './callUpstream';
+import { retryAfterMs } from '../worker/httpTransport';
+import type { UpstreamRequest, UpstreamResult } from './callUpstream';
 import { envelopeAnswer, PROXY_CODES, redact, type ProxyAnswer } from './proxyAnswers';
 
 /** Why no token: no answer at all, or an answer the client gets instead (its code and msg only). */
@@ -91,7 +92,7 @@ export function createUpstreamToken(deps: UpstreamTokenDeps): UpstreamToken {
     );
     if (result.kind !== 'answer') return { ok: false, failure: result };
     if (result.status === 429 || result.code === -7) {
-      deps.limiter.pause('other', retryAfterMs(result.retryAfter, 1000));
+      deps.limiter.pause('other', retryAfterMs(result.retryAfter) ?? 1000);
     }
     const fresh = result.code === undefined || result.code === 200 ? tokenIn(result.json) : undefined;
     if (fresh === undefined) return { ok: false, failure: { kind: 'refused', answer: refusal(result, deps) } };

@@ -538,7 +538,7 @@ describe('createShopApiProxy: who may ask (shared with the relay)', () => {
     const { api, get, dataCalls } = await setup({
       proxy: { clientId: (req) => String(req.headers['x-client']), clientLimits: { concurrent: 1, queued: 2 } },
     });
-    api.inject('hold', { path: '/v2/shop/coupons/WELCOME10' });
+    const hold = api.hold({ path: '/v2/shop/coupons/WELCOME10' });
     const a = { headers: { 'x-client': 'a' } };
     const burst = Array.from({ length: 6 }, () => get('/v2/shop/coupons/WELCOME10', a));
     await expect.poll(() => dataCalls().length).toBe(1);
@@ -546,7 +546,7 @@ describe('createShopApiProxy: who may ask (shared with the relay)', () => {
     const first = await Promise.race(burst);
     expect([first.status, first.body?.code, first.headers.get('retry-after')]).toEqual([429, -7, '1']);
     expect((await get('/v2/shop/coupons/FIXED3000', { headers: { 'x-client': 'b' } })).status).toBe(200);
-    api.releaseHeld();
+    hold.release();
     const statuses = (await Promise.all(burst)).map((s) => s.status).sort();
     expect(statuses).toEqual([200, 200, 200, 429, 429, 429]);
   });

@@ -71,7 +71,7 @@ describe('relay access', () => {
       clientLimits: { concurrent: 1, queued: 1, perSecond: 1_000, burst: 1_000 },
     });
     const path = `/v2/shop/coupons/${MOCK_CODES.fixedCoupon}`;
-    f.api.inject('hold', { path });
+    const hold = f.api.hold({ path });
     const a = { headers: { 'x-client': 'a' } };
     const running = f.get(path, a); // held at the API: client a's one slot is taken
     await expect.poll(() => f.api.requests.filter((r) => r.path === path).length).toBe(1);
@@ -85,7 +85,7 @@ describe('relay access', () => {
     expect(apiRefused).toMatchObject({ status: 429, body: { code: -7 } });
     // another client is not held up by a's backlog
     expect((await f.get('/relay/v1', { headers: { 'x-client': 'b' } })).status).toBe(200);
-    f.api.releaseHeld();
+    hold.release();
     expect((await running).status).toBe(200);
     expect((await Promise.all(more)).map((m) => m.status).sort()).toEqual([200, 429]);
   });
@@ -100,13 +100,13 @@ describe('relay access', () => {
   it('answers 429 to a request that waited its longest in its client queue instead of parking it', async () => {
     const f = await relayWith({ clientLimits: { concurrent: 1, queued: 5, maxWaitMs: 100 } });
     const path = `/v2/shop/coupons/${MOCK_CODES.expiredCoupon}`;
-    f.api.inject('hold', { path });
+    const hold = f.api.hold({ path });
     const running = f.get(path);
     await expect.poll(() => f.api.requests.filter((r) => r.path === path).length).toBe(1);
     const waited = await f.get('/relay/v1');
     expect(waited.status).toBe(429);
     expect(waited.body!.message).toMatch(/waited 100 ms/);
-    f.api.releaseHeld();
+    hold.release();
     expect((await running).status).toBe(200);
   });
 

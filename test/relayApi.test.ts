@@ -37,14 +37,14 @@ describe('relay API paths', () => {
   it('forwards the list to the API while no complete listing exists yet', async () => {
     const f = track(await startRelay({}, { data: { coupons: 20 } }));
     // the relay's own first listing is held at the API: no snapshot yet
-    f.api.inject('hold', { path: '/v2/shop/coupons', times: 1 });
+    const firstListing = f.api.hold({ path: '/v2/shop/coupons' });
     await f.relay.ready;
-    await expect.poll(() => f.api.requests.filter((r) => r.fault === 'hold').length).toBe(1);
+    await firstListing.arrived;
     const forwarded = await f.get('/v2/shop/coupons?offset=1&limit=7');
     expect(forwarded.status).toBe(200);
     expect(forwarded.body!.data.list).toHaveLength(7);
     expect(f.api.requests.some((r) => r.path === '/v2/shop/coupons' && r.query.limit === '7')).toBe(true);
-    f.api.releaseHeld();
+    firstListing.release();
   });
 
   it('lists the API once per refresh however many clients read the feed and the list meanwhile', async () => {
@@ -63,11 +63,12 @@ describe('relay API paths', () => {
   it('makes one upstream call of identical concurrent single-item requests, and reuses the answer briefly', async () => {
     const f = await relayWith({ itemCacheMs: 60_000 });
     const path = `/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}`;
-    f.api.inject('hold', { path });
+    const hold = f.api.hold({ path });
     const asks = Array.from({ length: 6 }, () => f.get(path));
     // the first request is parked at the API; the other five are waiting on it, not on their own calls
     await expect.poll(() => f.api.requests.filter((r) => r.path === path).length).toBe(1);
-    expect(f.api.releaseHeld()).toBe(1);
+    expect(hold.held).toBe(1);
+    hold.release();
     const answers = await Promise.all(asks);
     expect(new Set(answers.map((a) => a.text)).size).toBe(1);
     expect(answers[0]!.body).toMatchObject({ code: 200, data: { coupon_code: MOCK_CODES.welcomeCoupon } });

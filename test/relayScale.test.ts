@@ -75,12 +75,13 @@ async function fetchRequests(): Promise<MockRequestRecord[]> {
   return requests;
 }
 
-async function control(method: string, path: string, body?: unknown): Promise<void> {
+async function control(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${api.url}/__mock/${path}`, {
     method,
     ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
   });
   if (!res.ok) throw new Error(`mock control ${method} ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
 }
 
 async function upsertCoupon(record: WireRecord): Promise<void> {
@@ -247,6 +248,7 @@ describe('relay at scale: three instances on one Redis, twenty engines', () => {
   it('resumes a listing from its checkpoint on another instance when the lister dies mid-listing; engines never see a mix', async () => {
     // snapshot 2, between two listings: a change on page 1 and on page 3, one coupon gone, one new (still 3 pages);
     // the next listing's page 2 waits at the mock until the test has killed whoever asked for it
+    let holdId = 0;
     await betweenListings(async () => {
       const coupons = model.coupons;
       await upsertCoupon({ ...coupons[PAGE1_CODE_INDEX], apply_sale_price: 777_001, apply_sale_percent: 0 } as WireRecord);
@@ -254,9 +256,9 @@ describe('relay at scale: three instances on one Redis, twenty engines', () => {
       await removeCoupon(codes.gone);
       await upsertCoupon({ ...coupons[0], coupon_code: NEW_CODE, name: '새 쿠폰' } as WireRecord);
       // the next listing starts at page 1 (no checkpoint is left): its second list call is page 2
-      await control('POST', 'faults', { fault: 'hold', when: { pathPattern: `^${LIST_PATH}$`, after: 1 } });
+      holdId = (await control('POST', 'holds', { when: { pathPattern: `^${LIST_PATH}$`, after: 1 } })).id as number;
     });
-    const held = await until(async () => (await fetchRequests()).find((r) => r.fault === 'hold'), 'the page 2 request to be held');
+    const held = await until(async () => (await fetchRequests()).find((r) => r.fault === 'held'), 'the page 2 request to be held');
     expect(held.query.offset).toBe('2');
     const owner = (await readLease())!.owner;
     const lister = relays.findIndex((r) => r.instance === owner);
@@ -269,7 +271,7 @@ describe('relay at scale: three instances on one Redis, twenty engines', () => {
     const port = relays[lister]!.port;
     await relays[lister]!.kill();
     const dead = (await readLease())!; // its last renewal: nobody may list before this runs out
-    await control('POST', 'release'); // its answer goes to a dead socket
+    await control('DELETE', `holds/${holdId}`); // its answer goes to a dead socket
 
     await until(async () => {
       const live = relays.filter((_, i) => i !== lister);
@@ -278,7 +280,7 @@ describe('relay at scale: three instances on one Redis, twenty engines', () => {
     }, 'another instance to finish the listing');
     // resumed, not restarted: page 1 was not asked again, the held page 2 was, after the dead lister's lease ran out
     await fetchRequests();
-    const run = listings().find((r) => r.some((call) => call.fault === 'hold'))!;
+    const run = listings().find((r) => r.some((call) => call.fault === 'held'))!;
     expect(pagesOf(run)).toEqual([1, 2, 2, 3]);
     expect(run[2]!.at).toBeGreaterThanOrEqual(dead.expiresAt);
 

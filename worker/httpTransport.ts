@@ -51,7 +51,12 @@ export interface Transport {
   request(spec: RequestSpec): Promise<Answer>;
 }
 
-function retryAfterMs(header: string | null): number | undefined {
+/**
+ * Retry-After (seconds or an HTTP date) in ms, or undefined when missing or unreadable. The one reader of it: the
+ * engine, the relay feed client and the proxy all pause by it.
+ * @example retryAfterMs('2') // 2000
+ */
+export function retryAfterMs(header: string | null | undefined): number | undefined {
   if (!header) return undefined;
   const seconds = Number(header);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);

@@ -3,6 +3,7 @@
 // says so with 429 + Retry-After). Everything that goes wrong becomes an ApiError, as the API client's do.
 import { ShopLookupError } from '../src/errors';
 import { apiErrorFromAnswer, badResponseError, networkError, timeoutError, type ApiError } from './apiError';
+import { retryAfterMs } from './httpTransport';
 
 /** One record as the feed carries it (validated again by the engine before it is stored). */
 export interface FeedUpsert {
@@ -110,11 +111,10 @@ export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFee
     }
     if (res.status >= 400) {
       const e = json as { code?: unknown; message?: unknown };
-      const retryAfter = Number(res.headers.get('retry-after'));
       const message = typeof e?.message === 'string' ? e.message : `HTTP ${res.status}`;
       if (res.status === 409) throw new ShopLookupError('must_refetch', `The relay's feed history changed: ${message}`, { status: 409 });
       if (res.status === 503) throw networkError(label, origin, new Error(`the relay has no data to serve (${message})`));
-      const error = apiErrorFromAnswer(label, res.status, null, message, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined);
+      const error = apiErrorFromAnswer(label, res.status, null, message, retryAfterMs(res.headers.get('retry-after')));
       if (res.status === 401 || res.status === 403) error.code = 'permission_denied';
       throw error;
     }
