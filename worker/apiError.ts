@@ -59,6 +59,11 @@ export function apiErrorFromAnswer(
   return make(code, message, extra);
 }
 
+/** Where requests go, for error messages: the origin of an absolute baseUrl, else the path as given. @example originOf('/shop-api') // '/shop-api' */
+export function originOf(baseUrl: string): string {
+  return /^https?:\/\//.test(baseUrl) ? new URL(baseUrl).origin : baseUrl || '(same origin)';
+}
+
 /** The request never got an answer: refused, reset, DNS, offline. */
 export function networkError(label: { method: string; path: string }, origin: string, cause: unknown): ApiError {
   const why = (cause as { cause?: { code?: string }; message?: string })?.cause?.code ?? (cause as Error)?.message ?? String(cause);

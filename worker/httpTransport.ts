@@ -1,7 +1,7 @@
 // One request to the shop API: rate limit slot, token header, timeout, envelope, and a single token renewal on
 // -2/401. Everything that goes wrong becomes an ApiError with a readable message (see apiError.ts).
 import type { ShopAuth } from '../src/types';
-import { apiErrorFromAnswer, networkError, timeoutError, type ApiError } from './apiError';
+import { apiErrorFromAnswer, networkError, originOf, timeoutError, type ApiError } from './apiError';
 import { readEnvelope, type Envelope } from './envelope';
 import type { Priority, RateLimiter, RequestClass } from './rateLimiter';
 import { createTokenSource, type TokenSource } from './tokenSource';
@@ -67,7 +67,7 @@ export function retryAfterMs(header: string | null | undefined): number | undefi
 /** @example const t = createTransport({ baseUrl, fetch, limiter, timeoutMs: 15_000, auth }); await t.request({ path: '/v2/shop/coupons', cls: 'list', priority: 'user' }) */
 export function createTransport(options: TransportOptions): Transport {
   const base = options.baseUrl.replace(/\/+$/, '');
-  const origin = /^https?:\/\//.test(base) ? new URL(base).origin : base || '(same origin)';
+  const origin = originOf(base);
 
   async function once(spec: RequestSpec, token: string | null): Promise<Answer> {
     const method = spec.method ?? 'GET';

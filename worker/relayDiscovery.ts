@@ -2,7 +2,7 @@
 // A plain API or the credential proxy answers 404 or something that is not the relay's JSON: the engine lists the
 // API page by page. No answer at all (offline, refused, a gateway's 5xx) says nothing: that sync fails as any
 // unreachable one does, and the next sync asks again.
-import { networkError, type ApiError } from './apiError';
+import { networkError, originOf, type ApiError } from './apiError';
 
 /** Where the engine's data comes from. */
 export type SourceKind = 'direct' | 'relay';
@@ -48,7 +48,7 @@ export async function probeRelay(
   signal?: AbortSignal,
 ): Promise<SourceChoice | { kind: 'unknown'; error: ApiError }> {
   const label = { method: 'GET', path: '/relay/v1' };
-  const origin = /^https?:\/\//.test(baseUrl) ? new URL(baseUrl).origin : baseUrl || '(same origin)';
+  const origin = originOf(baseUrl);
   const url = `${baseUrl.replace(/\/+$/, '')}/relay/v1`;
   const stop = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])]);
   try {

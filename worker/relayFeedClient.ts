@@ -2,7 +2,7 @@
 // the shop API's envelope, and are not held back by the client's API rate limits (the relay has its own budget and
 // says so with 429 + Retry-After). Everything that goes wrong becomes an ApiError, as the API client's do.
 import { ShopLookupError } from '../src/errors';
-import { apiErrorFromAnswer, badResponseError, networkError, timeoutError, type ApiError } from './apiError';
+import { apiErrorFromAnswer, badResponseError, networkError, originOf, timeoutError, type ApiError } from './apiError';
 import { retryAfterMs } from './httpTransport';
 
 /** One record as the feed carries it (validated again by the engine before it is stored). */
@@ -69,7 +69,7 @@ function isFeedAnswer(v: unknown): v is FeedAnswer {
 /** @example const feed = createRelayFeedClient({ baseUrl: '/shop-api', fetch, timeoutMs: 15_000 }); await feed.feed({ since: 12, handle }); */
 export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFeedClient {
   const base = options.baseUrl.replace(/\/+$/, '');
-  const origin = /^https?:\/\//.test(base) ? new URL(base).origin : base || '(same origin)';
+  const origin = originOf(base);
 
   async function call(method: 'GET' | 'POST', path: string, query: Record<string, string | number>, body: unknown, o: FeedCallOptions) {
     const label = { method, path: `${path}` };
