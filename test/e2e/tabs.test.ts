@@ -83,13 +83,15 @@ describe('several tabs of one till', { timeout: 150_000 }, () => {
       // counted before the close: the next leader may ask for page 2 the moment the lock is free
       const closedAt = demo.mock.requests.length;
       await first.close();
-      page2.release(); // its client is gone: nobody reads this answer (it was counted before closedAt)
 
-      // one of the other two becomes the leader, and finishes the listing from page 2
+      // one of the other two becomes the leader (so the closed tab's worker, which held the lock, is gone), and
+      // finishes the listing from page 2
       await until('a new leader', async () => {
         const chips = await Promise.all(others.map((t) => tid(t, 'follower').isHidden()));
         return chips.filter(Boolean).length === 1;
       }, 10_000);
+      // only now: released earlier, a worker that outlived its tab for a moment could still store page 2
+      page2.release(); // its client is gone: nobody reads this answer (it was counted before closedAt)
       await until('the listing to resume at page 2', () => listings(closedAt, '3').length === 1);
       expect(listings(closedAt, '1')).toHaveLength(0); // resumed, not started over
       expect(listings(closedAt, '2')).toHaveLength(1);
