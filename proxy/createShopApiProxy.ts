@@ -2,7 +2,7 @@
 // authorises (within each client's bounds), then forward with the proxy's own token through one rate limiter.
 // The relay (shop-lookup/relay) is the same server component with a synced snapshot behind it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createRateLimiter, DEFAULT_RATE_LIMITS } from '../worker/rateLimiter';
+import { createRateLimiter, DEFAULT_RATE_LIMITS } from '../worker/api/rateLimiter';
 import { localUrl, matchAllowedPath, normalizeBasePath } from './allowedPaths';
 import { createForwarder } from './forwardRequest';
 import { apiRefusal, envelopeAnswer, PROXY_CODES, sendAnswer } from './proxyAnswers';

@@ -1,9 +1,9 @@
 // Forwarding one allowed GET to the shop API with the server's own token, through the shared rate limiter,
 // renewing the token once when upstream refuses it. Used by the proxy for every request and by the relay for
 // single items. Failures become answers in the API's envelope, so the library reads them like any API error.
-import type { RateLimiter } from '../worker/rateLimiter';
+import type { RateLimiter } from '../worker/api/rateLimiter';
 import type { AllowedRoute } from './allowedPaths';
-import { retryAfterMs } from '../worker/httpTransport';
+import { retryAfterMs } from '../worker/api/httpTransport';
 import { callUpstream, type UpstreamRequest, type UpstreamResult } from './callUpstream';
 import { envelopeAnswer, PROXY_CODES, scrubBody, upstreamAnswer, type ProxyAnswer } from './proxyAnswers';
 import { createUpstreamToken, type SharedTokenSlot, type TokenFailure } from './upstreamToken';

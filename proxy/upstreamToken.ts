@@ -1,7 +1,7 @@
 // The proxy's access token: fetched from /v2/auth with the shop's key/secret, kept in this process's memory only,
 // shared by every request (and every terminal) the proxy serves. Concurrent callers share one /v2/auth request.
-import type { RateLimiter } from '../worker/rateLimiter';
-import { retryAfterMs } from '../worker/httpTransport';
+import type { RateLimiter } from '../worker/api/rateLimiter';
+import { retryAfterMs } from '../worker/api/httpTransport';
 import type { UpstreamRequest, UpstreamResult } from './callUpstream';
 import { envelopeAnswer, PROXY_CODES, redact, type ProxyAnswer } from './proxyAnswers';
 

@@ -1,7 +1,7 @@
 // The upstream token kept in the relay's store, so every instance (the sync's API client and the single-item
 // forwarder alike) shares one token and one /v2/auth call renews it for all.
 import type { SharedTokenSlot } from '../proxy/upstreamToken';
-import type { TokenSource } from '../worker/tokenSource';
+import type { TokenSource } from '../worker/api/tokenSource';
 import type { RelayStore } from './relayStore';
 
 /** @example const slot = storeTokenSlot(store); await slot.read(); */

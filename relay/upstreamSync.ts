@@ -2,8 +2,8 @@
 // is due (every refreshIntervalMs, or at once for a newly tracked product), renewing the lease while it lists;
 // the others skip what was confirmed recently and try again shortly while something is due (the lister may have
 // died: its listing is then resumed from the checkpoint).
-import type { ApiClient } from '../worker/apiClient';
-import type { RetryPolicy } from '../worker/retryer';
+import type { ApiClient } from '../worker/api/apiClient';
+import type { RetryPolicy } from '../worker/api/retryer';
 import { listResource, type ListingResult } from './listResource';
 import type { Lease, ListingCheckpoint, RelayStore, ResourceId } from './relayStore';
 

@@ -38,7 +38,7 @@ function startWorker(): Worker {
 export async function connectEngine(options: ShopLookupOptions, listener: WatchListener): Promise<Connection> {
   const mode = options.worker ?? typeof Worker !== 'undefined';
   if (mode === false) {
-    const { createEngine } = await import('../worker/engine');
+    const { createEngine } = await import('../worker/engine/createEngine');
     const api = createEngine(engineOptionsOf(options), listener, {
       indexedDB: options.indexedDB,
       IDBKeyRange: options.IDBKeyRange,

@@ -1,5 +1,6 @@
-// The message contract between the host side (src/) and the engine (worker/). Types only: both sides
-// `import type` this file and nothing else couples them. Everything here must survive structured clone.
+// The contract between the host side (src/) and the engine (worker/): the only file of src/ that worker/ imports.
+// The messages are types (both sides `import type` them; everything must survive structured clone); with them
+// travel the public data types and the one error class both sides throw and match on `code`.
 import type {
   CouponOrder,
   CouponVerdict,
@@ -9,6 +10,9 @@ import type {
   SyncReport,
   SyncStatus,
 } from './types';
+
+export type * from './types';
+export { ShopLookupError, toLookupError } from './errors';
 
 /** One of the six lookups, as data. */
 export type LookupQuery =

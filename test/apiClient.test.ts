@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockShopApi, MockShopApiOptions } from '../mock-server';
-import { createApiClient, type ApiClient } from '../worker/apiClient';
-import { readApiCode } from '../worker/envelope';
-import { createTransport } from '../worker/httpTransport';
-import { createRateLimiter } from '../worker/rateLimiter';
+import { createApiClient, type ApiClient } from '../worker/api/apiClient';
+import { readApiCode } from '../worker/api/envelope';
+import { createTransport } from '../worker/api/httpTransport';
+import { createRateLimiter } from '../worker/api/rateLimiter';
 import type { ShopAuth } from '../src/types';
 import { KEY, SECRET, startMock } from './utils';
 

@@ -4,7 +4,7 @@ import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../mock-server';
 import type { ShopLookup } from '../src';
-import { realmLocks, type LockManagerLike } from '../worker/locks';
+import { realmLocks, type LockManagerLike } from '../worker/tabs/locks';
 import { lookupFor, lookupWithEngine, next, peek, record, startMock } from './utils';
 
 const LIST = '/v2/shop/coupons';

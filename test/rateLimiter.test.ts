@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createRateLimiter } from '../worker/rateLimiter';
+import { createRateLimiter } from '../worker/api/rateLimiter';
 import { lookupFor, startMock } from './utils';
 
 describe('createRateLimiter', () => {

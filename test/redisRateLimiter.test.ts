@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startMockShopApi, type MockShopApi } from '../mock-server';
 import { createRedisStore } from '../relay/redisStore';
 import type { RelayStore } from '../relay/relayStore';
-import { createRateLimiter, type RateLimiter, type RequestClass } from '../worker/rateLimiter';
+import { createRateLimiter, type RateLimiter, type RequestClass } from '../worker/api/rateLimiter';
 import { startRedisServer, type RedisServer } from './redisServer';
 
 let redis: RedisServer;

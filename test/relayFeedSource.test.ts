@@ -5,12 +5,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadFeedState } from '../worker/feedState';
-import { createRelayFeedClient } from '../worker/relayFeedClient';
-import { createRelayFeedSource } from '../worker/relayFeedSource';
-import { createSourceChooser, probeRelay } from '../worker/relayDiscovery';
-import { openStore, type ShopDatabase } from '../worker/store';
-import { createReportDraft, type SyncContext } from '../worker/syncContext';
+import { loadFeedState } from '../worker/sync/relay/feedState';
+import { createRelayFeedClient } from '../worker/sync/relay/relayFeedClient';
+import { createRelayFeedSource } from '../worker/sync/relay/relayFeedSource';
+import { createSourceChooser, probeRelay } from '../worker/sync/relay/relayDiscovery';
+import { openStore, type ShopDatabase } from '../worker/store/store';
+import { createReportDraft, type SyncContext } from '../worker/sync/syncContext';
 
 type Handler = (url: URL, req: IncomingMessage, res: ServerResponse) => void;
 

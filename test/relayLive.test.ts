@@ -1,11 +1,11 @@
 // The live long-poll's life (worker/relayLive.ts), driven by explicit events: leadership, connectivity, the poll's
 // own answers; fake timers for the backoff. What it applies is tested against the real relay (tillsOnRelay.test.ts).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createConnectivity } from '../worker/connectivity';
-import type { Leadership } from '../worker/leadership';
-import { observableState } from '../worker/observableState';
-import type { PollOutcome } from '../worker/relayFeedSource';
-import { startRelayLive } from '../worker/relayLive';
+import { createConnectivity } from '../worker/tabs/connectivity';
+import type { Leadership } from '../worker/tabs/leadership';
+import { observableState } from '../worker/tabs/observableState';
+import type { PollOutcome } from '../worker/sync/relay/relayFeedSource';
+import { startRelayLive } from '../worker/sync/relay/relayLive';
 
 function fakeLeadership(isLeader: boolean): Leadership & { set(v: boolean): void } {
   const s = observableState({ isLeader });

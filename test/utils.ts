@@ -7,8 +7,8 @@ import { startMockShopApi, type MockShopApi, type MockShopApiOptions } from '../
 import { createShopLookup, type ShopLookup, type ShopLookupOptions } from '../src';
 import type { WorkerApi } from '../src/protocol';
 import type { LookupResult } from '../src/types';
-import type { EngineDeps } from '../worker/engine';
-import { metaKey, openStore, type CouponCheckpoint, type ShopDatabase } from '../worker/store';
+import type { EngineDeps } from '../worker/engine/createEngine';
+import { metaKey, openStore, type CouponCheckpoint, type ShopDatabase } from '../worker/store/store';
 import { createWorkerApi } from '../worker/workerApi';
 
 export const KEY = 'demo-key';

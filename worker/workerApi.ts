@@ -1,8 +1,8 @@
 // What the worker exposes over Comlink: the engine, started with the host's options and its one listener.
 import { releaseProxy } from 'comlink';
-import { ShopLookupError } from '../src/errors';
+import { ShopLookupError } from '../src/protocol';
 import type { EngineApi, WatchListener, WorkerApi } from '../src/protocol';
-import { createEngine, type EngineDeps } from './engine';
+import { createEngine, type EngineDeps } from './engine/createEngine';
 
 /** @example expose(createWorkerApi({ indexedDB: self.indexedDB })); */
 export function createWorkerApi(deps: EngineDeps = {}): WorkerApi {

@@ -1,5 +1,5 @@
 // App rule: an app-only coupon (`use_app` true) applies only to orders from the shop's app.
-import type { Coupon, IssuedCoupon } from '../../src/types';
+import type { Coupon, IssuedCoupon } from '../../src/protocol';
 import { PASS, reject, type CheckedOrder, type RuleOutcome } from './ruleOutcome';
 
 /**

@@ -1,5 +1,5 @@
 // Combination rule: may this coupon be added on top of another discount (`is_duplication`)?
-import type { Coupon, IssuedCoupon } from '../../src/types';
+import type { Coupon, IssuedCoupon } from '../../src/protocol';
 import { PASS, reject, type CheckedOrder, type RuleOutcome } from './ruleOutcome';
 
 /**

@@ -1,7 +1,7 @@
 // How coupon `status` values are read. The spec lists none ("Allowed values of status: not shown"); the values
 // below are the ones public client code and this project's mock show. Hosts override them with `couponPolicy`.
-import { ShopLookupError } from '../../src/errors';
-import type { CouponPolicy } from '../../src/types';
+import { ShopLookupError } from '../../src/protocol';
+import type { CouponPolicy } from '../../src/protocol';
 
 /**
  * The documented default: "progress" is usable; "stop", "end" and "ready" (not started yet) are not; "complete" on

@@ -2,7 +2,7 @@
 // Order: status → period → app → combination → minimum → discount → freshness. The coupon's own validity comes
 // first (it cannot be used at all), then what the order must be, then the amount; freshness is last because it
 // only ever holds back a "yes" (and reports the discount that "yes" would have given).
-import type { Coupon, CouponPolicy, CouponVerdict, IssuedCoupon } from '../../src/types';
+import type { Coupon, CouponPolicy, CouponVerdict, IssuedCoupon } from '../../src/protocol';
 import { appRule } from './appRule';
 import { combinationRule } from './combinationRule';
 import { discountRule } from './discountRule';

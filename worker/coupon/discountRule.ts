@@ -1,7 +1,7 @@
 // Discount rule: how much the coupon takes off this order. The spec does not say which of apply_sale_price and
 // apply_sale_percent is filled for which coupon ("not shown"); the mock and public fixtures fill one and send 0
 // in the other, so the one that is > 0 decides. Amounts are whole currency units, rounded down.
-import type { Coupon, IssuedCoupon } from '../../src/types';
+import type { Coupon, IssuedCoupon } from '../../src/protocol';
 import { formatAmount, quote, reject, type CheckedOrder, type RuleOutcome } from './ruleOutcome';
 
 export type DiscountOutcome = { pass: true; discount: number; message: string } | Extract<RuleOutcome, { pass: false }>;

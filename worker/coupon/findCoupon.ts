@@ -2,9 +2,9 @@
 // issued-coupon codes (`issuedCoupons` table, GET /issue-coupons/{code}); the coupon table is searched first.
 // While online the API is asked even when a local copy exists (an issued coupon may have been used at another
 // till a minute ago), but only for NETWORK_WAIT_MS: a failure or a slow answer leaves the local copy to decide.
-import type { Coupon, IssuedCoupon } from '../../src/types';
-import { latestConfirmation, metaKey, type Confirmation, type ShopDatabase } from '../store';
-import type { CouponValidatorDeps } from '../validateCoupon';
+import type { Coupon, IssuedCoupon } from '../../src/protocol';
+import { latestConfirmation, metaKey, type Confirmation, type ShopDatabase } from '../store/store';
+import type { CouponValidatorDeps } from './validateCoupon';
 import type { FoundCoupon } from './decideCoupon';
 
 /** How long a checkout waits for the API before deciding from local data (the refresh goes on in the background).

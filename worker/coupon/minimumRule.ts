@@ -1,5 +1,5 @@
 // Minimum rule: the order must reach `apply_sale_type_minimum_price` (exactly the minimum passes).
-import type { Coupon, IssuedCoupon } from '../../src/types';
+import type { Coupon, IssuedCoupon } from '../../src/protocol';
 import { formatAmount, PASS, quote, reject, type CheckedOrder, type RuleOutcome } from './ruleOutcome';
 
 /**

@@ -1,6 +1,6 @@
 // Period rule: is the order inside the coupon's `use_period`? Bounds are inclusive to the precision stated: with
 // '~ 2025-12-31 23:59:59' the order at 23:59:59.999 passes and the one at 00:00:00 the next day is expired.
-import type { Coupon, IssuedCoupon } from '../../src/types';
+import type { Coupon, IssuedCoupon } from '../../src/protocol';
 import { parsePeriod } from './parsePeriod';
 import { PASS, quote, reject, type RuleOutcome } from './ruleOutcome';
 import { formatShopTime } from './shopTime';

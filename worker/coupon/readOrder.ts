@@ -1,8 +1,8 @@
 // The order of a validateCoupon call, checked before any rule runs. A malformed order is the host's bug, not a
 // property of the coupon, so it throws `bad_request` instead of becoming a verdict (and never reaches the journal).
-import { ShopLookupError } from '../../src/errors';
-import type { CouponOrder } from '../../src/types';
-import { codeProblem } from '../pathSegment';
+import { ShopLookupError } from '../../src/protocol';
+import type { CouponOrder } from '../../src/protocol';
+import { codeProblem } from '../api/pathSegment';
 import type { CheckedOrder } from './ruleOutcome';
 
 const bad = (message: string) => new ShopLookupError('bad_request', message);

@@ -1,6 +1,6 @@
 // What a coupon rule answers, and the few helpers every rule's cashier message uses. Rules are pure functions:
 // they read a record and an order, never the clock, the network or IndexedDB.
-import type { CouponRejection, VerdictDetail } from '../../src/types';
+import type { CouponRejection, VerdictDetail } from '../../src/protocol';
 
 /** A rule let the coupon through, or rejected it with a reason and words a cashier can act on. */
 export type RuleOutcome = { pass: true } | { pass: false; reason: CouponRejection; detail: VerdictDetail };

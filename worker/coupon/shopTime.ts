@@ -1,6 +1,6 @@
 // Wall-clock time in the shop's time zone, with Intl alone (no time-zone library): naive dates in coupon periods
 // ("2026-05-01 10:00") are the shop's local time, and cashier messages show times the same way.
-import { ShopLookupError } from '../../src/errors';
+import { ShopLookupError } from '../../src/protocol';
 
 const DAY_MS = 86_400_000;
 const formatters = new Map<string, Intl.DateTimeFormat>();

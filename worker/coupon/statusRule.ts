@@ -1,8 +1,7 @@
 // Status rule: is the coupon (or the issued coupon) usable at all, by its status and, for an issued coupon, by the
 // traces a use leaves (`use_date`, `shop_order_code`).
-import type { Coupon, IssuedCoupon } from '../../src/types';
+import type { Coupon, CouponPolicy, IssuedCoupon } from '../../src/protocol';
 import { classifyStatus } from './couponPolicy';
-import type { CouponPolicy } from '../../src/types';
 import { PASS, quote, reject, type RuleOutcome } from './ruleOutcome';
 
 const filled = (v: unknown) => v !== undefined && v !== null && String(v).trim() !== '' && v !== 0;

@@ -1,0 +1,97 @@
+// Turning what the API (or the network) did into one error with a stable `code` and a message a person can act on.
+import { ShopLookupError } from '../../src/protocol';
+
+/** The documented negative body codes, as stable names and advice. */
+const API_CODES: Record<number, { code: string; advice: string }> = {
+  [-1]: { code: 'bad_credentials', advice: 'The shop API rejected the key/secret. Check the API key and secret (on a proxy: SHOP_API_KEY / SHOP_API_SECRET).' },
+  [-2]: { code: 'token_invalid', advice: 'The access token was refused (expired or invalid).' },
+  [-5]: { code: 'permission_denied', advice: 'The API key lacks permission for this call. Grant it in the shop admin.' },
+  [-6]: { code: 'plan_permission', advice: "The shop's plan or API version does not allow this call." },
+  [-7]: { code: 'rate_limited', advice: "The shop API's rate limit was exceeded; requests are slowed down and retried." },
+  [-10]: { code: 'bad_request', advice: 'The API refused a parameter of the request.' },
+  [-11]: { code: 'not_found', advice: 'The requested data does not exist.' },
+  [-19]: { code: 'server_error', advice: 'The shop API had an internal error; it is retried later.' },
+  [-98]: { code: 'unsupported', advice: 'The API has no such service.' },
+  [-99]: { code: 'unsupported', advice: 'The API has no such method.' },
+  [-999]: { code: 'maintenance', advice: 'The shop API is under maintenance; local data is served meanwhile.' },
+};
+
+/** Codes worth another try after a pause: they can heal on their own. */
+const TRANSIENT = new Set(['rate_limited', 'server_error', 'maintenance', 'network_error', 'timeout', 'bad_response']);
+
+/** Extra, engine-only facts carried on the error object (not part of the public `LookupError` data). */
+export interface ApiErrorExtra {
+  status?: number;
+  apiCode?: number;
+  retryAfterMs?: number;
+  cause?: unknown;
+}
+
+export type ApiError = ShopLookupError & { retryAfterMs?: number };
+
+function make(code: string, message: string, extra: ApiErrorExtra): ApiError {
+  const error: ApiError = new ShopLookupError(code, message, extra);
+  if (extra.retryAfterMs !== undefined) error.retryAfterMs = extra.retryAfterMs;
+  return error;
+}
+
+/** `[GET] /v2/shop/coupons: 429 TOO MANY REQUEST`: what was asked and what came back, for logs. */
+export function requestLabel(method: string, path: string, status?: number, msg?: string): string {
+  return `[${method}] ${path}${status === undefined ? '' : `: ${status}`}${msg ? ` ${msg}` : ''}`;
+}
+
+/** An answer whose body carried a negative `code` (or a non-2xx status with no usable body code). */
+export function apiErrorFromAnswer(
+  label: { method: string; path: string },
+  status: number,
+  apiCode: number | null,
+  msg: string,
+  retryAfterMs?: number,
+): ApiError {
+  const known = apiCode === null ? undefined : API_CODES[apiCode];
+  const code = known?.code ?? (status === 429 ? 'rate_limited' : status >= 500 ? 'server_error' : status === 404 ? 'not_found' : 'api_error');
+  const advice = known?.advice ?? API_CODES[status === 429 ? -7 : status >= 500 ? -19 : -10]!.advice;
+  const codeText = apiCode === null ? '' : ` (code ${apiCode})`;
+  const message = `${advice}${codeText} ${requestLabel(label.method, label.path, status, msg)}`;
+  const extra: ApiErrorExtra = { status };
+  if (apiCode !== null) extra.apiCode = apiCode;
+  if (retryAfterMs !== undefined) extra.retryAfterMs = retryAfterMs;
+  return make(code, message, extra);
+}
+
+/** Where requests go, for error messages: the origin of an absolute baseUrl, else the path as given. @example originOf('/shop-api') // '/shop-api' */
+export function originOf(baseUrl: string): string {
+  return /^https?:\/\//.test(baseUrl) ? new URL(baseUrl).origin : baseUrl || '(same origin)';
+}
+
+/** The request never got an answer: refused, reset, DNS, offline. */
+export function networkError(label: { method: string; path: string }, origin: string, cause: unknown): ApiError {
+  const why = (cause as { cause?: { code?: string }; message?: string })?.cause?.code ?? (cause as Error)?.message ?? String(cause);
+  return make(
+    'network_error',
+    `Could not reach the shop API at ${origin} (${why}). Local data is served; it refreshes when the connection is back. ${requestLabel(label.method, label.path)}`,
+    { cause },
+  );
+}
+
+export function timeoutError(label: { method: string; path: string }, timeoutMs: number): ApiError {
+  return make(
+    'timeout',
+    `The shop API did not answer within ${Math.round(timeoutMs / 100) / 10} s; it is retried later. ${requestLabel(label.method, label.path)}`,
+    {},
+  );
+}
+
+/** An answer arrived but was not the API's JSON envelope (cut off, an HTML error page, garbage). */
+export function badResponseError(label: { method: string; path: string }, status: number, what: string): ApiError {
+  return make(
+    'bad_response',
+    `The shop API's answer could not be read: ${what}. A proxy or gateway may be failing; local data is kept and the request is retried later. ${requestLabel(label.method, label.path, status)}`,
+    { status },
+  );
+}
+
+/** Whether waiting and trying again can help. */
+export function isTransient(error: unknown): boolean {
+  return TRANSIENT.has((error as { code?: string })?.code ?? '');
+}

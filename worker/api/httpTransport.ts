@@ -1,0 +1,163 @@
+// One request to the shop API: rate limit slot, token header, timeout, envelope, and a single token renewal on
+// -2/401. Everything that goes wrong becomes an ApiError with a readable message (see apiError.ts).
+import type { ShopAuth } from '../../src/protocol';
+import { apiErrorFromAnswer, networkError, originOf, timeoutError, type ApiError } from './apiError';
+import { readEnvelope, type Envelope } from './envelope';
+import type { Priority, RateLimiter, RequestClass } from './rateLimiter';
+import { createTokenSource, type TokenSource } from './tokenSource';
+
+export interface TransportOptions {
+  baseUrl: string;
+  fetch: typeof fetch;
+  limiter: RateLimiter;
+  timeoutMs: number;
+  auth?: ShopAuth | undefined;
+  /** An answer arrived (the API is reachable), whatever it said. */
+  onAnswer?: () => void;
+  /** No answer: refused, reset, timed out. */
+  onUnreachable?: (error: ApiError) => void;
+  /** Aborts every request, also token requests (the engine is closing). */
+  signal?: AbortSignal;
+  /**
+   * Where the token is kept, given how to fetch a new one; default: this transport's memory (createTokenSource).
+   * The relay passes one backed by its store, so every instance shares one token.
+   */
+  tokens?: (fetchToken: (key: string, secret: string) => Promise<string>) => TokenSource;
+}
+
+export interface RequestSpec {
+  method?: 'GET' | 'POST';
+  /** Path with user segments already encoded. */
+  path: string;
+  query?: Record<string, string | number>;
+  body?: unknown;
+  cls: RequestClass;
+  priority: Priority;
+  signal?: AbortSignal | undefined;
+  /** Counts requests sent on behalf of one sync report. */
+  counter?: { requests: number } | undefined;
+  /** Told the HTTP status as soon as the response headers are in (before the body). */
+  onHeaders?: ((status: number) => void) | undefined;
+}
+
+export interface Answer {
+  envelope: Envelope;
+  status: number;
+  /** The body as received (the coupon sync hashes it to recognise an unchanged page). */
+  text: string;
+}
+
+export interface Transport {
+  request(spec: RequestSpec): Promise<Answer>;
+}
+
+/**
+ * Retry-After (seconds or an HTTP date) in ms, or undefined when missing or unreadable. The one reader of it: the
+ * engine, the relay feed client and the proxy all pause by it.
+ * @example retryAfterMs('2') // 2000
+ */
+export function retryAfterMs(header: string | null | undefined): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/** @example const t = createTransport({ baseUrl, fetch, limiter, timeoutMs: 15_000, auth }); await t.request({ path: '/v2/shop/coupons', cls: 'list', priority: 'user' }) */
+export function createTransport(options: TransportOptions): Transport {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const origin = originOf(base);
+
+  async function once(spec: RequestSpec, token: string | null): Promise<Answer> {
+    const method = spec.method ?? 'GET';
+    const label = { method, path: spec.path };
+    await options.limiter.acquire(spec.cls, spec.priority, spec.signal ?? options.signal);
+    const qs = spec.query ? `?${new URLSearchParams(Object.entries(spec.query).map(([k, v]) => [k, String(v)]))}` : '';
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (token) headers['access-token'] = token;
+    if (spec.body !== undefined) headers['content-type'] = 'application/json';
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const stop = [spec.signal, options.signal].filter((s): s is AbortSignal => s !== undefined);
+    const signal = AbortSignal.any([timeout, ...stop]);
+    if (spec.counter) spec.counter.requests++;
+
+    let status: number;
+    let text: string;
+    let retryAfter: number | undefined;
+    try {
+      const init: RequestInit = { method, headers, signal };
+      if (spec.body !== undefined) init.body = JSON.stringify(spec.body);
+      const res = await options.fetch(`${base}${spec.path}${qs}`, init);
+      status = res.status;
+      spec.onHeaders?.(status);
+      retryAfter = retryAfterMs(res.headers.get('retry-after'));
+      text = await res.text(); // a connection dropped mid-body fails here
+    } catch (cause) {
+      const stopped = stop.find((s) => s.aborted);
+      if (stopped) throw stopped.reason;
+      const error = timeout.aborted ? timeoutError(label, options.timeoutMs) : networkError(label, origin, cause);
+      options.onUnreachable?.(error);
+      throw error;
+    }
+    // A gateway's 502/503/504 (the credential proxy, a CDN) means the API itself could not be reached: treat it
+    // as no answer at all (offline, fewer retries, the reconnect probe), not as an API error.
+    if (status === 502 || status === 503 || status === 504) {
+      const error = networkError(label, origin, new Error(`the gateway answered HTTP ${status}`));
+      options.onUnreachable?.(error);
+      throw error;
+    }
+    options.onAnswer?.();
+    const envelope = readEnvelope(text, status, label);
+    if (envelope.code < 0 || status >= 400) {
+      const error = apiErrorFromAnswer(label, status, envelope.code < 0 ? envelope.code : null, envelope.msg, retryAfter);
+      // everyone of this class waits out a throttle answer, not only the request that drew it
+      if (error.code === 'rate_limited') options.limiter.pause(spec.cls, error.retryAfterMs ?? 1000);
+      throw error;
+    }
+    return { envelope, status, text };
+  }
+
+  const fetchToken = async (key: string, secret: string): Promise<string> => {
+    const { envelope } = await once(
+      { method: 'POST', path: '/v2/auth', body: { key, secret }, cls: 'other', priority: 'user' },
+      null,
+    );
+    const data = envelope.data as { access_token?: unknown } | undefined;
+    const token = envelope.body.access_token ?? data?.access_token;
+    if (typeof token !== 'string' || token === '') {
+      throw apiErrorFromAnswer({ method: 'POST', path: '/v2/auth' }, 200, null, 'no access_token in the answer');
+    }
+    return token;
+  };
+  const tokens = options.tokens ? options.tokens(fetchToken) : createTokenSource(options.auth, fetchToken);
+
+  return {
+    async request(spec) {
+      const token = await tokens.get();
+      try {
+        return await once(spec, token);
+      } catch (error) {
+        const e = error as ApiError;
+        // an expired token is renewed once and the request retried once
+        if (e.code !== 'token_invalid' || !tokens.invalidate(token)) throw refine(e, options.auth);
+        const renewed = await tokens.get();
+        return await once(spec, renewed).catch((again: ApiError) => {
+          throw refine(again, options.auth);
+        });
+      }
+    },
+  };
+}
+
+/** Says what to do about a refused token, which depends on where the token came from. */
+function refine(error: ApiError, auth: ShopAuth | undefined): ApiError {
+  if (error.code !== 'token_invalid') return error;
+  error.message +=
+    auth === undefined
+      ? ' No credentials are configured here: the proxy in front of the API must add a valid token.'
+      : 'accessToken' in auth
+        ? ' The accessToken given to createShopLookup cannot be renewed here: pass a new one, or key/secret on a server.'
+        : ' A new token was fetched and also refused: check the key/secret.';
+  return error;
+}

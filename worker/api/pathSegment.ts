@@ -1,0 +1,24 @@
+// A code from a user becomes exactly one path segment of an API URL, or is refused: it can never reach another
+// endpoint. Apart from the API client so that the engine's entry can refuse a bad code without loading it.
+import { ShopLookupError } from '../../src/protocol';
+
+/**
+ * Why a user-given code cannot be one path segment, or null when it can. `.` and `..` cannot: URL parsing drops
+ * or climbs them, percent-encoded too (`%2E%2E` is `..` to the WHATWG URL parser), so the request would reach
+ * another endpoint and its answer would say nothing about the code.
+ * @example codeProblem('..') // 'A code cannot be "." or ".." ...'
+ */
+export function codeProblem(value: unknown): string | null {
+  if (typeof value !== 'string' || value === '') return `A code must be a non-empty string, got ${JSON.stringify(value)}.`;
+  if (value === '.' || value === '..') {
+    return `A code cannot be "." or ".." (got ${JSON.stringify(value)}): no URL can carry it to the API as one path segment.`;
+  }
+  return null;
+}
+
+/** Encodes a user-given path segment: `/ ? # %`, spaces and Korean text all reach the right endpoint. */
+export function segment(value: string): string {
+  const problem = codeProblem(value);
+  if (problem !== null) throw new ShopLookupError('bad_request', problem);
+  return encodeURIComponent(value);
+}

@@ -1,0 +1,125 @@
+// The engine's network side: API client, rate limiter, retries, the sync runner and the read-through refreshes.
+// Loaded apart from the worker's entry (engine.ts starts loading it at once, beside opening the database):
+// answering from IndexedDB needs none of it, so the first answer after a reload does not wait for it to parse.
+import type { EngineOptions } from '../../src/protocol';
+import { createApiClient, type ApiClient } from '../api/apiClient';
+import type { Connectivity } from '../tabs/connectivity';
+import { createTransport } from '../api/httpTransport';
+import type { ResourceState } from '../lookups/resourceState';
+import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimiter } from '../api/rateLimiter';
+import { LOOKUP_RETRY, retry, SYNC_RETRY, type RetryPolicy } from '../api/retryer';
+import { metaKey, type Confirmation, type ShopDatabase, type ShopIdentity } from '../store/store';
+import { createReportDraft, type SyncContext } from '../sync/syncContext';
+import { createDirectListingSource } from '../sync/direct/directListingSource';
+import { createSourceChooser, probeRelay, type SourceChooser } from '../sync/relay/relayDiscovery';
+import { createRelayFeedClient } from '../sync/relay/relayFeedClient';
+import { createRelayFeedSource, type RelayFeedSource } from '../sync/relay/relayFeedSource';
+import { createSyncRunner } from '../sync/syncRunner';
+import type { SyncStatusState } from '../tabs/syncStatus';
+
+export { refreshCoupon, refreshIssuedCoupon, refreshOptionByCode, refreshOptionByNo } from '../sync/readThrough';
+export { syncProductOptions } from '../sync/direct/syncProductOptions';
+export { startRelayLive } from '../sync/relay/relayLive';
+
+export interface NetworkDeps {
+  options: EngineOptions;
+  db: ShopDatabase;
+  fetch: typeof fetch;
+  now: () => number;
+  connectivity: Connectivity;
+  resources: ResourceState;
+  status: SyncStatusState;
+  /** Aborts every request and retry wait: the engine is closing. */
+  signal: AbortSignal;
+  syncRetry?: RetryPolicy | undefined;
+  lookupRetry?: RetryPolicy | undefined;
+  trackedProducts: () => Promise<number[]>;
+  /** The shop this engine serves, once known: writes outside a sync check the database is still its. */
+  shop: () => ShopIdentity | undefined;
+  exclusive: <T>(work: () => Promise<T>) => Promise<T>;
+}
+
+export interface Network {
+  client: ApiClient;
+  limiter: RateLimiter;
+  runner: ReturnType<typeof createSyncRunner>;
+  /** Whether baseUrl is a relay (asked once), and the relay's feed (the live long-poll uses it). */
+  chooser: SourceChooser;
+  relay: RelayFeedSource;
+  /** The context of work somebody waits for (a lookup's refresh): quick retries, ahead of background work. */
+  userContext(): SyncContext;
+  /** The context of background work outside a sync (prefetching issued coupons): patient retries. */
+  backgroundContext(): SyncContext;
+}
+
+/** @example const net = createNetwork({ options, db, fetch, now, connectivity, resources, status, signal, trackedProducts, exclusive }); */
+export function createNetwork(deps: NetworkDeps): Network {
+  const { options, db, now, signal } = deps;
+  const limiter = createRateLimiter(options.rateLimits ?? DEFAULT_RATE_LIMITS);
+  const transport = createTransport({
+    baseUrl: options.baseUrl,
+    fetch: deps.fetch,
+    limiter,
+    timeoutMs: options.requestTimeoutMs ?? 15_000,
+    auth: options.auth,
+    onAnswer: () => deps.connectivity.reportAnswer(),
+    onUnreachable: () => deps.connectivity.reportUnreachable(),
+    signal,
+  });
+  const client = createApiClient({ transport, pageSize: options.pageSize ?? 100 });
+  const syncPolicy = deps.syncRetry ?? { ...SYNC_RETRY, ...options.retry };
+  const timeoutMs = options.requestTimeoutMs ?? 15_000;
+  const onAnswer = () => deps.connectivity.reportAnswer();
+  const onUnreachable = () => deps.connectivity.reportUnreachable();
+  const relay = createRelayFeedSource({
+    db,
+    client: createRelayFeedClient({ baseUrl: options.baseUrl, fetch: deps.fetch, timeoutMs, signal, onAnswer, onUnreachable }),
+    onVersion: (relayVersion) => {
+      deps.status.facts.set({ relayVersion });
+      // what the feed confirmed shows in status() at once (a live change or confirmation arrives outside a sync)
+      void db.meta.bulkGet([metaKey.coupons, 'options']).then(([c, o]) => {
+        const at = deps.status.facts.get().lastSyncedAt;
+        const confirmed = (r: unknown) => (r as Confirmation | undefined)?.confirmedAt ?? null;
+        deps.status.facts.set({ lastSyncedAt: { coupons: confirmed(c) ?? at.coupons, options: confirmed(o) ?? at.options } });
+      }, () => undefined);
+    },
+  });
+  const direct = createDirectListingSource(db, now);
+  const chooser = createSourceChooser(options.source ?? 'auto', async (s) => {
+    const answer = await probeRelay(deps.fetch, options.baseUrl, timeoutMs, s ? AbortSignal.any([signal, s]) : signal);
+    if (answer.kind === 'unknown') onUnreachable();
+    else onAnswer();
+    return answer;
+  });
+  const runner = createSyncRunner({
+    source: async (s) => ((await chooser.choose(s)).kind === 'relay' ? relay : direct),
+    db,
+    client,
+    resources: deps.resources,
+    status: deps.status,
+    now,
+    policy: syncPolicy,
+    trackedProducts: deps.trackedProducts,
+    shop: deps.shop,
+    exclusive: deps.exclusive,
+  });
+  const context = (priority: SyncContext['priority'], policy: RetryPolicy): SyncContext => ({
+    db,
+    client,
+    report: createReportDraft(),
+    now,
+    priority,
+    signal,
+    call: (step) => retry(step, policy, { signal }),
+    shop: deps.shop(),
+  });
+  return {
+    client,
+    limiter,
+    runner,
+    chooser,
+    relay,
+    userContext: () => context('user', deps.lookupRetry ?? LOOKUP_RETRY),
+    backgroundContext: () => context('background', syncPolicy),
+  };
+}

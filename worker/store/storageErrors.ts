@@ -1,0 +1,54 @@
+// IndexedDB failures in words: a full disk, a connection the browser closed, another tab's newer schema. Dexie
+// wraps the platform's DOMExceptions; the original name may sit on `inner`.
+import { toLookupError } from '../../src/protocol';
+import type { LookupError } from '../../src/protocol';
+
+const ADVICE: Record<string, { code: string; message: string }> = {
+  QuotaExceededError: {
+    code: 'quota_exceeded',
+    message:
+      "This device's storage for the site is full, so new data could not be saved. Lookups keep answering from what is stored; free some space (or clear other site data) and the next sync saves the rest.",
+  },
+  DatabaseClosedError: {
+    code: 'storage_closed',
+    message: 'The browser closed the local database connection; it is reopened, and lookups keep answering meanwhile.',
+  },
+  InvalidStateError: {
+    code: 'storage_closed',
+    message: 'The local database connection was no longer usable; it is reopened, and lookups keep answering meanwhile.',
+  },
+  VersionError: {
+    code: 'storage_upgraded',
+    message: "Another tab opened a newer version of the local database. Reload this tab to use the newer shop-lookup.",
+  },
+  MissingAPIError: {
+    code: 'storage_unavailable',
+    message: 'IndexedDB is not available here (private mode, or an old browser): nothing can be kept for offline use.',
+  },
+};
+
+function namesOf(error: unknown): string[] {
+  const names: string[] = [];
+  for (let e = error as { name?: string; inner?: unknown } | undefined, i = 0; e && i < 4; e = e.inner as typeof e, i++) {
+    if (typeof e.name === 'string') names.push(e.name);
+  }
+  return names;
+}
+
+/** The storage failure as a readable LookupError, or null when `error` is not a storage failure. */
+export function storageError(error: unknown): LookupError | null {
+  const names = namesOf(error);
+  for (const name of names) {
+    const known = ADVICE[name];
+    if (known) return { ...known };
+  }
+  const dexie = names.find((n) => /^(Abort|Unknown|OpenFailed|DataError|ConstraintError|Database)/.test(n));
+  if (!dexie) return null;
+  const detail = (error as Error)?.message ?? dexie;
+  return { code: 'storage_error', message: `The local database failed (${dexie}: ${detail}). Lookups keep answering from what is stored.` };
+}
+
+/** Any error of the engine as plain data, storage failures in words. */
+export function engineError(error: unknown): LookupError {
+  return storageError(error) ?? toLookupError(error);
+}

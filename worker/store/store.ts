@@ -1,0 +1,194 @@
+// The local database (Dexie over IndexedDB). Versioned: a later schema adds a `version(n)` with an upgrade,
+// so existing shops migrate instead of losing their offline data. Tokens and credentials are never stored here.
+import Dexie, { type Table } from 'dexie';
+import type { Coupon, IssuedCoupon, JournalEntry, ProductOption } from '../../src/protocol';
+import type { FeedStageRow, FeedState } from '../sync/relay/feedState';
+
+/** When the API last confirmed a resource or an item (`coupons`, `coupon:<code>`, `options:<no>`, ...). */
+export interface Confirmation {
+  key: string;
+  confirmedAt: number;
+  /**
+   * `coupon:<code>` only: the API answered this code with the coupon stored under another code (it matched, say,
+   * without regard to case). Lookups of `code` follow it there.
+   */
+  code?: string;
+}
+
+/** Where an interrupted coupon listing stands, so the next sync resumes instead of starting over. */
+export interface CouponCheckpoint {
+  key: '@couponSync';
+  startedAt: number;
+  /** 'direct': first sync into an empty table, pages written as they come. 'staged': changes wait in couponStage. */
+  mode: 'direct' | 'staged';
+  /** Last page completely handled. */
+  page: number;
+  totalPages: number | null;
+  dataCount: number | null;
+  /** Rejected rows whose code could not be read: they count toward dataCount, and forbid deletions. */
+  unkeyed: number;
+  /** Names this listing in `couponHashes`; its hashes are trusted once it is the committed listing. */
+  listing?: string;
+  /** 'direct' mode into a table that was empty, and nobody else has written coupons since: nothing to diff against. */
+  pristine?: boolean;
+  /** Pages stored so far whose rows were not those of the committed listing (validated and diffed). */
+  unmatched?: number;
+  /** Codes listed so far (all distinct: listedPages refuses a code twice). */
+  listed?: number;
+  /**
+   * A first listing into an empty table, nobody else writing and no row rejected so far: its codes are not kept
+   * in listedPages, as the records in coupons stand for them (adding a code twice fails). Ends, with listedPages
+   * filled from coupons, at the first row rejected or write from outside.
+   */
+  lean?: boolean;
+  /** Codes written from outside during a lean listing that coupons did not hold: not the listing's own. */
+  outside?: string[];
+  /** A read-through wrote coupons during this listing: its page hashes are not trusted once it commits. */
+  hashesStale?: boolean;
+  /**
+   * Codes the API was asked for one by one during this listing, and when that request went out. A listed copy
+   * fetched before then is older than what the read-through stored: it is neither written nor applied, and the
+   * code is not deleted for being unlisted.
+   */
+  reread?: Record<string, number>;
+}
+
+/** A changed coupon waiting in `couponStage`, with when the page that carried it was requested. */
+export type StagedCoupon = Coupon & { '@fetchedAt'?: number };
+
+/** Which listing was the last complete one (its page hashes in `couponHashes` describe what `coupons` holds). */
+export interface CommittedListing {
+  key: '@couponListing';
+  listing: string;
+}
+
+/** Which shop this database belongs to: one shop's data never mixes into another's database. */
+export interface ShopIdentity {
+  key: '@shop';
+  baseUrl: string;
+  apiKey: string | null;
+  /** The host's `shopId` (absent in databases claimed before it existed, or without one). */
+  shopId?: string | null;
+}
+
+/** The products whose options every full sync lists, shop-wide (trackedProducts.ts reads and writes it). */
+export interface TrackedProducts {
+  key: '@products';
+  products: number[];
+}
+
+export type MetaRow = Confirmation | CouponCheckpoint | CommittedListing | ShopIdentity | TrackedProducts | FeedState;
+
+/**
+ * The codes of one listed page of the running coupon sync. A unique index over all of them finds a code listed
+ * twice, and the coupons no page listed (deletions), in IndexedDB rather than in a set of every code in memory.
+ */
+export interface ListedPage {
+  page: number;
+  codes: string[];
+}
+
+/**
+ * A hash of one listed page's raw rows, and the listing it was stored by. When a re-sync gets a page whose rows
+ * hash the same as in the committed listing, nothing on it changed: it is neither validated nor diffed again.
+ * `hash` is null for a page with rejected rows (those are validated and reported every time).
+ */
+export interface PageHash {
+  page: number;
+  hash: string | null;
+  listing: string;
+  /** The page's codes: listedPages is filled from them once the listing differs (absent in rows written by earlier builds). */
+  codes?: string[];
+}
+
+export class ShopDatabase extends Dexie {
+  coupons!: Table<Coupon, string>;
+  /** Keyed by the code the issued coupon was looked up with (outbound key). */
+  issuedCoupons!: Table<IssuedCoupon, string>;
+  options!: Table<ProductOption, [number, number]>;
+  meta!: Table<MetaRow, string>;
+  /** Changed coupons of a running re-sync; readers keep seeing `coupons` until the listing is complete. */
+  couponStage!: Table<StagedCoupon, string>;
+  /** The codes of each listed page of the running listing (version 3; `couponPages` before, without the index). */
+  listedPages!: Table<ListedPage, number>;
+  /** Raw-row hashes of the listed pages (version 3). */
+  couponHashes!: Table<PageHash, number>;
+  /** Verdicts given from local data while offline (version 2). */
+  journal!: Table<JournalEntry, number>;
+  /** A relay snapshot being built aside while the last good data keeps answering (version 5; see feedState.ts). */
+  feedStage!: Table<FeedStageRow, [string, string]>;
+
+  constructor(name: string, deps: { indexedDB?: IDBFactory | undefined; IDBKeyRange?: typeof IDBKeyRange | undefined }) {
+    const options: ConstructorParameters<typeof Dexie>[1] = {};
+    if (deps.indexedDB) options.indexedDB = deps.indexedDB;
+    if (deps.IDBKeyRange) options.IDBKeyRange = deps.IDBKeyRange;
+    super(name, options);
+    this.version(1).stores({
+      coupons: 'coupon_code',
+      issuedCoupons: '',
+      options: '[product_no+no], [product_no+code]',
+      meta: 'key',
+      couponStage: 'coupon_code',
+      couponPages: 'page',
+    });
+    // version 2 adds the offline verdict journal; existing data stays as it is
+    this.version(2).stores({ journal: '++id, at' });
+    // version 3: the page hashes that let a re-sync skip unchanged pages (none trusted yet), and the listed codes
+    // under a unique index. A listing left unfinished by version 2 starts over: its codes are not carried across.
+    this.version(3)
+      .stores({ couponHashes: 'page', listedPages: 'page, &*codes', couponPages: null })
+      .upgrade(async (tx) => {
+        await tx.table('meta').delete(metaKey.couponSync);
+        await tx.table('couponStage').clear();
+      });
+    // version 5: the relay feed's staging table (version 4 is left to another change; Dexie accepts the gap)
+    this.version(5).stores({ feedStage: '[resource+key]' });
+  }
+}
+
+/** @example const db = openStore('shop-lookup', { indexedDB, IDBKeyRange }); */
+export function openStore(
+  name: string,
+  deps: { indexedDB?: IDBFactory | undefined; IDBKeyRange?: typeof IDBKeyRange | undefined } = {},
+): ShopDatabase {
+  // Dexie's liveQuery silently never runs unless Dexie.dependencies has an indexedDB, which it reads from the
+  // global at import. Where the platform has none (Node) and the host passed one, lend it ours.
+  if (!Dexie.dependencies.indexedDB && deps.indexedDB) {
+    Dexie.dependencies.indexedDB = deps.indexedDB;
+    if (deps.IDBKeyRange) Dexie.dependencies.IDBKeyRange = deps.IDBKeyRange;
+  }
+  return new ShopDatabase(name, deps);
+}
+
+/** All options of one product, in option-number order. */
+export function productRange(db: ShopDatabase, productNo: number) {
+  return db.options.where('[product_no+no]').between([productNo, Dexie.minKey], [productNo, Dexie.maxKey]);
+}
+
+/** Meta keys, in one place so readers and writers agree. */
+export const metaKey = {
+  coupons: 'coupons',
+  coupon: (code: string) => `coupon:${code}`,
+  issued: (code: string) => `issued:${code}`,
+  options: (productNo: number) => `options:${productNo}`,
+  optionNo: (productNo: number, no: number) => `option:${productNo}:no:${no}`,
+  optionCode: (productNo: number, code: string) => `option:${productNo}:code:${code}`,
+  couponSync: '@couponSync',
+  couponListing: '@couponListing',
+  shop: '@shop',
+  products: '@products',
+} as const;
+
+/** Records that the API confirmed these keys at `at`. */
+export function confirm(db: ShopDatabase, keys: string[], at: number) {
+  return db.meta.bulkPut(keys.map((key) => ({ key, confirmedAt: at })));
+}
+
+/** The latest confirmation among `keys`, or null. */
+export function latestConfirmation(rows: (MetaRow | undefined)[]): number | null {
+  let latest: number | null = null;
+  for (const r of rows) {
+    if (r && 'confirmedAt' in r && (latest === null || r.confirmedAt > latest)) latest = r.confirmedAt;
+  }
+  return latest;
+}

@@ -1,0 +1,163 @@
+// Full coupon sync: every page of GET /v2/shop/coupons.
+//
+// Readers always see a complete snapshot. On a re-sync, changed records wait in `couponStage` and are applied,
+// with deletions, in one transaction once the whole listing has arrived and adds up; until then lookups answer
+// from the last complete snapshot. Only the first sync (no complete snapshot exists yet, nothing to protect)
+// writes pages straight into `coupons`, so a new till can answer before a long first sync ends.
+//
+// A checkpoint with every stored page lets an interrupted listing resume at the next page, unless the upstream
+// listing changed meanwhile (its count or page total moved), in which case it starts over.
+//
+// Speed: pages are requested ahead (fetchAhead) and stored behind (writeBehind), several per transaction when the
+// disk is the slower side. A page whose raw rows hash as in the committed listing is neither validated nor diffed:
+// nothing on it changed. Memory holds a few pages, whatever the size of the listing (couponListing.ts).
+import type { ListPage } from '../../api/envelope';
+import { fetchAhead } from './fetchAhead';
+import {
+  beginListing,
+  commitListing,
+  discardCouponListing,
+  inconsistent,
+  resumeListing,
+  storePages,
+  type ListingState,
+  type PageToStore,
+} from './couponListing';
+import { metaKey, type CommittedListing, type CouponCheckpoint } from '../../store/store';
+import type { SyncContext } from '../syncContext';
+import { writeBehind } from '../../store/writeBehind';
+
+export { discardCouponListing, noteCouponRefresh } from './couponListing';
+
+/** Listing changed under us this many times in one sync: give up for now, keep the last snapshot. */
+const MAX_RESTARTS = 2;
+/** List pages requested ahead of the one being stored. */
+const FETCH_AHEAD = 4;
+/** Pages waiting for the transaction under way (they go into the next one); beyond that the listing waits. */
+const MAX_QUEUED_PAGES = 8;
+
+/** The key each raw row is listed under (what validation would make of it), or null when it has none. */
+function codeOf(raw: unknown): string | null {
+  const code = raw !== null && typeof raw === 'object' ? (raw as { coupon_code?: unknown }).coupon_code : undefined;
+  // as the schema reads it (a number becomes its text) and as a rejected row is reported (its key, if readable)
+  return typeof code === 'string' || typeof code === 'number' ? String(code) : null;
+}
+
+/**
+ * A 64-bit hash of a page's rows as they arrived: the body text from its first `"data"` on, which holds all of
+ * them (and the paging; what precedes, such as the envelope's running request_count, is left out). Equal text,
+ * equal rows: no second serialisation, no copy, no await (SHA-256 through WebCrypto cost four times as much).
+ * Two 32-bit lanes mixed as cyrb53 does: a changed page that hashes as before is a chance of about 2^-64.
+ */
+function rowsHash(body: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = Math.max(0, body.indexOf('"data"')); i < body.length; i++) {
+    const c = body.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0');
+}
+
+function changedUnder(cp: CouponCheckpoint, p: ListPage): boolean {
+  return (
+    (cp.dataCount !== null && p.dataCount !== null && p.dataCount !== cp.dataCount) ||
+    (cp.totalPages !== null && p.totalPages !== null && p.totalPages !== cp.totalPages)
+  );
+}
+
+/**
+ * Syncs all coupons. Throws (after recording what it learned) when the listing could not be completed;
+ * the last complete snapshot then stays as it was.
+ * @example await syncCoupons(ctx); // ctx.report now says what was fetched, written, deleted, rejected
+ */
+export async function syncCoupons(ctx: SyncContext): Promise<void> {
+  const { db, client, report } = ctx;
+  let cp = (await resumeListing(db, ctx.now())) ?? (await beginListing(db, ctx.now()));
+  const committed = (await db.meta.get(metaKey.couponListing)) as CommittedListing | undefined;
+  const state: ListingState = { committed: committed?.listing ?? null, unmatched: cp.unmatched ?? 0 };
+  let restarts = 0;
+  let lastRows = 0;
+  const pages = fetchAhead(
+    (page, signal, answered) =>
+      ctx.call(async () => {
+        // when the request went out: a read-through asked later holds a newer copy of this page's coupons
+        const fetchedAt = ctx.now();
+        const raw = await client.listCouponRows(page, {
+          priority: ctx.priority,
+          signal: ctx.signal ? AbortSignal.any([ctx.signal, signal]) : signal,
+          counter: report,
+          onHeaders: (status) => status >= 200 && status < 300 && answered(),
+        });
+        return { ...raw, fetchedAt };
+      }),
+    FETCH_AHEAD,
+  );
+  const writer = writeBehind<PageToStore>(async (batch) => {
+    const written = await storePages(ctx, state, batch);
+    if (batch[0]!.cp.mode === 'direct') report.written += written;
+  }, MAX_QUEUED_PAGES);
+
+  try {
+    for (let page = cp.page + 1; ; page++) {
+      const p = await pages.get(page);
+      report.fetched += p.rows.length;
+      if (changedUnder(cp, p)) {
+        if (++restarts > MAX_RESTARTS) throw inconsistent('it kept changing while it was being read');
+        pages.reset();
+        await writer.drain();
+        cp = await beginListing(db, ctx.now());
+        state.unmatched = 0;
+        page = 0;
+        continue;
+      }
+      // still the listing we were reading: ask for the next pages while this one is checked and stored
+      pages.ahead(page, p.totalPages);
+      const codes: string[] = [];
+      const onPage = new Set<string>();
+      let unkeyed = cp.unkeyed;
+      for (const raw of p.rows) {
+        const code = codeOf(raw);
+        // a row whose code cannot be read might be any local coupon: then nothing may be deleted
+        if (code === null) unkeyed++;
+        else if (onPage.size === onPage.add(code).size) throw inconsistent(`page ${page} repeats 1 coupon(s) of earlier rows (e.g. ${JSON.stringify(code)})`);
+        else codes.push(code);
+      }
+      // (a code of an earlier page is refused by the index of listed codes when the page is stored)
+      cp = { ...cp, page, totalPages: p.totalPages, dataCount: p.dataCount, unkeyed, listed: (cp.listed ?? 0) + codes.length };
+      await writer.push({ page, rows: p.rows, rowsPath: p.rowsPath, codes, hash: rowsHash(p.body), fetchedAt: p.fetchedAt, cp });
+      ctx.progress?.('coupons', cp.listed!, p.dataCount);
+      lastRows = p.rows.length;
+      const last = p.totalPages !== null ? page >= p.totalPages : p.rowsPath === 'data' || p.rows.length === 0;
+      if (last) break;
+    }
+    await writer.drain();
+  } catch (error) {
+    // no request ahead keeps running and no write is left under way; a listing that did not add up is dropped
+    pages.reset();
+    await writer.drain().catch(() => undefined);
+    if ((error as { code?: string }).code === 'inconsistent_listing') await discardCouponListing(db);
+    throw error;
+  } finally {
+    pages.reset();
+  }
+
+  const listed = cp.listed ?? 0;
+  if (cp.dataCount !== null && listed + cp.unkeyed !== cp.dataCount) {
+    await discardCouponListing(db);
+    throw inconsistent(`${listed + cp.unkeyed} coupons were listed but the API counted ${cp.dataCount} (rows skipped or shifted between pages; last page had ${lastRows})`);
+  }
+  const blind = cp.unkeyed > 0;
+  const { written, deleted } = await commitListing(db, cp, state, !blind);
+  if (cp.mode === 'staged') report.written += written;
+  report.deleted += deleted;
+  if (blind) {
+    report.errors.push({
+      code: 'deletions_skipped',
+      message: 'A coupon without a readable code was rejected, so no local coupon was deleted in this sync (it might have been that one).',
+    });
+  }
+}

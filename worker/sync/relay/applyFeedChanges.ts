@@ -1,0 +1,134 @@
+// Writing feed answers: records checked by the engine's own schemas, then upserts, deletes, confirmations and the
+// feed state in ONE transaction, so a reader sees the data before an answer or after it, never a mix. Into the
+// live tables (`coupons`, `options`) or into `feedStage`, which a complete snapshot replaces the live data from.
+import type { LookupError } from '../../../src/protocol';
+import type { FeedAnswer } from './relayFeedClient';
+import { FEED_STATE_KEY, type FeedStageRow, type FeedState } from './feedState';
+import { parseRecord, rejectionError } from '../../records/parseRecords';
+import { confirm, metaKey, productRange, type ShopDatabase } from '../../store/store';
+
+/** An answer's records, checked and sorted by where they go. */
+export interface CheckedFeed {
+  coupons: { key: string; record: unknown }[];
+  options: { productNo: number; key: string; record: unknown }[];
+  couponDeletes: string[];
+  optionDeletes: [number, number][];
+  stageDeletes: [string, string][];
+  /** Records rejected whose key was readable: a staged snapshot keeps their live copy. */
+  rejectedKeys: { resource: string; key: string }[];
+  errors: LookupError[];
+}
+
+const productOf = (resource: string): number | null => {
+  const m = /^options:(\d+)$/.exec(resource);
+  return m ? Number(m[1]) : null;
+};
+
+/** Checks an answer's records with the engine's schemas; a rejected record is reported and its old copy kept. */
+export function checkFeed(answer: Pick<FeedAnswer, 'upserts' | 'deletes'>): CheckedFeed {
+  const out: CheckedFeed = { coupons: [], options: [], couponDeletes: [], optionDeletes: [], stageDeletes: [], rejectedKeys: [], errors: [] };
+  answer.upserts.forEach((u, i) => {
+    const productNo = productOf(u.resource);
+    if (u.resource !== 'coupons' && productNo === null) return; // a resource this engine does not know
+    const r = productNo === null ? parseRecord('coupon', u.record, `feed.upserts[${i}].record`) : parseRecord('productOption', u.record, `feed.upserts[${i}].record`, productNo);
+    if (!r.ok) {
+      out.errors.push(rejectionError(`GET relay/v1/feed`, r.rejected));
+      out.rejectedKeys.push({ resource: u.resource, key: u.key });
+    } else if (productNo === null) out.coupons.push({ key: u.key, record: r.record });
+    else out.options.push({ productNo, key: u.key, record: r.record });
+  });
+  for (const d of answer.deletes) {
+    const productNo = productOf(d.resource);
+    if (d.resource === 'coupons') out.couponDeletes.push(d.key);
+    else if (productNo !== null && Number.isSafeInteger(Number(d.key))) out.optionDeletes.push([productNo, Number(d.key)]);
+    else continue;
+    out.stageDeletes.push([d.resource, d.key]);
+  }
+  return out;
+}
+
+/** The confirmations an answer carries: `coupons`, `options:<no>`, and `options` (the oldest of the products'). */
+function confirmations(answer: Pick<FeedAnswer, 'confirmedAt' | 'products'>): [string, number][] {
+  const out: [string, number][] = [];
+  const at = answer.confirmedAt ?? {};
+  if (typeof at.coupons === 'number') out.push([metaKey.coupons, at.coupons]);
+  const optionTimes = answer.products.map((p) => at[`options:${p}`]);
+  answer.products.forEach((p, i) => typeof optionTimes[i] === 'number' && out.push([metaKey.options(p), optionTimes[i]]));
+  if (optionTimes.length > 0 && optionTimes.every((t) => typeof t === 'number')) out.push(['options', Math.min(...(optionTimes as number[]))]);
+  return out;
+}
+
+async function writeConfirmations(db: ShopDatabase, answer: Pick<FeedAnswer, 'confirmedAt' | 'products'>) {
+  const rows = confirmations(answer);
+  await Promise.all(rows.map(([key, at]) => confirm(db, [key], at)));
+}
+
+export interface Applied {
+  written: number;
+  deleted: number;
+  errors: LookupError[];
+}
+
+/**
+ * Applies a checked answer to the live tables with the new feed state, in one transaction. `expect` is the state
+ * the answer was asked from: when another writer moved the state meanwhile, nothing is written (null is returned).
+ * `confirm`: write the answer's confirmedAt (not for the chunks of a snapshot, which are not complete yet).
+ * @example await applyToLive(db, checkFeed(answer), answer, next, state, true);
+ */
+export function applyToLive(db: ShopDatabase, feed: CheckedFeed, answer: FeedAnswer, next: FeedState, expect: FeedState, withConfirm: boolean): Promise<Applied | null> {
+  return db.transaction('rw', [db.coupons, db.options, db.meta], async () => {
+    const now = ((await db.meta.get(FEED_STATE_KEY)) as FeedState | undefined) ?? null;
+    if ((now?.version ?? null) !== expect.version || (now?.handle ?? null) !== expect.handle) return null;
+    if (feed.coupons.length > 0) await db.coupons.bulkPut(feed.coupons.map((c) => c.record) as never[]);
+    if (feed.options.length > 0) await db.options.bulkPut(feed.options.map((o) => o.record) as never[]);
+    if (feed.couponDeletes.length > 0) await db.coupons.bulkDelete(feed.couponDeletes);
+    if (feed.optionDeletes.length > 0) await db.options.bulkDelete(feed.optionDeletes);
+    if (withConfirm) await writeConfirmations(db, answer);
+    await db.meta.put(next);
+    return { written: feed.coupons.length + feed.options.length, deleted: feed.couponDeletes.length + feed.optionDeletes.length, errors: feed.errors };
+  });
+}
+
+/** Applies a checked answer to the staged snapshot (readers keep seeing the live tables), with the feed state. */
+export function applyToStage(db: ShopDatabase, feed: CheckedFeed, next: FeedState): Promise<Applied> {
+  return db.transaction('rw', [db.feedStage, db.meta, db.coupons, db.options], async () => {
+    const rows: FeedStageRow[] = [
+      ...feed.coupons.map((c) => ({ resource: 'coupons', key: c.key, record: c.record })),
+      ...feed.options.map((o) => ({ resource: `options:${o.productNo}`, key: o.key, record: o.record })),
+    ];
+    // a rejected record never replaces a good copy: the live one goes into the new snapshot instead
+    for (const { resource, key } of feed.rejectedKeys) {
+      const productNo = productOf(resource);
+      const live = productNo === null ? await db.coupons.get(key) : await db.options.get([productNo, Number(key)]);
+      if (live) rows.push({ resource, key, record: live });
+    }
+    if (rows.length > 0) await db.feedStage.bulkPut(rows);
+    if (feed.stageDeletes.length > 0) await db.feedStage.bulkDelete(feed.stageDeletes);
+    await db.meta.put(next);
+    return { written: rows.length, deleted: feed.stageDeletes.length, errors: feed.errors };
+  });
+}
+
+/**
+ * Replaces the live coupons, and the options of the relay's tracked products, with the complete staged snapshot,
+ * in one transaction with its confirmations and the new state; the stage is emptied. Options of other products
+ * (read through one by one) stay.
+ * @example await swapInStage(db, lastAnswer, next);
+ */
+export function swapInStage(db: ShopDatabase, answer: FeedAnswer, next: FeedState): Promise<{ written: number }> {
+  return db.transaction('rw', [db.coupons, db.options, db.meta, db.feedStage], async () => {
+    const staged = await db.feedStage.toArray();
+    await db.coupons.clear();
+    for (const p of answer.products) await productRange(db, p).delete();
+    const coupons = staged.filter((r) => r.resource === 'coupons').map((r) => r.record);
+    const options = staged.filter((r) => r.resource !== 'coupons').map((r) => r.record);
+    if (coupons.length > 0) await db.coupons.bulkPut(coupons as never[]);
+    if (options.length > 0) await db.options.bulkPut(options as never[]);
+    await db.feedStage.clear();
+    // the direct listing's page hashes no longer describe what `coupons` holds
+    await db.meta.bulkDelete([metaKey.couponListing, metaKey.couponSync]);
+    await writeConfirmations(db, answer);
+    await db.meta.put(next);
+    return { written: staged.length };
+  });
+}

@@ -1,0 +1,102 @@
+// Whether `baseUrl` is a shop-lookup relay: asked once per engine start (`GET {baseUrl}/relay/v1`), then cached.
+// A plain API or the credential proxy answers 404 or something that is not the relay's JSON: the engine lists the
+// API page by page. No answer at all (offline, refused, a gateway's 5xx) says nothing: that sync fails as any
+// unreachable one does, and the next sync asks again.
+import { networkError, originOf, type ApiError } from '../../api/apiError';
+
+/** Where the engine's data comes from. */
+export type SourceKind = 'direct' | 'relay';
+
+/** `'auto'` finds out by asking; `'direct'` / `'relay'` force one (see ShopLookupOptions.source). */
+export type SourceMode = 'auto' | SourceKind;
+
+/** What a relay says about itself (relay/PROTOCOL.md, Discovery). */
+export interface RelayInfo {
+  relay: 'shop-lookup';
+  protocol: number;
+  shop: string;
+}
+
+export interface SourceChoice {
+  kind: SourceKind;
+  /** The relay's self-description (null when forced to 'relay' before it answered, or direct). */
+  info: RelayInfo | null;
+}
+
+export interface SourceChooser {
+  /** The source to sync from now: asks the first time (and again after no answer came; then it rejects). */
+  choose(signal?: AbortSignal): Promise<SourceChoice>;
+  /** What the last choice was, null before the first. */
+  readonly current: SourceKind | null;
+}
+
+/** The relay's discovery answer, or null when `body` is not one. */
+export function readRelayInfo(body: unknown): RelayInfo | null {
+  const b = body as Partial<RelayInfo> | null;
+  if (!b || typeof b !== 'object' || b.relay !== 'shop-lookup' || b.protocol !== 1) return null;
+  return { relay: 'shop-lookup', protocol: 1, shop: typeof b.shop === 'string' ? b.shop : '' };
+}
+
+/**
+ * Asks `{baseUrl}/relay/v1` once. Resolves 'relay' or 'direct'; 'unknown' with the error when no answer came.
+ * @example await probeRelay(fetch, '/shop-api', 5000) // { kind: 'relay', info: { relay: 'shop-lookup', protocol: 1, shop } }
+ */
+export async function probeRelay(
+  fetchFn: typeof fetch,
+  baseUrl: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<SourceChoice | { kind: 'unknown'; error: ApiError }> {
+  const label = { method: 'GET', path: '/relay/v1' };
+  const origin = originOf(baseUrl);
+  const url = `${baseUrl.replace(/\/+$/, '')}/relay/v1`;
+  const stop = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])]);
+  try {
+    const res = await fetchFn(url, { headers: { accept: 'application/json' }, signal: stop, cache: 'no-store' });
+    // a gateway that could not reach what is behind it: we learned nothing about what that is
+    if (res.status === 502 || res.status === 503 || res.status === 504) {
+      return { kind: 'unknown', error: networkError(label, origin, new Error(`the gateway answered HTTP ${res.status}`)) };
+    }
+    const text = await res.text();
+    if (!res.ok) return { kind: 'direct', info: null };
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return { kind: 'direct', info: null };
+    }
+    const info = readRelayInfo(body);
+    return info ? { kind: 'relay', info } : { kind: 'direct', info: null };
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    return { kind: 'unknown', error: networkError(label, origin, error) };
+  }
+}
+
+/** @example const chooser = createSourceChooser('auto', (signal) => probeRelay(fetch, baseUrl, 5000, signal)); */
+export function createSourceChooser(
+  mode: SourceMode,
+  probe: (signal?: AbortSignal) => ReturnType<typeof probeRelay>,
+): SourceChooser {
+  let known: SourceChoice | null = mode === 'auto' ? null : { kind: mode, info: null };
+  let asking: Promise<SourceChoice> | null = null;
+  let last: SourceKind | null = known?.kind ?? null;
+  return {
+    choose(signal) {
+      if (known) return Promise.resolve(known);
+      asking ??= probe(signal)
+        .then((answer) => {
+          // no answer: this sync fails as unreachable; the next one asks again
+          if (answer.kind === 'unknown') throw answer.error;
+          known = answer;
+          last = answer.kind;
+          return answer;
+        })
+        .finally(() => (asking = null));
+      return asking;
+    },
+    get current() {
+      return last;
+    },
+  };
+}

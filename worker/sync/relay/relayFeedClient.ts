@@ -1,0 +1,137 @@
+// HTTP side of the relay's feed (relay/PROTOCOL.md): the feed, the tracked products. Answers are plain JSON, not
+// the shop API's envelope, and are not held back by the client's API rate limits (the relay has its own budget and
+// says so with 429 + Retry-After). Everything that goes wrong becomes an ApiError, as the API client's do.
+import { ShopLookupError } from '../../../src/protocol';
+import { apiErrorFromAnswer, badResponseError, networkError, originOf, timeoutError, type ApiError } from '../../api/apiError';
+import { retryAfterMs } from '../../api/httpTransport';
+
+/** One record as the feed carries it (validated again by the engine before it is stored). */
+export interface FeedUpsert {
+  resource: string;
+  key: string;
+  record: unknown;
+}
+
+/** A feed answer (200), as relay/PROTOCOL.md describes it. */
+export interface FeedAnswer {
+  handle: string;
+  version: number;
+  kind: 'snapshot' | 'changes';
+  cursor: string | null;
+  upserts: FeedUpsert[];
+  deletes: { resource: string; key: string }[];
+  more: boolean;
+  products: number[];
+  confirmedAt: Record<string, number>;
+  relay?: { degraded: boolean; error: string | null };
+}
+
+export type FeedReply = { status: 304 } | { status: 200; etag: string | null; answer: FeedAnswer };
+
+export interface FeedCallOptions {
+  signal?: AbortSignal | undefined;
+  counter?: { requests: number } | undefined;
+  /** `If-None-Match`: the ETag of what the client holds. */
+  etag?: string | null;
+  /** Extra time on top of the request timeout (a long-poll's wait). */
+  extraTimeoutMs?: number;
+}
+
+export interface RelayFeedClient {
+  feed(query: Record<string, string | number>, o?: FeedCallOptions): Promise<FeedReply>;
+  /** Adds products to the shop-wide tracked set; answers the whole set. */
+  postProducts(products: number[], o?: FeedCallOptions): Promise<number[]>;
+}
+
+export interface RelayFeedClientOptions {
+  baseUrl: string;
+  fetch: typeof fetch;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  onAnswer?: () => void;
+  onUnreachable?: (error: ApiError) => void;
+}
+
+function isFeedAnswer(v: unknown): v is FeedAnswer {
+  const a = v as FeedAnswer;
+  return (
+    a !== null &&
+    typeof a === 'object' &&
+    typeof a.handle === 'string' &&
+    Number.isSafeInteger(a.version) &&
+    (a.kind === 'snapshot' || a.kind === 'changes') &&
+    Array.isArray(a.upserts) &&
+    Array.isArray(a.deletes ?? []) &&
+    typeof a.confirmedAt === 'object'
+  );
+}
+
+/** @example const feed = createRelayFeedClient({ baseUrl: '/shop-api', fetch, timeoutMs: 15_000 }); await feed.feed({ since: 12, handle }); */
+export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFeedClient {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const origin = originOf(base);
+
+  async function call(method: 'GET' | 'POST', path: string, query: Record<string, string | number>, body: unknown, o: FeedCallOptions) {
+    const label = { method, path: `${path}` };
+    const qs = Object.keys(query).length ? `?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}` : '';
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (o.etag) headers['if-none-match'] = o.etag;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const timeoutMs = options.timeoutMs + (o.extraTimeoutMs ?? 0);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const stop = [o.signal, options.signal].filter((s): s is AbortSignal => s !== undefined);
+    if (o.counter) o.counter.requests++;
+    let res: Response;
+    let text: string;
+    try {
+      // no-store: the browser's HTTP cache must not answer a feed request (our ETag is the only validator)
+      const init: RequestInit = { method, headers, signal: AbortSignal.any([timeout, ...stop]), cache: 'no-store' };
+      if (body !== undefined) init.body = JSON.stringify(body);
+      res = await options.fetch(`${base}/${path}${qs}`, init);
+      text = await res.text();
+    } catch (cause) {
+      const stopped = stop.find((s) => s.aborted);
+      if (stopped) throw stopped.reason;
+      const error = timeout.aborted ? timeoutError(label, timeoutMs) : networkError(label, origin, cause);
+      options.onUnreachable?.(error);
+      throw error;
+    }
+    if (res.status === 502 || res.status === 504) {
+      const error = networkError(label, origin, new Error(`the gateway answered HTTP ${res.status}`));
+      options.onUnreachable?.(error);
+      throw error;
+    }
+    options.onAnswer?.();
+    if (res.status === 304) return { status: 304 as const, etag: res.headers.get('etag'), json: null };
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw badResponseError(label, res.status, 'the relay did not answer JSON');
+    }
+    if (res.status >= 400) {
+      const e = json as { code?: unknown; message?: unknown };
+      const message = typeof e?.message === 'string' ? e.message : `HTTP ${res.status}`;
+      if (res.status === 409) throw new ShopLookupError('must_refetch', `The relay's feed history changed: ${message}`, { status: 409 });
+      if (res.status === 503) throw networkError(label, origin, new Error(`the relay has no data to serve (${message})`));
+      const error = apiErrorFromAnswer(label, res.status, null, message, retryAfterMs(res.headers.get('retry-after')));
+      if (res.status === 401 || res.status === 403) error.code = 'permission_denied';
+      throw error;
+    }
+    return { status: res.status, etag: res.headers.get('etag'), json };
+  }
+
+  return {
+    async feed(query, o = {}) {
+      const r = await call('GET', 'relay/v1/feed', query, undefined, o);
+      if (r.status === 304) return { status: 304 };
+      if (!isFeedAnswer(r.json)) throw badResponseError({ method: 'GET', path: 'relay/v1/feed' }, r.status, 'the feed answer lacks handle, version, kind or upserts');
+      return { status: 200, etag: r.etag, answer: { ...r.json, cursor: r.json.cursor ?? null, deletes: r.json.deletes ?? [], more: r.json.more === true, products: r.json.products ?? [] } };
+    },
+    async postProducts(products, o = {}) {
+      const r = await call('POST', 'relay/v1/products', {}, { products }, o);
+      const set = (r.json as { products?: unknown } | null)?.products;
+      return Array.isArray(set) ? set.filter((p): p is number => Number.isSafeInteger(p)) : [];
+    },
+  };
+}

@@ -1,0 +1,178 @@
+// One sync at a time: coupons, then the options of every tracked product, from the source of this engine (the
+// API listed page by page, or a relay's feed: syncSource.ts). A caller who arrives mid-sync gets
+// the running sync's promise (after dexie-cloud's syncIfPossible). Failures are data in the report and in
+// status(), never thrown at the caller.
+import { ShopLookupError } from '../../src/protocol';
+import type { SyncReport } from '../../src/protocol';
+import type { ApiClient } from '../api/apiClient';
+import type { ResourceState } from '../lookups/resourceState';
+import { retry, type RetryPolicy } from '../api/retryer';
+import { engineError } from '../store/storageErrors';
+import { createDirectListingSource } from './direct/directListingSource';
+import { metaKey, type ShopDatabase, type ShopIdentity } from '../store/store';
+import { createReportDraft, finishReport, type ReportDraft, type SyncContext } from './syncContext';
+import type { SourceRun, SyncSource } from './syncSource';
+import type { SyncStatusState } from '../tabs/syncStatus';
+
+export interface SyncRunnerDeps {
+  db: ShopDatabase;
+  client: ApiClient;
+  resources: ResourceState;
+  status: SyncStatusState;
+  now: () => number;
+  policy: RetryPolicy;
+  /** The products whose options a full sync lists (read when it starts). */
+  trackedProducts: () => number[] | Promise<number[]>;
+  /** The shop this engine serves (a sync checks it under the lock; its units check their writes too). */
+  shop?: () => ShopIdentity | undefined;
+  /** Runs a sync holding the database's sync lock, so engines in other tabs never sync at the same time. */
+  exclusive?: <T>(work: () => Promise<T>) => Promise<T>;
+  /** Where the data comes from (the API listed page by page, or a relay's feed); default the direct listing. */
+  source?: (signal: AbortSignal) => Promise<SyncSource>;
+}
+
+/** Progress is told this often at most while a listing runs (a page can take a millisecond). */
+const PROGRESS_MS = 100;
+
+/** Errors after which the rest of this sync would only fail the same way. */
+const STOPS_SYNC = new Set(['network_error', 'timeout', 'bad_credentials', 'token_invalid', 'permission_denied', 'plan_permission', 'closed', 'cancelled']);
+
+export function createSyncRunner(deps: SyncRunnerDeps) {
+  const { db, resources, status, now } = deps;
+  const exclusive = deps.exclusive ?? (<T>(work: () => Promise<T>) => work());
+  let running: Promise<SyncReport> | null = null;
+  /** A full sync holds the lock and runs (not merely waits for its turn). */
+  let active = false;
+  let controller = new AbortController();
+
+  let lastProgressAt = 0;
+
+  function context(report: ReportDraft, signal: AbortSignal): SyncContext {
+    return {
+      db,
+      client: deps.client,
+      report,
+      now,
+      priority: 'background',
+      signal,
+      shop: deps.shop?.(),
+      call: (step) =>
+        retry(step, deps.policy, {
+          signal,
+          onWait: () => status.facts.set({ waiting: true }),
+          onResume: () => status.facts.set({ waiting: false }),
+        }),
+      progress(resource, done, total) {
+        // at most every PROGRESS_MS (and the last step): each update reaches every status watcher and every tab
+        const t = Date.now();
+        if (t - lastProgressAt < PROGRESS_MS && done !== total) return;
+        lastProgressAt = t;
+        status.facts.set({ progress: { resource, done, total } });
+      },
+    };
+  }
+
+  /** The report of a sync that never ran (its lock wait ended: the engine closed, or the shop changed). */
+  function notRun(error: unknown): SyncReport {
+    const report = createReportDraft();
+    report.complete = false;
+    report.errors.push(engineError(error));
+    return finishReport(report);
+  }
+
+  /** Runs one unit; returns false when the sync should stop here. */
+  async function unit(report: ReportDraft, key: string, work: () => Promise<void>): Promise<boolean> {
+    try {
+      await resources.track(key, work);
+      return true;
+    } catch (error) {
+      const e = engineError(error);
+      report.complete = false;
+      report.errors.push(e);
+      return !STOPS_SYNC.has(e.code);
+    }
+  }
+
+  const direct = createDirectListingSource(db, now);
+  const chooseSource = deps.source ?? (() => Promise.resolve(direct));
+
+  /** This sync's source; null (the failure in the report and on `coupons`) when it could not be found out. */
+  async function sourceFor(report: ReportDraft, signal: AbortSignal): Promise<SyncSource | null> {
+    try {
+      const source = await chooseSource(signal);
+      status.facts.set({ source: source.kind });
+      return source;
+    } catch (error) {
+      await unit(report, metaKey.coupons, () => Promise.reject(error));
+      return null;
+    }
+  }
+
+  /** @param ended called as the sync ends, before its outcome is told: a sync asked for after that is a new one */
+  async function run(products: number[], ended: () => void): Promise<SyncReport> {
+    const report = createReportDraft();
+    const ctx = context(report, controller.signal);
+    active = true;
+    status.facts.set({ syncing: true, progress: { resource: 'coupons', done: 0, total: null } });
+    const source = await sourceFor(report, controller.signal);
+    const unitRun: SourceRun = { ctx, unit: (key, work) => unit(report, key, work) };
+    const optionsAt = source ? await source.syncAll(unitRun, products) : null;
+    const coupons = (await db.meta.get(metaKey.coupons).catch(() => undefined)) as { confirmedAt?: number } | undefined;
+    const f = status.facts.get();
+    ended();
+    status.facts.set({
+      syncing: false,
+      waiting: false,
+      progress: null,
+      failed: !report.complete,
+      lastError: report.errors.at(-1) ?? (report.complete ? null : f.lastError),
+      lastSyncedAt: {
+        coupons: coupons?.confirmedAt ?? f.lastSyncedAt.coupons,
+        options: optionsAt ?? f.lastSyncedAt.options,
+      },
+    });
+    return finishReport(report);
+  }
+
+  return {
+    /** Syncs everything; a second caller gets the running sync. */
+    sync(): Promise<SyncReport> {
+      // waiting for the lock can end too (the engine closes meanwhile): that is a report, never a rejection
+      if (running) return running;
+      const done = () => {
+        active = false;
+        if (running === mine) running = null;
+      };
+      // waiting for the lock can end too (the engine closes meanwhile): that is a report, never a rejection
+      const mine: Promise<SyncReport> = exclusive(async () => run(await deps.trackedProducts(), done))
+        .catch(notRun)
+        .finally(done);
+      running = mine;
+      return mine;
+    },
+    /** Syncs only these products' options (newly tracked ones), after any running sync. */
+    async syncProducts(productNos: number[]): Promise<SyncReport> {
+      await running?.catch(() => undefined);
+      return exclusive(async () => {
+        const report = createReportDraft();
+        const ctx = context(report, controller.signal);
+        const source = await sourceFor(report, controller.signal);
+        await source?.syncProducts({ ctx, unit: (key, work) => unit(report, key, work) }, productNos);
+        return finishReport(report);
+      }).catch(notRun);
+    },
+    get running() {
+      return running;
+    },
+    /** A full sync of this engine is under way (it holds the sync lock); false while one only waits for it. */
+    get active() {
+      return active;
+    },
+    /** Aborts the running sync (its unfinished listing stays as a checkpoint) and waits for it to settle. */
+    async cancel(): Promise<void> {
+      controller.abort(new ShopLookupError('cancelled', 'The sync was cancelled (clear() or close() was called).'));
+      await running?.catch(() => undefined);
+      controller = new AbortController();
+    },
+  };
+}
