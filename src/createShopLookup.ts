@@ -1,3 +1,4 @@
+// createShopLookup: the host side of shop-lookup, the six lookups as Observables plus sync, status and checkout.
 import type { Observable } from 'rxjs';
 import { connectEngine, type Connection } from './connectEngine';
 import { ShopLookupError } from './errors';

@@ -1,3 +1,4 @@
+// ShopLookupError, the one error class, and toLookupError, which turns any thrown value into plain LookupError data.
 import type { LookupError, RecordIssue } from './types';
 
 /**
