@@ -1,7 +1,9 @@
-// The engine's network side: API client, rate limiter, retries, the sync runner and the read-through refreshes.
-// Loaded apart from the worker's entry (engine.ts starts loading it at once, beside opening the database):
-// answering from IndexedDB needs none of it, so the first answer after a reload does not wait for it to parse.
-import type { EngineOptions } from '../../src/protocol';
+// The lazily loaded chunk of the engine: its network side (API client, rate limiter, retries, the sync runner, the
+// read-through refreshes, the relay's live feed). Only loadNetwork.ts imports it, with import(), so it stays out of
+// the worker's entry: answering from IndexedDB needs none of it, and the first answer after a reload does not wait
+// for it to parse. Import nothing from here statically (types aside).
+import { toLookupError } from '../../src/protocol';
+import type { EngineOptions, SyncReport } from '../../src/protocol';
 import { createApiClient, type ApiClient } from '../api/apiClient';
 import type { Connectivity } from '../tabs/connectivity';
 import { createTransport } from '../api/httpTransport';
@@ -9,7 +11,9 @@ import type { ResourceState } from '../lookups/resourceState';
 import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimiter } from '../api/rateLimiter';
 import { LOOKUP_RETRY, retry, SYNC_RETRY, type RetryPolicy } from '../api/retryer';
 import { metaKey, type Confirmation, type ShopDatabase, type ShopIdentity } from '../store/store';
-import { createReportDraft, type SyncContext } from '../sync/syncContext';
+import type { SyncContext } from '../sync/syncContext';
+import { createReportDraft, finishReport } from '../sync/syncReport';
+import { refreshIssuedCoupon } from '../sync/readThrough';
 import { createDirectListingSource } from '../sync/direct/directListingSource';
 import { createSourceChooser, probeRelay, type SourceChooser } from '../sync/relay/relayDiscovery';
 import { createRelayFeedClient } from '../sync/relay/relayFeedClient';
@@ -48,11 +52,11 @@ export interface Network {
   relay: RelayFeedSource;
   /** The context of work somebody waits for (a lookup's refresh): quick retries, ahead of background work. */
   userContext(): SyncContext;
-  /** The context of background work outside a sync (prefetching issued coupons): patient retries. */
-  backgroundContext(): SyncContext;
+  /** Fetches these issued coupons (background work outside a sync, patient retries); the outcome is a report. */
+  prefetchIssuedCoupons(codes: string[]): Promise<SyncReport>;
 }
 
-/** @example const net = createNetwork({ options, db, fetch, now, connectivity, resources, status, signal, trackedProducts, exclusive }); */
+/** @example const net = createNetwork({ options, db, fetch, now, connectivity, resources, status, signal, trackedProducts, shop, exclusive }); */
 export function createNetwork(deps: NetworkDeps): Network {
   const { options, db, now, signal } = deps;
   const limiter = createRateLimiter(options.rateLimits ?? DEFAULT_RATE_LIMITS);
@@ -120,6 +124,19 @@ export function createNetwork(deps: NetworkDeps): Network {
     chooser,
     relay,
     userContext: () => context('user', deps.lookupRetry ?? LOOKUP_RETRY),
-    backgroundContext: () => context('background', syncPolicy),
+    async prefetchIssuedCoupons(codes) {
+      const ctx = context('background', syncPolicy);
+      for (const code of codes) {
+        try {
+          await deps.resources.track(metaKey.issued(code), () => refreshIssuedCoupon(ctx, code));
+        } catch (error) {
+          ctx.report.complete = false;
+          const e = toLookupError(error);
+          if (e.code !== 'invalid_record') ctx.report.errors.push(e);
+          if (e.code === 'network_error' || e.code === 'closed') break;
+        }
+      }
+      return finishReport(ctx.report);
+    },
   };
 }
