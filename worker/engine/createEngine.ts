@@ -1,5 +1,6 @@
-// The engine: everything behind the six lookups, assembled from its parts. It runs in a Web Worker (worker.ts
-// exposes it with Comlink) or, with `worker: false`, in the host's own thread. Platform pieces are passed in.
+// The engine: everything behind the six lookups, assembled from the parts in this folder (worker/engine/).
+// It runs in a Web Worker (worker.ts exposes it with Comlink) or, with `worker: false`, in the host's own thread.
+// Platform pieces are passed in.
 import type { EngineApi, EngineOptions, WatchListener } from '../../src/protocol';
 import type { RetryPolicy } from '../api/retryer';
 import { planLookup } from '../lookups/lookupPlans';
@@ -45,7 +46,7 @@ export interface EngineDeps {
   copiesEmissions?: boolean;
 }
 
-export const DEFAULT_REFRESH_INTERVAL_MS = 5 * 60 * 1000;
+const DEFAULT_REFRESH_INTERVAL_MS = 5 * 60 * 1000;
 
 /** @example const engine = createEngine({ baseUrl }, (id, value) => console.log(id, value), { indexedDB, IDBKeyRange }); */
 export function createEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps = {}): EngineApi {

@@ -1,5 +1,6 @@
-// The database claim: whose the database is (the shop identity check), asked at start, again under the sync lock
-// by every sync, and after a clear() here or in another tab; what it finds, and storage events, go into status().
+// The database claim: whether this shop may use the database (the shop identity check), and what follows from it.
+// Asked at start, again under the sync lock by every sync, and after a clear() here or in another tab; what it
+// finds, and storage events, go into status().
 import { ShopLookupError, toLookupError } from '../../src/protocol';
 import type { LookupError } from '../../src/protocol';
 import { checkShopIdentity, identityOf } from '../store/shopIdentity';

@@ -1,6 +1,6 @@
-// How the engine syncs: sync() asked by the host, the scheduler's own syncs (when one is due: isDue), newly tracked
-// products, and issued coupons fetched ahead. Every sync runs on the lazily loaded network side; a refusal, a
-// closed engine or a chunk that failed to load is a report, never a rejection.
+// The engine's syncs: sync() from the host, the scheduler's own (isDue), newly tracked products, prefetches.
+// Every sync runs on the lazily loaded network side; a refusal, a closed engine or a chunk that failed to load is
+// a report, never a rejection.
 import { toLookupError } from '../../src/protocol';
 import type { EngineApi, LookupError, SyncReport } from '../../src/protocol';
 import { metaKey, type Confirmation } from '../store/store';

@@ -1,5 +1,5 @@
-// A lookup's refresh from the API: one item read through (a coupon, a product's options), or the full sync for the
-// lists. Concurrent refreshes of the same item share one request.
+// One lookup's refresh from the API; concurrent refreshes of the same item share one request.
+// An item is read through (a coupon, a product's options); the lists' refresh is the full sync.
 import { ShopLookupError } from '../../src/protocol';
 import type { SyncReport } from '../../src/protocol';
 import type { LookupPlan } from '../lookups/lookupPlans';

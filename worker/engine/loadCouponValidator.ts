@@ -1,5 +1,5 @@
-// Loads the checkout rules (validateCoupon.ts, a chunk of its own) at once, beside the database, so they are in
-// memory well before an offline checkout; the engine's three checkout calls wait for them and for the claim.
+// Loads the checkout rules (validateCoupon.ts, a chunk of its own) and serves the engine's three checkout calls.
+// Loading starts at once, beside the database, so the rules are in memory well before an offline checkout.
 import type { EngineApi } from '../../src/protocol';
 import type { CouponValidatorDeps } from '../coupon/validateCoupon';
 import type { DatabaseClaim } from './databaseClaim';

@@ -1,5 +1,5 @@
-// The engine's watches by id: each follows a lookup (watchLookup.ts) or the engine's status, and tells the one
-// listener; the first emission of a watch is the answer of its watchFirst call.
+// The engine's watches by id, each following a lookup (watchLookup.ts) or the status, told to the one listener.
+// The first emission of a watch is the answer of its watchFirst call.
 import type { LookupResult, SyncStatus, WatchListener, WatchQuery } from '../../src/protocol';
 import { planLookup } from '../lookups/lookupPlans';
 import { queryError } from '../lookups/queryError';

@@ -1,5 +1,4 @@
-// The report of one sync (or other network work): a draft every unit adds its counts and errors to, and the
-// `SyncReport` it becomes when the work ends.
+// The report of a sync (or other network work): the draft its units add counts and errors to, and the SyncReport.
 import type { LookupError, SyncReport } from '../../src/protocol';
 
 export interface ReportDraft extends Omit<SyncReport, 'ok'> {

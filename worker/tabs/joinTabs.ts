@@ -1,5 +1,5 @@
-// This engine among the others on the same database (tabs, POS screens): the leader election, told in status(),
-// and the sync status shared over the tab channel (shareSyncStatus.ts).
+// This engine's place among the others on one database (tabs, POS screens): leader election and shared status.
+// The leader shows in status(); the sync status travels over the tab channel (shareSyncStatus.ts).
 import { electLeader, type Leadership } from './leadership';
 import type { LockManagerLike } from './locks';
 import { shareSyncStatus, type SharedStatusDeps } from './shareSyncStatus';
