@@ -72,8 +72,15 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     },
   });
   const core: EngineCore = {
-    ...{ options, db, now, connectivity, resources, status, leadership: tabs.leadership, signal: life.closing.signal },
+    options,
+    db,
+    now,
     refreshIntervalMs: options.refreshIntervalMs ?? DEFAULT_REFRESH_INTERVAL_MS,
+    connectivity,
+    resources,
+    status,
+    leadership: tabs.leadership,
+    signal: life.closing.signal,
     isClosed: () => life.closed,
   };
   const load = loadNetwork({
