@@ -53,11 +53,9 @@ export type WatchListener = (id: number, value: LookupResult<unknown> | SyncStat
 
 /** The engine's surface. In a worker each method is reached through Comlink and returns a Promise. */
 export interface EngineApi {
-  /** Start following `query`; emissions arrive at the listener tagged with `id`, the first one at once. */
-  watch(id: number, query: WatchQuery): void;
   /**
-   * Like `watch`, but the first emission is this call's answer instead of a listener call: one message less on
-   * the way of every lookup. Later emissions arrive at the listener. Null when the watch ended before its first.
+   * Start following `query`: the first emission is this call's answer (one message less on the way of every
+   * lookup), later ones arrive at the listener tagged with `id`. Null when the watch ended before its first.
    */
   watchFirst(id: number, query: WatchQuery): Promise<LookupResult<unknown> | SyncStatus | null>;
   /** Stop following `id`. */

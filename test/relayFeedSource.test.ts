@@ -10,7 +10,8 @@ import { createRelayFeedClient } from '../worker/sync/relay/relayFeedClient';
 import { createRelayFeedSource } from '../worker/sync/relay/relayFeedSource';
 import { createSourceChooser, probeRelay } from '../worker/sync/relay/relayDiscovery';
 import { openStore, type ShopDatabase } from '../worker/store/store';
-import { createReportDraft, type SyncContext } from '../worker/sync/syncContext';
+import type { SyncContext } from '../worker/sync/syncContext';
+import { createReportDraft } from '../worker/sync/syncReport';
 
 type Handler = (url: URL, req: IncomingMessage, res: ServerResponse) => void;
 

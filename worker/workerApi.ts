@@ -21,7 +21,6 @@ export function createWorkerApi(deps: EngineDeps = {}): WorkerApi {
       // Comlink copies every emission: the engine may share one read of a list between watches
       engine = createEngine(options, tell, { copiesEmissions: true, ...deps });
     },
-    watch: (id, query) => started().watch(id, query),
     watchFirst: (id, query) => started().watchFirst(id, query),
     unwatch: (id) => started().unwatch(id),
     sync: () => started().sync(),

@@ -1,58 +1,53 @@
-// The engine's network side: API client, rate limiter, retries, the sync runner and the read-through refreshes.
-// Loaded apart from the worker's entry (engine.ts starts loading it at once, beside opening the database):
-// answering from IndexedDB needs none of it, so the first answer after a reload does not wait for it to parse.
-import type { EngineOptions } from '../../src/protocol';
-import { createApiClient, type ApiClient } from '../api/apiClient';
-import type { Connectivity } from '../tabs/connectivity';
+// The engine's lazily loaded chunk: its network side (API client, limiter, retries, sync runner, relay feed).
+// Only loadNetwork.ts imports it, with import(), so it stays out of the worker's entry: answering from IndexedDB
+// needs none of it, and the first answer after a reload does not wait for it to parse. Import nothing from here
+// statically (types aside).
+import { toLookupError } from '../../src/protocol';
+import type { SyncReport } from '../../src/protocol';
+import { createApiClient } from '../api/apiClient';
 import { createTransport } from '../api/httpTransport';
-import type { ResourceState } from '../lookups/resourceState';
 import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimiter } from '../api/rateLimiter';
 import { LOOKUP_RETRY, retry, SYNC_RETRY, type RetryPolicy } from '../api/retryer';
-import { metaKey, type Confirmation, type ShopDatabase, type ShopIdentity } from '../store/store';
-import { createReportDraft, type SyncContext } from '../sync/syncContext';
+import { metaKey, type Confirmation, type ShopIdentity } from '../store/store';
+import type { SyncContext } from '../sync/syncContext';
+import { createReportDraft, finishReport } from '../sync/syncReport';
+import { refreshIssuedCoupon } from '../sync/readThrough';
 import { createDirectListingSource } from '../sync/direct/directListingSource';
-import { createSourceChooser, probeRelay, type SourceChooser } from '../sync/relay/relayDiscovery';
+import { createSourceChooser, probeRelay } from '../sync/relay/relayDiscovery';
 import { createRelayFeedClient } from '../sync/relay/relayFeedClient';
-import { createRelayFeedSource, type RelayFeedSource } from '../sync/relay/relayFeedSource';
+import { createRelayFeedSource } from '../sync/relay/relayFeedSource';
+import { startRelayLive } from '../sync/relay/relayLive';
 import { createSyncRunner } from '../sync/syncRunner';
-import type { SyncStatusState } from '../tabs/syncStatus';
+import type { EngineCore } from './engineCore';
 
 export { refreshCoupon, refreshIssuedCoupon, refreshOptionByCode, refreshOptionByNo } from '../sync/readThrough';
 export { syncProductOptions } from '../sync/direct/syncProductOptions';
-export { startRelayLive } from '../sync/relay/relayLive';
 
-export interface NetworkDeps {
-  options: EngineOptions;
-  db: ShopDatabase;
+export interface NetworkDeps extends Pick<EngineCore, 'options' | 'db' | 'now' | 'connectivity' | 'resources' | 'status' | 'signal' | 'leadership'> {
   fetch: typeof fetch;
-  now: () => number;
-  connectivity: Connectivity;
-  resources: ResourceState;
-  status: SyncStatusState;
-  /** Aborts every request and retry wait: the engine is closing. */
-  signal: AbortSignal;
   syncRetry?: RetryPolicy | undefined;
   lookupRetry?: RetryPolicy | undefined;
   trackedProducts: () => Promise<number[]>;
   /** The shop this engine serves, once known: writes outside a sync check the database is still its. */
   shop: () => ShopIdentity | undefined;
+  /** Runs a sync holding the sync lock, once the database is still this shop's (databaseClaim.ts). */
   exclusive: <T>(work: () => Promise<T>) => Promise<T>;
+  /** A full sync (the relay's feed asks for one when it has to start again); resolves ok or not. */
+  resync(): Promise<boolean>;
 }
 
 export interface Network {
-  client: ApiClient;
   limiter: RateLimiter;
   runner: ReturnType<typeof createSyncRunner>;
-  /** Whether baseUrl is a relay (asked once), and the relay's feed (the live long-poll uses it). */
-  chooser: SourceChooser;
-  relay: RelayFeedSource;
+  /** The leader's long-poll for a relay's live changes (relayLive.ts). */
+  live: { dispose(): void };
   /** The context of work somebody waits for (a lookup's refresh): quick retries, ahead of background work. */
   userContext(): SyncContext;
-  /** The context of background work outside a sync (prefetching issued coupons): patient retries. */
-  backgroundContext(): SyncContext;
+  /** Fetches these issued coupons (background work outside a sync, patient retries); the outcome is a report. */
+  prefetchIssuedCoupons(codes: string[]): Promise<SyncReport>;
 }
 
-/** @example const net = createNetwork({ options, db, fetch, now, connectivity, resources, status, signal, trackedProducts, exclusive }); */
+/** @example const net = createNetwork({ options, db, fetch, now, connectivity, resources, status, signal, trackedProducts, shop, exclusive, leadership, resync }); */
 export function createNetwork(deps: NetworkDeps): Network {
   const { options, db, now, signal } = deps;
   const limiter = createRateLimiter(options.rateLimits ?? DEFAULT_RATE_LIMITS);
@@ -103,6 +98,18 @@ export function createNetwork(deps: NetworkDeps): Network {
     shop: deps.shop,
     exclusive: deps.exclusive,
   });
+  // Is baseUrl a relay? Asked once at start (cached; asked again by the next sync if no answer came). With a relay,
+  // the leader keeps a long-poll open for live changes.
+  chooser.choose(signal).then((c) => deps.status.facts.set({ source: c.kind }), () => undefined);
+  const live = startRelayLive({
+    poll: (waitS, s) => relay.poll(waitS, s),
+    isRelay: () => chooser.current === 'relay',
+    resync: deps.resync,
+    leadership: deps.leadership,
+    connectivity: deps.connectivity,
+    onChange: (l) => deps.status.facts.subscribe(l),
+    signal,
+  });
   const context = (priority: SyncContext['priority'], policy: RetryPolicy): SyncContext => ({
     db,
     client,
@@ -114,12 +121,23 @@ export function createNetwork(deps: NetworkDeps): Network {
     shop: deps.shop(),
   });
   return {
-    client,
     limiter,
     runner,
-    chooser,
-    relay,
+    live,
     userContext: () => context('user', deps.lookupRetry ?? LOOKUP_RETRY),
-    backgroundContext: () => context('background', syncPolicy),
+    async prefetchIssuedCoupons(codes) {
+      const ctx = context('background', syncPolicy);
+      for (const code of codes) {
+        try {
+          await deps.resources.track(metaKey.issued(code), () => refreshIssuedCoupon(ctx, code));
+        } catch (error) {
+          ctx.report.complete = false;
+          const e = toLookupError(error);
+          if (e.code !== 'invalid_record') ctx.report.errors.push(e);
+          if (e.code === 'network_error' || e.code === 'closed') break;
+        }
+      }
+      return finishReport(ctx.report);
+    },
   };
 }

@@ -13,7 +13,6 @@ export interface ResourceState {
   errorOf(key: string): ResourceError | undefined;
   /** Runs `work` as a refresh of `key`: fetching while it runs; on failure the error is kept until a success. */
   track<T>(key: string, work: () => Promise<T>): Promise<T>;
-  fail(key: string, error: LookupError): void;
   clear(): void;
   /** Told the key whenever fetching or error of a key changes. */
   subscribe(listener: (key: string) => void): () => void;
@@ -49,10 +48,6 @@ export function createResourceState(
         else fetching.delete(key);
         tell(key);
       }
-    },
-    fail(key, error) {
-      errors.set(key, { error, at: now() });
-      tell(key);
     },
     clear() {
       errors.clear();

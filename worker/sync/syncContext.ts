@@ -1,14 +1,9 @@
 // What every sync unit (coupon listing, a product's options, a read-through item) is given: dependencies passed
-// in, and one report they all add to.
-import type { SyncReport } from '../../src/protocol';
+// in, and one report they all add to (syncReport.ts).
 import type { ApiClient } from '../api/apiClient';
 import type { Priority } from '../api/rateLimiter';
 import type { ShopDatabase, ShopIdentity } from '../store/store';
-
-export interface ReportDraft extends Omit<SyncReport, 'ok'> {
-  /** False once any resource could not be synced completely. */
-  complete: boolean;
-}
+import type { ReportDraft } from './syncReport';
 
 export interface SyncContext {
   db: ShopDatabase;
@@ -23,13 +18,4 @@ export interface SyncContext {
   signal?: AbortSignal | undefined;
   /** The shop this work is for: a write outside a sync checks in its transaction that the database is still its. */
   shop?: ShopIdentity | undefined;
-}
-
-export function createReportDraft(): ReportDraft {
-  return { fetched: 0, written: 0, deleted: 0, rejected: 0, requests: 0, errors: [], complete: true };
-}
-
-export function finishReport(d: ReportDraft): SyncReport {
-  const { complete, ...counts } = d;
-  return { ok: complete, ...counts, errors: [...d.errors] };
 }

@@ -10,7 +10,8 @@ import { retry, type RetryPolicy } from '../api/retryer';
 import { engineError } from '../store/storageErrors';
 import { createDirectListingSource } from './direct/directListingSource';
 import { metaKey, type ShopDatabase, type ShopIdentity } from '../store/store';
-import { createReportDraft, finishReport, type ReportDraft, type SyncContext } from './syncContext';
+import type { SyncContext } from './syncContext';
+import { createReportDraft, failedReport, finishReport, type ReportDraft } from './syncReport';
 import type { SourceRun, SyncSource } from './syncSource';
 import type { SyncStatusState } from '../tabs/syncStatus';
 
@@ -73,12 +74,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
   }
 
   /** The report of a sync that never ran (its lock wait ended: the engine closed, or the shop changed). */
-  function notRun(error: unknown): SyncReport {
-    const report = createReportDraft();
-    report.complete = false;
-    report.errors.push(engineError(error));
-    return finishReport(report);
-  }
+  const notRun = (error: unknown): SyncReport => failedReport(engineError(error));
 
   /** Runs one unit; returns false when the sync should stop here. */
   async function unit(report: ReportDraft, key: string, work: () => Promise<void>): Promise<boolean> {
@@ -137,7 +133,6 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
   return {
     /** Syncs everything; a second caller gets the running sync. */
     sync(): Promise<SyncReport> {
-      // waiting for the lock can end too (the engine closes meanwhile): that is a report, never a rejection
       if (running) return running;
       const done = () => {
         active = false;
@@ -160,9 +155,6 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
         await source?.syncProducts({ ctx, unit: (key, work) => unit(report, key, work) }, productNos);
         return finishReport(report);
       }).catch(notRun);
-    },
-    get running() {
-      return running;
     },
     /** A full sync of this engine is under way (it holds the sync lock); false while one only waits for it. */
     get active() {
