@@ -24,7 +24,9 @@
 // `begin` makes lean (no snapshot, empty table), direct (no snapshot, rows there) or matching (a snapshot exists);
 // `resume` keeps a checkpoint young enough and past page 0. Every read-through also notes when it asked the API
 // for which codes (`reread`). "stale": a read-through wrote coupons during the listing, so from then on no page
-// hash is trusted, and none of this listing's is kept when it commits.
+// hash is trusted, and none is kept when it ends (committed, discarded or left behind). At the commit, lean,
+// leanWritten and pristine delete nothing (coupons holds only their rows and what read-throughs wrote), direct and
+// diverged delete what no page listed, matching only if the committed listing had more pages.
 
 /** A state of the listing (see the table above). */
 export type ListingState =

@@ -6,11 +6,12 @@
 // writes pages straight into `coupons`, so a new till can answer before a long first sync ends.
 //
 // A checkpoint with every stored page lets an interrupted listing resume at the next page, unless the upstream
-// listing changed meanwhile (its count or page total moved), in which case it starts over.
+// listing changed meanwhile (its count or page total moved), in which case it starts over. The checkpoint's state
+// (listingCheckpoint.ts) says where pages go and what is diffed; here only how far the listing got is kept.
 //
 // Speed: pages are requested ahead (fetchAhead) and stored behind (writeBehind), several per transaction when the
-// disk is the slower side. A page whose raw rows hash as in the committed listing is neither validated nor diffed:
-// nothing on it changed. Memory holds a few pages, whatever the size of the listing (couponListing.ts).
+// disk is the slower side. A page whose raw rows hash as in the committed listing (and that today's record readers
+// read then: RECORD_READERS_VERSION) is neither validated nor diffed: nothing on it changed. Memory holds a few pages, whatever the size of the listing (couponListing.ts).
 import type { ListPage } from '../../api/envelope';
 import { fetchAhead } from './fetchAhead';
 import {
@@ -26,8 +27,6 @@ import { progressOf, writesInto, type ListingProgress } from './listingCheckpoin
 import { metaKey, type CommittedListing } from '../../store/store';
 import type { SyncContext } from '../syncContext';
 import { writeBehind } from '../../store/writeBehind';
-
-export { discardCouponListing, noteCouponRefresh } from './couponListing';
 
 /** Listing changed under us this many times in one sync: give up for now, keep the last snapshot. */
 const MAX_RESTARTS = 2;
