@@ -1,7 +1,9 @@
+// The full coupon sync against the mock API: snapshots, deletions, resuming, read-throughs meanwhile, bad rows.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MockShopApi } from '../mock-server';
 import type { ShopLookup } from '../src';
 import { IDBFactory } from 'fake-indexeddb';
+import { RECORD_READERS_VERSION } from '../worker/records/schemas';
 import { confirmed, lookupFor, next, peek, startMock } from './utils';
 
 const LIST = '/v2/shop/coupons';
@@ -199,5 +201,68 @@ describe('syncCoupons', () => {
     expect(report.ok).toBe(false);
     expect(report.errors[0]).toMatchObject({ code: 'inconsistent_listing' });
     expect((await next(lookup.coupon('FIXED3000'))).data).not.toBeNull();
+  });
+  it('reads every page again once after the record readers changed, then trusts the page hashes again', async () => {
+    const code = String(mock.data.coupons[150]!.coupon_code); // page 2
+    const localName = () => peek(lookup.idb, dbName, async (db) => (await db.coupons.get(code))?.name);
+    const listedName = String(mock.data.coupons[150]!.name);
+    // what an older reader made of the row (the API's row itself did not change)
+    const readOtherwise = () => peek(lookup.idb, dbName, (db) => db.coupons.update(code, { name: '예전 판독기가 읽은 이름' }));
+    await readOtherwise();
+    // the page hashes were stored by today's readers: page 2 is skipped whole, the local row stays as it is
+    expect(await lookup.sync()).toMatchObject({ ok: true, written: 0 });
+    expect(await localName()).toBe('예전 판독기가 읽은 이름');
+    // hashes stored by an older version of the readers: every page is read, and the row becomes what today's make of it
+    await peek(lookup.idb, dbName, (db) => db.couponHashes.toCollection().modify({ readers: RECORD_READERS_VERSION - 1 }));
+    expect(await lookup.sync()).toMatchObject({ ok: true, written: 1, deleted: 0, fetched: 240 });
+    expect(await localName()).toBe(listedName);
+    // that listing stored its hashes under today's readers: trusted again
+    await readOtherwise();
+    expect(await lookup.sync()).toMatchObject({ ok: true, written: 0 });
+    expect(await localName()).toBe('예전 판독기가 읽은 이름');
+  });
+
+  it('starts a re-sync over, from page 1, when the stored checkpoint is of an earlier build', async () => {
+    mock.removeCoupon('FIXED3000');
+    const lastCode = String(mock.data.coupons.at(-1)!.coupon_code); // page 3
+    mock.upsertCoupon({ ...mock.data.coupons.at(-1)!, name: '세 번째 페이지' });
+    // an interrupted listing of the previous build, past page 2 of today's listing (whose codes it kept elsewhere):
+    // resumed as it says, the codes of pages 1 and 2 would count as unlisted
+    await peek(lookup.idb, dbName, (db) =>
+      db.meta.put({
+        key: '@couponSync', startedAt: Date.now(), mode: 'staged', page: 2, totalPages: 3, dataCount: 239, unkeyed: 0,
+        listed: 200, unmatched: 0, listing: 'earlier-build',
+      } as never),
+    );
+    mock.resetRequests();
+    expect(await lookup.sync()).toMatchObject({ ok: true, written: 1, deleted: 1 });
+    expect(mock.requests.filter((r) => r.path === LIST).map((r) => r.query.offset)).toEqual(['1', '2', '3']);
+    expect((await confirmed(lookup.coupon('FIXED3000'))).data).toBeNull();
+    expect((await confirmed(lookup.coupon(lastCode))).data?.name).toBe('세 번째 페이지');
+  });
+
+  it('starts a first sync over when an earlier build left a lean listing, and deletes what no page lists', async () => {
+    const name = `first-${Math.random()}`;
+    const first = lookupFor(mock, { dbName: name });
+    try {
+      mock.inject('drop', { path: LIST, after: 1, times: Infinity }); // page 1 is stored, then the connection drops
+      expect((await first.sync()).ok).toBe(false);
+      mock.clearFaults();
+      // as the previous build left it: a lean listing past page 1 (its codes are the rows of coupons), and a row
+      // no page lists, written since (resumed as lean, nothing would ever delete it)
+      await peek(first.idb, name, async (db) => {
+        await db.meta.put({
+          key: '@couponSync', startedAt: Date.now(), mode: 'direct', page: 1, totalPages: 3, dataCount: 240, unkeyed: 0,
+          listed: 100, unmatched: 1, listing: 'earlier-build', pristine: true, lean: true,
+        } as never);
+        await db.coupons.put({ coupon_code: 'STRAY', name: '어디에도 없는 쿠폰' });
+      });
+      mock.resetRequests();
+      expect(await first.sync()).toMatchObject({ ok: true, deleted: 1 });
+      expect(mock.requests.filter((r) => r.path === LIST).map((r) => r.query.offset)).toEqual(['1', '2', '3']);
+      expect(codesOf((await confirmed(first.coupons())).data)).toEqual(codesOf(mock.data.coupons));
+    } finally {
+      await first.close();
+    }
   });
 });

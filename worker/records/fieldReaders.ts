@@ -3,6 +3,7 @@
 // accepts every form we have seen, normalises it, and calls `fail` with what is wrong for anything else (so the
 // record is rejected and reported, never guessed). The readers are plain functions: schemas.ts runs them as zod
 // transforms, and parseRecords.ts runs them directly on the common path (no failure, nothing for zod to report).
+// A change to what a reader makes of a value must bump RECORD_READERS_VERSION (schemas.ts).
 
 /** Says what is wrong with `input` and ends the read (a zod issue, or the end of the fast path). */
 export type Fail = (input: unknown, message: string) => never;

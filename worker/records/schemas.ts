@@ -4,6 +4,14 @@
 import * as z from 'zod/mini';
 import { boolean, code, describe as describeValue, integer, key, opaqueDate, text, valueList, type Fail, type FieldReader } from './fieldReaders';
 
+/**
+ * The version of the record readers (the field readers, the field tables below, parseRecords). Bump it whenever a
+ * change alters what a raw row becomes, or whether it is rejected: page hashes stored under another version are not
+ * trusted, so the next coupon listing reads (validates and diffs) every page once, then trusts the hashes again.
+ * @example if (pageHash.readers === RECORD_READERS_VERSION) skipPage();
+ */
+export const RECORD_READERS_VERSION = 1;
+
 /** A field: its reader, and whether it may be missing. */
 type Field = [reader: FieldReader, optional: boolean];
 const optional = (reader: FieldReader): Field => [reader, true];

@@ -3,6 +3,7 @@
 import Dexie, { type Table } from 'dexie';
 import type { Coupon, IssuedCoupon, JournalEntry, ProductOption } from '../../src/protocol';
 import type { FeedStageRow, FeedState } from '../sync/relay/feedState';
+import type { CouponCheckpoint } from '../sync/direct/listingCheckpoint';
 
 /** When the API last confirmed a resource or an item (`coupons`, `coupon:<code>`, `options:<no>`, ...). */
 export interface Confirmation {
@@ -15,43 +16,8 @@ export interface Confirmation {
   code?: string;
 }
 
-/** Where an interrupted coupon listing stands, so the next sync resumes instead of starting over. */
-export interface CouponCheckpoint {
-  key: '@couponSync';
-  startedAt: number;
-  /** 'direct': first sync into an empty table, pages written as they come. 'staged': changes wait in couponStage. */
-  mode: 'direct' | 'staged';
-  /** Last page completely handled. */
-  page: number;
-  totalPages: number | null;
-  dataCount: number | null;
-  /** Rejected rows whose code could not be read: they count toward dataCount, and forbid deletions. */
-  unkeyed: number;
-  /** Names this listing in `couponHashes`; its hashes are trusted once it is the committed listing. */
-  listing?: string;
-  /** 'direct' mode into a table that was empty, and nobody else has written coupons since: nothing to diff against. */
-  pristine?: boolean;
-  /** Pages stored so far whose rows were not those of the committed listing (validated and diffed). */
-  unmatched?: number;
-  /** Codes listed so far (all distinct: listedPages refuses a code twice). */
-  listed?: number;
-  /**
-   * A first listing into an empty table, nobody else writing and no row rejected so far: its codes are not kept
-   * in listedPages, as the records in coupons stand for them (adding a code twice fails). Ends, with listedPages
-   * filled from coupons, at the first row rejected or write from outside.
-   */
-  lean?: boolean;
-  /** Codes written from outside during a lean listing that coupons did not hold: not the listing's own. */
-  outside?: string[];
-  /** A read-through wrote coupons during this listing: its page hashes are not trusted once it commits. */
-  hashesStale?: boolean;
-  /**
-   * Codes the API was asked for one by one during this listing, and when that request went out. A listed copy
-   * fetched before then is older than what the read-through stored: it is neither written nor applied, and the
-   * code is not deleted for being unlisted.
-   */
-  reread?: Record<string, number>;
-}
+// The listing's checkpoint is a small state machine: its type and transitions live in listingCheckpoint.ts.
+export type { CouponCheckpoint };
 
 /** A changed coupon waiting in `couponStage`, with when the page that carried it was requested. */
 export type StagedCoupon = Coupon & { '@fetchedAt'?: number };
@@ -97,6 +63,11 @@ export interface PageHash {
   page: number;
   hash: string | null;
   listing: string;
+  /**
+   * The version of the record readers that read the page (RECORD_READERS_VERSION). A hash counts only under the
+   * readers of today: after a reader change every page is read once more. Absent in rows of earlier builds.
+   */
+  readers?: number;
   /** The page's codes: listedPages is filled from them once the listing differs (absent in rows written by earlier builds). */
   codes?: string[];
 }

@@ -1,16 +1,29 @@
-// The coupon listing's bookkeeping in IndexedDB: where it stands (the checkpoint), the codes of each page listed
-// so far (`listedPages`, under a unique index: a code listed twice cannot be stored), the raw-row hash of each
-// page (`couponHashes`), and applying a complete listing. Nothing here grows with the listing in memory.
+// The coupon listing's bookkeeping in IndexedDB: the work each state of its checkpoint (listingCheckpoint.ts) calls
+// for. The codes of each page listed so far (`listedPages`, under a unique index: a code listed twice cannot be
+// stored), the raw-row hash of each page (`couponHashes`), and applying a complete listing. Nothing here grows
+// with the listing in memory.
 import { ShopLookupError } from '../../../src/protocol';
 import type { Coupon } from '../../../src/protocol';
 import Dexie, { type Collection } from 'dexie';
 import { parseRecords, rejectionError } from '../../records/parseRecords';
+import { RECORD_READERS_VERSION } from '../../records/schemas';
 import { sameRecord } from '../../records/sameRecord';
-import { confirm, metaKey, type CouponCheckpoint, type ShopDatabase, type StagedCoupon } from '../../store/store';
-import type { SyncContext } from '../syncContext';
+import { confirm, metaKey, type PageHash, type ShopDatabase, type StagedCoupon } from '../../store/store';
+import type { ReportDraft } from '../syncContext';
+import {
+  diffs,
+  hashesStale,
+  listedCodesIn,
+  mayFindUnlisted,
+  nextCheckpoint,
+  outsideCodes,
+  readCheckpoint,
+  trustsHashes,
+  writesInto,
+  type CouponCheckpoint,
+  type ListingProgress,
+} from './listingCheckpoint';
 
-/** A checkpoint older than this is not resumed: too much may have changed. */
-const CHECKPOINT_MAX_AGE_MS = 6 * 60 * 60 * 1000;
 /** Rows moved per transaction step when applying a listing. */
 const APPLY_CHUNK = 2000;
 
@@ -24,16 +37,8 @@ export interface PageToStore {
   hash: string;
   /** When the request that brought this page went out (ctx.now()). */
   fetchedAt: number;
-  /** The checkpoint once this page is stored. */
-  cp: CouponCheckpoint;
-}
-
-/** What storing a listing's pages has found so far. */
-export interface ListingState {
-  /** The committed listing whose page hashes count (read once: only a commit changes it). */
-  committed: string | null;
-  /** Pages whose rows were not those of the committed listing (validated and diffed). */
-  unmatched: number;
+  /** How far the listing got once this page is stored. */
+  progress: ListingProgress;
 }
 
 export function inconsistent(what: string): ShopLookupError {
@@ -45,25 +50,24 @@ export function inconsistent(what: string): ShopLookupError {
 
 const newListingId = (at: number) => `${at.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 
-/** Starts a listing: staged in `couponStage`, or straight into an empty `coupons` when no snapshot exists yet. */
+/** The checkpoint of `listing` as stored now (in the running transaction); refused if the listing was dropped. */
+async function storedCheckpoint(db: ShopDatabase, listing: string): Promise<CouponCheckpoint> {
+  const cp = readCheckpoint(await db.meta.get(metaKey.couponSync));
+  if (cp?.listing !== listing) throw inconsistent('its checkpoint was removed while it was being stored');
+  return cp;
+}
+
+/**
+ * Starts a listing: staged in `couponStage`, or straight into an empty `coupons` when no snapshot exists yet.
+ * A listing left behind whose page hashes went stale (or one of an earlier build) takes them along.
+ */
 export async function beginListing(db: ShopDatabase, at: number): Promise<CouponCheckpoint> {
-  return db.transaction('rw', [db.coupons, db.couponStage, db.listedPages, db.meta], async () => {
-    const hasSnapshot = (await db.meta.get(metaKey.coupons)) !== undefined;
-    const cp: CouponCheckpoint = {
-      key: metaKey.couponSync,
-      startedAt: at,
-      mode: hasSnapshot ? 'staged' : 'direct',
-      page: 0,
-      totalPages: null,
-      dataCount: null,
-      unkeyed: 0,
-      listed: 0,
-      unmatched: 0,
-      listing: newListingId(at),
-      // an empty table has nothing to diff a first listing against (until someone else writes: noteCouponRefresh)
-      pristine: !hasSnapshot && (await db.coupons.count()) === 0,
-    };
-    cp.lean = cp.pristine;
+  return db.transaction('rw', [db.coupons, db.couponStage, db.listedPages, db.couponHashes, db.meta], async () => {
+    const [snapshot, left] = await db.meta.bulkGet([metaKey.coupons, metaKey.couponSync]);
+    // an empty table has nothing to diff a first listing against (until someone else writes: noteCouponRefresh)
+    const emptyTable = snapshot === undefined && (await db.coupons.count()) === 0;
+    const cp = nextCheckpoint(null, { type: 'begin', listing: newListingId(at), at, snapshot: snapshot !== undefined, emptyTable })!;
+    if (left !== undefined) await forgetHashesIfStale(db, left);
     await db.couponStage.clear();
     await db.listedPages.clear();
     await db.meta.put(cp);
@@ -71,16 +75,25 @@ export async function beginListing(db: ShopDatabase, at: number): Promise<Coupon
   });
 }
 
-/** The listing an earlier sync left unfinished, if it may be resumed. */
+/** The listing an earlier sync left unfinished, if it may be resumed (see readCheckpoint and CHECKPOINT_MAX_AGE_MS). */
 export async function resumeListing(db: ShopDatabase, now: number): Promise<CouponCheckpoint | null> {
-  const cp = (await db.meta.get(metaKey.couponSync)) as CouponCheckpoint | undefined;
-  if (!cp || now - cp.startedAt > CHECKPOINT_MAX_AGE_MS || cp.page === 0 || cp.listing === undefined) return null;
-  return cp;
+  return nextCheckpoint(readCheckpoint(await db.meta.get(metaKey.couponSync)), { type: 'resume', now });
+}
+
+/**
+ * A read-through wrote coupons during a listing that ends without a commit: the committed listing's page hashes no
+ * longer describe the table. (A checkpoint that cannot be read, of an earlier build, may have been so.)
+ */
+async function forgetHashesIfStale(db: ShopDatabase, row: unknown): Promise<void> {
+  const cp = readCheckpoint(row);
+  if (!cp || hashesStale(cp.state)) await db.couponHashes.clear();
 }
 
 /** Forgets an unfinished listing: its staged changes never reach readers. */
 export async function discardCouponListing(db: ShopDatabase): Promise<void> {
-  await db.transaction('rw', [db.couponStage, db.listedPages, db.meta], async () => {
+  await db.transaction('rw', [db.couponStage, db.listedPages, db.couponHashes, db.meta], async () => {
+    const left = await db.meta.get(metaKey.couponSync);
+    if (left !== undefined) await forgetHashesIfStale(db, left);
     await db.couponStage.clear();
     await db.listedPages.clear();
     await db.meta.delete(metaKey.couponSync);
@@ -99,28 +112,20 @@ export async function noteCouponRefresh(
   at: number,
   wrote?: { code: string; held: boolean },
 ): Promise<void> {
-  const cp = (await db.meta.get(metaKey.couponSync)) as CouponCheckpoint | undefined;
+  const cp = readCheckpoint(await db.meta.get(metaKey.couponSync));
   if (!cp) {
+    // no listing under way (or one of an earlier build, which starts over): no page hash describes the table now
     if (wrote) await db.couponHashes.clear();
     return;
   }
-  const reread = { ...cp.reread };
-  for (const code of codes) reread[code] = Math.max(at, reread[code] ?? at);
-  cp.reread = reread;
-  if (wrote) {
-    // A listing is under way: from now on no page hash is trusted (its rows stay: they hold this listing's codes,
-    // see fillListedPages), and the ones this listing stores are dropped when it commits.
-    cp.pristine = false;
-    cp.hashesStale = true;
-    // a lean listing's rows are the codes it listed: remember what is not one of them
-    if (cp.lean && !wrote.held) cp.outside = [...(cp.outside ?? []), wrote.code];
-  }
-  await db.meta.put(cp);
+  // (a listing under way keeps the hashes: its own rows hold its codes, see fillListedPages; its state says stale)
+  const next = nextCheckpoint(cp, { type: 'readThrough', codes, at, wrote });
+  if (next !== cp) await db.meta.put(next!);
 }
 
 /** Whether a listed copy of `code` fetched at `fetchedAt` is older than a read-through's during this listing. */
-function rereadSince(cp: CouponCheckpoint | undefined, code: string, fetchedAt: number): boolean {
-  const at = cp?.reread?.[code];
+function rereadSince(cp: CouponCheckpoint, code: string, fetchedAt: number): boolean {
+  const at = cp.reread[code];
   return at !== undefined && at >= fetchedAt;
 }
 
@@ -190,39 +195,41 @@ function putDirect(table: { name: string }, rows: unknown[], refused: (error: DO
 }
 
 /**
- * Stores listed pages in one transaction: the records that changed (into the stage, or straight into coupons),
- * each page's codes and hash, the checkpoint. Pages whose hash is that of the committed listing are skipped whole.
- * Returns how many records it wrote.
+ * Stores listed pages of `listing` in one transaction: the records that changed (into the stage, or straight into
+ * coupons, as its state says), each page's codes and hash, the checkpoint. Pages whose hash is that of the
+ * `committed` listing, read by today's readers, are skipped whole. Returns how many records it wrote.
  */
-export async function storePages(ctx: SyncContext, state: ListingState, batch: PageToStore[]): Promise<number> {
-  const { db, report } = ctx;
-  const last = batch[batch.length - 1]!.cp;
-  const direct = last.mode === 'direct';
-  let unmatched = state.unmatched;
+export async function storePages(
+  db: ShopDatabase,
+  report: ReportDraft,
+  committed: string | null,
+  listing: string,
+  batch: PageToStore[],
+): Promise<number> {
   let refused: DOMException | null = null;
   const onRefused = (error: DOMException | null) => (refused ??= error);
   const store = () =>
     db.transaction('rw', [db.coupons, db.couponStage, db.listedPages, db.couponHashes, db.meta], async () => {
       // read in the transaction, so that a read-through write between two pages (noteCouponRefresh) is seen
       // (no committed listing, as in a first sync: no hash can match, none to read)
-      const [stored, current] = await Promise.all([
-        state.committed === null ? [] : db.couponHashes.bulkGet(batch.map((b) => b.page)),
-        db.meta.get(metaKey.couponSync) as Promise<CouponCheckpoint | undefined>,
+      const [known, cp] = await Promise.all([
+        committed === null ? [] : db.couponHashes.bulkGet(batch.map((b) => b.page)),
+        storedCheckpoint(db, listing),
       ]);
-      const pristine = direct && current?.pristine === true;
-      let lean = current?.lean === true;
-      let rejections = false;
+      const trusted = committed !== null && trustsHashes(cp.state);
+      let unmatched = false;
+      let rejected = false;
       const hashes: (string | null)[] = [];
       const records: Coupon[] = [];
       const pageOf: number[] = [];
       const fetchedAt: number[] = [];
       batch.forEach((b, i) => {
-        const known = stored[i];
-        if (known?.hash === b.hash && known.listing === state.committed && current?.hashesStale !== true) {
+        const k = known[i];
+        if (trusted && k?.hash === b.hash && k.listing === committed && k.readers === RECORD_READERS_VERSION) {
           hashes.push(b.hash);
           return;
         }
-        unmatched++;
+        unmatched = true;
         const parsed = parseRecords('coupon', b.rows, b.rowsPath);
         for (const r of parsed.rejected) {
           report.rejected++;
@@ -230,20 +237,22 @@ export async function storePages(ctx: SyncContext, state: ListingState, batch: P
         }
         for (const r of parsed.records) {
           // a read-through asked the API for this coupon after this page was requested: its copy is the newer
-          if (rereadSince(current, r.coupon_code, b.fetchedAt)) continue;
+          if (rereadSince(cp, r.coupon_code, b.fetchedAt)) continue;
           records.push(r);
           pageOf.push(b.page);
           fetchedAt.push(b.fetchedAt);
         }
-        rejections ||= parsed.rejected.length > 0;
+        rejected ||= parsed.rejected.length > 0;
         hashes.push(parsed.rejected.length === 0 ? b.hash : null);
       });
-      if (lean && (!pristine || rejections)) {
-        await endLean(db, current?.outside ?? [], onRefused);
-        lean = false;
-      }
+      const next = nextCheckpoint(cp, { type: 'pagesStored', progress: batch[batch.length - 1]!.progress, unmatched, rejected })!;
+      // the codes listed so far move to where the new state keeps them
+      const codesIn = listedCodesIn(next.state);
+      const codesWere = listedCodesIn(cp.state);
+      if (codesWere === 'coupons' && codesIn === 'listedPages') await endLean(db, outsideCodes(cp.state), onRefused);
+      if (codesWere === 'couponHashes' && codesIn === 'listedPages') await fillListedPages(db, listing, onRefused);
       let changed = records;
-      if (lean) {
+      if (codesIn === 'coupons') {
         // every row of coupons is this listing's: adding fails for a code an earlier row already listed
         if (records.length > 0) {
           await db.coupons.bulkAdd(records).catch((error: unknown) => {
@@ -252,30 +261,25 @@ export async function storePages(ctx: SyncContext, state: ListingState, batch: P
         }
       } else {
         let when = fetchedAt;
-        if (!pristine && records.length > 0) {
+        if (diffs(next.state) && records.length > 0) {
           const existing = await db.coupons.bulkGet(records.map((r) => r.coupon_code));
           const keep = records.map((r, i) => !sameRecord(existing[i], r));
           changed = records.filter((_, i) => keep[i]);
           when = fetchedAt.filter((_, i) => keep[i]);
         }
-        if (changed.length > 0 && direct) await db.coupons.bulkPut(changed);
+        if (changed.length > 0 && writesInto(next.state) === 'coupons') await db.coupons.bulkPut(changed);
         // staged copies keep when they were fetched: a read-through after that wins at commit
         else if (changed.length > 0) await db.couponStage.bulkPut(changed.map((r, i): StagedCoupon => ({ ...r, '@fetchedAt': when[i]! })));
-        if (unmatched > 0) {
-          if (state.unmatched === 0) await fillListedPages(db, last.listing!, onRefused);
-          // the unique index over all listed codes refuses a code an earlier row already listed
-          putDirect(db.listedPages, batch.map((b) => ({ page: b.page, codes: b.codes })), onRefused);
-        }
+        // the unique index over all listed codes refuses a code an earlier row already listed
+        if (codesIn === 'listedPages') putDirect(db.listedPages, batch.map((b) => ({ page: b.page, codes: b.codes })), onRefused);
       }
-      await db.meta.put({ ...last, pristine, unmatched, lean, outside: current?.outside, hashesStale: current?.hashesStale, reread: current?.reread });
-      const pageHashes = batch.map((b, i) => ({ page: b.page, hash: hashes[i] ?? null, listing: last.listing!, codes: b.codes }));
+      await db.meta.put(next);
+      const pageHashes = batch.map((b, i): PageHash => ({ page: b.page, hash: hashes[i] ?? null, listing, readers: RECORD_READERS_VERSION, codes: b.codes }));
       putDirect(db.couponHashes, pageHashes, onRefused);
       return changed.length;
     });
   try {
-    const written = await store();
-    state.unmatched = unmatched;
-    return written;
+    return await store();
   } catch (error) {
     // the unique index refused a code: say which page repeats which code
     if ((refused as DOMException | null)?.name === 'ConstraintError') throw await repeatError(db, batch);
@@ -300,48 +304,49 @@ async function deleteUnlisted(db: ShopDatabase, reread: Record<string, number>):
   return deleted;
 }
 
+/** Whether a re-sync found every page to be the committed listing's own, and that listing had no more pages. */
+async function sameListing(db: ShopDatabase, cp: CouponCheckpoint, committed: string | null): Promise<boolean> {
+  if (cp.state.name !== 'matching' || committed === null) return false;
+  // (a read-through write since the last page would have made no difference: every page was already matched)
+  return !(await db.couponHashes.where(':id').above(cp.page).filter((h) => h.listing === committed).first());
+}
+
 /**
  * Applies a complete listing in one transaction: staged changes in, unlisted coupons out, confirmation.
  * @param mayDelete false when a row without a readable code was rejected (it might be any local coupon)
  */
-export async function commitListing(db: ShopDatabase, cp: CouponCheckpoint, state: ListingState, mayDelete: boolean) {
+export async function commitListing(db: ShopDatabase, listing: string, committed: string | null, mayDelete: boolean) {
   const tables = [db.coupons, db.couponStage, db.listedPages, db.couponHashes, db.meta];
   return db.transaction('rw', tables, async () => {
-    const current = (await db.meta.get(metaKey.couponSync)) as CouponCheckpoint | undefined;
+    const cp = await storedCheckpoint(db, listing);
     let written = 0;
     for (let last: string | null = null; ; ) {
       const from: Collection<StagedCoupon, string> = last === null ? db.couponStage.toCollection() : db.couponStage.where(':id').above(last);
       const chunk = await from.limit(APPLY_CHUNK).toArray();
       if (chunk.length === 0) break;
       // never replace what a read-through stored after this copy was fetched (rows of older builds: the start)
-      const newer = chunk.filter((r) => !rereadSince(current, r.coupon_code, r['@fetchedAt'] ?? cp.startedAt));
+      const newer = chunk.filter((r) => !rereadSince(cp, r.coupon_code, r['@fetchedAt'] ?? cp.startedAt));
       await db.coupons.bulkPut(newer.map(({ '@fetchedAt': _at, ...coupon }) => coupon));
       written += newer.length;
       last = chunk[chunk.length - 1]!.coupon_code;
     }
-    // Nothing can be gone when coupons holds only this listing's rows (a first listing into an empty table that
-    // nobody else wrote), or when every page was the committed listing's own and that listing had no more pages
-    // (a read-through write would have dropped the hashes).
-    const onlyOurs = cp.mode === 'direct' && current?.pristine === true;
-    const sameListing =
-      state.committed !== null &&
-      state.unmatched === 0 &&
-      !(await db.couponHashes.where(':id').above(cp.page).filter((h) => h.listing === state.committed).first());
+    // Nothing can be gone when coupons holds only this listing's rows (and what read-throughs wrote, never deleted
+    // for being unlisted), or when every page was the committed listing's own and that listing had no more pages.
     let deleted = 0;
-    if (mayDelete && !onlyOurs && !sameListing) {
+    if (mayDelete && mayFindUnlisted(cp.state) && !(await sameListing(db, cp, committed))) {
       // (every page matched, yet the committed listing was longer: not expected, as a page's hash covers the
       // paging; the index is filled rather than delete what it would miss)
-      if (state.unmatched === 0) await fillListedPages(db, cp.listing!, () => undefined);
-      deleted = await deleteUnlisted(db, current?.reread ?? {});
+      if (listedCodesIn(cp.state) === 'couponHashes') await fillListedPages(db, listing, () => undefined);
+      deleted = await deleteUnlisted(db, cp.reread);
     }
     await db.couponStage.clear();
     await db.listedPages.clear();
     await db.meta.delete(metaKey.couponSync);
     // this listing's page hashes now describe what coupons holds (unless written meanwhile: then none is trusted);
     // pages beyond its end belong to none
-    if (current?.hashesStale) await db.couponHashes.clear();
+    if (hashesStale(cp.state)) await db.couponHashes.clear();
     else await db.couponHashes.where(':id').above(cp.page).delete();
-    await db.meta.put({ key: metaKey.couponListing, listing: cp.listing! });
+    await db.meta.put({ key: metaKey.couponListing, listing });
     // confirmed as of when the listing started: every record is at least that fresh
     await confirm(db, [metaKey.coupons], cp.startedAt);
     return { written, deleted };

@@ -6,11 +6,12 @@
 // writes pages straight into `coupons`, so a new till can answer before a long first sync ends.
 //
 // A checkpoint with every stored page lets an interrupted listing resume at the next page, unless the upstream
-// listing changed meanwhile (its count or page total moved), in which case it starts over.
+// listing changed meanwhile (its count or page total moved), in which case it starts over. The checkpoint's state
+// (listingCheckpoint.ts) says where pages go and what is diffed; here only how far the listing got is kept.
 //
 // Speed: pages are requested ahead (fetchAhead) and stored behind (writeBehind), several per transaction when the
-// disk is the slower side. A page whose raw rows hash as in the committed listing is neither validated nor diffed:
-// nothing on it changed. Memory holds a few pages, whatever the size of the listing (couponListing.ts).
+// disk is the slower side. A page whose raw rows hash as in the committed listing (and that today's record readers
+// read then: RECORD_READERS_VERSION) is neither validated nor diffed: nothing on it changed. Memory holds a few pages, whatever the size of the listing (couponListing.ts).
 import type { ListPage } from '../../api/envelope';
 import { fetchAhead } from './fetchAhead';
 import {
@@ -20,14 +21,12 @@ import {
   inconsistent,
   resumeListing,
   storePages,
-  type ListingState,
   type PageToStore,
 } from './couponListing';
-import { metaKey, type CommittedListing, type CouponCheckpoint } from '../../store/store';
+import { progressOf, writesInto, type ListingProgress } from './listingCheckpoint';
+import { metaKey, type CommittedListing } from '../../store/store';
 import type { SyncContext } from '../syncContext';
 import { writeBehind } from '../../store/writeBehind';
-
-export { discardCouponListing, noteCouponRefresh } from './couponListing';
 
 /** Listing changed under us this many times in one sync: give up for now, keep the last snapshot. */
 const MAX_RESTARTS = 2;
@@ -62,7 +61,7 @@ function rowsHash(body: string): string {
   return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0');
 }
 
-function changedUnder(cp: CouponCheckpoint, p: ListPage): boolean {
+function changedUnder(cp: ListingProgress, p: ListPage): boolean {
   return (
     (cp.dataCount !== null && p.dataCount !== null && p.dataCount !== cp.dataCount) ||
     (cp.totalPages !== null && p.totalPages !== null && p.totalPages !== cp.totalPages)
@@ -77,8 +76,9 @@ function changedUnder(cp: CouponCheckpoint, p: ListPage): boolean {
 export async function syncCoupons(ctx: SyncContext): Promise<void> {
   const { db, client, report } = ctx;
   let cp = (await resumeListing(db, ctx.now())) ?? (await beginListing(db, ctx.now()));
-  const committed = (await db.meta.get(metaKey.couponListing)) as CommittedListing | undefined;
-  const state: ListingState = { committed: committed?.listing ?? null, unmatched: cp.unmatched ?? 0 };
+  // where the listing stands is its checkpoint's, in IndexedDB (storePages moves it on); here only how far it got
+  let progress = progressOf(cp);
+  const committed = ((await db.meta.get(metaKey.couponListing)) as CommittedListing | undefined)?.listing ?? null;
   let restarts = 0;
   let lastRows = 0;
   const pages = fetchAhead(
@@ -97,20 +97,21 @@ export async function syncCoupons(ctx: SyncContext): Promise<void> {
     FETCH_AHEAD,
   );
   const writer = writeBehind<PageToStore>(async (batch) => {
-    const written = await storePages(ctx, state, batch);
-    if (batch[0]!.cp.mode === 'direct') report.written += written;
+    const written = await storePages(db, report, committed, cp.listing, batch);
+    // (a listing's pages go into coupons or the stage from its beginning to its end)
+    if (writesInto(cp.state) === 'coupons') report.written += written;
   }, MAX_QUEUED_PAGES);
 
   try {
-    for (let page = cp.page + 1; ; page++) {
+    for (let page = progress.page + 1; ; page++) {
       const p = await pages.get(page);
       report.fetched += p.rows.length;
-      if (changedUnder(cp, p)) {
+      if (changedUnder(progress, p)) {
         if (++restarts > MAX_RESTARTS) throw inconsistent('it kept changing while it was being read');
         pages.reset();
         await writer.drain();
         cp = await beginListing(db, ctx.now());
-        state.unmatched = 0;
+        progress = progressOf(cp);
         page = 0;
         continue;
       }
@@ -118,7 +119,7 @@ export async function syncCoupons(ctx: SyncContext): Promise<void> {
       pages.ahead(page, p.totalPages);
       const codes: string[] = [];
       const onPage = new Set<string>();
-      let unkeyed = cp.unkeyed;
+      let unkeyed = progress.unkeyed;
       for (const raw of p.rows) {
         const code = codeOf(raw);
         // a row whose code cannot be read might be any local coupon: then nothing may be deleted
@@ -127,9 +128,9 @@ export async function syncCoupons(ctx: SyncContext): Promise<void> {
         else codes.push(code);
       }
       // (a code of an earlier page is refused by the index of listed codes when the page is stored)
-      cp = { ...cp, page, totalPages: p.totalPages, dataCount: p.dataCount, unkeyed, listed: (cp.listed ?? 0) + codes.length };
-      await writer.push({ page, rows: p.rows, rowsPath: p.rowsPath, codes, hash: rowsHash(p.body), fetchedAt: p.fetchedAt, cp });
-      ctx.progress?.('coupons', cp.listed!, p.dataCount);
+      progress = { page, totalPages: p.totalPages, dataCount: p.dataCount, unkeyed, listed: progress.listed + codes.length };
+      await writer.push({ page, rows: p.rows, rowsPath: p.rowsPath, codes, hash: rowsHash(p.body), fetchedAt: p.fetchedAt, progress });
+      ctx.progress?.('coupons', progress.listed, p.dataCount);
       lastRows = p.rows.length;
       const last = p.totalPages !== null ? page >= p.totalPages : p.rowsPath === 'data' || p.rows.length === 0;
       if (last) break;
@@ -145,14 +146,14 @@ export async function syncCoupons(ctx: SyncContext): Promise<void> {
     pages.reset();
   }
 
-  const listed = cp.listed ?? 0;
-  if (cp.dataCount !== null && listed + cp.unkeyed !== cp.dataCount) {
+  const { listed, unkeyed, dataCount } = progress;
+  if (dataCount !== null && listed + unkeyed !== dataCount) {
     await discardCouponListing(db);
-    throw inconsistent(`${listed + cp.unkeyed} coupons were listed but the API counted ${cp.dataCount} (rows skipped or shifted between pages; last page had ${lastRows})`);
+    throw inconsistent(`${listed + unkeyed} coupons were listed but the API counted ${dataCount} (rows skipped or shifted between pages; last page had ${lastRows})`);
   }
-  const blind = cp.unkeyed > 0;
-  const { written, deleted } = await commitListing(db, cp, state, !blind);
-  if (cp.mode === 'staged') report.written += written;
+  const blind = unkeyed > 0;
+  const { written, deleted } = await commitListing(db, cp.listing, committed, !blind);
+  if (writesInto(cp.state) === 'stage') report.written += written;
   report.deleted += deleted;
   if (blind) {
     report.errors.push({
