@@ -1,9 +1,9 @@
 // How each of the six lookups reads IndexedDB, which confirmations make up its `syncedAt`, which refresh state
 // concerns it, and how it is refreshed from the API. One table, so the lookups cannot drift apart.
 import type { LookupQuery } from '../../src/protocol';
-import Dexie, { type IndexableType, type Table } from 'dexie';
+import Dexie, { type IndexableType } from 'dexie';
 import { keysOf, MAX_KEY, MIN_KEY, rangeOf, wholeTable, type Interest } from '../store/storageChanges';
-import { metaKey, productRange, type ShopDatabase } from '../store/store';
+import { metaKey, type ShopDatabase } from '../store/store';
 import type { SyncContext } from '../sync/syncContext';
 
 /** The network side, loaded apart (network.ts): refreshes reach the API through it. */
@@ -12,11 +12,10 @@ export type NetworkModule = typeof import('../engine/createNetwork');
 export interface LookupPlan {
   /** What the lookup answers with when nothing is known locally. */
   empty: null | [];
-  /** The table `read` reads (read together with the confirmations, in one transaction). */
-  table(db: ShopDatabase): Table;
-  read(db: ShopDatabase): Promise<unknown>;
-  /** The same read as one IndexedDB request on `table`'s object store (the fast path, see watchLookup). */
-  request?(store: IDBObjectStore): IDBRequest;
+  /** The object store `request` reads (together with the confirmations, in one transaction: readLocal.ts). */
+  store: 'coupons' | 'issuedCoupons' | 'options';
+  /** The lookup's data as one IndexedDB request on that store (the one way a lookup reads, see readLocal). */
+  request(store: IDBObjectStore): IDBRequest;
   /** Lists only: watches of the same list share one read (readCache), under this key. */
   cacheKey?: string;
   /** The primary keys `read` depends on, per table: a write to them makes the watch read again. */
@@ -36,14 +35,13 @@ export interface LookupPlan {
 /** The primary keys of one product's options. */
 const productKeys = (productNo: number) => rangeOf([productNo, MIN_KEY] as IndexableType, [productNo, MAX_KEY] as IndexableType);
 
-/** @example planLookup({ kind: 'coupon', code: 'WELCOME10' }).read(db) */
+/** @example const local = await readLocal(planLookup({ kind: 'coupon', code: 'WELCOME10' }), db) */
 export function planLookup(q: LookupQuery): LookupPlan {
   switch (q.kind) {
     case 'coupons':
       return {
         empty: [],
-        table: (db) => db.coupons,
-        read: (db) => db.coupons.toArray(),
+        store: 'coupons',
         request: (store) => store.getAll(),
         cacheKey: 'coupons',
         interest: { coupons: wholeTable() },
@@ -56,8 +54,7 @@ export function planLookup(q: LookupQuery): LookupPlan {
       const item = metaKey.coupon(q.code);
       return {
         empty: null,
-        table: (db) => db.coupons,
-        read: (db) => db.coupons.get(q.code),
+        store: 'coupons',
         request: (store) => store.get(q.code),
         interest: { coupons: keysOf(q.code) },
         confirmKeys: [metaKey.coupons, item],
@@ -71,8 +68,7 @@ export function planLookup(q: LookupQuery): LookupPlan {
       const item = metaKey.issued(q.code);
       return {
         empty: null,
-        table: (db) => db.issuedCoupons,
-        read: (db) => db.issuedCoupons.get(q.code),
+        store: 'issuedCoupons',
         request: (store) => store.get(q.code),
         interest: { issuedCoupons: keysOf(q.code) },
         confirmKeys: [item],
@@ -85,8 +81,7 @@ export function planLookup(q: LookupQuery): LookupPlan {
       const list = metaKey.options(q.productNo);
       return {
         empty: [],
-        table: (db) => db.options,
-        read: (db) => productRange(db, q.productNo).toArray(),
+        store: 'options',
         request: (store) => store.getAll(Dexie.dependencies.IDBKeyRange.bound([q.productNo, MIN_KEY], [q.productNo, MAX_KEY])),
         interest: { options: productKeys(q.productNo) },
         cacheKey: list,
@@ -101,8 +96,7 @@ export function planLookup(q: LookupQuery): LookupPlan {
       const item = metaKey.optionNo(q.productNo, q.optionNo);
       return {
         empty: null,
-        table: (db) => db.options,
-        read: (db) => db.options.get([q.productNo, q.optionNo]),
+        store: 'options',
         request: (store) => store.get([q.productNo, q.optionNo]),
         interest: { options: keysOf([q.productNo, q.optionNo]) },
         confirmKeys: [list, item],
@@ -116,8 +110,7 @@ export function planLookup(q: LookupQuery): LookupPlan {
       const item = metaKey.optionCode(q.productNo, q.optionCode);
       return {
         empty: null,
-        table: (db) => db.options,
-        read: (db) => db.options.where('[product_no+code]').equals([q.productNo, q.optionCode]).first(),
+        store: 'options',
         // the first by primary key among equals, as Dexie's first() over the index
         request: (store) => store.index('[product_no+code]').get([q.productNo, q.optionCode]),
         // read through an index, but any option of the product may be the one that gets (or loses) this code
