@@ -9,7 +9,7 @@ import type { FoundCoupon } from './decideCoupon';
 
 /** How long a checkout waits for the API before deciding from local data (the refresh goes on in the background).
  * @example findCoupon(code, { ...deps, waitMs: NETWORK_WAIT_MS }) */
-export const NETWORK_WAIT_MS = 2_000;
+const NETWORK_WAIT_MS = 2_000;
 
 type Space = 'coupon' | 'issued';
 
