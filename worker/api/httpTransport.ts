@@ -119,14 +119,13 @@ export function createTransport(options: TransportOptions): Transport {
     return token;
   };
   const { auth } = options;
-  // no credentials: a proxy adds the token; an accessToken: sent as given, it cannot be renewed here
-  const fixed = auth === undefined ? null : 'accessToken' in auth ? auth.accessToken : undefined;
-  const tokens =
-    auth && 'key' in auth ? createTokenHolder(() => fetchToken(auth), options.sharedToken) : undefined;
+  // key/secret: a token fetched and renewed here; an accessToken: sent as given; none: a proxy adds the token
+  const tokens = auth && 'key' in auth ? createTokenHolder(() => fetchToken(auth), options.sharedToken) : undefined;
+  const given = auth && 'accessToken' in auth ? auth.accessToken : null;
 
   return {
     async request(spec) {
-      const token = tokens ? await tokens.get() : fixed!;
+      const token = tokens ? await tokens.get() : given;
       try {
         return await once(spec, token);
       } catch (error) {
