@@ -25,7 +25,7 @@ export interface RouteRefusal {
 }
 
 /** The path shapes the proxy forwards, for error messages. */
-export const ALLOWED_SHAPES = [
+const ALLOWED_SHAPES = [
   '/v2/shop/coupons',
   '/v2/shop/coupons/{code}',
   '/v2/shop/issue-coupons/{code}',

@@ -3,7 +3,7 @@
 // gets 429 with Retry-After instead.
 import type { ClientLimits } from './types';
 
-export const DEFAULT_CLIENT_LIMITS: Required<ClientLimits> = {
+const DEFAULT_CLIENT_LIMITS: Required<ClientLimits> = {
   concurrent: 8,
   queued: 32,
   perSecond: 20,

@@ -3,10 +3,11 @@
 // single items. Failures become answers in the API's envelope, so the library reads them like any API error.
 import type { RateLimiter } from '../worker/api/rateLimiter';
 import type { AllowedRoute } from './allowedPaths';
-import { retryAfterMs } from '../worker/api/httpTransport';
+import { retryAfterMs } from '../worker/api/retryAfter';
 import { callUpstream, type UpstreamRequest, type UpstreamResult } from './callUpstream';
 import { envelopeAnswer, PROXY_CODES, scrubBody, upstreamAnswer, type ProxyAnswer } from './proxyAnswers';
-import { createUpstreamToken, type SharedTokenSlot, type TokenFailure } from './upstreamToken';
+import type { SharedTokenSlot } from '../worker/api/tokenHolder';
+import { createUpstreamToken, type TokenFailure } from './upstreamToken';
 
 export interface ForwarderOptions {
   target: string;

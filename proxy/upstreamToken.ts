@@ -1,7 +1,8 @@
-// The proxy's access token: fetched from /v2/auth with the shop's key/secret, kept in this process's memory only,
-// shared by every request (and every terminal) the proxy serves. Concurrent callers share one /v2/auth request.
+// The proxy's access token: the one token holder (worker/api/tokenHolder.ts) over the proxy's own /v2/auth call,
+// whose failures come back as data the client gets as its answer.
 import type { RateLimiter } from '../worker/api/rateLimiter';
-import { retryAfterMs } from '../worker/api/httpTransport';
+import { retryAfterMs } from '../worker/api/retryAfter';
+import { createTokenHolder, type SharedTokenSlot } from '../worker/api/tokenHolder';
 import type { UpstreamRequest, UpstreamResult } from './callUpstream';
 import { envelopeAnswer, PROXY_CODES, redact, type ProxyAnswer } from './proxyAnswers';
 
@@ -17,14 +18,6 @@ export interface UpstreamToken {
   invalidate(token: string): Promise<void>;
   /** The token held now (for scrubbing answers), if any. */
   current(): string | undefined;
-}
-
-/** Where several server instances keep one token (the relay's store). */
-export interface SharedTokenSlot {
-  read(): Promise<string | null>;
-  write(token: string): Promise<void>;
-  /** Forgets `token` unless another instance already replaced it. */
-  drop(token: string): Promise<void>;
 }
 
 export interface UpstreamTokenDeps {
@@ -72,14 +65,15 @@ function refusal(result: Extract<UpstreamResult, { kind: 'answer' }>, deps: Upst
  * @example const token = createUpstreamToken({ target, key, secret, limiter, call, signal }); await token.get();
  */
 export function createUpstreamToken(deps: UpstreamTokenDeps): UpstreamToken {
-  let token: string | undefined;
-  let pending: Promise<TokenResult> | undefined;
+  // a failure travels through the holder as this wrapper, so it cannot be mistaken for a shared slot's own error
+  type Failed = { tokenFailure: TokenFailure };
+  const fail = (failure: TokenFailure): Failed => ({ tokenFailure: failure });
 
-  async function fetchToken(): Promise<TokenResult> {
+  async function fetchToken(): Promise<string> {
     try {
       await deps.limiter.acquire('other', 'user', deps.signal);
     } catch {
-      return { ok: false, failure: { kind: 'aborted' } };
+      throw fail({ kind: 'aborted' });
     }
     const result = await deps.call(
       {
@@ -90,38 +84,28 @@ export function createUpstreamToken(deps: UpstreamTokenDeps): UpstreamToken {
       },
       deps.signal,
     );
-    if (result.kind !== 'answer') return { ok: false, failure: result };
+    if (result.kind !== 'answer') throw fail(result);
     if (result.status === 429 || result.code === -7) {
       deps.limiter.pause('other', retryAfterMs(result.retryAfter) ?? 1000);
     }
     const fresh = result.code === undefined || result.code === 200 ? tokenIn(result.json) : undefined;
-    if (fresh === undefined) return { ok: false, failure: { kind: 'refused', answer: refusal(result, deps) } };
-    token = fresh;
-    await deps.shared?.write(fresh);
-    return { ok: true, token: fresh };
+    if (fresh === undefined) throw fail({ kind: 'refused', answer: refusal(result, deps) });
+    return fresh;
   }
 
-  async function sharedOrFetch(): Promise<TokenResult> {
-    const shared = await deps.shared?.read();
-    if (shared) {
-      token = shared;
-      return { ok: true, token: shared };
-    }
-    return fetchToken();
-  }
-
+  const holder = createTokenHolder(fetchToken, deps.shared);
   return {
-    get() {
-      if (token !== undefined) return Promise.resolve({ ok: true, token });
-      pending ??= sharedOrFetch().finally(() => {
-        pending = undefined;
-      });
-      return pending;
-    },
-    async invalidate(refused) {
-      if (token === refused) token = undefined;
-      await deps.shared?.drop(refused);
-    },
-    current: () => token,
+    get: () =>
+      holder.get().then(
+        (token): TokenResult => ({ ok: true, token }),
+        (error: unknown): TokenResult => {
+          if (typeof error === 'object' && error !== null && 'tokenFailure' in error) {
+            return { ok: false, failure: (error as Failed).tokenFailure };
+          }
+          throw error;
+        },
+      ),
+    invalidate: (refused) => holder.invalidate(refused),
+    current: () => holder.current(),
   };
 }

@@ -20,7 +20,7 @@ import { feedError, serveFeed, type FeedContext } from './serveFeed';
 import { createSingleFlight } from './singleFlight';
 import { listAnswer } from './snapshotList';
 import { readProductsBody } from './productsBody';
-import { storeTokenSlot, storeTokenSource } from './storeToken';
+import { storeTokenSlot } from './storeTokenSlot';
 import type { RelayStatus, ShopRelay, ShopRelayOptions } from './types';
 import { createUpstreamSync, type UpstreamSync } from './upstreamSync';
 
@@ -67,6 +67,7 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
   async function start(): Promise<Running> {
     const { store, owned } = await openRelayStore({ store: options.store, redis: options.redis, shopId, now });
     const limiter = store.rateLimiter(limits);
+    const sharedToken = storeTokenSlot(store);
     const transport = createTransport({
       baseUrl: target,
       fetch: fetchFn,
@@ -74,7 +75,7 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
       timeoutMs,
       auth,
       signal: closing.signal,
-      tokens: (fetchToken) => storeTokenSource(store, auth, fetchToken),
+      sharedToken,
     });
     const client = createApiClient({ transport, pageSize: options.pageSize ?? 100 });
     forwarder = createForwarder({
@@ -84,7 +85,7 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
       fetch: fetchFn,
       timeoutMs,
       closing: closing.signal,
-      sharedToken: storeTokenSlot(store),
+      sharedToken,
       label: 'relay',
     });
     const mirror = createFeedMirror(store);

@@ -9,8 +9,8 @@ export interface FeedQuery {
   limit: number;
 }
 
-export const DEFAULT_FEED_LIMIT = 5_000;
-export const MAX_FEED_LIMIT = 10_000;
+const DEFAULT_FEED_LIMIT = 5_000;
+const MAX_FEED_LIMIT = 10_000;
 const WHOLE = /^[0-9]{1,15}$/;
 const HANDLE = /^[A-Za-z0-9._-]{1,100}$/;
 

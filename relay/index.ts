@@ -3,16 +3,6 @@
 export { createShopRelay } from './createShopRelay';
 export { createMemoryStore } from './memoryStore';
 export type { MemoryStoreOptions } from './memoryStore';
-export type {
-  FeedChange,
-  FeedHead,
-  FeedRecord,
-  Lease,
-  ListingCheckpoint,
-  ListingCommit,
-  RelayStore,
-  ResourceId,
-  StagedRecord,
-  StoreHealth,
-} from './relayStore';
+// the store contract, every type of it (a RelayStore of your own implements these)
+export type * from './relayStore';
 export type { Authorize, ClientLimits, RelayStatus, RouteName, ShopRelay, ShopRelayOptions } from './types';

@@ -37,7 +37,7 @@ export interface RedisConnection {
 }
 
 /** The URL with any password replaced, safe for logs and status answers. */
-export function redactRedisUrl(url: string): string {
+function redactRedisUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';

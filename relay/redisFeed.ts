@@ -181,5 +181,3 @@ export function redisFeed(deps: RedisFeedDeps) {
     },
   };
 }
-
-export type RedisFeed = ReturnType<typeof redisFeed>;

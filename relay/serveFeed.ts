@@ -24,7 +24,7 @@ export function feedError(status: number, code: string, message: string, headers
  * `"<handle>.<version>.<newest confirmedAt>"`.
  * @example etagOf(head) // '"m1x2-ab12.812.1763900000000"'
  */
-export function etagOf(head: FeedHead, version = head.version): string {
+function etagOf(head: FeedHead, version = head.version): string {
   const confirmed = Math.max(0, ...Object.values(head.confirmedAt).map((v) => v ?? 0));
   return `"${head.handle}.${version}.${confirmed}"`;
 }

@@ -62,6 +62,13 @@ describe('storage failures', () => {
     expect((await next(lookup.coupon('FIXED3000'))).data?.name).toBe('다시 열린 뒤');
   });
 
+  it('reopens a connection the browser closed without telling, and answers a lookup not read before', async () => {
+    // the close event has not come (yet): the first read finds the connection unusable and reopens it, as Dexie does
+    faulty.db.backendDB().close();
+    expect((await next(lookup.coupon('FIXED3000'))).data?.coupon_code).toBe('FIXED3000');
+    expect(faulty.db.isOpen()).toBe(true);
+  });
+
   it("says so when another tab opens a newer schema, and keeps answering from the reopened database", async () => {
     const db = faulty.db;
     const idb = (db as unknown as { _options: { indexedDB: IDBFactory } })._options.indexedDB;

@@ -36,7 +36,7 @@ function make(code: string, message: string, extra: ApiErrorExtra): ApiError {
 }
 
 /** `[GET] /v2/shop/coupons: 429 TOO MANY REQUEST`: what was asked and what came back, for logs. */
-export function requestLabel(method: string, path: string, status?: number, msg?: string): string {
+function requestLabel(method: string, path: string, status?: number, msg?: string): string {
   return `[${method}] ${path}${status === undefined ? '' : `: ${status}`}${msg ? ` ${msg}` : ''}`;
 }
 

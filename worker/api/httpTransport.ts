@@ -4,7 +4,8 @@ import type { ShopAuth } from '../../src/protocol';
 import { apiErrorFromAnswer, networkError, originOf, timeoutError, type ApiError } from './apiError';
 import { readEnvelope, type Envelope } from './envelope';
 import type { Priority, RateLimiter, RequestClass } from './rateLimiter';
-import { createTokenSource, type TokenSource } from './tokenSource';
+import { retryAfterMs } from './retryAfter';
+import { createTokenHolder, type SharedTokenSlot } from './tokenHolder';
 
 export interface TransportOptions {
   baseUrl: string;
@@ -19,10 +20,10 @@ export interface TransportOptions {
   /** Aborts every request, also token requests (the engine is closing). */
   signal?: AbortSignal;
   /**
-   * Where the token is kept, given how to fetch a new one; default: this transport's memory (createTokenSource).
-   * The relay passes one backed by its store, so every instance shares one token.
+   * Where instances share the token fetched with key/secret, besides this transport's memory (see tokenHolder.ts).
+   * The relay passes its store's slot, so every instance shares one token.
    */
-  tokens?: (fetchToken: (key: string, secret: string) => Promise<string>) => TokenSource;
+  sharedToken?: SharedTokenSlot | undefined;
 }
 
 export interface RequestSpec {
@@ -49,19 +50,6 @@ export interface Answer {
 
 export interface Transport {
   request(spec: RequestSpec): Promise<Answer>;
-}
-
-/**
- * Retry-After (seconds or an HTTP date) in ms, or undefined when missing or unreadable. The one reader of it: the
- * engine, the relay feed client and the proxy all pause by it.
- * @example retryAfterMs('2') // 2000
- */
-export function retryAfterMs(header: string | null | undefined): number | undefined {
-  if (!header) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
 /** @example const t = createTransport({ baseUrl, fetch, limiter, timeoutMs: 15_000, auth }); await t.request({ path: '/v2/shop/coupons', cls: 'list', priority: 'user' }) */
@@ -118,7 +106,7 @@ export function createTransport(options: TransportOptions): Transport {
     return { envelope, status, text };
   }
 
-  const fetchToken = async (key: string, secret: string): Promise<string> => {
+  const fetchToken = async ({ key, secret }: { key: string; secret: string }): Promise<string> => {
     const { envelope } = await once(
       { method: 'POST', path: '/v2/auth', body: { key, secret }, cls: 'other', priority: 'user' },
       null,
@@ -130,20 +118,24 @@ export function createTransport(options: TransportOptions): Transport {
     }
     return token;
   };
-  const tokens = options.tokens ? options.tokens(fetchToken) : createTokenSource(options.auth, fetchToken);
+  const { auth } = options;
+  // key/secret: a token fetched and renewed here; an accessToken: sent as given; none: a proxy adds the token
+  const tokens = auth && 'key' in auth ? createTokenHolder(() => fetchToken(auth), options.sharedToken) : undefined;
+  const given = auth && 'accessToken' in auth ? auth.accessToken : null;
 
   return {
     async request(spec) {
-      const token = await tokens.get();
+      const token = tokens ? await tokens.get() : given;
       try {
         return await once(spec, token);
       } catch (error) {
         const e = error as ApiError;
         // an expired token is renewed once and the request retried once
-        if (e.code !== 'token_invalid' || !tokens.invalidate(token)) throw refine(e, options.auth);
+        if (e.code !== 'token_invalid' || !tokens || token === null) throw refine(e, auth);
+        await tokens.invalidate(token).catch(() => undefined); // a failed shared drop: the slot is read again below
         const renewed = await tokens.get();
         return await once(spec, renewed).catch((again: ApiError) => {
-          throw refine(again, options.auth);
+          throw refine(again, auth);
         });
       }
     },

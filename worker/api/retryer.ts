@@ -50,7 +50,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** The pause before attempt `attempt` (1-based): Retry-After when the API gave one, else capped backoff with jitter. */
-export function retryDelay(policy: RetryPolicy, attempt: number, error: ApiError, random = Math.random): number {
+function retryDelay(policy: RetryPolicy, attempt: number, error: ApiError, random = Math.random): number {
   // the API said how long: do as told (within reason), even beyond our own cap
   if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, RETRY_AFTER_MAX_MS);
   const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));

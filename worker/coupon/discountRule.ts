@@ -35,7 +35,7 @@ function decimalOf(n: number): { digits: bigint; scale: number } {
 /** floor(amount × percent / 100) in exact integer arithmetic, for decimal percents (33.3) and amounts too: the
  * decimals as written are scaled to whole numbers, multiplied as BigInts, and divided once, rounding down.
  * @example percentOf(3000, 33.3) // 999 (floating point gives 998) */
-export function percentOf(amount: number, percent: number): number {
+function percentOf(amount: number, percent: number): number {
   const a = decimalOf(amount);
   const p = decimalOf(percent);
   return Number((a.digits * p.digits) / (100n * 10n ** BigInt(a.scale + p.scale)));

@@ -9,7 +9,7 @@ import type { FoundCoupon } from './decideCoupon';
 
 /** How long a checkout waits for the API before deciding from local data (the refresh goes on in the background).
  * @example findCoupon(code, { ...deps, waitMs: NETWORK_WAIT_MS }) */
-export const NETWORK_WAIT_MS = 2_000;
+const NETWORK_WAIT_MS = 2_000;
 
 type Space = 'coupon' | 'issued';
 
@@ -34,8 +34,8 @@ interface LocalState {
   confirmed: Record<Space, number | null>;
 }
 
-/** One consistent read of both tables and their confirmations. */
-async function readLocal(db: ShopDatabase, code: string): Promise<LocalState> {
+/** What both code spaces hold for `code` (and the confirmations of each), in one consistent read. */
+async function readCodeSpaces(db: ShopDatabase, code: string): Promise<LocalState> {
   return db.transaction('r', [db.coupons, db.issuedCoupons, db.meta], async () => {
     const [direct, issued, meta] = await Promise.all([
       db.coupons.get(code),
@@ -80,7 +80,7 @@ export async function findCoupon(code: string, deps: FindCouponDeps): Promise<Fi
   const waitMs = deps.waitMs ?? NETWORK_WAIT_MS;
   const fromNetwork = new Set<Space>();
   let networkTrouble = false;
-  let local = await readLocal(deps.db, code);
+  let local = await readCodeSpaces(deps.db, code);
 
   const askSpaces = async (spaces: Space[]) => {
     const answers = await Promise.all(
@@ -90,7 +90,7 @@ export async function findCoupon(code: string, deps: FindCouponDeps): Promise<Fi
       if (a.ok) fromNetwork.add(spaces[i]!);
       if (a.network) networkTrouble = true;
     });
-    local = await readLocal(deps.db, code);
+    local = await readCodeSpaces(deps.db, code);
   };
 
   if (!deps.isOffline()) {

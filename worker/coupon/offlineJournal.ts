@@ -17,7 +17,7 @@ export interface OfflineJournal {
  * The journal entry of one verdict: what was asked, what was answered, and how old the data behind it was.
  * @example entryOf('WELCOME10', 32000, verdict, Date.now()).discount // 3200
  */
-export function entryOf(code: string, amount: number, verdict: CouponVerdict, at: number): Omit<JournalEntry, 'id'> {
+function entryOf(code: string, amount: number, verdict: CouponVerdict, at: number): Omit<JournalEntry, 'id'> {
   return {
     code,
     amount,

@@ -12,7 +12,7 @@ import { createOfflineJournal } from './offlineJournal';
 import type { ShopDatabase } from '../store/store';
 
 /** The shop time zone naive coupon dates are read in, unless the host sets `timeZone`. @example options.timeZone ?? DEFAULT_TIME_ZONE */
-export const DEFAULT_TIME_ZONE = 'Asia/Seoul';
+const DEFAULT_TIME_ZONE = 'Asia/Seoul';
 
 export interface CouponValidatorDeps {
   db: ShopDatabase;

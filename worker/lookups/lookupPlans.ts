@@ -1,9 +1,9 @@
 // How each of the six lookups reads IndexedDB, which confirmations make up its `syncedAt`, which refresh state
 // concerns it, and how it is refreshed from the API. One table, so the lookups cannot drift apart.
 import type { LookupQuery } from '../../src/protocol';
-import Dexie, { type IndexableType, type Table } from 'dexie';
+import Dexie, { type IndexableType } from 'dexie';
 import { keysOf, MAX_KEY, MIN_KEY, rangeOf, wholeTable, type Interest } from '../store/storageChanges';
-import { metaKey, productRange, type ShopDatabase } from '../store/store';
+import { metaKey, type ShopDatabase } from '../store/store';
 import type { SyncContext } from '../sync/syncContext';
 
 /** The network side, loaded apart (network.ts): refreshes reach the API through it. */
@@ -12,11 +12,10 @@ export type NetworkModule = typeof import('../engine/createNetwork');
 export interface LookupPlan {
   /** What the lookup answers with when nothing is known locally. */
   empty: null | [];
-  /** The table `read` reads (read together with the confirmations, in one transaction). */
-  table(db: ShopDatabase): Table;
-  read(db: ShopDatabase): Promise<unknown>;
-  /** The same read as one IndexedDB request on `table`'s object store (the fast path, see watchLookup). */
-  request?(store: IDBObjectStore): IDBRequest;
+  /** The object store `request` reads (together with the confirmations, in one transaction: readLocal.ts). */
+  store: 'coupons' | 'issuedCoupons' | 'options';
+  /** The lookup's data as one IndexedDB request on that store (the one way a lookup reads, see readLocal). */
+  request(store: IDBObjectStore): IDBRequest;
   /** Lists only: watches of the same list share one read (readCache), under this key. */
   cacheKey?: string;
   /** The primary keys `read` depends on, per table: a write to them makes the watch read again. */
@@ -36,97 +35,74 @@ export interface LookupPlan {
 /** The primary keys of one product's options. */
 const productKeys = (productNo: number) => rangeOf([productNo, MIN_KEY] as IndexableType, [productNo, MAX_KEY] as IndexableType);
 
-/** @example planLookup({ kind: 'coupon', code: 'WELCOME10' }).read(db) */
+type Parts = Pick<LookupPlan, 'store' | 'request' | 'interest' | 'refresh'>;
+
+/** A whole list: [] when unknown, confirmed (and refreshed) as one, and read once for all its watches. */
+const listPlan = (list: string, parts: Parts): LookupPlan => ({
+  ...parts,
+  empty: [],
+  cacheKey: list,
+  confirmKeys: [list],
+  itemKey: list,
+  stateKeys: [list],
+});
+
+/** One item: null when unknown; confirmed by its own key, or by the list it is part of (whose refresh fetches it too). */
+const itemPlan = (item: string, list: string | null, parts: Parts & Pick<LookupPlan, 'readAlias'>): LookupPlan => ({
+  ...parts,
+  empty: null,
+  confirmKeys: list === null ? [item] : [list, item],
+  itemKey: item,
+  stateKeys: list === null ? [item] : [item, list],
+});
+
+/** @example const local = await readLocal(planLookup({ kind: 'coupon', code: 'WELCOME10' }), db) */
 export function planLookup(q: LookupQuery): LookupPlan {
   switch (q.kind) {
     case 'coupons':
-      return {
-        empty: [],
-        table: (db) => db.coupons,
-        read: (db) => db.coupons.toArray(),
+      return listPlan(metaKey.coupons, {
+        store: 'coupons',
         request: (store) => store.getAll(),
-        cacheKey: 'coupons',
         interest: { coupons: wholeTable() },
-        confirmKeys: [metaKey.coupons],
-        itemKey: metaKey.coupons,
-        stateKeys: [metaKey.coupons],
         refresh: 'sync',
-      };
-    case 'coupon': {
-      const item = metaKey.coupon(q.code);
-      return {
-        empty: null,
-        table: (db) => db.coupons,
-        read: (db) => db.coupons.get(q.code),
+      });
+    case 'coupon':
+      return itemPlan(metaKey.coupon(q.code), metaKey.coupons, {
+        store: 'coupons',
         request: (store) => store.get(q.code),
         interest: { coupons: keysOf(q.code) },
-        confirmKeys: [metaKey.coupons, item],
-        itemKey: item,
-        stateKeys: [item, metaKey.coupons],
         readAlias: (db, code) => db.coupons.get(code),
         refresh: (ctx, net) => net.refreshCoupon(ctx, q.code),
-      };
-    }
-    case 'issuedCoupon': {
-      const item = metaKey.issued(q.code);
-      return {
-        empty: null,
-        table: (db) => db.issuedCoupons,
-        read: (db) => db.issuedCoupons.get(q.code),
+      });
+    case 'issuedCoupon':
+      return itemPlan(metaKey.issued(q.code), null, {
+        store: 'issuedCoupons',
         request: (store) => store.get(q.code),
         interest: { issuedCoupons: keysOf(q.code) },
-        confirmKeys: [item],
-        itemKey: item,
-        stateKeys: [item],
         refresh: (ctx, net) => net.refreshIssuedCoupon(ctx, q.code),
-      };
-    }
-    case 'productOptions': {
-      const list = metaKey.options(q.productNo);
-      return {
-        empty: [],
-        table: (db) => db.options,
-        read: (db) => productRange(db, q.productNo).toArray(),
+      });
+    case 'productOptions':
+      return listPlan(metaKey.options(q.productNo), {
+        store: 'options',
         request: (store) => store.getAll(Dexie.dependencies.IDBKeyRange.bound([q.productNo, MIN_KEY], [q.productNo, MAX_KEY])),
         interest: { options: productKeys(q.productNo) },
-        cacheKey: list,
-        confirmKeys: [list],
-        itemKey: list,
-        stateKeys: [list],
         refresh: (ctx, net) => net.syncProductOptions(ctx, q.productNo),
-      };
-    }
-    case 'productOptionByNo': {
-      const list = metaKey.options(q.productNo);
-      const item = metaKey.optionNo(q.productNo, q.optionNo);
-      return {
-        empty: null,
-        table: (db) => db.options,
-        read: (db) => db.options.get([q.productNo, q.optionNo]),
+      });
+    case 'productOptionByNo':
+      return itemPlan(metaKey.optionNo(q.productNo, q.optionNo), metaKey.options(q.productNo), {
+        store: 'options',
         request: (store) => store.get([q.productNo, q.optionNo]),
         interest: { options: keysOf([q.productNo, q.optionNo]) },
-        confirmKeys: [list, item],
-        itemKey: item,
-        stateKeys: [item, list],
         refresh: (ctx, net) => net.refreshOptionByNo(ctx, q.productNo, q.optionNo),
-      };
-    }
-    case 'productOptionByCode': {
-      const list = metaKey.options(q.productNo);
-      const item = metaKey.optionCode(q.productNo, q.optionCode);
-      return {
-        empty: null,
-        table: (db) => db.options,
-        read: (db) => db.options.where('[product_no+code]').equals([q.productNo, q.optionCode]).first(),
+      });
+    case 'productOptionByCode':
+      return itemPlan(metaKey.optionCode(q.productNo, q.optionCode), metaKey.options(q.productNo), {
+        store: 'options',
         // the first by primary key among equals, as Dexie's first() over the index
         request: (store) => store.index('[product_no+code]').get([q.productNo, q.optionCode]),
         // read through an index, but any option of the product may be the one that gets (or loses) this code
         interest: { options: productKeys(q.productNo) },
-        confirmKeys: [list, item],
-        itemKey: item,
-        stateKeys: [item, list],
         refresh: (ctx, net) => net.refreshOptionByCode(ctx, q.productNo, q.optionCode),
-      };
-    }
+      });
   }
 }

@@ -97,27 +97,27 @@ async function storeOption(ctx: SyncContext, db: ShopDatabase, option: ProductOp
  * Endpoints 5 and 6 share one path, and the service alone decides whether the segment is a number or a code.
  * So an answer counts only if its `no` (or `code`) is what was asked; otherwise, and for a "not found" that
  * may have been read the other way, the product's whole option list (which has both) decides.
- * @example await refreshOptionByNo(ctx, 13805, 12);
+ * `asked` is an option number (a number) or an option code (a string, even one that looks like a number).
  */
-export async function refreshOptionByNo(ctx: SyncContext, productNo: number, optionNo: number): Promise<void> {
+async function refreshOption(ctx: SyncContext, productNo: number, asked: number | string): Promise<void> {
   const at = ctx.now();
+  const o = { priority: ctx.priority, counter: ctx.report };
   const answer = await ctx.call(() =>
-    ctx.client.getProductOptionByNo(productNo, optionNo, { priority: ctx.priority, counter: ctx.report }),
+    typeof asked === 'number'
+      ? ctx.client.getProductOptionByNo(productNo, asked, o)
+      : ctx.client.getProductOptionByCode(productNo, asked, o),
   );
-  const record = checkRejected(ctx, `GET /v2/shop/products/${productNo}/options/${optionNo}`, answer);
-  if (record && record.no === optionNo) return storeOption(ctx, ctx.db, record, at);
+  const record = checkRejected(ctx, `GET /v2/shop/products/${productNo}/options/${asked}`, answer);
+  if (record && (typeof asked === 'number' ? record.no : record.code) === asked) return storeOption(ctx, ctx.db, record, at);
   await syncProductOptions(ctx, productNo);
-  await confirmChecked(ctx, [metaKey.optionNo(productNo, optionNo)], at);
+  const key = typeof asked === 'number' ? metaKey.optionNo(productNo, asked) : metaKey.optionCode(productNo, asked);
+  await confirmChecked(ctx, [key], at);
 }
 
+/** @example await refreshOptionByNo(ctx, 13805, 12); */
+export const refreshOptionByNo = (ctx: SyncContext, productNo: number, optionNo: number): Promise<void> =>
+  refreshOption(ctx, productNo, optionNo);
+
 /** @example await refreshOptionByCode(ctx, 13805, '12'); // never answered with option number 12 */
-export async function refreshOptionByCode(ctx: SyncContext, productNo: number, optionCode: string): Promise<void> {
-  const at = ctx.now();
-  const answer = await ctx.call(() =>
-    ctx.client.getProductOptionByCode(productNo, optionCode, { priority: ctx.priority, counter: ctx.report }),
-  );
-  const record = checkRejected(ctx, `GET /v2/shop/products/${productNo}/options/${optionCode}`, answer);
-  if (record && record.code === optionCode) return storeOption(ctx, ctx.db, record, at);
-  await syncProductOptions(ctx, productNo);
-  await confirmChecked(ctx, [metaKey.optionCode(productNo, optionCode)], at);
-}
+export const refreshOptionByCode = (ctx: SyncContext, productNo: number, optionCode: string): Promise<void> =>
+  refreshOption(ctx, productNo, optionCode);

@@ -3,7 +3,7 @@
 // says so with 429 + Retry-After). Everything that goes wrong becomes an ApiError, as the API client's do.
 import { ShopLookupError } from '../../../src/protocol';
 import { apiErrorFromAnswer, badResponseError, networkError, originOf, timeoutError, type ApiError } from '../../api/apiError';
-import { retryAfterMs } from '../../api/httpTransport';
+import { retryAfterMs } from '../../api/retryAfter';
 
 /** One record as the feed carries it (validated again by the engine before it is stored). */
 export interface FeedUpsert {
