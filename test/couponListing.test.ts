@@ -11,7 +11,7 @@ import {
   type PageToStore,
 } from '../worker/sync/direct/couponListing';
 import { metaKey, openStore, type ShopDatabase } from '../worker/store/store';
-import { createReportDraft } from '../worker/sync/syncContext';
+import { createReportDraft } from '../worker/sync/syncReport';
 
 const row = (code: string, name = code) => ({ coupon_code: code, name, status: 'progress', apply_sale_price: 1000 });
 type Row = ReturnType<typeof row>;

@@ -9,7 +9,7 @@ import { parseRecords, rejectionError } from '../../records/parseRecords';
 import { RECORD_READERS_VERSION } from '../../records/schemas';
 import { sameRecord } from '../../records/sameRecord';
 import { confirm, metaKey, type PageHash, type ShopDatabase, type StagedCoupon } from '../../store/store';
-import type { ReportDraft } from '../syncContext';
+import type { ReportDraft } from '../syncReport';
 import {
   diffs,
   hashesStale,
