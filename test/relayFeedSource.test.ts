@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadFeedState } from '../worker/sync/relay/feedState';
+import { loadFeedState } from '../worker/store/feedState';
 import { createRelayFeedClient } from '../worker/sync/relay/relayFeedClient';
 import { createRelayFeedSource } from '../worker/sync/relay/relayFeedSource';
 import { createSourceChooser, probeRelay } from '../worker/sync/relay/relayDiscovery';

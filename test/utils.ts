@@ -8,7 +8,8 @@ import { createShopLookup, type ShopLookup, type ShopLookupOptions } from '../sr
 import type { WorkerApi } from '../src/protocol';
 import type { LookupResult } from '../src/types';
 import type { EngineDeps } from '../worker/engine/createEngine';
-import { metaKey, openStore, type CouponCheckpoint, type ShopDatabase } from '../worker/store/store';
+import type { CouponCheckpoint } from '../worker/sync/direct/listingCheckpoint';
+import { metaKey, openStore, type ShopDatabase } from '../worker/store/store';
 import { createWorkerApi } from '../worker/workerApi';
 
 export const KEY = 'demo-key';

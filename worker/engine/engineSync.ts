@@ -4,7 +4,7 @@
 import { toLookupError } from '../../src/protocol';
 import type { EngineApi, LookupError, SyncReport } from '../../src/protocol';
 import { metaKey, type Confirmation } from '../store/store';
-import { FEED_STATE_KEY, type FeedState } from '../sync/relay/feedState';
+import { FEED_STATE_KEY, type FeedState } from '../store/feedState';
 import { createSyncScheduler } from '../sync/syncScheduler';
 import { failedReport } from '../sync/syncReport';
 import type { DatabaseClaim } from './databaseClaim';

@@ -1,10 +1,12 @@
 // Loads the engine's network side (createNetwork.ts, a chunk of its own) and keeps it at hand once it is in.
 // Loading starts at once, beside opening the database: the first answer from IndexedDB does not wait for it.
-import type { NetworkModule } from '../lookups/lookupPlans';
 import type { Network, NetworkDeps } from './createNetwork';
 import type { EngineCore } from './engineCore';
 
-/** The network side with the module it came from (the refreshes of lookupPlans.ts run through it). */
+/** The lazily loaded chunk itself: its refreshes are what lookup plans run (lookupPlans' RefreshUnits). */
+export type NetworkModule = typeof import('./createNetwork');
+
+/** The network side with the module it came from. */
 export type LoadedNetwork = Network & { module: NetworkModule };
 
 export interface NetworkLoad {

@@ -6,8 +6,11 @@ import { keysOf, MAX_KEY, MIN_KEY, rangeOf, wholeTable, type Interest } from '..
 import { metaKey, type ShopDatabase } from '../store/store';
 import type { SyncContext } from '../sync/syncContext';
 
-/** The network side, loaded apart (network.ts): refreshes reach the API through it. */
-export type NetworkModule = typeof import('../engine/createNetwork');
+/**
+ * The refreshes a plan may run. They live in sync/ and reach the plan from the lazily loaded network chunk
+ * (engine/createNetwork.ts re-exports them), so the entry never loads them.
+ */
+export type RefreshUnits = typeof import('../sync/readThrough') & Pick<typeof import('../sync/direct/syncProductOptions'), 'syncProductOptions'>;
 
 export interface LookupPlan {
   /** What the lookup answers with when nothing is known locally. */
@@ -29,7 +32,7 @@ export interface LookupPlan {
   /** Reads the record a confirmation points to when the API answered this item under another code (coupons). */
   readAlias?(db: ShopDatabase, code: string): Promise<unknown>;
   /** A network refresh of this item: 'sync' = the full sync does it. */
-  refresh: 'sync' | ((ctx: SyncContext, net: NetworkModule) => Promise<void>);
+  refresh: 'sync' | ((ctx: SyncContext, net: RefreshUnits) => Promise<void>);
 }
 
 /** The primary keys of one product's options. */

@@ -2,8 +2,7 @@
 // so existing shops migrate instead of losing their offline data. Tokens and credentials are never stored here.
 import Dexie, { type Table } from 'dexie';
 import type { Coupon, IssuedCoupon, JournalEntry, ProductOption } from '../../src/protocol';
-import type { FeedStageRow, FeedState } from '../sync/relay/feedState';
-import type { CouponCheckpoint } from '../sync/direct/listingCheckpoint';
+import type { FeedStageRow, FeedState } from './feedState';
 
 /** When the API last confirmed a resource or an item (`coupons`, `coupon:<code>`, `options:<no>`, ...). */
 export interface Confirmation {
@@ -16,8 +15,13 @@ export interface Confirmation {
   code?: string;
 }
 
-// The listing's checkpoint is a small state machine: its type and transitions live in listingCheckpoint.ts.
-export type { CouponCheckpoint };
+/**
+ * The coupon listing's checkpoint as the store sees it: a row under '@couponSync'. Its shape, states and transitions
+ * are the sync's (worker/sync/direct/listingCheckpoint.ts), which reads it back as a `CouponCheckpoint`.
+ */
+export interface ListingCheckpointRow {
+  key: '@couponSync';
+}
 
 /** A changed coupon waiting in `couponStage`, with when the page that carried it was requested. */
 export type StagedCoupon = Coupon & { '@fetchedAt'?: number };
@@ -43,7 +47,7 @@ export interface TrackedProducts {
   products: number[];
 }
 
-export type MetaRow = Confirmation | CouponCheckpoint | CommittedListing | ShopIdentity | TrackedProducts | FeedState;
+export type MetaRow = Confirmation | ListingCheckpointRow | CommittedListing | ShopIdentity | TrackedProducts | FeedState;
 
 /**
  * The codes of one listed page of the running coupon sync. A unique index over all of them finds a code listed

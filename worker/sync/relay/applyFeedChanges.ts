@@ -3,7 +3,7 @@
 // live tables (`coupons`, `options`) or into `feedStage`, which a complete snapshot replaces the live data from.
 import type { LookupError } from '../../../src/protocol';
 import type { FeedAnswer } from './relayFeedClient';
-import { FEED_STATE_KEY, type FeedStageRow, type FeedState } from './feedState';
+import { FEED_STATE_KEY, type FeedStageRow, type FeedState } from '../../store/feedState';
 import { parseRecord, rejectionError } from '../../records/parseRecords';
 import { confirm, metaKey, productRange, type ShopDatabase } from '../../store/store';
 

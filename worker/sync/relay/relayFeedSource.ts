@@ -6,7 +6,7 @@
 import { ShopLookupError } from '../../../src/protocol';
 import type { ApiError } from '../../api/apiError';
 import { applyToLive, applyToStage, checkFeed, swapInStage, type Applied } from './applyFeedChanges';
-import { loadFeedState, type FeedState, type SnapshotProgress } from './feedState';
+import { loadFeedState, type FeedState, type SnapshotProgress } from '../../store/feedState';
 import type { FeedAnswer, FeedReply, RelayFeedClient } from './relayFeedClient';
 import { metaKey, type Confirmation, type ShopDatabase } from '../../store/store';
 import type { SyncContext } from '../syncContext';

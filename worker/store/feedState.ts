@@ -1,6 +1,6 @@
 // Where this database stands on the relay's feed: the handle and version its data is at, the ETag of that, and a
 // snapshot being read (its cursor), so an interrupted snapshot resumes at its next chunk. Kept in `meta`.
-import type { ShopDatabase } from '../../store/store';
+import type { ShopDatabase } from './store';
 
 export const FEED_STATE_KEY = '@relayFeed';
 
