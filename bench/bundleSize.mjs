@@ -23,7 +23,12 @@ export async function minGzipSize(entry, root, { external = [] } = {}) {
       target: 'es2022',
       sourcemap: false,
       lib: { entry, formats: ['es'], fileName: 'entry' },
-      rollupOptions: { external: (id) => external.some((d) => id === d || id.startsWith(`${d}/`)) },
+      rollupOptions: {
+        external: (id) => external.some((d) => id === d || id.startsWith(`${d}/`)),
+        // chunks named without a content hash: the entry names the chunks it loads, and a hash would move its
+        // gzip size by a byte or two with every change to any other chunk (the app's bundler names them its way)
+        output: { chunkFileNames: '[name].js' },
+      },
     },
   });
   const chunks = (Array.isArray(out) ? out : [out]).flatMap((o) => o.output ?? []).filter((o) => o.type === 'chunk');
