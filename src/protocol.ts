@@ -1,15 +1,8 @@
 // The contract between the host side (src/) and the engine (worker/): the only file of src/ that worker/ imports.
 // The messages are types (both sides `import type` them; everything must survive structured clone); with them
 // travel the public data types and the one error class both sides throw and match on `code`.
-import type {
-  CouponOrder,
-  CouponVerdict,
-  JournalEntry,
-  LookupResult,
-  ShopLookupOptions,
-  SyncReport,
-  SyncStatus,
-} from './types';
+import type { ShopLookup } from './createShopLookup';
+import type { LookupResult, ShopLookupOptions, SyncStatus } from './types';
 
 export type * from './types';
 export { ShopLookupError, toLookupError } from './errors';
@@ -51,8 +44,15 @@ export type EngineOptions = Pick<
  */
 export type WatchListener = (id: number, value: LookupResult<unknown> | SyncStatus) => void;
 
-/** The engine's surface. In a worker each method is reached through Comlink and returns a Promise. */
-export interface EngineApi {
+/**
+ * The engine's surface: ShopLookup's calls that are not lookups, served as they are, and the watches behind the
+ * lookups. In a worker each method is reached through Comlink and returns a Promise.
+ */
+export interface EngineApi
+  extends Pick<
+    ShopLookup,
+    'sync' | 'trackProducts' | 'prefetchIssuedCoupons' | 'validateCoupon' | 'offlineJournal' | 'clearOfflineJournal' | 'clear' | 'close'
+  > {
   /**
    * Start following `query`: the first emission is this call's answer (one message less on the way of every
    * lookup), later ones arrive at the listener tagged with `id`. Null when the watch ended before its first.
@@ -60,15 +60,6 @@ export interface EngineApi {
   watchFirst(id: number, query: WatchQuery): Promise<LookupResult<unknown> | SyncStatus | null>;
   /** Stop following `id`. */
   unwatch(id: number): void;
-  sync(): Promise<SyncReport>;
-  trackProducts(productNos: number[]): Promise<void>;
-  prefetchIssuedCoupons(codes: string[]): Promise<SyncReport>;
-  validateCoupon(code: string, order: CouponOrder): Promise<CouponVerdict>;
-  offlineJournal(): Promise<JournalEntry[]>;
-  /** Deletes journal entries up to and including `throughId` (all when omitted); returns how many. */
-  clearOfflineJournal(throughId?: number): Promise<number>;
-  clear(): Promise<void>;
-  close(): Promise<void>;
   /** Watches the engine currently follows (diagnostics: 0 after every subscription ended). */
   activeWatches(): number;
   /** The page's answer to `navigator.storage.persist()` (only a window can ask), shown in status(). */
