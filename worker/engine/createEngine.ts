@@ -92,6 +92,8 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     shop: () => claim.shop(),
     exclusive: (work) => claim.exclusive(work),
     resync: () => engineSync.sync().then((r) => r.ok),
+    syncAllowed: () => claim.ready.then((blocked) => !blocked),
+    onReconnect: () => watches.refreshIfDue(),
   });
   const claim = createDatabaseClaim({
     ...core,
@@ -110,7 +112,7 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     refreshIssuedCoupon: (code) => refreshes.refreshNow(planLookup({ kind: 'issuedCoupon', code })),
   });
   const watches = createWatchRegistry({ ...core, claim, changes, cache, refresh: refreshes.refresh, listener });
-  const engineSync = createEngineSync({ ...core, claim, network: load.network, onReconnect: () => watches.refreshIfDue() });
+  const engineSync = createEngineSync({ ...core, claim, network: load.network });
   return {
     watchFirst: watches.watchFirst,
     unwatch: watches.unwatch,

@@ -1,4 +1,4 @@
-// The engine's lazily loaded chunk: its network side (API client, limiter, retries, sync runner, relay feed).
+// The engine's lazily loaded chunk: its network side (API client, limiter, retries, sync runner and scheduler, relay feed).
 // Only loadNetwork.ts imports it, with import(), so it stays out of the worker's entry: answering from IndexedDB
 // needs none of it, and the first answer after a reload does not wait for it to parse. Import nothing from here
 // statically (types aside).
@@ -18,12 +18,13 @@ import { createRelayFeedClient } from '../sync/relay/relayFeedClient';
 import { createRelayFeedSource } from '../sync/relay/relayFeedSource';
 import { startRelayLive } from '../sync/relay/relayLive';
 import { createSyncRunner } from '../sync/syncRunner';
+import { createSyncScheduler, isSyncDue, type SyncScheduler } from '../sync/syncScheduler';
 import type { EngineCore } from './engineCore';
 
 export { refreshCoupon, refreshIssuedCoupon, refreshOptionByCode, refreshOptionByNo } from '../sync/readThrough';
 export { syncProductOptions } from '../sync/direct/syncProductOptions';
 
-export interface NetworkDeps extends Pick<EngineCore, 'options' | 'db' | 'now' | 'connectivity' | 'resources' | 'status' | 'signal' | 'leadership'> {
+export interface NetworkDeps extends Pick<EngineCore, 'options' | 'db' | 'now' | 'refreshIntervalMs' | 'connectivity' | 'resources' | 'status' | 'signal' | 'leadership'> {
   fetch: typeof fetch;
   syncRetry?: RetryPolicy | undefined;
   lookupRetry?: RetryPolicy | undefined;
@@ -34,11 +35,17 @@ export interface NetworkDeps extends Pick<EngineCore, 'options' | 'db' | 'now' |
   exclusive: <T>(work: () => Promise<T>) => Promise<T>;
   /** A full sync (the relay's feed asks for one when it has to start again); resolves ok or not. */
   resync(): Promise<boolean>;
+  /** Whether background syncs may start (false: the database is another shop's, or unusable); asked once here. */
+  syncAllowed(): Promise<boolean>;
+  /** Back online (every engine, leader or not): the watches on screen refresh what is due. */
+  onReconnect(): void;
 }
 
 export interface Network {
   limiter: RateLimiter;
   runner: ReturnType<typeof createSyncRunner>;
+  /** When this engine syncs by itself (syncScheduler.ts); sync() from the host runs through it too. */
+  scheduler: SyncScheduler;
   /** The leader's long-poll for a relay's live changes (relayLive.ts). */
   live: { dispose(): void };
   /** The context of work somebody waits for (a lookup's refresh): quick retries, ahead of background work. */
@@ -98,6 +105,16 @@ export function createNetwork(deps: NetworkDeps): Network {
     shop: deps.shop,
     exclusive: deps.exclusive,
   });
+  // The scheduler only ever starts syncs, which run on this side: it comes with this chunk, not the worker's entry.
+  const scheduler = createSyncScheduler({
+    sync: () => runner.sync(),
+    isDue: () => isSyncDue(db, now(), deps.refreshIntervalMs),
+    ready: deps.syncAllowed(),
+    connectivity: deps.connectivity,
+    leadership: deps.leadership,
+    refreshIntervalMs: deps.refreshIntervalMs,
+    onReconnect: deps.onReconnect,
+  });
   // Is baseUrl a relay? Asked once at start (cached; asked again by the next sync if no answer came). With a relay,
   // the leader keeps a long-poll open for live changes.
   chooser.choose(signal).then((c) => deps.status.facts.set({ source: c.kind }), () => undefined);
@@ -123,6 +140,7 @@ export function createNetwork(deps: NetworkDeps): Network {
   return {
     limiter,
     runner,
+    scheduler,
     live,
     userContext: () => context('user', deps.lookupRetry ?? LOOKUP_RETRY),
     async prefetchIssuedCoupons(codes) {

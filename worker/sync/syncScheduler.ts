@@ -2,6 +2,8 @@
 // closed leader, and with growing pauses while the API cannot be reached. Only the leader (one engine per
 // database across tabs) schedules syncs; every engine refreshes its own on-screen lookups on reconnect.
 import type { SyncReport } from '../../src/protocol';
+import { FEED_STATE_KEY, type FeedState } from '../store/feedState';
+import { metaKey, type Confirmation, type ShopDatabase } from '../store/store';
 import type { Connectivity } from '../tabs/connectivity';
 import type { Leadership } from '../tabs/leadership';
 
@@ -26,6 +28,18 @@ export interface SyncScheduler {
   /** The database was claimed again (after clear()): syncing may start once `ready` says so, as at start. */
   allow(ready: Promise<boolean>): void;
   dispose(): void;
+}
+
+/**
+ * Whether a sync is due: the coupons were never confirmed or not for `refreshIntervalMs`, or a listing or a relay
+ * snapshot was left unfinished (resuming it is due at once).
+ * @example await isSyncDue(db, Date.now(), 300_000)
+ */
+export async function isSyncDue(db: ShopDatabase, now: number, refreshIntervalMs: number): Promise<boolean> {
+  const [coupons, checkpoint, feed] = await db.meta.bulkGet([metaKey.coupons, metaKey.couponSync, FEED_STATE_KEY]);
+  const at = (coupons as Confirmation | undefined)?.confirmedAt;
+  const snapshotUnderWay = (feed as FeedState | undefined)?.snapshot;
+  return checkpoint !== undefined || !!snapshotUnderWay || at === undefined || now - at > refreshIntervalMs;
 }
 
 /** @example const scheduler = createSyncScheduler({ sync, isDue, ready, connectivity, leadership, refreshIntervalMs, onReconnect }); */
