@@ -177,12 +177,15 @@ export async function installFixture(name: string, tarball: string, extraFiles: 
   };
 }
 
-/** The storefront example of README.md (the ```js block titled storefront.js), as a user would paste it. */
+/** A code block of the docs (README.md, then docs/*.md) titled `title` (```js title="storefront.js"), as a user would paste it. */
 export async function readmeExample(title: string): Promise<string> {
-  const readme = await readFile(join(repoRoot, 'README.md'), 'utf8');
-  const block = new RegExp('```\\w+ title="' + title.replace('.', '\\.') + '"\\n([\\s\\S]*?)\\n```').exec(readme);
-  if (!block) throw new Error(`README.md has no code block titled ${title}`);
-  return `${block[1]}\n`;
+  const pages = ['README.md', ...(await readdir(join(repoRoot, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const pattern = new RegExp('```\\w+ title="' + title.replace('.', '\\.') + '"\\n([\\s\\S]*?)\\n```');
+  for (const page of pages) {
+    const block = pattern.exec(await readFile(join(repoRoot, page), 'utf8'));
+    if (block) return `${block[1]}\n`;
+  }
+  throw new Error(`neither README.md nor docs/ has a code block titled ${title}`);
 }
 
 /** The app's shared page code (test/consumers/page/) plus the README's storefront example, for a fixture's src/. */
