@@ -10,6 +10,8 @@ import type { LookupResult } from '../src/types';
 import type { EngineDeps } from '../worker/engine/createEngine';
 import type { CouponCheckpoint } from '../worker/sync/direct/listingCheckpoint';
 import { metaKey, openStore, type ShopDatabase } from '../worker/store/store';
+import type { Leadership } from '../worker/tabs/leadership';
+import { observableState } from '../worker/tabs/observableState';
 import { createWorkerApi } from '../worker/workerApi';
 
 export const KEY = 'demo-key';
@@ -57,6 +59,19 @@ export function record<T>(source: Observable<T>): { values: T[]; stop(): void } 
   const values: T[] = [];
   const sub = source.subscribe((v) => values.push(v));
   return { values, stop: () => sub.unsubscribe() };
+}
+
+/** Leadership the test hands out and takes back by hand (`set`). */
+export function fakeLeadership(isLeader: boolean): Leadership & { set(v: boolean): void } {
+  const s = observableState({ isLeader });
+  return {
+    get isLeader() {
+      return s.get().isLeader;
+    },
+    subscribe: (l) => s.subscribe((x) => l(x.isLeader)),
+    dispose: () => undefined,
+    set: (v) => s.set({ isLeader: v }),
+  };
 }
 
 export const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
