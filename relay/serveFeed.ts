@@ -15,6 +15,9 @@ export interface FeedContext {
   degraded(): { degraded: boolean; error: string | null };
 }
 
+/** Retry-After of a relay that has not finished its first listing (the engine asks again at this pace). */
+const NOT_READY_RETRY_S = 5;
+
 /** The feed's error answer: `{ code, message }`. */
 export function feedError(status: number, code: string, message: string, headers: Record<string, string> = {}): ProxyAnswer {
   return jsonAnswer(status, { code, message }, headers);
@@ -72,6 +75,12 @@ export async function serveFeed(
     return feedError(503, 'relay_unavailable', `RELAY UNAVAILABLE: ${why}. Keep using local data and try again shortly.`, {
       'retry-after': '5',
     });
+  }
+  if (q.since === null && q.cursor === null && head.confirmedAt.coupons === undefined) {
+    // a snapshot before the first listing would be an empty one: a till would take "no coupons" for the truth
+    const why = ctx.degraded().error;
+    const msg = `RELAY NOT READY: the relay has not finished its first listing of the shop yet${why ? ` (${why})` : ''}. Keep using local data and ask again after Retry-After.`;
+    return feedError(503, 'relay_not_ready', msg, { 'retry-after': String(NOT_READY_RETRY_S) });
   }
   if (q.handle !== null && q.handle !== head.handle) {
     return mustRefetch(`this relay's history (${head.handle}) is not the one your version belongs to (${q.handle})`);

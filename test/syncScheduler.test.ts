@@ -7,7 +7,7 @@ import { startMockShopApi, type MockShopApi } from '../mock-server';
 import type { SyncReport } from '../src';
 import { createConnectivity } from '../worker/tabs/connectivity';
 import { createSyncScheduler } from '../worker/sync/syncScheduler';
-import { fakeLeadership, lookupFor, record } from './utils';
+import { fakeLeadership, lookupFor, record, steppedClock } from './utils';
 
 const report = (ok: boolean, code = 'network_error'): SyncReport => ({
   ok,
@@ -138,36 +138,25 @@ describe('an engine started while the API is down', () => {
     const refusingFetch: typeof fetch = (input, init) =>
       down ? Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) })) : fetch(input, init);
     // Only the timers are fake (the clock the backoff counts); requests and IndexedDB run for real in between.
-    const realTimeout = globalThis.setTimeout;
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
-    let fakeMs = 0;
-    /** Moves the fake clock on 10 ms at a time, with a real pause between steps, until `done()` (or `realLimitMs`). */
-    async function advanceUntil(done: () => boolean, realLimitMs = 30_000): Promise<void> {
-      for (const until = Date.now() + realLimitMs; !done() && Date.now() < until; ) {
-        await new Promise((r) => realTimeout(r, 2));
-        await vi.advanceTimersByTimeAsync(10);
-        fakeMs += 10;
-      }
-    }
-
+    const clock = steppedClock();
     const lookup = lookupFor(api, { fetch: refusingFetch });
     try {
       // (no lookup is open yet: an open list lookup would ask for a sync of its own)
       const status = record(lookup.status());
       // the first sync fails: nothing answers
-      await advanceUntil(() => status.values.some((s) => s.lastError?.code === 'network_error'), 10_000);
-      const failedAt = fakeMs;
+      await clock.until(() => status.values.some((s) => s.lastError?.code === 'network_error'), 10_000);
+      const failedAt = clock.ms;
       expect(status.values.at(-1)).toMatchObject({ online: false, progress: null, lastError: { code: 'network_error' } });
 
       // the API comes up: the next sync starts when the first pause of the backoff (2 s) ends
       down = false;
-      await advanceUntil(() => status.values.at(-1)?.progress !== null);
-      expect(fakeMs - failedAt).toBeGreaterThanOrEqual(1_990);
-      expect(fakeMs - failedAt).toBeLessThanOrEqual(2_100);
-      await advanceUntil(() => status.values.at(-1)?.lastSyncedAt.coupons !== null);
+      await clock.until(() => status.values.at(-1)?.progress !== null);
+      expect(clock.ms - failedAt).toBeGreaterThanOrEqual(1_990);
+      expect(clock.ms - failedAt).toBeLessThanOrEqual(2_100);
+      await clock.until(() => status.values.at(-1)?.lastSyncedAt.coupons !== null);
       expect(status.values.at(-1)).toMatchObject({ online: true, lastError: null });
       const coupons = record(lookup.coupons());
-      await advanceUntil(() => coupons.values.length > 0);
+      await clock.until(() => coupons.values.length > 0);
       expect(coupons.values[0]?.data).toHaveLength(api.data.coupons.length);
       status.stop();
       coupons.stop();
