@@ -32,6 +32,9 @@ export interface UpstreamSync {
 }
 
 const LEASE = 'sync';
+/** Pauses before a failed listing is tried again: doubling from the first to the last, until one succeeds. */
+const FAILED_RETRY_MIN_MS = 2_000;
+const FAILED_RETRY_MAX_MS = 60_000;
 
 /** @example const sync = createUpstreamSync({ store, client, owner, now, refreshIntervalMs, leaseMs, retry }); await sync.run(); */
 export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
@@ -42,6 +45,8 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
   let error: string | null = null;
   let storeFailed = false; // `error` came from the store (a run that could not even start), not from a listing
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  let failedTimer: ReturnType<typeof setTimeout> | undefined;
+  let failedDelay = FAILED_RETRY_MIN_MS;
 
   // Recently confirmed (by any instance) is not due: 10% slack so timers of several instances do not double up.
   const isDue = (confirmedAt: number | undefined): boolean =>
@@ -60,6 +65,25 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
       void run({ only });
     }, Math.max(50, leaseMs / 2));
     retryTimer.unref?.();
+  }
+
+  // A listing that failed (the API down or erring) is tried again after 2 s, 4 s, ... 60 s, not only at the next
+  // refreshIntervalMs, until it succeeds: a relay started before the API is up serves its tills as soon as it is.
+  const failing = new Set<ResourceId>();
+  function retryFailing(): void {
+    if (failing.size === 0) {
+      clearTimeout(failedTimer);
+      failedTimer = undefined;
+      failedDelay = FAILED_RETRY_MIN_MS;
+      return;
+    }
+    if (closing.signal.aborted || failedTimer !== undefined) return;
+    failedTimer = setTimeout(() => {
+      failedTimer = undefined;
+      void run({ only: [...failing] });
+    }, failedDelay);
+    failedTimer.unref?.();
+    failedDelay = Math.min(FAILED_RETRY_MAX_MS, failedDelay * 2);
   }
 
   async function runOnce(force: boolean, only: ResourceId[] | undefined): Promise<void> {
@@ -90,9 +114,11 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
             resource,
           );
           error = null;
+          failing.delete(resource);
           options.onListed?.(resource, result);
         } catch (e) {
           if (closing.signal.aborted) break;
+          failing.add(resource);
           error = `${resource}: ${e instanceof Error ? e.message : String(e)}`;
           options.onError?.(resource, e);
         } finally {
@@ -103,6 +129,7 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
       clearInterval(renewer);
       await store.releaseLease(lease).catch(() => undefined);
     }
+    retryFailing();
   }
 
   function run({ force = false, only }: { force?: boolean; only?: ResourceId[] } = {}): Promise<void> {
@@ -131,6 +158,7 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
       clearInterval(timer);
       offHealth();
       if (retryTimer !== undefined) clearTimeout(retryTimer);
+      clearTimeout(failedTimer);
     },
   };
 }

@@ -84,3 +84,45 @@ describe('a relay that has not finished its first listing', () => {
     }
   });
 });
+
+describe('a relay and a till started while the API is down', () => {
+  it('the relay lists as soon as the API is up (2 s, 4 s, ... after failing), and the till takes the data by itself', async () => {
+    const mock = await startMock();
+    mock.setDown(true);
+    const clock = steppedClock();
+    const relay = createShopRelay({
+      key: KEY,
+      secret: SECRET,
+      target: mock.url,
+      basePath: '/shop-api',
+      public: true,
+      rateLimits: false,
+      retry: { retries: 1, baseDelayMs: 10, maxDelayMs: 10 },
+    });
+    const server = createServer((req, res) => relay(req, res));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const till = lookupFor({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/shop-api` }, { auth: undefined });
+    try {
+      const status = record(till.status());
+      // the relay's first listing failed, and the till was told the relay is not ready
+      await clock.until(() => status.values.some((s) => s.lastError?.code === 'relay_not_ready'));
+      expect((await relay.status()).error).toMatch(/coupons/);
+      await clock.pass(10_000);
+      expect(status.values.at(-1)?.lastSyncedAt.coupons).toBeNull();
+
+      mock.setDown(false);
+      const upAt = clock.ms;
+      await clock.until(() => status.values.at(-1)?.lastSyncedAt.coupons != null || clock.ms - upAt > 30_000, 15_000);
+      // the relay's next try (at most 16 s after its failures so far), then the till's (every 5 s)
+      expect(clock.ms - upAt).toBeLessThanOrEqual(16_000 + 5_500);
+      expect(status.values.at(-1)).toMatchObject({ lastError: null, source: 'relay' });
+      status.stop();
+    } finally {
+      clock.restore();
+      await till.close();
+      await relay.close();
+      await new Promise((r) => server.close(r));
+      await mock.close();
+    }
+  });
+});
