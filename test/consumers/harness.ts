@@ -27,6 +27,7 @@ const workRoot = join(tmpdir(), 'shop-lookup-consumers');
 const PACKAGE_SOURCES = [
   'package.json',
   'README.md',
+  'LICENSE',
   'vite.config.ts',
   'tsconfig.json',
   'tsconfig.build.json',
