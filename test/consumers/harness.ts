@@ -174,19 +174,23 @@ export async function installFixture(name: string, tarball: string, extraFiles: 
       const entry = pkg.exports[rest.length ? `./${rest.join('/')}` : '.'] as { default: string };
       return (await import(pathToFileURL(join(pkgDir, entry.default)).href)) as T;
     },
-    remove: () => (process.env.KEEP_CONSUMERS ? Promise.resolve() : rm(dir, { recursive: true, force: true })),
+    // (retries: a dev server's dependency optimizer may still be writing into node_modules/.vite)
+    remove: () => (process.env.KEEP_CONSUMERS ? Promise.resolve() : rm(dir, { recursive: true, force: true, maxRetries: 5 })),
   };
 }
 
-/** A code block of the docs (README.md, then docs/*.md) titled `title` (```js title="storefront.js"), as a user would paste it. */
-export async function readmeExample(title: string): Promise<string> {
-  const pages = ['README.md', ...(await readdir(join(repoRoot, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
-  const pattern = new RegExp('```\\w+ title="' + title.replace('.', '\\.') + '"\\n([\\s\\S]*?)\\n```');
-  for (const page of pages) {
-    const block = pattern.exec(await readFile(join(repoRoot, page), 'utf8'));
+/**
+ * A code block of the docs titled `title` (```js title="storefront.js"), as a user would paste it: from `page`
+ * (a path such as 'docs/relay.md'), else the first of README.md, then docs/*.md, that has one.
+ */
+export async function readmeExample(title: string, page?: string): Promise<string> {
+  const pages = page ? [page] : ['README.md', ...(await readdir(join(repoRoot, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const pattern = new RegExp('```\\w+ title="' + title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '"\\n([\\s\\S]*?)\\n```');
+  for (const path of pages) {
+    const block = pattern.exec(await readFile(join(repoRoot, path), 'utf8'));
     if (block) return `${block[1]}\n`;
   }
-  throw new Error(`neither README.md nor docs/ has a code block titled ${title}`);
+  throw new Error(`${page ?? 'neither README.md nor docs/'} has no code block titled ${title}`);
 }
 
 /** The app's shared page code (test/consumers/page/) plus the README's storefront example, for a fixture's src/. */
