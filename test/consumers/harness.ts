@@ -185,10 +185,11 @@ export async function installFixture(name: string, tarball: string, extraFiles: 
  */
 export async function readmeExample(title: string, page?: string): Promise<string> {
   const pages = page ? [page] : ['README.md', ...(await readdir(join(repoRoot, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
-  const pattern = new RegExp('```\\w+ title="' + title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '"\\n([\\s\\S]*?)\\n```');
+  // a block may be indented (inside a list item): its lines lose the fence's indentation
+  const pattern = new RegExp('^( *)```\\w+ title="' + title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '"\\n([\\s\\S]*?)\\n\\1```', 'm');
   for (const path of pages) {
     const block = pattern.exec(await readFile(join(repoRoot, path), 'utf8'));
-    if (block) return `${block[1]}\n`;
+    if (block) return `${block[2]!.replace(new RegExp(`^${block[1]}`, 'gm'), '')}\n`;
   }
   throw new Error(`${page ?? 'neither README.md nor docs/'} has no code block titled ${title}`);
 }
@@ -197,6 +198,7 @@ export async function readmeExample(title: string, page?: string): Promise<strin
 export async function pageFiles(): Promise<Record<string, string>> {
   return {
     'src/main.js': await readFile(join(consumersDir, 'page/main.js'), 'utf8'),
+    'src/testHook.js': await readFile(join(consumersDir, 'page/testHook.js'), 'utf8'),
     'src/factory.js': await readFile(join(consumersDir, 'page/factory.js'), 'utf8'),
     'src/storefront.js': await readmeExample('storefront.js'),
   };
@@ -266,7 +268,8 @@ export const SIX_LOOKUPS: [string, unknown[]][] = [
   ['productOptionByCode', [13805, '12']],
 ];
 
-interface Result {
+/** A lookup's answer as the page hands it over. */
+export interface LookupAnswer {
   data: unknown;
   syncedAt: number | null;
   fetching: boolean;
@@ -274,7 +277,8 @@ interface Result {
   error: { code: string } | null;
 }
 
-function expectFound(name: string, r: Result, offline: boolean): void {
+/** The answer holds data the API confirmed, online or offline as expected. */
+export function expectFound(name: string, r: LookupAnswer, offline: boolean): void {
   expect(r.offline, `${name}.offline`).toBe(offline);
   expect(r.syncedAt, `${name}.syncedAt`).toEqual(expect.any(Number));
   if (Array.isArray(r.data)) expect(r.data.length, `${name}: records`).toBeGreaterThan(0);
@@ -336,7 +340,7 @@ export async function exerciseApp(browser: Browser, url: string, { storefront = 
     const report = await page.evaluate(() => (window as any).consumerTest.sync());
     expect(report, `sync() online; page errors: ${errors.join(' | ')}`).toMatchObject({ ok: true });
     for (const [name, args] of SIX_LOOKUPS) {
-      const r: Result = await page.evaluate(([n, a]) => (window as any).consumerTest.settle(n, a, false), [name, args] as const);
+      const r: LookupAnswer = await page.evaluate(([n, a]) => (window as any).consumerTest.settle(n, a, false), [name, args] as const);
       expectFound(name, r, false);
     }
     if (storefront) {
@@ -350,7 +354,7 @@ export async function exerciseApp(browser: Browser, url: string, { storefront = 
     expect(offlineReport.ok, 'sync() offline').toBe(false);
     expect(offlineReport.errors[0]?.code).toBe('network_error');
     for (const [name, args] of SIX_LOOKUPS) {
-      const r: Result = await page.evaluate(([n, a]) => (window as any).consumerTest.settle(n, a, true), [name, args] as const);
+      const r: LookupAnswer = await page.evaluate(([n, a]) => (window as any).consumerTest.settle(n, a, true), [name, args] as const);
       expectFound(name, r, true);
     }
     if (storefront) {
