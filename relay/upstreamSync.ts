@@ -89,6 +89,8 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
   async function runOnce(force: boolean, only: ResourceId[] | undefined): Promise<void> {
     if (closing.signal.aborted) return;
     const resources = await due(force, only);
+    // listed meanwhile (by any instance): nothing to try again
+    for (const r of failing) if ((!only || only.includes(r)) && !resources.includes(r)) failing.delete(r);
     // the store answers again (Redis back): its failure is over, whether or not anything is due now
     if (storeFailed) [error, storeFailed] = [null, false];
     if (resources.length === 0) return;
@@ -118,7 +120,8 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
           options.onListed?.(resource, result);
         } catch (e) {
           if (closing.signal.aborted) break;
-          failing.add(resource);
+          // a lost lease is no failure of the listing: the instance that took it over lists
+          if (!lost.signal.aborted) failing.add(resource);
           error = `${resource}: ${e instanceof Error ? e.message : String(e)}`;
           options.onError?.(resource, e);
         } finally {
