@@ -76,7 +76,13 @@ export async function serveFeed(
       'retry-after': '5',
     });
   }
-  if (q.since === null && q.cursor === null && head.confirmedAt.coupons === undefined) {
+  const listed = (h: FeedHead): boolean => h.confirmedAt.coupons !== undefined;
+  if (q.since === null && q.cursor === null && !listed(head) && q.waitMs > 0) {
+    // a till may wait for it (`wait`): its snapshot is answered the moment the first listing is in
+    await ctx.polls.wait(() => listed(mirror.head()!), q.waitMs, signal);
+    head = mirror.head()!;
+  }
+  if (q.since === null && q.cursor === null && !listed(head)) {
     // a snapshot before the first listing would be an empty one: a till would take "no coupons" for the truth
     const why = ctx.degraded().error;
     const msg = `RELAY NOT READY: the relay has not finished its first listing of the shop yet${why ? ` (${why})` : ''}. Keep using local data and ask again after Retry-After.`;

@@ -1,6 +1,7 @@
 // A relay that has not finished its first listing of the shop says so: its feed answers 503 `relay_not_ready`
 // with Retry-After instead of an empty snapshot, the till's sync() reports it (ok: false, that code, nothing
-// stored, the same in status()), and the till takes the data by itself as soon as the relay has it.
+// stored, the same in status()), and the till takes the data by itself the moment the relay has it: its live
+// long-poll waits on the relay (`wait`) for the first listing.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -35,17 +36,21 @@ describe('a relay that has not finished its first listing', () => {
     await mock.close();
   });
 
-  it('answers a snapshot request 503 relay_not_ready with Retry-After, not an empty snapshot', async () => {
+  it('answers a snapshot request 503 relay_not_ready with Retry-After, not an empty snapshot; with wait, as soon as it is ready', async () => {
     const res = await fetch(`${base}/relay/v1/feed`);
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('5');
     expect(await res.json()).toMatchObject({ code: 'relay_not_ready', message: expect.stringMatching(/first listing/) });
+    // with `wait`, the request is held until the first listing is in, then answered with the snapshot
+    const waiting = fetch(`${base}/relay/v1/feed?wait=30`);
+    await expect.poll(async () => (await relay.status()).waiting).toBe(1);
     held.release();
-    await relay.refresh();
-    expect((await fetch(`${base}/relay/v1/feed`)).status).toBe(200);
+    const answer = await waiting;
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as { upserts: unknown[] }).upserts.length).toBeGreaterThan(0);
   });
 
-  it('sync() says "relay not ready" and stores nothing; the till takes the data within 5 s of the relay having it', async () => {
+  it('sync() says "relay not ready" and stores nothing; the till takes the data the moment the relay has it', async () => {
     // fake timers from the start: every pause of the till's is on the clock the test moves
     const clock = steppedClock();
     /** A promise's value, moving the clock while waiting for it. */
@@ -66,14 +71,15 @@ describe('a relay that has not finished its first listing', () => {
       expect(status.values.at(-1)).toMatchObject({ source: 'relay', lastError: { code: 'relay_not_ready' } });
       expect(coupons.values.at(-1)?.data).toEqual([]);
 
-      // no sync() from here on: the till asks again by itself, every 5 s however long the relay takes
+      // no sync() from here on: the till waits for the relay by itself, however long it takes
       await clock.pass(150_000);
       expect(status.values.at(-1)).toMatchObject({ lastError: { code: 'relay_not_ready' } });
       held.release();
       await settled(relay.refresh());
       const readyAt = clock.ms;
       await clock.until(() => status.values.at(-1)?.lastSyncedAt.coupons != null);
-      expect(clock.ms - readyAt).toBeLessThanOrEqual(5_500);
+      // woken by the listing's commit: no backoff pause between the relay having the data and the till taking it
+      expect(clock.ms - readyAt).toBeLessThanOrEqual(1_000);
       expect(status.values.at(-1)).toMatchObject({ lastError: null, source: 'relay' });
       await clock.until(() => coupons.values.at(-1)?.data.length === mock.data.coupons.length);
       expect(coupons.values.at(-1)?.data).toHaveLength(mock.data.coupons.length);
@@ -113,8 +119,8 @@ describe('a relay and a till started while the API is down', () => {
       mock.setDown(false);
       const upAt = clock.ms;
       await clock.until(() => status.values.at(-1)?.lastSyncedAt.coupons != null || clock.ms - upAt > 30_000, 15_000);
-      // the relay's next try (at most 16 s after its failures so far), then the till's (every 5 s)
-      expect(clock.ms - upAt).toBeLessThanOrEqual(16_000 + 5_500);
+      // the relay's next try (at most 16 s after its failures so far); the till takes its data at once
+      expect(clock.ms - upAt).toBeLessThanOrEqual(16_000 + 1_000);
       expect(status.values.at(-1)).toMatchObject({ lastError: null, source: 'relay' });
       status.stop();
     } finally {

@@ -88,13 +88,6 @@ describe('the sync scheduler', () => {
     expect(startedAt).toEqual([0, 2_000, 6_000, 300_000, 302_000]);
   });
 
-  it('asks a relay that is not ready yet again every 5 s, not with growing pauses', async () => {
-    const notReady = () => report(false, 'relay_not_ready');
-    const { startedAt } = start([notReady(), notReady(), notReady(), notReady()]);
-    await vi.advanceTimersByTimeAsync(30_000);
-    expect(startedAt).toEqual([0, 5_000, 10_000, 15_000, 20_000]);
-  });
-
   it('waits for the online event while the platform says there is no network, then syncs at once', async () => {
     const { startedAt, net } = start([], { onLine: false });
     await vi.advanceTimersByTimeAsync(120_000);

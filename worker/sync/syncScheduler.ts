@@ -21,8 +21,6 @@ export interface SyncSchedulerDeps {
   /** The backoff of retries after a failed sync: the first pause, doubled each time up to the last. Default 2 s, 60 s. */
   probeMinMs?: number;
   probeMaxMs?: number;
-  /** The pause before asking a relay that is not ready yet again (its Retry-After). Default 5 s. */
-  notReadyRetryMs?: number;
 }
 
 export interface SyncScheduler {
@@ -45,15 +43,11 @@ export async function isSyncDue(db: ShopDatabase, now: number, refreshIntervalMs
   return checkpoint !== undefined || !!snapshotUnderWay || at === undefined || now - at > refreshIntervalMs;
 }
 
-/** The answer of a relay that has not finished its first listing of the shop: asked again at its own pace. */
-const NOT_READY = 'relay_not_ready';
-
 /** @example const scheduler = createSyncScheduler({ sync, isDue, ready, connectivity, leadership, refreshIntervalMs, onReconnect }); */
 export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   const { connectivity, leadership } = deps;
   const retryMin = deps.probeMinMs ?? 2_000;
   const retryMax = deps.probeMaxMs ?? 60_000;
-  const notReadyMs = deps.notReadyRetryMs ?? 5_000;
   let disposed = false;
   let allowed = false;
   let retryDelay = retryMin;
@@ -70,31 +64,28 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     retryDelay = retryMin;
   }
 
-  /**
-   * Tries again after the pause the backoff has come to (2 s, 4 s, ... 60 s; each retry that runs doubles it), or
-   * after `fixedMs`.
-   */
-  function retryLater(fixedMs?: number): void {
+  /** Tries again after the pause the backoff has come to (2 s, 4 s, ... 60 s; each retry that runs doubles it). */
+  function retryLater(): void {
     clearTimeout(retryTimer);
     retryTimer = undefined;
     if (disposed) return;
     retryTimer = setTimeout(() => {
       retryTimer = undefined;
-      if (fixedMs === undefined) retryDelay = Math.min(retryMax, retryDelay * 2);
+      retryDelay = Math.min(retryMax, retryDelay * 2);
       void run();
-    }, fixedMs ?? retryDelay);
+    }, retryDelay);
   }
 
   // Every failed sync, whatever the reason (no answer, 5xx, a relay not ready yet), is tried again with growing
   // pauses until one succeeds: the first failure starts it, so a till switched on before its network or API is up
-  // syncs as soon as they are. Callers who joined a running sync get the same report: it counts once.
+  // syncs as soon as they are. (A relay not ready yet is also waited for by the live long-poll, relayLive.ts, which
+  // takes its data the moment it has it.) Callers who joined a running sync get the same report: it counts once.
   let lastReport: SyncReport | null = null;
   function afterSync(report: SyncReport): void {
     if (report === lastReport) return;
     lastReport = report;
     if (report.ok || !leadership.isLeader) return stopRetrying();
-    const notReady = report.errors.length > 0 && report.errors.every((e) => e.code === NOT_READY);
-    retryLater(notReady ? notReadyMs : undefined);
+    retryLater();
   }
 
   async function syncNow(): Promise<SyncReport> {
