@@ -179,7 +179,8 @@ export interface ShopLookupOptions {
   /**
    * Where the data comes from. `'auto'` (default): the engine asks `GET {baseUrl}/relay/v1` once; a shop-lookup
    * relay there is synced through its feed (a snapshot, then only changes, live while online), anything else is
-   * listed page by page. `'direct'` / `'relay'` skip the question.
+   * listed page by page. With `auth` the engine talks to the API itself: `'auto'` is `'direct'` and nothing is
+   * asked (the API has no such path). `'direct'` / `'relay'` skip the question.
    * @example createShopLookup({ baseUrl: '/shop-api', source: 'relay' })
    */
   source?: 'auto' | 'direct' | 'relay';

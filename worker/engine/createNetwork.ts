@@ -13,7 +13,7 @@ import type { SyncContext } from '../sync/syncContext';
 import { createReportDraft, finishReport } from '../sync/syncReport';
 import { refreshIssuedCoupon } from '../sync/readThrough';
 import { createDirectListingSource } from '../sync/direct/directListingSource';
-import { createSourceChooser, probeRelay } from '../sync/relay/relayDiscovery';
+import { createSourceChooser, probeRelay, sourceModeOf } from '../sync/relay/relayDiscovery';
 import { createRelayFeedClient } from '../sync/relay/relayFeedClient';
 import { createRelayFeedSource } from '../sync/relay/relayFeedSource';
 import { startRelayLive } from '../sync/relay/relayLive';
@@ -87,7 +87,7 @@ export function createNetwork(deps: NetworkDeps): Network {
     },
   });
   const direct = createDirectListingSource(db, now);
-  const chooser = createSourceChooser(options.source ?? 'auto', async (s) => {
+  const chooser = createSourceChooser(sourceModeOf(options.source, options.auth), async (s) => {
     const answer = await probeRelay(deps.fetch, options.baseUrl, timeoutMs, s ? AbortSignal.any([signal, s]) : signal);
     if (answer.kind === 'unknown') onUnreachable();
     else onAnswer();
