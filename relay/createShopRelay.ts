@@ -101,6 +101,7 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
       onError: (resource, error) => console.warn(`[shop-relay] listing ${resource} failed:`, (error as Error)?.message ?? error),
     });
     const feed: FeedContext = {
+      shop: shopId,
       store,
       mirror,
       polls,

@@ -127,6 +127,14 @@ export interface SyncStatus {
   source?: 'relay' | 'direct';
   /** The relay feed version the local data is at (with `source: 'relay'`); null before the first snapshot. */
   relayVersion?: number | null;
+  /**
+   * With `source: 'relay'`: the relay's own state, as its last answer told it (absent until the relay answered).
+   * `degraded`: it serves its last snapshot without its store or without the shop API (its last listing failed), so
+   * the data ages although the relay answers; `error` says why (null when it did not say). `listedAt`: when the
+   * relay's last complete listing of the coupons started (epoch ms): the newest data it can give.
+   * @example if (s.relay?.degraded) warn(`Relay: ${s.relay.error ?? 'degraded'}; coupons as of ${new Date(s.relay.listedAt ?? 0).toLocaleString()}`);
+   */
+  relay?: { degraded: boolean; error: string | null; listedAt: number | null };
 }
 
 /**
