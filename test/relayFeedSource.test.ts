@@ -113,14 +113,20 @@ describe('relay feed source (hand-written answers)', () => {
   });
 
   it('builds the new snapshot aside after "start again" and keeps the old data until it is complete', async () => {
-    let holdCatchUp: (() => void) | null = null;
+    // the new snapshot's catch-up request is held: the promise gives what answers it, once it was asked
+    let holdCatchUp: ((reply: () => void) => void) | null = null;
+    const catchUpHeld = new Promise<() => void>((resolve) => (holdCatchUp = resolve));
     let handle = 'h1';
     server = await scripted((url, _req, res) => {
       const q = url.searchParams;
       if (!q.has('since')) return json(res, 200, answer({ handle, version: 3, kind: 'snapshot', upserts: handle === 'h1' ? [coupon('OLD')] : [coupon('NEW1'), coupon('NEW2')] }));
       if (q.get('handle') !== handle) return json(res, 409, { code: 'must_refetch', message: 'start again' });
       const reply = () => json(res, 200, answer({ handle, version: 3, kind: 'changes', upserts: [] }), { etag: `"${handle}.3.1000"` });
-      if (handle === 'h2' && holdCatchUp === null) return void (holdCatchUp = reply);
+      if (handle === 'h2' && holdCatchUp) {
+        holdCatchUp(reply);
+        holdCatchUp = null;
+        return;
+      }
       reply();
     });
     const source = sourceFor();
@@ -129,10 +135,10 @@ describe('relay feed source (hand-written answers)', () => {
 
     handle = 'h2'; // the relay lost its history: 409 to h1
     const syncing = source.syncAll(run(contextFor(db)), []);
-    while (!holdCatchUp) await new Promise((r) => setTimeout(r, 5)); // the new snapshot is staged, its catch-up held
+    const answerCatchUp = await catchUpHeld; // the new snapshot is staged, its catch-up held
     expect((await db.coupons.toArray()).map((c) => c.coupon_code)).toEqual(['OLD']);
     expect(await db.feedStage.count()).toBe(2);
-    (holdCatchUp as () => void)();
+    answerCatchUp();
     await syncing;
     expect((await db.coupons.toArray()).map((c) => c.coupon_code)).toEqual(['NEW1', 'NEW2']);
     expect(await db.feedStage.count()).toBe(0);
