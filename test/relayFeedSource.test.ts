@@ -182,4 +182,33 @@ describe('relay feed source (hand-written answers)', () => {
     expect(ctx.report.rejected).toBe(1);
     expect((await db.coupons.toArray()).map((c) => [c.coupon_code, c.name])).toEqual([['A', 'A'], ['h2-B', 'h2-B']]);
   });
+
+  it('has every answer\'s shop checked before it writes anything of it, on a sync and on a live poll', async () => {
+    let shop = 'shop-a';
+    server = await scripted((url, _req, res) => {
+      const q = url.searchParams;
+      if (!q.has('since')) return json(res, 200, answer({ shop, handle: 'h', version: 1, kind: 'snapshot', upserts: [coupon('A')] }));
+      json(res, 200, answer({ shop, handle: 'h', version: 2, kind: 'changes', upserts: [coupon('A', 'changed'), coupon('B')] }), { etag: '"h.2.1000"' });
+    });
+    const named: (string | null)[] = [];
+    const source = createRelayFeedSource({
+      db,
+      client: createRelayFeedClient({ baseUrl: server.url, fetch, timeoutMs: 2000 }),
+      async checkShop(name) {
+        named.push(name);
+        if (name !== 'shop-a') throw Object.assign(new Error(`another shop: ${name}`), { code: 'shop_mismatch' });
+      },
+    });
+    const first = contextFor(db);
+    await source.syncAll(run(first), []);
+    expect(first.report.complete).toBe(true);
+    expect(named).toEqual(['shop-a', 'shop-a']); // the snapshot, and its catch-up
+    const before = { coupons: await db.coupons.toArray(), state: await loadFeedState(db) };
+
+    shop = 'shop-b'; // the same address now answers for another shop
+    await expect(source.poll(0, new AbortController().signal)).rejects.toMatchObject({ code: 'shop_mismatch' });
+    await expect(source.syncAll(run(contextFor(db)), [])).rejects.toMatchObject({ code: 'shop_mismatch' });
+    expect({ coupons: await db.coupons.toArray(), state: await loadFeedState(db) }).toEqual(before);
+    expect(named.slice(2)).toEqual(['shop-b', 'shop-b']);
+  });
 });
