@@ -3,6 +3,7 @@
 // client served least recently, so a client that floods only lengthens its own queue (past its bound it is refused
 // with 429) and a till that asks now and then is served within one round of the others. The server's own work (the
 // relay's listing, token requests) keeps a reserved share of the slots while it waits.
+import { setMaxListeners } from 'node:events';
 import { ShopLookupError } from '../src/errors';
 import type { Priority, RateLimiter, RequestClass } from '../worker/api/rateLimiter';
 import { createWaiterQueue, type WaiterQueue } from '../worker/api/waiterQueue';
@@ -33,7 +34,10 @@ export interface FairShare {
 interface ClientTurn {
   id: string;
   queue: WaiterQueue;
-  /** The slot number this client was last served at; -1: never (a new client goes ahead of one served before). */
+  /**
+   * The slot number this client was last served at; a new client counts as served when it came, so it joins the
+   * end of the round under way (a flood of new addresses does not go ahead of the tills served before it).
+   */
   servedAt: number;
   /** Arrival order among clients, for ties. */
   since: number;
@@ -61,6 +65,7 @@ export function createFairShare(options: FairShareOptions): FairShare {
   const { limiter } = options;
   const ownShare = Math.min(1, Math.max(0, options.ownShare));
   const closing = new AbortController();
+  setMaxListeners(0, closing.signal); // every slot asked for listens to it
   let arrivals = 0;
 
   const classes = (['list', 'other'] as const).map((cls): ClassState => {
@@ -173,7 +178,7 @@ export function createFairShare(options: FairShareOptions): FairShare {
         let turn = c.clients.get(clientId);
         if (!turn) {
           if (c.clients.size >= SWEEP_AT) sweep(c);
-          turn = { id: clientId, queue: createWaiterQueue(() => pump(c)), servedAt: -1, since: arrivals++ };
+          turn = { id: clientId, queue: createWaiterQueue(() => pump(c)), servedAt: c.slots, since: arrivals++ };
           c.clients.set(clientId, turn);
         }
         if (turn.queue.length >= options.queued) return Promise.reject(refusal(c));

@@ -2,6 +2,7 @@
 // single items read through with single-flight) plus the feed for tills (PROTOCOL.md), behind the same door as the
 // proxy (authorize or public, per-client bounds), with one upstream sync per shop shared through the store.
 import { createHash, randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { localUrl, matchAllowedPath, normalizeBasePath, type AllowedRoute } from '../proxy/allowedPaths';
 import { DEFAULT_CLIENT_LIMITS } from '../proxy/clientBounds';
@@ -72,6 +73,7 @@ export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
   const fetchFn = options.fetch ?? globalThis.fetch;
   const timeoutMs = options.timeoutMs ?? 15_000;
   const closing = new AbortController();
+  setMaxListeners(0, closing.signal); // every read-through waiting for its turn listens to it
   // everything the relay writes (answers, status, logs) goes without the key, the secret, tokens and passwords
   const redaction = createRedaction([options.key, options.secret, ...urlSecrets(target), ...urlSecrets(options.redis)]);
   const log = createServerLog(redaction, 'shop-relay');

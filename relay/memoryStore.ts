@@ -232,8 +232,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
     },
 
     rateLimiter(limits) {
-      // every user of this store is in this process: one limiter is the shared one
-      limiter ??= createRateLimiter(limits === false ? false : limits);
+      // every user of this store is in this process: one limiter is the shared one. Its margin is the Redis one's
+      // (redisRateLimiter.ts): a relay busy with many clients sends a granted request tens of ms late, and the API
+      // counts arrival times (at the engine's 50 ms a relay flooded by 20 clients drew 429s)
+      limiter ??= createRateLimiter(limits === false ? false : limits, { marginMs: 200 });
       return limiter;
     },
 
