@@ -23,7 +23,7 @@ import { createLongPolls } from './longPolls';
 import { openRelayStore } from './openStore';
 import type { RelayStore, ResourceId } from './relayStore';
 import { feedError, serveFeed, type FeedContext } from './serveFeed';
-import { createProductTracking, type ProductCheck, type ProductTracking } from './productTracking';
+import { createProductTracking, type ProductTracking } from './productTracking';
 import { checkRelayOptions } from './relayOptions';
 import { createSingleFlight } from './singleFlight';
 import { listAnswer } from './snapshotList';
@@ -147,7 +147,7 @@ export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
     };
     const products = createProductTracking({
       store,
-      check: (no, clientId) => productExists(no, clientId, fair),
+      forward: async (route, clientId) => (await forwarder!.forward(route, closing.signal, fair.forClient(clientId))) ?? forwarder!.closedAnswer(),
       added: (added) => void sync.run({ only: added.map((no): ResourceId => `options:${no}`) }).then(() => mirror.catchUp()),
       max: options.maxTrackedProducts ?? DEFAULT_MAX_TRACKED_PRODUCTS,
       now,
@@ -157,15 +157,6 @@ export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
     await mirror.catchUp();
     void sync.run().then(() => mirror.catchUp());
     return { store, owned, mirror, sync, feed, fair, products };
-  }
-
-  /** Whether the API knows product `no` (the first row of its options), asked in the client's own turn. */
-  async function productExists(no: number, clientId: string, fair: FairShare): Promise<ProductCheck> {
-    const route: AllowedRoute = { ok: true, path: `/v2/shop/products/${no}/options`, query: '?offset=1&limit=1', cls: 'list', name: 'productOptions' };
-    const answer = await forwarder!.forward(route, closing.signal, fair.forClient(clientId));
-    if (answer?.shareable) return 'exists';
-    const code = answer ? (JSON.parse(answer.body.toString('utf8')) as { code?: unknown }).code : undefined;
-    return code === -11 ? 'unknown' : 'failed';
   }
 
   const started = start();

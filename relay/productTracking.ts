@@ -5,6 +5,7 @@
 // tracked from the start and never dropped.
 import type { IncomingMessage } from 'node:http';
 import { ShopLookupError } from '../src/errors';
+import type { AllowedRoute } from '../proxy/allowedPaths';
 import { jsonAnswer, type ProxyAnswer } from '../proxy/proxyAnswers';
 import type { ServerLog } from '../proxy/serverLog';
 import { readProductsBody } from './productsBody';
@@ -12,7 +13,7 @@ import type { RelayStore } from './relayStore';
 import { feedError } from './serveFeed';
 
 /** What the API said about a product: it exists, it does not, or no clear answer (try again later). */
-export type ProductCheck = 'exists' | 'unknown' | 'failed';
+type ProductCheck = 'exists' | 'unknown' | 'failed';
 
 /**
  * The error of a tracked set that would grow past its cap.
@@ -29,8 +30,8 @@ export function tooManyProducts(max: number, tracked: number): ShopLookupError {
 
 export interface ProductTrackingDeps {
   store: RelayStore;
-  /** Asks the API whether `productNo` exists, in `clientId`'s upstream turn. */
-  check(productNo: number, clientId: string): Promise<ProductCheck>;
+  /** Forwards one allowed GET upstream in `clientId`'s turn (the relay's forwarder). */
+  forward(route: AllowedRoute, clientId: string): Promise<ProxyAnswer>;
   /** Products just added to the shop's set: list them now. */
   added(productNos: number[]): void;
   /** The cap of the shop's set (maxTrackedProducts). */
@@ -49,9 +50,23 @@ export interface ProductTracking {
 /** `application/json`, with or without parameters (`; charset=utf-8`). */
 const isJson = (type: string | undefined): boolean => type?.split(';')[0]?.trim().toLowerCase() === 'application/json';
 
-/** @example const products = createProductTracking({ store, check, added, max: 100, now, log }); */
+/** @example const products = createProductTracking({ store, forward, added, max: 100, now, log }); */
 export function createProductTracking(deps: ProductTrackingDeps): ProductTracking {
   const { store } = deps;
+
+  /** Whether the API knows the product: one look at its first option (a made-up number answers -11). */
+  async function check(no: number, clientId: string): Promise<ProductCheck> {
+    const route: AllowedRoute = {
+      ok: true, path: `/v2/shop/products/${no}/options`, query: '?offset=1&limit=1', cls: 'list', name: 'productOptions',
+    };
+    const answer = await deps.forward(route, clientId);
+    if (answer.shareable) return 'exists';
+    try {
+      return (JSON.parse(answer.body.toString('utf8')) as { code?: unknown }).code === -11 ? 'unknown' : 'failed';
+    } catch {
+      return 'failed';
+    }
+  }
   /** Products being checked in this instance, each for the client that asked. */
   const pending = new Map<number, string>();
 
@@ -62,7 +77,7 @@ export function createProductTracking(deps: ProductTrackingDeps): ProductTrackin
   async function confirm(productNos: number[], clientId: string): Promise<void> {
     for (const no of productNos) {
       try {
-        const found = await deps.check(no, clientId);
+        const found = await check(no, clientId);
         if (found === 'exists') {
           const added = await store.trackProducts([no], { at: deps.now(), max: deps.max });
           if (added.length > 0) deps.added(added);
