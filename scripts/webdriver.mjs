@@ -35,7 +35,7 @@ function asyncCall(source) {
   return `const done = arguments[arguments.length - 1];
 Promise.resolve().then(() => (${source})(arguments[0])).then(
   (value) => done({ ok: true, value: value === undefined ? null : value }),
-  (error) => done({ ok: false, error: String((error && error.stack) || error) }),
+  (error) => done({ ok: false, error: String(error) + (error && error.stack ? ' | ' + error.stack : '') }),
 );`;
 }
 

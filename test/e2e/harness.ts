@@ -3,7 +3,7 @@
 // a fresh context (device) per test, and the demo's usual steps written once for every engine. `e2eSuite` runs a
 // suite on each engine in turn (E2E_ENGINES), each with its own demo server and its engine started once; the
 // engine's name is in every test's name. Screenshots go to test-results/e2e/<name>-<engine>.png.
-import { mkdir } from 'node:fs/promises';
+import { appendFile, mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe } from 'vitest';
@@ -132,11 +132,16 @@ export function e2eSuite(
   for (const engine of enginesOfRun()) {
     describe(`${title} [${engine}]`, { timeout: options.timeout }, () => {
       let demo: Demo | undefined;
+      let startedAt = 0;
       beforeAll(async () => {
+        startedAt = performance.now();
         demo = await startDemo(engine, options.demo);
       }, 180_000);
       afterAll(async () => {
         await demo?.close();
+        // the suite's wall time on this engine, start to close (test-results/e2e/timings.jsonl, one line a suite)
+        const ms = Math.round(performance.now() - startedAt);
+        await appendFile(`${artifacts}timings.jsonl`, `${JSON.stringify({ suite: title, engine, ms, at: new Date().toISOString() })}\n`).catch(() => undefined);
       }, 60_000);
       body({
         engine,

@@ -41,5 +41,10 @@ export interface Engine {
 
 /** The page's size on every engine (WebKit: the window's). */
 export const VIEWPORT = { width: 1400, height: 1000 };
+/** Vite's HMR socket, which the e2e server does not open (harness.ts): its client's failed attempts are not the page's. */
+const HMR_SOCKET = /^Error: .*ws:\/\/127\.0\.0\.1:\d+\/\?token=/;
+
 /** Page errors go to the test log with the engine's name (an uncaught error is a defect of the page). */
-export const logPageError = (engine: EngineName, message: string) => console.error(`[${engine} page error] ${message}`);
+export const logPageError = (engine: EngineName, message: string) => {
+  if (!HMR_SOCKET.test(message)) console.error(`[${engine} page error] ${message}`);
+};
