@@ -29,7 +29,8 @@ const sizes = smoke
   : { big: 100_000, mid: 10_000, small: 1_000, lookups: 1_000, warmup: 100, products: 10_000, throttled: 2_000, runs: 3, emissions: 7, readThroughAfterMs: 3_000 };
 sizes.runs = Number(option('runs', sizes.runs));
 const only = option('only', '') ? new Set(option('only', '').split(',')) : null;
-const wants = (s) => !only || only.has(s);
+// the engines' part starts two more browsers: in a full run, and in a smoke run only when asked (--only engines)
+const wants = (s) => (only ? only.has(s) : !(smoke && s === 'engines'));
 const outFile = option('out', `${root}bench-results/bench${smoke ? '-smoke' : ''}.json`);
 const FIRST_PRODUCT_NO = 1;
 
