@@ -16,6 +16,7 @@ import {
   openTill,
   readIndexedDb,
   sameDocument,
+  statusOf,
   textOf,
   tid,
   waitFor,
@@ -133,22 +134,12 @@ e2eSuite('shop-lookup engine in the browser', { timeout: 120_000 }, (t) => {
     const context = await demo.newContext();
     try {
       const page = await openTill(context, demo);
-      const seen = await page.evaluate(async () => {
-        type Status = { persisted?: boolean };
-        const lookup = (globalThis as { shopLookup?: { status(): { subscribe(fn: (s: Status) => void): { unsubscribe(): void } } } }).shopLookup!;
-        const current = () =>
-          new Promise<Status>((resolve) => {
-            const sub = lookup.status().subscribe((s) => {
-              resolve(s);
-              queueMicrotask(() => sub.unsubscribe());
-            });
-          });
-        // what the browser holds now (persisted() never prompts; persist(), which the library asks, may prompt)
+      // what the browser holds now (persisted() never prompts; persist(), which the library asks, may prompt)
+      const state = await page.evaluate(async () => {
         const storage = navigator.storage as StorageManager | undefined;
-        const state = typeof storage?.persisted === 'function' ? await storage.persisted() : 'no StorageManager';
-        const status = await current();
-        return { state, persisted: status.persisted === undefined ? 'unknown' : status.persisted };
+        return typeof storage?.persisted === 'function' ? await storage.persisted() : 'no StorageManager';
       });
+      const seen = { state, persisted: (await statusOf(page)).persisted };
       console.info(`[${t.engine}] navigator.storage.persisted(): ${String(seen.state)}; status().persisted: ${String(seen.persisted)}`);
       if (seen.state === 'no StorageManager') {
         // WebKitGTK ships without StorageManager: nothing asked, nothing broken, status() says "unknown"

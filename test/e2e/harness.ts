@@ -211,6 +211,30 @@ export async function applyCoupon(page: EnginePage, code: string, amount?: numbe
   await waitFor(page, '[data-testid="verdict"]:not([data-state="pending"]):not([data-state="idle"])', `a verdict on ${code}`);
 }
 
+/** What the engine's status() says now (undefined `persisted` as 'unknown': WebDriver turns undefined into null). */
+export interface StatusNow {
+  phase: string;
+  lastError: { code: string; message: string } | null;
+  persisted: boolean | 'unknown';
+}
+
+/** The engine's status() now, through the demo's `shopLookup` (the page's own handle on the engine). */
+export function statusOf(page: EnginePage): Promise<StatusNow> {
+  type Status = { phase: string; lastError: { code: string; message: string } | null; persisted?: boolean };
+  return page.evaluate(
+    () =>
+      new Promise<StatusNow>((resolve) => {
+        const lookup = (globalThis as { shopLookup?: { status(): { subscribe(fn: (s: Status) => void): { unsubscribe(): void } } } }).shopLookup!;
+        // status() emits its current value at once
+        const sub = lookup.status().subscribe((s) => {
+          const lastError = s.lastError ? { code: s.lastError.code, message: s.lastError.message } : null;
+          resolve({ phase: s.phase, lastError, persisted: s.persisted === undefined ? 'unknown' : s.persisted });
+          queueMicrotask(() => sub.unsubscribe());
+        });
+      }),
+  );
+}
+
 /** The verdict's state attribute (ok, rejected, error). */
 export const verdictState = (page: EnginePage) => attrOf(page, tid('verdict'), 'data-state');
 

@@ -4,29 +4,10 @@
 // stored and nothing is lost; with room again the next sync saves it all. And a database deleted under the page
 // (as a browser evicts one) is built again by the next sync.
 import { expect, it } from 'vitest';
-import { click, e2eSuite, openTill, readIndexedDb, tid, waitFor, waitForPage, type EnginePage } from './harness';
+import { click, e2eSuite, openTill, readIndexedDb, statusOf, tid, waitFor, waitForPage, type EnginePage } from './harness';
 
 const LIMIT_BYTES = 10 * 1024 * 1024;
 const FILLER_DB = 'e2e-filler';
-
-interface SyncState {
-  phase: string;
-  lastError: { code: string; message: string } | null;
-}
-
-/** The engine's status() now, through the demo's `shopLookup` (the page's own handle on the engine). */
-function statusOf(page: EnginePage): Promise<SyncState> {
-  return page.evaluate(
-    () =>
-      new Promise<SyncState>((resolve) => {
-        const lookup = (globalThis as { shopLookup?: { status(): { subscribe(fn: (s: SyncState) => void): { unsubscribe(): void } } } }).shopLookup!;
-        const sub = lookup.status().subscribe((s) => {
-          resolve({ phase: s.phase, lastError: s.lastError ? { code: s.lastError.code, message: s.lastError.message } : null });
-          queueMicrotask(() => sub.unsubscribe());
-        });
-      }),
-  );
-}
 
 /** Every stored coupon's name, by code, read from IndexedDB directly. */
 function storedNames(page: EnginePage): Promise<Record<string, string>> {
