@@ -3,6 +3,7 @@
 // filled to the brim, a sync that must write fails safely with `quota_exceeded`, lookups keep answering what is
 // stored and nothing is lost; with room again the next sync saves it all. And a database deleted under the page
 // (as a browser evicts one) is built again by the next sync.
+import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { click, e2eSuite, openTill, readIndexedDb, statusOf, tid, waitFor, waitForPage, type EnginePage } from './harness';
 
@@ -96,8 +97,10 @@ e2eSuite('storage under pressure', { timeout: 180_000, demo: { storageLimitBytes
       expect(filled.error).toBe('QuotaExceededError');
       expect(filled.bytes).toBeLessThan(LIMIT_BYTES); // the low limit is what stopped it, not the machine
 
-      // every coupon changes upstream (a longer name: more bytes to store than the storage has left)
-      const renamed = (c: Record<string, unknown>) => `${String(c.name)} ${'(가을 정기 세일 안내문) '.repeat(12)}`;
+      // every coupon changes upstream: a longer name, about 1.6 kB of random text each (Firefox compresses what it
+      // stores: repeated text would still fit), far more than the storage has left
+      const extra = new Map(originals.map((c) => [String(c.coupon_code), randomBytes(1200).toString('base64')]));
+      const renamed = (c: Record<string, unknown>) => `${String(c.name)} ${extra.get(String(c.coupon_code))}`;
       for (const c of originals) demo.mock.upsertCoupon({ ...c, name: renamed(c) });
       await click(page, tid('sync-now'));
       await waitForPage(page, 'the sync to fail on the full storage', () => document.querySelector('[data-testid="last-error"]')?.hasAttribute('hidden') === false, undefined);
