@@ -57,7 +57,9 @@ export default defineConfig(({ mode }) => ({
           ssr: true,
           outDir: 'dist/node',
           emptyOutDir: true,
-          sourcemap: true,
+          // no source maps in the package: the output is unminified ESM that reads like its source, and maps of the
+          // TypeScript sources would be 60 % of the tarball (docs/embedding.md, "Install")
+          sourcemap: false,
           target: 'node20',
           rollupOptions: {
             input: { 'mock-server': 'mock-server/index.ts', 'mock-server-msw': 'mock-server/msw/index.ts', proxy: 'proxy/index.ts', relay: 'relay/index.ts' },
@@ -67,7 +69,9 @@ export default defineConfig(({ mode }) => ({
       : {
           outDir: 'dist',
           emptyOutDir: true,
-          sourcemap: true,
+          // no source maps in the package: the output is unminified ESM that reads like its source, and maps of the
+          // TypeScript sources would be 60 % of the tarball (docs/embedding.md, "Install")
+          sourcemap: false,
           target: 'es2022',
           // a library: the app's bundler minifies; readable output is easier to debug and to audit
           minify: false,

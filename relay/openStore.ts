@@ -11,6 +11,23 @@ interface RedisStoreModule {
 /** Loads the Redis store lazily, so a relay on the memory store never loads a Redis client. */
 const loadRedisStore: (() => Promise<RedisStoreModule>) | null = () => import('./redisStore');
 
+/** The optional peer dependencies the Redis store needs (shop-lookup installs neither). */
+const REDIS_PEERS = ['redis', 'rate-limiter-flexible'];
+
+/** A missing optional peer named in words: which package, and the command that installs it. */
+function missingPeer(error: unknown): Error | null {
+  const e = error as { code?: string; message?: string };
+  if (e?.code !== 'ERR_MODULE_NOT_FOUND' && e?.code !== 'MODULE_NOT_FOUND') return null;
+  const missing = REDIS_PEERS.find((name) => new RegExp(`['"]${name}['"]`).test(e.message ?? ''));
+  if (!missing) return null;
+  return new Error(
+    `createShopRelay: the \`redis\` option needs the package "${missing}", which is not installed. ` +
+      `Install the Redis store's optional peer dependencies: npm install ${REDIS_PEERS.join(' ')} ` +
+      '(or omit `redis` to use the embedded in-memory store, one instance).',
+    { cause: error },
+  );
+}
+
 export interface OpenStoreOptions {
   store?: RelayStore | undefined;
   redis?: string | object | undefined;
@@ -31,7 +48,9 @@ export async function openRelayStore(options: OpenStoreOptions): Promise<{ store
         'Omit `redis` to use the embedded in-memory store (one instance), or pass `store`.',
     );
   }
-  const { createRedisStore } = await loadRedisStore();
+  const { createRedisStore } = await loadRedisStore().catch((error: unknown) => {
+    throw missingPeer(error) ?? error;
+  });
   const store = await createRedisStore({ redis: options.redis, shopId: options.shopId, ...(options.now ? { now: options.now } : {}) });
   return { store, owned: true };
 }

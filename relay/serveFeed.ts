@@ -17,6 +17,9 @@ export interface FeedContext {
   degraded(): { degraded: boolean; error: string | null };
 }
 
+/** Retry-After of a relay that has not finished its first listing (the engine asks again at this pace). */
+const NOT_READY_RETRY_S = 5;
+
 /** The feed's error answer: `{ code, message }`. */
 export function feedError(status: number, code: string, message: string, headers: Record<string, string> = {}): ProxyAnswer {
   return jsonAnswer(status, { code, message }, headers);
@@ -75,6 +78,18 @@ export async function serveFeed(
     return feedError(503, 'relay_unavailable', `RELAY UNAVAILABLE: ${why}. Keep using local data and try again shortly.`, {
       'retry-after': '5',
     });
+  }
+  const listed = (h: FeedHead): boolean => h.confirmedAt.coupons !== undefined;
+  if (q.since === null && q.cursor === null && !listed(head) && q.waitMs > 0) {
+    // a till may wait for it (`wait`): its snapshot is answered the moment the first listing is in
+    await ctx.polls.wait(() => listed(mirror.head()!), q.waitMs, signal);
+    head = mirror.head()!;
+  }
+  if (q.since === null && q.cursor === null && !listed(head)) {
+    // a snapshot before the first listing would be an empty one: a till would take "no coupons" for the truth
+    const why = ctx.degraded().error;
+    const msg = `RELAY NOT READY: the relay has not finished its first listing of the shop yet${why ? ` (${why})` : ''}. Keep using local data and ask again after Retry-After.`;
+    return feedError(503, 'relay_not_ready', msg, { 'retry-after': String(NOT_READY_RETRY_S) });
   }
   if (q.handle !== null && q.handle !== head.handle) {
     return mustRefetch(`this relay's history (${head.handle}) is not the one your version belongs to (${q.handle})`);

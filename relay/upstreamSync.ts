@@ -3,7 +3,8 @@
 // lease while it lists. A run that finds another listing under way (here or on another instance) waits for it and
 // counts it: what that listing confirmed after the run was asked for is not listed again, so a due refresh or a
 // refresh() during a listing resolves when that listing commits. A lister that died is noticed when its lease
-// lapses; its listing is then resumed from the checkpoint.
+// lapses; its listing is then resumed from the checkpoint. A listing that failed is tried again after 2 s, 4 s, ...
+// 60 s until it succeeds.
 import type { ApiClient } from '../worker/api/apiClient';
 import type { RetryPolicy } from '../worker/api/retryer';
 import { listResource, type ListingResult } from './listResource';
@@ -45,6 +46,9 @@ export interface UpstreamSync {
 }
 
 const LEASE = 'sync';
+/** Pauses before a failed listing is tried again: doubling from the first to the last, until one succeeds. */
+const FAILED_RETRY_MIN_MS = 2_000;
+const FAILED_RETRY_MAX_MS = 60_000;
 
 type Confirmed = FeedHead['confirmedAt'];
 
@@ -61,6 +65,10 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
   const ownCommits = new Map<ResourceId, number>();
   /** The due run started by the timer, queued or running: later ticks join it instead of queueing more. */
   let dueRun: Promise<void> | null = null;
+  /** Resources whose last listing here failed, and when they are tried again. */
+  const failing = new Set<ResourceId>();
+  let failedTimer: ReturnType<typeof setTimeout> | undefined;
+  let failedDelay = FAILED_RETRY_MIN_MS;
 
   // Recently confirmed (by any instance) is not due: 10% slack so timers of several instances do not double up.
   const isDue = (confirmedAt: number | undefined): boolean =>
@@ -100,6 +108,24 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
     });
   }
 
+  // A listing that failed (the API down or erring) is tried again after 2 s, 4 s, ... 60 s, not only at the next
+  // refreshIntervalMs, until it succeeds: a relay started before the API is up serves its tills as soon as it is.
+  function retryFailing(): void {
+    if (failing.size === 0) {
+      clearTimeout(failedTimer);
+      failedTimer = undefined;
+      failedDelay = FAILED_RETRY_MIN_MS;
+      return;
+    }
+    if (closing.signal.aborted || failedTimer !== undefined) return;
+    failedTimer = setTimeout(() => {
+      failedTimer = undefined;
+      void run({ only: [...failing] });
+    }, failedDelay);
+    failedTimer.unref?.();
+    failedDelay = Math.min(FAILED_RETRY_MAX_MS, failedDelay * 2);
+  }
+
   async function listUnderLease(lease0: Lease, resources: ResourceId[]): Promise<void> {
     let lease = lease0;
     const lost = new AbortController();
@@ -126,10 +152,13 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
             resource,
           );
           error = null;
+          failing.delete(resource);
           ownCommits.set(resource, result.head.confirmedAt[resource]!);
           options.onListed?.(resource, result);
         } catch (e) {
           if (closing.signal.aborted) break;
+          // a lost lease is no failure of the listing: the instance that took it over lists
+          if (!lost.signal.aborted) failing.add(resource);
           error = `${resource}: ${failureText(e)}`;
           options.onError?.(resource, e);
         } finally {
@@ -151,11 +180,16 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
     const since = await asked;
     for (;;) {
       const resources = await due(force, only, since);
+      // listed meanwhile (by any instance): nothing to try again
+      for (const r of failing) if ((!only || only.includes(r)) && !resources.includes(r)) failing.delete(r);
       // the store answers again (Redis back): its failure is over, whether or not anything is due now
       if (storeFailed) [error, storeFailed] = [null, false];
-      if (resources.length === 0 || closing.signal.aborted) return;
+      if (resources.length === 0 || closing.signal.aborted) return retryFailing();
       const lease = await store.acquireLease(LEASE, options.owner, leaseMs);
-      if (lease) return listUnderLease(lease, resources);
+      if (lease) {
+        await listUnderLease(lease, resources);
+        return retryFailing();
+      }
       // another instance lists: wait for it, then look again at what its listing left to do
       waiting = true;
       try {
@@ -198,6 +232,7 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
     close() {
       closing.abort(new Error('the relay was closed'));
       clearInterval(timer);
+      clearTimeout(failedTimer);
       offHealth();
     },
   };

@@ -2,22 +2,9 @@
 // own answers; fake timers for the backoff. What it applies is tested against the real relay (tillsOnRelay.test.ts).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createConnectivity } from '../worker/tabs/connectivity';
-import type { Leadership } from '../worker/tabs/leadership';
-import { observableState } from '../worker/tabs/observableState';
 import type { PollOutcome } from '../worker/sync/relay/relayFeedSource';
 import { startRelayLive } from '../worker/sync/relay/relayLive';
-
-function fakeLeadership(isLeader: boolean): Leadership & { set(v: boolean): void } {
-  const s = observableState({ isLeader });
-  return {
-    get isLeader() {
-      return s.get().isLeader;
-    },
-    subscribe: (l) => s.subscribe((x) => l(x.isLeader)),
-    dispose: () => undefined,
-    set: (v) => s.set({ isLeader: v }),
-  };
-}
+import { fakeLeadership } from './utils';
 
 /** A poll the test answers by hand; each call is kept with its signal. */
 function handPoll() {

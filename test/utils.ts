@@ -3,6 +3,7 @@
 import { expose } from 'comlink';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { filter, firstValueFrom, timeout, type Observable } from 'rxjs';
+import { vi } from 'vitest';
 import { startMockShopApi, type MockShopApi, type MockShopApiOptions } from '../mock-server';
 import { createShopLookup, type ShopLookup, type ShopLookupOptions } from '../src';
 import type { WorkerApi } from '../src/protocol';
@@ -10,6 +11,8 @@ import type { LookupResult } from '../src/types';
 import type { EngineDeps } from '../worker/engine/createEngine';
 import type { CouponCheckpoint } from '../worker/sync/direct/listingCheckpoint';
 import { metaKey, openStore, type ShopDatabase } from '../worker/store/store';
+import type { Leadership } from '../worker/tabs/leadership';
+import { observableState } from '../worker/tabs/observableState';
 import { createWorkerApi } from '../worker/workerApi';
 
 export const KEY = 'demo-key';
@@ -57,6 +60,48 @@ export function record<T>(source: Observable<T>): { values: T[]; stop(): void } 
   const values: T[] = [];
   const sub = source.subscribe((v) => values.push(v));
   return { values, stop: () => sub.unsubscribe() };
+}
+
+/** Leadership the test hands out and takes back by hand (`set`). */
+export function fakeLeadership(isLeader: boolean): Leadership & { set(v: boolean): void } {
+  const s = observableState({ isLeader });
+  return {
+    get isLeader() {
+      return s.get().isLeader;
+    },
+    subscribe: (l) => s.subscribe((x) => l(x.isLeader)),
+    dispose: () => undefined,
+    set: (v) => s.set({ isLeader: v }),
+  };
+}
+
+/**
+ * Fake timers for an engine that also does real I/O (requests, IndexedDB): only the timers are fake, and the clock
+ * moves on 10 ms at a time with a short real pause between steps, so the I/O a timer starts runs before the next
+ * step. `ms` is how far the fake clock has moved: what a backoff is measured in. Call `restore()` when done.
+ * @example const clock = steppedClock(); await clock.until(() => done); expect(clock.ms).toBeLessThan(2_100);
+ */
+export function steppedClock() {
+  const realTimeout = globalThis.setTimeout;
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+  const clock = {
+    ms: 0,
+    /** Steps until `done()` or `realLimitMs` of real time. */
+    async until(done: () => boolean, realLimitMs = 30_000, stepMs = 10): Promise<void> {
+      for (const end = Date.now() + realLimitMs; !done() && Date.now() < end; ) {
+        await new Promise((r) => realTimeout(r, 2));
+        await vi.advanceTimersByTimeAsync(stepMs);
+        clock.ms += stepMs;
+      }
+    },
+    /** Lets `ms` of fake time pass, in steps of 250 ms. */
+    pass(ms: number): Promise<void> {
+      const target = clock.ms + ms;
+      return clock.until(() => clock.ms >= target, 60_000, 250);
+    },
+    restore: () => vi.useRealTimers(),
+  };
+  return clock;
 }
 
 export const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -27,6 +27,7 @@ const workRoot = join(tmpdir(), 'shop-lookup-consumers');
 const PACKAGE_SOURCES = [
   'package.json',
   'README.md',
+  'LICENSE',
   'vite.config.ts',
   'tsconfig.json',
   'tsconfig.build.json',
@@ -173,25 +174,31 @@ export async function installFixture(name: string, tarball: string, extraFiles: 
       const entry = pkg.exports[rest.length ? `./${rest.join('/')}` : '.'] as { default: string };
       return (await import(pathToFileURL(join(pkgDir, entry.default)).href)) as T;
     },
-    remove: () => (process.env.KEEP_CONSUMERS ? Promise.resolve() : rm(dir, { recursive: true, force: true })),
+    // (retries: a dev server's dependency optimizer may still be writing into node_modules/.vite)
+    remove: () => (process.env.KEEP_CONSUMERS ? Promise.resolve() : rm(dir, { recursive: true, force: true, maxRetries: 5 })),
   };
 }
 
-/** A code block of the docs (README.md, then docs/*.md) titled `title` (```js title="storefront.js"), as a user would paste it. */
-export async function readmeExample(title: string): Promise<string> {
-  const pages = ['README.md', ...(await readdir(join(repoRoot, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
-  const pattern = new RegExp('```\\w+ title="' + title.replace('.', '\\.') + '"\\n([\\s\\S]*?)\\n```');
-  for (const page of pages) {
-    const block = pattern.exec(await readFile(join(repoRoot, page), 'utf8'));
-    if (block) return `${block[1]}\n`;
+/**
+ * A code block of the docs titled `title` (```js title="storefront.js"), as a user would paste it: from `page`
+ * (a path such as 'docs/relay.md'), else the first of README.md, then docs/*.md, that has one.
+ */
+export async function readmeExample(title: string, page?: string): Promise<string> {
+  const pages = page ? [page] : ['README.md', ...(await readdir(join(repoRoot, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  // a block may be indented (inside a list item): its lines lose the fence's indentation
+  const pattern = new RegExp('^( *)```\\w+ title="' + title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '"\\n([\\s\\S]*?)\\n\\1```', 'm');
+  for (const path of pages) {
+    const block = pattern.exec(await readFile(join(repoRoot, path), 'utf8'));
+    if (block) return `${block[2]!.replace(new RegExp(`^${block[1]}`, 'gm'), '')}\n`;
   }
-  throw new Error(`neither README.md nor docs/ has a code block titled ${title}`);
+  throw new Error(`${page ?? 'neither README.md nor docs/'} has no code block titled ${title}`);
 }
 
 /** The app's shared page code (test/consumers/page/) plus the README's storefront example, for a fixture's src/. */
 export async function pageFiles(): Promise<Record<string, string>> {
   return {
     'src/main.js': await readFile(join(consumersDir, 'page/main.js'), 'utf8'),
+    'src/testHook.js': await readFile(join(consumersDir, 'page/testHook.js'), 'utf8'),
     'src/factory.js': await readFile(join(consumersDir, 'page/factory.js'), 'utf8'),
     'src/storefront.js': await readmeExample('storefront.js'),
   };
@@ -261,7 +268,8 @@ export const SIX_LOOKUPS: [string, unknown[]][] = [
   ['productOptionByCode', [13805, '12']],
 ];
 
-interface Result {
+/** A lookup's answer as the page hands it over. */
+export interface LookupAnswer {
   data: unknown;
   syncedAt: number | null;
   fetching: boolean;
@@ -269,7 +277,8 @@ interface Result {
   error: { code: string } | null;
 }
 
-function expectFound(name: string, r: Result, offline: boolean): void {
+/** The answer holds data the API confirmed, online or offline as expected. */
+export function expectFound(name: string, r: LookupAnswer, offline: boolean): void {
   expect(r.offline, `${name}.offline`).toBe(offline);
   expect(r.syncedAt, `${name}.syncedAt`).toEqual(expect.any(Number));
   if (Array.isArray(r.data)) expect(r.data.length, `${name}: records`).toBeGreaterThan(0);
@@ -331,7 +340,7 @@ export async function exerciseApp(browser: Browser, url: string, { storefront = 
     const report = await page.evaluate(() => (window as any).consumerTest.sync());
     expect(report, `sync() online; page errors: ${errors.join(' | ')}`).toMatchObject({ ok: true });
     for (const [name, args] of SIX_LOOKUPS) {
-      const r: Result = await page.evaluate(([n, a]) => (window as any).consumerTest.settle(n, a, false), [name, args] as const);
+      const r: LookupAnswer = await page.evaluate(([n, a]) => (window as any).consumerTest.settle(n, a, false), [name, args] as const);
       expectFound(name, r, false);
     }
     if (storefront) {
@@ -345,7 +354,7 @@ export async function exerciseApp(browser: Browser, url: string, { storefront = 
     expect(offlineReport.ok, 'sync() offline').toBe(false);
     expect(offlineReport.errors[0]?.code).toBe('network_error');
     for (const [name, args] of SIX_LOOKUPS) {
-      const r: Result = await page.evaluate(([n, a]) => (window as any).consumerTest.settle(n, a, true), [name, args] as const);
+      const r: LookupAnswer = await page.evaluate(([n, a]) => (window as any).consumerTest.settle(n, a, true), [name, args] as const);
       expectFound(name, r, true);
     }
     if (storefront) {

@@ -1,5 +1,6 @@
 // Node scripts against the packed tarball: the credential proxy refuses /v2/auth and every non-GET (a consumer
-// script using the README's node:http recipe), and the README's Node example runs on the installed package.
+// script using the README's node:http recipe), the relay runs on its memory store without the Redis packages (optional
+// peers) and names them when asked for Redis, and the README's Node example runs on the installed package.
 import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +47,14 @@ describe('Node scripts against the packed package', { timeout: 120_000 }, () => 
     // upstream saw only the proxy's own token request and the one GET it serves: nothing refused got through
     expect(reachedApi.filter((r) => !r.endsWith('/v2/auth'))).toEqual(['GET /v2/shop/coupons']);
     expect(reachedApi.filter((r) => r.endsWith('/v2/auth'))).toHaveLength(1);
+  });
+
+  it('the relay works on its memory store with no Redis package installed, and asked for Redis names the package', async () => {
+    const { stdout } = await timed('relay check', () => app.run('node', ['relay-check.mjs']));
+    const { records, redisError, installed } = JSON.parse(stdout) as { records: number; redisError: string | null; installed: string[] };
+    expect(installed).toEqual([]);
+    expect(records).toBeGreaterThan(0);
+    expect(redisError).toMatch(/needs the package "(redis|rate-limiter-flexible)".*npm install redis rate-limiter-flexible/);
   });
 
   it("the README's Node example runs against the installed package, online then offline", async () => {

@@ -1,6 +1,8 @@
-// The packed tarball itself: what a registry user downloads. Every `exports` entry has its ESM build, types and
-// source map; a README; no tests; `sideEffects` names only the worker entry; the browser entry keeps the literal
-// `new Worker(new URL('./worker.js', import.meta.url))` that bundlers follow.
+// The packed tarball itself: what a registry user downloads. Publishable (no `private`, a version, a license, a
+// repository); every `exports` entry has its ESM build and types, and no source maps ship (docs/embedding.md says
+// why); a README and the LICENSE; no tests; `sideEffects` names only the worker entry; the browser entry keeps the
+// literal `new Worker(new URL('./worker.js', import.meta.url))` that bundlers follow; the Redis store's packages are
+// optional peers that a browser install never pulls in.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,8 +11,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packedTarball, printTimings, timed } from './harness';
 
-/** Runtime dependencies that only the Node entries (the relay's Redis store) import. */
-const NODE_ONLY_DEPENDENCIES = ['redis', 'rate-limiter-flexible'];
+/** Packages only the relay's Redis store imports: optional peers, never dependencies. */
+const REDIS_PEERS = ['rate-limiter-flexible', 'redis'];
 
 const run = promisify(execFile);
 let dir: string;
@@ -22,6 +24,12 @@ let pkg: {
   main: string;
   types: string;
   dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  private?: boolean;
+  version: string;
+  license: string;
+  repository: { type: string; url: string };
 };
 
 beforeAll(async () => {
@@ -38,7 +46,15 @@ afterAll(async () => {
 });
 
 describe('the packed tarball', () => {
-  it('has an ESM build, a source map and types for every exports entry', async () => {
+  it('is publishable: no private flag, a version, a license (and its text), a repository', () => {
+    expect(pkg.private).toBeUndefined();
+    expect(pkg.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(pkg.license).toBe('MIT');
+    expect(pkg.repository).toMatchObject({ type: 'git', url: expect.stringMatching(/^git\+https:\/\//) });
+    expect(files).toContain('LICENSE');
+  });
+
+  it('has an ESM build and types for every exports entry, and no source maps', async () => {
     const entries = Object.entries(pkg.exports).filter(([k]) => k !== './package.json');
     expect(entries.map(([k]) => k).sort()).toEqual(['.', './mock-server', './mock-server/msw', './proxy', './react', './relay', './worker']);
     for (const [name, target] of entries) {
@@ -46,10 +62,10 @@ describe('the packed tarball', () => {
       const js = target.default.replace(/^\.\//, '');
       const types = target.types.replace(/^\.\//, '');
       expect(files, name).toContain(js);
-      expect(files, name).toContain(`${js}.map`);
       expect(files, name).toContain(types);
       expect(await readFile(join(dir, 'package', js), 'utf8'), name).toMatch(/^import |^export |^\/\//m);
     }
+    expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
     expect(files).toContain(pkg.main.replace(/^\.\//, ''));
     expect(files).toContain(pkg.types.replace(/^\.\//, ''));
   });
@@ -57,7 +73,7 @@ describe('the packed tarball', () => {
   it('has the README and no tests, sources or fixtures', () => {
     expect(files).toContain('README.md');
     expect(files.filter((f) => /(^|\/)test\/|\.test\.|\.spec\.|^src\/|^worker\/|^demo\/|^bench\/|^examples\//.test(f))).toEqual([]);
-    expect(files.every((f) => f === 'README.md' || f === 'package.json' || f.startsWith('dist/'))).toBe(true);
+    expect(files.every((f) => ['README.md', 'LICENSE', 'package.json'].includes(f) || f.startsWith('dist/'))).toBe(true);
   });
 
   it('declares side effects for the worker entry only', () => {
@@ -73,17 +89,27 @@ describe('the packed tarball', () => {
     const chunks = await Promise.all(files.filter((f) => /^dist\/[^/]+\.js$/.test(f)).map((f) => readFile(join(dir, 'package', f), 'utf8')));
     const nodeChunks = await Promise.all(files.filter((f) => /^dist\/node\/.+\.js$/.test(f)).map((f) => readFile(join(dir, 'package', f), 'utf8')));
     for (const dep of Object.keys(pkg.dependencies)) {
-      // the relay's Redis store (dist/node only): the browser entries never load a Redis client
-      const nodeOnly = NODE_ONLY_DEPENDENCIES.includes(dep);
-      expect((nodeOnly ? nodeChunks : chunks).some((c) => c.includes(`from "${dep}`)), `${dep} imported by name`).toBe(true);
-      if (nodeOnly) expect(chunks.some((c) => c.includes(`"${dep}`)), `${dep} kept out of the browser entries`).toBe(false);
+      expect(chunks.some((c) => c.includes(`from "${dep}`)), `${dep} imported by name`).toBe(true);
+    }
+    // the relay's Redis store (dist/node only) imports its packages by name; no browser file ever names them
+    for (const dep of REDIS_PEERS) {
+      expect(nodeChunks.some((c) => c.includes(`from "${dep}`)), `${dep} imported by name`).toBe(true);
+      expect(chunks.some((c) => c.includes(`"${dep}`)), `${dep} kept out of the browser entries`).toBe(false);
+    }
+  });
+
+  it('makes the Redis store\'s packages optional peers: a browser app installs no server library', () => {
+    for (const dep of REDIS_PEERS) {
+      expect(pkg.dependencies, dep).not.toHaveProperty(dep);
+      expect(pkg.peerDependencies, dep).toHaveProperty(dep);
+      expect(pkg.peerDependenciesMeta[dep], dep).toEqual({ optional: true });
     }
   });
 
   it('keeps React out of the main entry and msw out of the browser files: both are optional peers, never bundled', async () => {
-    const peers = pkg as unknown as { peerDependencies: Record<string, string>; peerDependenciesMeta: Record<string, { optional?: boolean }> };
-    expect(Object.keys(peers.peerDependencies).sort()).toEqual(['msw', 'react']);
-    expect(peers.peerDependenciesMeta).toEqual({ msw: { optional: true }, react: { optional: true } });
+    expect(pkg.peerDependencies).toHaveProperty('msw');
+    expect(pkg.peerDependencies).toHaveProperty('react');
+    expect(pkg.peerDependenciesMeta).toMatchObject({ msw: { optional: true }, react: { optional: true } });
     expect(Object.keys(pkg.dependencies)).not.toContain('react');
     const browserFiles = files.filter((f) => /^dist\/[^/]+\.js$/.test(f));
     for (const f of browserFiles) {

@@ -1,5 +1,6 @@
 // A TypeScript app type-checks against the packed tarball's published .d.ts, under moduleResolution `bundler` and
-// `node16`: right calls compile with the real types (not `any`), and each wrong call is a type error.
+// `node16`: right calls compile with the real types (not `any`), and each wrong call is a type error. A Node server
+// (server/) type-checks the relay, the proxy and the mock server with no DOM library at all.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +36,12 @@ describe('a TypeScript app against the published types', { timeout: 120_000 }, (
       expect(ok).toBe(true);
     });
   }
+
+  it('the server entries (relay, proxy, mock server) type-check in a Node project without the DOM library', async () => {
+    const { ok, output } = await timed('tsc server', () => tsc('tsconfig.server.json'));
+    expect(output).toBe('');
+    expect(ok).toBe(true);
+  });
 
   it('each @ts-expect-error line really is an error: without the directives, tsc reports one error per line', async () => {
     const file = join(app.dir, 'src/wrong.ts');

@@ -1,5 +1,5 @@
-// A new Vite app (test/consumers/vite-app: no worker config; its vite.config.js is only the README's proxy recipe)
-// installs the packed tarball, pastes the README's storefront example, and runs in headless Chromium: with the dev
+// A new Vite app (test/consumers/vite-app: no worker config; its vite.config.js is docs/proxy.md's recipe, pasted
+// in) installs the packed tarball, pastes the docs' storefront example, and runs in headless Chromium: with the dev
 // server and as a production build, online and offline.
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import {
   packedTarball,
   pageFiles,
   printTimings,
+  readmeExample,
   serveApp,
   startShopApi,
   timed,
@@ -25,7 +26,8 @@ let api: Awaited<ReturnType<typeof startShopApi>>;
 
 beforeAll(async () => {
   const tarball = await timed('pack', packedTarball);
-  app = await timed('install', async () => installFixture('vite-app', tarball, await pageFiles()));
+  const files = { ...(await pageFiles()), 'vite.config.js': await readmeExample('vite.config.js', 'docs/proxy.md') };
+  app = await timed('install', async () => installFixture('vite-app', tarball, files));
   api = await startShopApi(app);
   browser = await launchChromium();
 }, 600_000);
@@ -40,7 +42,7 @@ afterAll(async () => {
 describe('a Vite app that installs the packed tarball', { timeout: 240_000 }, () => {
   it('dev server: the worker loads from node_modules with no config; six lookups online, then offline', async () => {
     const vite = (await import(pathToFileURL(join(app.dir, 'node_modules/vite/dist/node/index.js')).href)) as typeof import('vite');
-    // the app's own vite.config.js (the README's proxy recipe) reads these
+    // the app's own vite.config.js (docs/proxy.md's recipe) reads these
     Object.assign(process.env, { SHOP_API_KEY: 'demo-key', SHOP_API_SECRET: 'demo-secret', SHOP_API_TARGET: api.mock.url });
     const server = await vite.createServer({
       root: app.dir,

@@ -3,19 +3,10 @@
 // ('user') goes ahead of queued background sync work.
 import type { RateLimits } from '../../src/protocol';
 import { ShopLookupError } from '../../src/protocol';
+import type { Priority, RateLimiter, RequestClass } from './rateLimiterTypes';
 import { createWaiterQueue } from './waiterQueue';
 
-export type RequestClass = 'list' | 'other';
-export type Priority = 'user' | 'background';
-
-export interface RateLimiter {
-  /** Resolves when a request of this class may start. */
-  acquire(cls: RequestClass, priority: Priority, signal?: AbortSignal): Promise<void>;
-  /** Nobody of this class starts before `ms` from now (after a 429 with Retry-After). */
-  pause(cls: RequestClass, ms: number): void;
-  /** Rejects everything queued (engine closing). */
-  dispose(): void;
-}
+export type { Priority, RateLimiter, RequestClass } from './rateLimiterTypes';
 
 export interface RateLimiterDeps {
   now?: () => number;

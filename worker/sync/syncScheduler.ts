@@ -1,6 +1,6 @@
 // When the engine syncs by itself: at start, every refreshIntervalMs, once on reconnect, on taking over from a
-// closed leader, and with growing pauses while the API cannot be reached. Only the leader (one engine per
-// database across tabs) schedules syncs; every engine refreshes its own on-screen lookups on reconnect.
+// closed leader, and after any failed sync with growing pauses (2 s ... 60 s) until one succeeds. Only the leader
+// (one engine per database across tabs) schedules syncs; every engine refreshes its own on-screen lookups on reconnect.
 import type { SyncReport } from '../../src/protocol';
 import { FEED_STATE_KEY, type FeedState } from '../store/feedState';
 import { metaKey, type Confirmation, type ShopDatabase } from '../store/store';
@@ -18,6 +18,7 @@ export interface SyncSchedulerDeps {
   refreshIntervalMs: number;
   /** Called on every return from offline (all engines, leader or not). */
   onReconnect(): void;
+  /** The backoff of retries after a failed sync: the first pause, doubled each time up to the last. Default 2 s, 60 s. */
   probeMinMs?: number;
   probeMaxMs?: number;
 }
@@ -45,37 +46,63 @@ export async function isSyncDue(db: ShopDatabase, now: number, refreshIntervalMs
 /** @example const scheduler = createSyncScheduler({ sync, isDue, ready, connectivity, leadership, refreshIntervalMs, onReconnect }); */
 export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   const { connectivity, leadership } = deps;
-  const probeMin = deps.probeMinMs ?? 2_000;
-  const probeMax = deps.probeMaxMs ?? 60_000;
+  const retryMin = deps.probeMinMs ?? 2_000;
+  const retryMax = deps.probeMaxMs ?? 60_000;
   let disposed = false;
   let allowed = false;
-  let probeDelay = probeMin;
-  let probeTimer: ReturnType<typeof setTimeout> | undefined;
+  let retryDelay = retryMin;
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  let syncing = 0;
 
-  const canSync = () => !disposed && allowed && leadership.isLeader && !connectivity.offline;
+  // Only the leader syncs by itself, and not while the platform says there is no network at all (its `online`
+  // event resumes). An API we could not reach is no reason to wait: trying again is how we find out it is back.
+  const canSync = () => !disposed && allowed && leadership.isLeader && connectivity.get().online;
 
-  // After a failure while the API cannot be reached, try again later, each time waiting longer; an answer ends it.
+  function stopRetrying(): void {
+    clearTimeout(retryTimer);
+    retryTimer = undefined;
+    retryDelay = retryMin;
+  }
+
+  /** Tries again after the pause the backoff has come to (2 s, 4 s, ... 60 s; each retry that runs doubles it). */
+  function retryLater(): void {
+    clearTimeout(retryTimer);
+    retryTimer = undefined;
+    if (disposed) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      retryDelay = Math.min(retryMax, retryDelay * 2);
+      void run();
+    }, retryDelay);
+  }
+
+  // Every failed sync, whatever the reason (no answer, 5xx, a relay not ready yet), is tried again with growing
+  // pauses until one succeeds: the first failure starts it, so a till switched on before its network or API is up
+  // syncs as soon as they are. (A relay not ready yet is also waited for by the live long-poll, relayLive.ts, which
+  // takes its data the moment it has it.) Callers who joined a running sync get the same report: it counts once.
+  let lastReport: SyncReport | null = null;
   function afterSync(report: SyncReport): void {
-    clearTimeout(probeTimer);
-    const s = connectivity.get();
-    if (disposed || report.ok || !s.online || s.reachable || !leadership.isLeader) {
-      probeDelay = probeMin;
-      return;
-    }
-    probeTimer = setTimeout(() => void run(true), probeDelay);
-    probeDelay = Math.min(probeMax, probeDelay * 2);
+    if (report === lastReport) return;
+    lastReport = report;
+    if (report.ok || !leadership.isLeader) return stopRetrying();
+    retryLater();
   }
 
   async function syncNow(): Promise<SyncReport> {
-    const report = await deps.sync();
-    afterSync(report);
-    return report;
+    syncing++;
+    clearTimeout(retryTimer); // this sync is the retry
+    retryTimer = undefined;
+    try {
+      const report = await deps.sync();
+      if (!disposed) afterSync(report);
+      return report;
+    } finally {
+      syncing--;
+    }
   }
 
-  async function run(probe = false): Promise<void> {
-    // a probe runs while "offline" by our own reckoning (unreachable): that is its point
-    if (disposed || !allowed || !leadership.isLeader || (!probe && connectivity.offline)) return;
-    await syncNow();
+  async function run(): Promise<void> {
+    if (canSync()) await syncNow();
   }
 
   async function runIfDue(): Promise<void> {
@@ -96,14 +123,18 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   allow(deps.ready);
   const stopLeader = leadership.subscribe((isLeader) => {
     if (isLeader) void runIfDue(); // taking over: resume what the last leader left, or refresh stale data
+    else stopRetrying();
   });
   let wasOffline = connectivity.offline;
-  const stopConnectivity = connectivity.subscribe(() => {
+  const stopConnectivity = connectivity.subscribe((s) => {
     const offline = connectivity.offline;
     if (wasOffline && !offline && !disposed) {
-      void run();
+      // (a sync that got the first answer is under way already: its outcome decides what follows)
+      if (syncing === 0) void run();
       deps.onReconnect();
     }
+    // a request outside a sync (a lookup's refresh) found the API gone: look again with the backoff
+    if (!wasOffline && s.online && !s.reachable && syncing === 0 && retryTimer === undefined) retryLater();
     wasOffline = offline;
   });
   const timer = setInterval(() => void run(), deps.refreshIntervalMs);
@@ -114,7 +145,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     dispose() {
       disposed = true;
       clearInterval(timer);
-      clearTimeout(probeTimer);
+      clearTimeout(retryTimer);
       stopLeader();
       stopConnectivity();
     },

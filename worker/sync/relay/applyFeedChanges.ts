@@ -110,16 +110,19 @@ export function applyToStage(db: ShopDatabase, feed: CheckedFeed, next: FeedStat
 }
 
 /**
- * Replaces the live coupons, and the options of the relay's tracked products, with the complete staged snapshot,
- * in one transaction with its confirmations and the new state; the stage is emptied. Options of other products
- * (read through one by one) stay.
+ * Replaces the live data with the complete staged snapshot, in one transaction with its confirmations and the new
+ * state; the stage is emptied. Only what the relay has listed is replaced: the coupons, and the options of each
+ * tracked product, once the relay confirmed them (`confirmedAt`). A product the relay has not listed yet keeps its
+ * local options (a snapshot without them is no news that they are gone), and so do products read through one by one:
+ * an observer sees the old list or the new one, never an empty list between two full ones.
  * @example await swapInStage(db, lastAnswer, next);
  */
 export function swapInStage(db: ShopDatabase, answer: FeedAnswer, next: FeedState): Promise<{ written: number }> {
+  const listed = (resource: string) => typeof answer.confirmedAt?.[resource] === 'number';
   return db.transaction('rw', [db.coupons, db.options, db.meta, db.feedStage], async () => {
     const staged = await db.feedStage.toArray();
-    await db.coupons.clear();
-    for (const p of answer.products) await productRange(db, p).delete();
+    if (listed('coupons')) await db.coupons.clear();
+    for (const p of answer.products) if (listed(`options:${p}`)) await productRange(db, p).delete();
     const coupons = staged.filter((r) => r.resource === 'coupons').map((r) => r.record);
     const options = staged.filter((r) => r.resource !== 'coupons').map((r) => r.record);
     if (coupons.length > 0) await db.coupons.bulkPut(coupons as never[]);

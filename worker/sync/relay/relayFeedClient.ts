@@ -117,6 +117,9 @@ export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFee
       const e = json as { code?: unknown; message?: unknown };
       const message = typeof e?.message === 'string' ? e.message : `HTTP ${res.status}`;
       if (res.status === 409) throw new ShopLookupError('must_refetch', `The relay's feed history changed: ${message}`, { status: 409 });
+      if (res.status === 503 && e?.code === 'relay_not_ready') {
+        throw new ShopLookupError('relay_not_ready', `${message} (This till waits for it and takes the data as soon as the relay has it.)`, { status: 503 });
+      }
       if (res.status === 503) throw networkError(label, origin, new Error(`the relay has no data to serve (${message})`));
       const error = apiErrorFromAnswer(label, res.status, null, message, retryAfterMs(res.headers.get('retry-after')));
       if (res.status === 401 || res.status === 403) error.code = 'permission_denied';

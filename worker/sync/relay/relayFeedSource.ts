@@ -201,6 +201,21 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
     }
   }
 
+  /**
+   * No data yet: waits (a long-poll) until the relay has a snapshot to give, then asks for the full sync that takes
+   * it. A relay that has not finished its first listing holds the request until it has ('unchanged' when the wait
+   * ended first: the next round waits again).
+   */
+  async function waitForSnapshot(waitS: number, signal: AbortSignal): Promise<PollOutcome> {
+    try {
+      await client.feed({ limit: 1, wait: waitS }, { signal, extraTimeoutMs: waitS * 1000 });
+      return 'resync';
+    } catch (error) {
+      if ((error as ApiError)?.code === 'relay_not_ready') return 'unchanged';
+      throw error;
+    }
+  }
+
   return {
     kind: 'relay',
     async syncAll(run, products) {
@@ -219,7 +234,8 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
     },
     async poll(waitS, signal) {
       const state = await loadFeedState(db);
-      if (state.snapshot || state.version === null) return 'resync';
+      if (state.snapshot) return 'resync';
+      if (state.version === null) return waitForSnapshot(waitS, signal);
       const query = { since: state.version, handle: state.handle!, wait: waitS };
       let r: FeedReply;
       try {

@@ -1,0 +1,5 @@
+// Not part of the quick start: what the test drives from Chromium, for the lookup of the README's CouponCheck.tsx.
+import { lookup } from '../src/CouponCheck.tsx';
+import { installTestHook } from './testHook.js';
+
+installTestHook(lookup);

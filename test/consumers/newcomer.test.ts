@@ -1,0 +1,204 @@
+// The README's quick start, "Add it to your Vite app", as a newcomer follows it: a fresh Vite + React + TS app
+// (test/consumers/newcomer-app: create-vite's react-ts template) installs the packed tarball and takes the README's
+// vite.config.ts and src/CouponCheck.tsx as written. Then: `tsc -b` (strict) is clean, `vite build` exits and
+// ships no server code, and in Chromium the page answers the six lookups from the mock through the dev server and
+// `vite preview`, answers offline after a reload, and syncs by itself when it was started while the API was down.
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MockShopApi } from '../../mock-server';
+import {
+  bundleText,
+  expectFound,
+  installFixture,
+  launchChromium,
+  packedTarball,
+  pageErrors,
+  printTimings,
+  readmeExample,
+  SIX_LOOKUPS,
+  timed,
+  type Fixture,
+  type LookupAnswer,
+} from './harness';
+
+let app: Fixture;
+let browser: Browser;
+let vite: typeof import('vite');
+
+beforeAll(async () => {
+  const tarball = await timed('pack', packedTarball);
+  const files = {
+    'vite.config.ts': await readmeExample('vite.config.ts', 'README.md'),
+    'src/CouponCheck.tsx': await readmeExample('CouponCheck.tsx', 'README.md'),
+    'test-hook/testHook.js': await readFile(new URL('./page/testHook.js', import.meta.url), 'utf8'),
+  };
+  app = await timed('install', () => installFixture('newcomer-app', tarball, files));
+  vite = (await import(pathToFileURL(join(app.dir, 'node_modules/vite/dist/node/index.js')).href)) as typeof import('vite');
+  browser = await launchChromium();
+}, 600_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.remove();
+  printTimings('newcomer.test.ts');
+}, 60_000);
+
+/** Runs `work` with these environment variables set (the README's vite.config.ts reads them when a server starts). */
+async function withEnv<T>(env: Record<string, string | undefined>, work: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  const set = (values: Record<string, string | undefined>) => {
+    for (const [k, v] of Object.entries(values)) if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  };
+  set(env);
+  try {
+    return await work();
+  } finally {
+    set(saved);
+  }
+}
+/** The README's setting: no key, so the config starts its own mock shop. */
+const MOCK_ENV = { SHOP_API_KEY: undefined, SHOP_API_SECRET: undefined, SHOP_API_TARGET: undefined };
+
+const sync = (page: Page) => page.evaluate(() => (window as any).consumerTest.sync()) as Promise<{ ok: boolean; errors: { code: string }[] }>;
+const settle = (page: Page, name: string, args: unknown[], offline: boolean) =>
+  page.evaluate(([n, a, o]) => (window as any).consumerTest.settle(n, a, o), [name, args, offline] as const) as Promise<LookupAnswer>;
+
+/** Opens the app and waits for its test hook. */
+async function open(context: BrowserContext, url: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await context.newPage();
+  const errors = pageErrors(page);
+  await page.goto(url);
+  await page.waitForFunction(() => 'consumerTest' in window, null, { timeout: 60_000 });
+  return { page, errors };
+}
+
+/** What a user does with the README's component: type a code, press Check; resolves with the two outputs. */
+async function check(page: Page, code: string, verdict: RegExp): Promise<{ coupon: string; verdict: string; offline: string | null }> {
+  await page.fill('input[name=code]', code);
+  await page.click('form button');
+  await page.waitForFunction((re) => new RegExp(re).test(document.querySelector('#verdict')?.textContent ?? ''), verdict.source, { timeout: 30_000 });
+  await page.waitForFunction(() => (document.querySelector('#coupon')?.textContent ?? '') !== '', null, { timeout: 30_000 });
+  return {
+    coupon: (await page.textContent('#coupon')) ?? '',
+    verdict: (await page.textContent('#verdict')) ?? '',
+    offline: await page.getAttribute('#coupon', 'data-offline'),
+  };
+}
+
+/** The first sync that completes: the relay in the config answers "not ready" until its first listing is done. */
+async function firstSync(page: Page, errors: string[]): Promise<void> {
+  await expect.poll(async () => (await sync(page)).ok, { timeout: 60_000, interval: 500, message: `page errors: ${errors.join(' | ')}` }).toBe(true);
+}
+
+describe("the README's quick start in a fresh Vite + React + TS app", { timeout: 300_000 }, () => {
+  it('type-checks under strict: tsc -b (the template\'s build step) reports nothing', async () => {
+    const { stdout } = await timed('tsc -b', () => app.run('node_modules/.bin/tsc', ['-b', '--pretty', 'false']));
+    expect(stdout).toBe('');
+    for (const project of ['tsconfig.app.json', 'tsconfig.node.json']) {
+      expect(await readFile(join(app.dir, project), 'utf8'), project).toMatch(/"strict": true/);
+    }
+  });
+
+  it('vite build exits and ships no server code; the browser install holds no server library', async () => {
+    await timed('vite build', () => app.run('node_modules/.bin/vite', ['build', '--logLevel', 'warn'], { env: MOCK_ENV as NodeJS.ProcessEnv, timeout: 120_000 }));
+    const dist = join(app.dir, 'dist');
+    // nothing of Node (a browser build would stub it as __vite-browser-external), the relay or the mock server
+    expect(await bundleText(dist)).not.toMatch(/__vite-browser-external|["'`]node:[a-z]+["'`]|\[shop-relay\]|RELAY NOT READY|__mock\/holds/);
+    for (const lib of ['redis', 'rate-limiter-flexible']) expect(existsSync(join(app.dir, 'node_modules', lib)), lib).toBe(false);
+    // worker: { format: 'es' }: the worker's network and checkout code stay chunks of their own, loaded after it starts
+    const assets = await readdir(join(dist, 'assets'));
+    const worker = assets.find((f) => /^worker-[\w-]+\.js$/.test(f))!;
+    const workerCode = await readFile(join(dist, 'assets', worker), 'utf8');
+    expect(workerCode).toMatch(/import\(\s*[`"']\.\/createNetwork-[\w-]+\.js/);
+    expect(workerCode).toMatch(/import\(\s*[`"']\.\/validateCoupon-[\w-]+\.js/);
+    console.log(`[consumers] the worker's first load: ${(workerCode.length / 1000).toFixed(1)} kB (${worker})`);
+  });
+
+  it('dev server (npm run dev): the page answers the six lookups from the mock, and the component checks a coupon', async () => {
+    await withEnv(MOCK_ENV, async () => {
+      const server = await vite.createServer({ root: app.dir, logLevel: 'warn', clearScreen: false, server: { port: 0, host: '127.0.0.1' } });
+      const context = await browser.newContext();
+      try {
+        await server.listen();
+        const { page, errors } = await open(context, `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}/`);
+        await timed('dev run', async () => {
+          await firstSync(page, errors);
+          for (const [name, args] of SIX_LOOKUPS) expectFound(name, await settle(page, name, args, false), false);
+          expect(await check(page, 'WELCOME10', /^Pay \d+ \(checked online\)$/)).toMatchObject({ offline: 'false' });
+          await page.waitForFunction(() => document.querySelectorAll('#options option').length > 0, null, { timeout: 30_000 });
+        });
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+        await server.close();
+      }
+    });
+  });
+
+  it('vite preview (npm run preview): the built page answers online; with the API cut, after a reload, it answers offline', async () => {
+    await withEnv(MOCK_ENV, async () => {
+      const server = await vite.preview({ root: app.dir, logLevel: 'warn', preview: { port: 0, host: '127.0.0.1' } });
+      const url = `http://127.0.0.1:${(server.httpServer.address() as { port: number }).port}/`;
+      const context = await browser.newContext();
+      try {
+        const { page, errors } = await open(context, url);
+        await timed('preview run', async () => {
+          await firstSync(page, errors);
+          for (const [name, args] of SIX_LOOKUPS) expectFound(name, await settle(page, name, args, false), false);
+          const online = await check(page, 'WELCOME10', /checked online/);
+          expect(online.coupon).not.toBe('Unknown coupon');
+
+          // the shop API (the whole /shop-api) is cut; the page itself still loads: reload it
+          await context.route('**/shop-api/**', (route) => route.abort('internetdisconnected'));
+          await page.reload();
+          await page.waitForFunction(() => 'consumerTest' in window, null, { timeout: 60_000 });
+          for (const [name, args] of SIX_LOOKUPS) expectFound(name, await settle(page, name, args, true), true);
+          const offline = await check(page, 'WELCOME10', /checked offline/);
+          expect(offline).toMatchObject({ coupon: `${online.coupon} (offline copy)`, offline: 'true' });
+          await page.waitForFunction(() => /^offline/.test(document.querySelector('#sync')?.textContent ?? ''), null, { timeout: 30_000 });
+        });
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+        await server.close();
+      }
+    });
+  });
+
+  it('started while the shop API was down, the page syncs by itself once it is up (no reload, no sync call)', async () => {
+    const { startMockShopApi } = await app.importDep<{ startMockShopApi(): Promise<MockShopApi> }>('shop-lookup/mock-server');
+    const mock = await startMockShopApi();
+    mock.setDown(true);
+    // the README's config with a key: its relay lists this API, which is down as the server and the page start
+    const env = { SHOP_API_KEY: 'demo-key', SHOP_API_SECRET: 'demo-secret', SHOP_API_TARGET: mock.url };
+    await withEnv(env, async () => {
+      const server = await vite.preview({ root: app.dir, logLevel: 'warn', preview: { port: 0, host: '127.0.0.1' } });
+      const context = await browser.newContext();
+      try {
+        const { page, errors } = await open(context, `http://127.0.0.1:${(server.httpServer.address() as { port: number }).port}/`);
+        const down = await sync(page);
+        expect(down.ok).toBe(false);
+        expect(['relay_not_ready', 'network_error']).toContain(down.errors[0]?.code);
+        expect(await page.locator('#options option').count()).toBe(0);
+
+        mock.setDown(false);
+        await timed('synced after the API came up', async () => {
+          // the component's status line: "idle, synced 10:42:07" once the coupons arrived
+          await page.waitForFunction(() => /synced/.test(document.querySelector('#sync')?.textContent ?? ''), null, { timeout: 120_000 });
+        });
+        for (const [name, args] of SIX_LOOKUPS) expectFound(name, await settle(page, name, args, false), false);
+        expect(await check(page, 'WELCOME10', /^Pay \d+/)).toMatchObject({ offline: 'false' });
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+        await server.close();
+        await mock.close();
+      }
+    });
+  });
+});
