@@ -39,6 +39,37 @@ interface Running {
   mirror: FeedMirror;
   sync: UpstreamSync;
   feed: FeedContext;
+  offHealth: () => void;
+}
+
+/** The store as the sync sees it, telling `held` whenever this instance takes or gives up the sync lease. */
+function observeLease(store: RelayStore, held: (held: boolean) => void): RelayStore {
+  return {
+    ...store,
+    async acquireLease(name, owner, ttlMs) {
+      const lease = await store.acquireLease(name, owner, ttlMs);
+      if (lease) held(true);
+      return lease;
+    },
+    async renewLease(lease, ttlMs) {
+      const renewed = await store.renewLease(lease, ttlMs);
+      if (!renewed) held(false);
+      return renewed;
+    },
+    async releaseLease(lease) {
+      held(false);
+      await store.releaseLease(lease);
+    },
+  };
+}
+
+/**
+ * The shop's name when `shopId` is not given: a SHA-256 prefix of the key (it names the Redis keys and is checked by
+ * tills, so every instance of a shop must derive the same).
+ * @example defaultShopId('my-key') // '8a1f…' (16 hex digits)
+ */
+export function defaultShopId(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 16);
 }
 
 /**
@@ -52,7 +83,7 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
   const now = options.now ?? (() => Date.now());
   const maxUrlLength = options.maxUrlLength ?? 2048;
   const maxWaitSeconds = options.maxWaitSeconds ?? 60;
-  const shopId = options.shopId ?? createHash('sha256').update(options.key).digest('hex').slice(0, 16);
+  const shopId = options.shopId ?? defaultShopId(options.key);
   const instance = `${shopId.slice(0, 6)}-${randomBytes(4).toString('hex')}`;
   const limits = options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
   const auth = { key: options.key, secret: options.secret };
@@ -60,7 +91,12 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
   const timeoutMs = options.timeoutMs ?? 15_000;
   const closing = new AbortController();
   const gate = createRequestGate({ component: 'createShopRelay', ...options });
-  const polls = createLongPolls();
+  const polls = createLongPolls(options.maxLongPolls ?? 5_000);
+  const observer = options.observer ?? {};
+  const reportError = (message: string, error: unknown): void => {
+    if (observer.error) observer.error(message, error);
+    else console.error(`[shop-relay] ${message}`, error);
+  };
   const items = createSingleFlight<ProxyAnswer>(options.itemCacheMs ?? 2_000, now);
   let forwarder: ReturnType<typeof createForwarder> | undefined;
 
@@ -90,15 +126,33 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
     });
     const mirror = createFeedMirror(store);
     mirror.onChange(() => polls.changed());
+    const offHealth = observer.storeHealth ? store.onHealthChange((health) => observer.storeHealth!(health)) : () => undefined;
     const sync = createUpstreamSync({
-      store,
+      store: observer.lease ? observeLease(store, observer.lease) : store,
       client,
       owner: instance,
       now,
       refreshIntervalMs: options.refreshIntervalMs ?? 300_000,
       leaseMs: options.leaseMs ?? 30_000,
       retry: options.retry ?? SYNC_RETRY,
-      onError: (resource, error) => console.warn(`[shop-relay] listing ${resource} failed:`, (error as Error)?.message ?? error),
+      onError: (resource, error) => {
+        const message = (error as Error)?.message ?? String(error);
+        if (observer.listing) observer.listing({ resource, ok: false, durationMs: null, upserts: 0, deletes: 0, rejected: 0, error: message });
+        else console.warn(`[shop-relay] listing ${resource} failed:`, message);
+      },
+      onListed: (resource, result) => {
+        // confirmedAt is when the listing started (on whichever instance started it)
+        const startedAt = result.head.confirmedAt[resource];
+        observer.listing?.({
+          resource,
+          ok: true,
+          durationMs: startedAt === undefined ? null : Math.max(0, now() - startedAt),
+          upserts: result.upserts,
+          deletes: result.deletes,
+          rejected: result.rejected,
+          error: null,
+        });
+      },
     });
     const feed: FeedContext = {
       store,
@@ -114,7 +168,7 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
     if (options.products?.length) await store.trackProducts(options.products);
     await mirror.catchUp();
     void sync.run().then(() => mirror.catchUp());
-    return { store, owned, mirror, sync, feed };
+    return { store, owned, mirror, sync, feed, offHealth };
   }
 
   const started = start();
@@ -240,7 +294,7 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
   const relay = ((req, res, next) => {
     handle(req, res, next).catch((error: unknown) => {
       // a bug or a store failure mid-request: logged, answered without details (they could hold anything)
-      console.error('[shop-relay]', error);
+      reportError('a request failed', error);
       sendAnswer(res, jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }));
     });
   }) as ShopRelay;
@@ -260,6 +314,10 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
       const r = await started.catch(() => null);
       if (!r) return;
       r.sync.close();
+      // the run under way ends first: a commit already sent finishes, and the sync lease is released, so another
+      // instance lists at once instead of waiting for the lease to run out
+      await r.sync.run().catch(() => undefined);
+      r.offHealth();
       r.mirror.close();
       if (r.owned) await r.store.close();
     })());

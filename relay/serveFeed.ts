@@ -107,6 +107,11 @@ export async function serveFeed(
   }
   const unchanged = (h: FeedHead): boolean => (ifNoneMatch !== undefined ? ifNoneMatch === etagOf(h) : h.version <= since);
   if (unchanged(head) && q.waitMs > 0) {
+    if (ctx.polls.full()) {
+      // this instance holds as many long-polls as it may: the till polls again later (or another instance does)
+      const msg = `RELAY BUSY: this relay instance holds ${ctx.polls.size()} long-polls, its limit; nothing changed since your version. Poll again after Retry-After.`;
+      return feedError(503, 'relay_busy', msg, { 'retry-after': '5' });
+    }
     await ctx.polls.wait(() => !unchanged(mirror.head()!), q.waitMs, signal);
     head = mirror.head()!;
     if (q.handle !== head.handle) return mustRefetch('this relay started a new history meanwhile');
