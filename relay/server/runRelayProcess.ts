@@ -2,15 +2,10 @@
 // signals (SIGTERM/SIGINT stop it gracefully and exit with the stop's code, SIGHUP reloads the till tokens). Shared
 // by the `shop-lookup-relay` command and `npm run relay` (which puts the mock API's address in the environment).
 import { readFileSync } from 'node:fs';
+import { fail } from './fail';
 import { loadServerPeers } from './optionalPeers';
 import { readRelayConfig, type Environment } from './relayServerConfig';
 import { RelayStartError, startRelayServer, type RelayServer } from './startRelayServer';
-
-/** Ends the process with one line on stderr: exit code 2 for the configuration, 1 for the rest. */
-export function fail(message: string, code: 1 | 2): never {
-  process.stderr.write(`shop-lookup-relay: ${message}\n`);
-  process.exit(code);
-}
 
 export interface RelayProcessHooks {
   /** Runs after a graceful stop, before the process exits (npm run relay closes its mock API here). */

@@ -131,6 +131,7 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
   const routes = new WeakMap<IncomingMessage, RouteName | OpsRoute>();
   const requestIds = new WeakMap<IncomingMessage, string>();
   const inFlight = new Set<ServerResponse>();
+  let relay: ShopRelay | undefined;
 
   // the token the relay sends upstream is seen here, so that no log line can ever carry it
   const baseFetch = deps.fetch ?? globalThis.fetch;
@@ -142,43 +143,6 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     }
     return baseFetch(input, init);
   };
-
-  const relay = createShopRelay({
-    key: config.key,
-    secret: config.secret,
-    target: config.target,
-    basePath: config.basePath,
-    shopId: shop,
-    ...(config.redisUrl ? { redis: config.redisUrl } : {}),
-    products: config.products,
-    refreshIntervalMs: config.refreshIntervalMs,
-    leaseMs: config.leaseMs,
-    maxLongPolls: config.limits.maxLongPolls,
-    fetch: metrics.observeFetch(spyingFetch),
-    authorize: (req, route) => {
-      routes.set(req, route);
-      return access.authorize(req, route);
-    },
-    clientId: access.clientId,
-    observer: {
-      listing(e) {
-        metrics.observer.listing(e);
-        if (e.ok) log.info({ resource: e.resource, ms: e.durationMs, upserts: e.upserts, deletes: e.deletes, rejected: e.rejected }, 'listing committed');
-        else log.warn({ resource: e.resource, error: e.error }, 'listing failed');
-      },
-      lease(held) {
-        metrics.observer.lease(held);
-        log.info({ held }, held ? 'sync lease taken' : 'sync lease given up');
-      },
-      storeHealth(health) {
-        metrics.observer.storeHealth(health);
-        storeError = health.ok ? null : (health.error ?? 'unreachable');
-        if (health.ok) log.info('store reachable again');
-        else log.error({ error: health.error }, 'store unreachable');
-      },
-      error: (message, error) => log.error({ err: error }, message),
-    },
-  });
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const given = req.headers['x-request-id'];
@@ -217,18 +181,53 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       res.end(JSON.stringify({ code: 'relay_busy', message: `RELAY BUSY: this relay instance has ${guard.count()} connections open, its limit; try again after Retry-After.` }));
       return;
     }
+    if (!relay) return void res.writeHead(503, { 'retry-after': '1', 'content-type': 'application/json; charset=utf-8' }).end('{"code":"relay_starting","message":"RELAY STARTING: try again after Retry-After."}');
     relay(req, res);
   });
 
-  try {
-    await listen(server, config.port, config.host);
-  } catch (error) {
-    await relay.close();
-    throw error;
-  }
+  // the port first: a port in use ends the start before anything else began (no listing, no store connection)
+  await listen(server, config.port, config.host);
+  relay = createShopRelay({
+    key: config.key,
+    secret: config.secret,
+    target: config.target,
+    basePath: config.basePath,
+    shopId: shop,
+    ...(config.redisUrl ? { redis: config.redisUrl } : {}),
+    products: config.products,
+    refreshIntervalMs: config.refreshIntervalMs,
+    leaseMs: config.leaseMs,
+    maxLongPolls: config.limits.maxLongPolls,
+    fetch: metrics.observeFetch(spyingFetch),
+    authorize: (req, route) => {
+      routes.set(req, route);
+      return access.authorize(req, route);
+    },
+    clientId: access.clientId,
+    observer: {
+      listing(e) {
+        metrics.observer.listing(e);
+        if (e.ok) log.info({ resource: e.resource, ms: e.durationMs, upserts: e.upserts, deletes: e.deletes, rejected: e.rejected }, 'listing committed');
+        else log.warn({ resource: e.resource, error: e.error }, 'listing failed');
+      },
+      lease(held) {
+        metrics.observer.lease(held);
+        log.info({ held }, held ? 'sync lease taken' : 'sync lease given up');
+      },
+      storeHealth(health) {
+        metrics.observer.storeHealth(health);
+        storeError = health.ok ? null : (health.error ?? 'unreachable');
+        if (health.ok) log.info('store reachable again');
+        else log.error({ error: health.error }, 'store unreachable');
+      },
+      error: (message, error) => log.error({ err: error }, message),
+    },
+  });
+
   try {
     await relay.ready;
   } catch (error) {
+    server.closeAllConnections();
     server.close();
     await relay.close();
     throw new RelayStartError('store_unreachable', `the relay could not open its store: ${(error as Error)?.message ?? error}`);
