@@ -87,7 +87,14 @@ export async function serveFeed(
   const headers = (etag: string) => ({ etag, 'cache-control': 'no-cache' });
 
   if (q.since === null) {
-    // a snapshot chunk, from this instance's copy
+    // a snapshot chunk, from this instance's copy; its content may be newer than the cursor's version (the till's
+    // catch-up from that version re-applies what changed), never older: an earlier chunk came from an instance that
+    // had seen a commit this one has not heard of yet (a load balancer spreads one till's requests)
+    if (q.cursor && q.cursor.version > head.version) {
+      await mirror.catchUp();
+      head = mirror.head()!;
+      if (q.cursor.version > head.version) return mustRefetch(`this snapshot's version ${q.cursor.version} is newer than this relay's (${head.version})`);
+    }
     const version = q.cursor?.version ?? head.version;
     const chunk = mirror.chunk(q.cursor?.after ?? null, q.limit);
     const cursor = chunk.done ? null : encodeCursor(version, chunk.last ?? '');
