@@ -5,6 +5,7 @@ import { Agent, createServer, request } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { runnerImport } from 'vite';
+import { benchRelayProcess } from './relayProcessBench.mjs';
 import { quantile } from './stats.mjs';
 
 const BASE = '/shop-api';
@@ -182,4 +183,7 @@ export async function benchRelay({ root, sizes, log, row, results, smoke }) {
     row({ figure: '  (first listing through the relay, no rate limit)', ours: listMs, unit: 'ms', budget: 'info', pass: true, info: true });
     await api.close();
   }
+
+  // ---- the relay as a deployed process: snapshot serving to many tills, fan-out to many long-polls ------------------
+  await benchRelayProcess({ root, sizes, log, row, results, smoke });
 }

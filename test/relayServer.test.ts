@@ -190,7 +190,7 @@ describe('relay command: configuration', () => {
     } finally {
       taken.close();
     }
-  });
+  }, 60_000);
 
   it('names exactly what to npm install when an optional peer is missing', async () => {
     const notFound = (name: string) => Object.assign(new Error(`Cannot find package '${name}' imported from /app/node_modules/shop-lookup/dist/node/shop-lookup-relay.js`), { code: 'ERR_MODULE_NOT_FOUND' });
@@ -258,7 +258,7 @@ describe('relay command: till tokens', () => {
     const bad = await runRelayBin(['token', '--till', 'front 9'], { TILL_TOKEN_SECRET: TOKEN_SECRET, SHOP_ID: SHOP });
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
-  });
+  }, 60_000);
 });
 
 describe('relay command: serving', () => {
@@ -457,7 +457,7 @@ describe('relay command: stopping', () => {
     const messages = relay.logs().map((l) => l.msg);
     expect(messages.slice(messages.indexOf('shutting down'))).toEqual(expect.arrayContaining(['shutting down', 'stopped']));
     expect(relay.logs().find((l) => l.msg === 'shutting down')).toMatchObject({ reason: 'SIGTERM', parked: 1 });
-  });
+  }, 60_000);
 
   it('closes only after the commit under way has finished, then gives up the sync lease', async () => {
     const memory = createMemoryStore();

@@ -10,7 +10,9 @@ export interface RelayLoggerOptions {
   level: string;
   /** Values that must never be written (too short ones are ignored: they would hit ordinary text). */
   secrets: () => readonly (string | null | undefined)[];
-  /** Where lines go; default stdout, written synchronously (nothing is lost when the process exits). */
+  /** Fields of every line. @example { shop: 'my-shop' } */
+  bindings?: Record<string, unknown>;
+  /** Where lines go; default stdout, buffered and written without blocking (see `flushRelayLog`). */
   destination?: { write(line: string): void };
 }
 
@@ -29,17 +31,35 @@ export function scrubLine(line: string, secrets: readonly (string | null | undef
   return out;
 }
 
+/**
+ * Writes out what the log still buffers, before the process exits (a stop, a fatal error). Stdout written
+ * synchronously would stall every request while a slow log reader lags behind; so lines are buffered (4 kB) and
+ * written asynchronously, and flushed here at the end.
+ * @example flushRelayLog(log); process.exit(code);
+ */
+export function flushRelayLog(log: RelayLogger): void {
+  try {
+    destinations.get(log)?.flushSync?.();
+  } catch {
+    // nothing more can be done for the log at exit
+  }
+}
+
+const destinations = new WeakMap<RelayLogger, { flushSync?: () => void }>();
+
 /** @example const log = createRelayLogger(pino, { level: 'info', secrets: () => [key, secret] }); log.info({ port }, 'listening'); */
 export function createRelayLogger(pino: Pino, options: RelayLoggerOptions): RelayLogger {
-  const destination = options.destination ?? pino.destination({ dest: 1, sync: true });
-  return pino(
+  const destination = options.destination ?? pino.destination({ dest: 1, sync: false });
+  const log = pino(
     {
       level: options.level,
-      base: { service: 'shop-lookup-relay' },
+      base: { service: 'shop-lookup-relay', ...options.bindings },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       hooks: { streamWrite: (line) => scrubLine(line, options.secrets()) },
     },
     destination as Parameters<Pino>[1],
   );
+  destinations.set(log, destination as { flushSync?: () => void });
+  return log;
 }

@@ -51,6 +51,18 @@ export const RELAY_VARIABLES = {
       .regex(/^\s*(\d{1,15}\s*(,\s*\d{1,15}\s*)*)?$/)
       .transform((v) => (v.trim() === '' ? [] : v.split(',').map((n) => Number(n.trim())))),
   },
+  SHOP_API_RATE_LIMITS: {
+    expected: 'list and other calls per second to the shop API, shared by every instance, as `list,other` (the API\'s documented 1,5), or off (in front of a mock only)',
+    fallback: '1,5',
+    schema: z.union([
+      z.literal('off').transform(() => false as const),
+      z
+        .string()
+        .regex(/^\d+(\.\d+)?,\d+(\.\d+)?$/)
+        .transform((v) => ({ list: Number(v.split(',')[0]), other: Number(v.split(',')[1]) }))
+        .refine((v) => v.list > 0 && v.other > 0),
+    ]),
+  },
   REFRESH_INTERVAL_MS: { expected: 'how often the API is listed again, ms (at least 1000)', fallback: '300000', schema: whole(1_000, 86_400_000) },
   LEASE_MS: { expected: 'the sync lease time, ms (at least 1000): how long a crashed lister blocks the others', fallback: '30000', schema: whole(1_000, 600_000) },
   TRUST_PROXY_HOPS: {
@@ -99,6 +111,7 @@ export interface RelayServerConfig {
   port: number;
   basePath: string;
   products: number[];
+  rateLimits: { list: number; other: number } | false;
   refreshIntervalMs: number;
   leaseMs: number;
   trustProxyHops: number;
@@ -209,6 +222,7 @@ export function readRelayConfig(env: Environment, readFile: (path: string) => st
       port: v.PORT!,
       basePath: v.BASE_PATH!,
       products: v.PRODUCTS!,
+      rateLimits: v.SHOP_API_RATE_LIMITS!,
       refreshIntervalMs: v.REFRESH_INTERVAL_MS!,
       leaseMs: v.LEASE_MS!,
       trustProxyHops: v.TRUST_PROXY_HOPS!,

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { fail } from './fail';
 import { loadServerPeers } from './optionalPeers';
+import { flushRelayLog } from './relayLogger';
 import { readRelayConfig, type Environment } from './relayServerConfig';
 import { RelayStartError, startRelayServer, type RelayServer } from './startRelayServer';
 
@@ -29,12 +30,16 @@ export async function runRelayProcess(env: Environment, hooks: RelayProcessHooks
     fail(`could not start: ${(error as Error)?.message ?? error}`, 1);
   }
   const { log } = server;
+  const exit = (code: number): never => {
+    flushRelayLog(log);
+    process.exit(code);
+  };
   let stopping = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
       if (stopping) {
         log.warn({ signal }, 'second signal: exiting now');
-        process.exit(1);
+        exit(1);
       }
       stopping = true;
       void server
@@ -43,17 +48,17 @@ export async function runRelayProcess(env: Environment, hooks: RelayProcessHooks
           await hooks.afterStop?.().catch(() => undefined);
           return code;
         })
-        .then((code) => process.exit(code));
+        .then((code) => exit(code));
     });
   }
   process.on('SIGHUP', () => server.reloadTokens());
   process.on('uncaughtException', (error) => {
     log.fatal({ err: error }, 'uncaught exception');
-    process.exit(1);
+    exit(1);
   });
   process.on('unhandledRejection', (error) => {
     log.fatal({ err: error }, 'unhandled rejection');
-    process.exit(1);
+    exit(1);
   });
   return server;
 }

@@ -106,8 +106,9 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
   const log = createRelayLogger(deps.peers.pino, {
     level: config.logLevel,
     secrets: () => [...secrets, ...tokenSecrets, ...upstreamTokens],
+    bindings: { shop },
     ...(deps.logTo ? { destination: deps.logTo } : {}),
-  }).child({ shop });
+  });
 
   let stopping: Promise<number> | null = null;
   let starting: string | null = 'starting';
@@ -195,6 +196,7 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     shopId: shop,
     ...(config.redisUrl ? { redis: config.redisUrl } : {}),
     products: config.products,
+    rateLimits: config.rateLimits,
     refreshIntervalMs: config.refreshIntervalMs,
     leaseMs: config.leaseMs,
     maxLongPolls: config.limits.maxLongPolls,
