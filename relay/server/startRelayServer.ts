@@ -209,8 +209,8 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     observer: {
       listing(e) {
         metrics.observer.listing(e);
+        // (a failed listing is the relay's own log line, below)
         if (e.ok) log.info({ resource: e.resource, ms: e.durationMs, upserts: e.upserts, deletes: e.deletes, rejected: e.rejected }, 'listing committed');
-        else log.warn({ resource: e.resource, error: e.error }, 'listing failed');
       },
       lease(held) {
         metrics.observer.lease(held);
@@ -222,7 +222,7 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
         if (health.ok) log.info('store reachable again');
         else log.error({ error: health.error }, 'store unreachable');
       },
-      error: (message, error) => log.error({ err: error }, message),
+      log: (level, message, error) => (error === undefined ? log[level](message) : log[level]({ err: error }, message)),
     },
   });
 
