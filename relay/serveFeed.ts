@@ -8,6 +8,8 @@ import type { LongPolls } from './longPolls';
 import type { FeedChange, FeedHead, FeedRecord, RelayStore } from './relayStore';
 
 export interface FeedContext {
+  /** The shop this relay serves (its `shopId`), named in every answer: a till checks it against its database's. */
+  shop: string;
   store: RelayStore;
   mirror: FeedMirror;
   polls: LongPolls;
@@ -22,12 +24,13 @@ export function feedError(status: number, code: string, message: string, headers
 }
 
 /**
- * `"<handle>.<version>.<newest confirmedAt>"`.
- * @example etagOf(head) // '"m1x2-ab12.812.1763900000000"'
+ * `"<handle>.<version>.<newest confirmedAt>"`, and `.degraded` while the relay is: a till that holds the data sees
+ * the relay's state change in a 200 answer (with its reason) instead of a 304.
+ * @example etagOf(head, head.version, false) // '"m1x2-ab12.812.1763900000000"'
  */
-function etagOf(head: FeedHead, version = head.version): string {
+function etagOf(head: FeedHead, version: number, degraded: boolean): string {
   const confirmed = Math.max(0, ...Object.values(head.confirmedAt).map((v) => v ?? 0));
-  return `"${head.handle}.${version}.${confirmed}"`;
+  return `"${head.handle}.${version}.${confirmed}${degraded ? '.degraded' : ''}"`;
 }
 
 const mustRefetch = (why: string): ProxyAnswer =>
@@ -78,16 +81,20 @@ export async function serveFeed(
     return mustRefetch(`this relay's history (${head.handle}) is not the one your version belongs to (${q.handle})`);
   }
 
+  let state = ctx.degraded();
   const body = (current: FeedHead, fields: Record<string, unknown>) => ({
+    shop: ctx.shop,
     handle: current.handle,
     ...fields,
     products: mirror.products(),
     confirmedAt: current.confirmedAt,
-    relay: ctx.degraded(),
+    relay: state,
   });
-  const headers = (etag: string) => ({ etag, 'cache-control': 'no-cache' });
+  // the state travels with a 304 too (a till that restarted holds an ETag, and no body tells it)
+  const headers = (etag: string) => ({ etag, 'cache-control': 'no-cache', ...(state.degraded ? { 'x-shop-relay-degraded': 'true' } : {}) });
+  const etag = (h: FeedHead, version = h.version) => etagOf(h, version, state.degraded);
   // what an answer's fields around its records depend on, besides the version: part of the cache key
-  const envelopeKey = (current: FeedHead): string => JSON.stringify([mirror.products(), current.confirmedAt, ctx.degraded()]);
+  const envelopeKey = (current: FeedHead): string => JSON.stringify([mirror.products(), current.confirmedAt, state]);
 
   if (q.since === null) {
     // a snapshot chunk, from this instance's copy; its content may be newer than the cursor's version (the till's
@@ -107,7 +114,7 @@ export async function serveFeed(
       const chunk = mirror.chunk(after, q.limit);
       const cursor = chunk.done ? null : encodeCursor(version, chunk.last ?? '');
       const fields = { version, kind: 'snapshot', cursor, upserts: chunk.records, deletes: [], more: !chunk.done };
-      return { answer: jsonAnswer(200, body(current, fields), headers(etagOf(current, version))), keep: true };
+      return { answer: jsonAnswer(200, body(current, fields), headers(etag(current, version))), keep: true };
     });
   }
 
@@ -118,7 +125,7 @@ export async function serveFeed(
     head = mirror.head()!;
     if (since > head.version) return mustRefetch(`version ${since} is newer than this relay's (${head.version})`);
   }
-  const unchanged = (h: FeedHead): boolean => (ifNoneMatch !== undefined ? ifNoneMatch === etagOf(h) : h.version <= since);
+  const unchanged = (h: FeedHead): boolean => (ifNoneMatch !== undefined ? ifNoneMatch === etag(h) : h.version <= since);
   if (unchanged(head) && q.waitMs > 0) {
     if (ctx.polls.full()) {
       // this instance holds as many long-polls as it may: the till polls again later (or another instance does)
@@ -127,10 +134,11 @@ export async function serveFeed(
     }
     await ctx.polls.wait(() => !unchanged(mirror.head()!), q.waitMs, signal);
     head = mirror.head()!;
+    state = ctx.degraded(); // (it may have changed while the request waited)
     if (q.handle !== head.handle) return mustRefetch('this relay started a new history meanwhile');
   }
-  if (ifNoneMatch !== undefined && ifNoneMatch === etagOf(head)) {
-    return { status: 304, headers: headers(etagOf(head)), body: Buffer.alloc(0) };
+  if (ifNoneMatch !== undefined && ifNoneMatch === etag(head)) {
+    return { status: 304, headers: headers(etag(head)), body: Buffer.alloc(0) };
   }
   if (since < head.oldest) return mustRefetch(`version ${since} is older than the change log this relay keeps (from ${head.oldest})`);
 
@@ -153,6 +161,6 @@ export async function serveFeed(
     const more = changes.length >= q.limit;
     const { upserts, deletes } = compact(changes);
     const fields = { version, kind: 'changes', cursor: null, upserts, deletes, more };
-    return { answer: jsonAnswer(200, body(current, fields), headers(etagOf(current, version))), keep: true };
+    return { answer: jsonAnswer(200, body(current, fields), headers(etag(current, version))), keep: true };
   });
 }

@@ -91,6 +91,7 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     trackedProducts: () => readTrackedProducts(db),
     shop: () => claim.shop(),
     exclusive: (work) => claim.exclusive(work),
+    relayShop: (name) => claim.relayShop(name),
     resync: () => engineSync.sync().then((r) => r.ok),
     syncAllowed: () => claim.ready.then((blocked) => !blocked),
     onReconnect: () => watches.refreshIfDue(),

@@ -17,6 +17,8 @@ interface StatusFacts {
   /** Where the data comes from; null until the first sync found out. */
   source: SyncStatus['source'] | null;
   relayVersion: number | null;
+  /** The relay's own state from its last answer; null until it answered. */
+  relay: SyncStatus['relay'] | null;
 }
 
 export type SyncStatusState = ReturnType<typeof createSyncStatus>;
@@ -41,6 +43,7 @@ export function createSyncStatus(connectivity: Connectivity) {
     persisted: undefined,
     source: null,
     relayVersion: null,
+    relay: null,
   });
   const view = (): SyncStatus => {
     const f = facts.get();
@@ -55,6 +58,7 @@ export function createSyncStatus(connectivity: Connectivity) {
     if (f.persisted !== undefined) status.persisted = f.persisted;
     if (f.source) status.source = f.source;
     if (f.source === 'relay') status.relayVersion = f.relayVersion ?? null;
+    if (f.source === 'relay' && f.relay) status.relay = f.relay;
     return status;
   };
   return {
