@@ -3,6 +3,7 @@
 //                            src/react/), unminified ESM with bare imports of dexie/comlink/rxjs/zod/react, so the
 //                            app's bundler bundles the worker itself and the main entry never carries the hooks
 //   vite build --mode node → dist/node/: the Node-only entries (mock server, its MSW handlers, credential proxy, relay)
+//                            and the shop-lookup-relay command (dist/node/shop-lookup-relay.js, package.json "bin")
 import { posix } from 'node:path';
 import MagicString from 'magic-string';
 import type { Plugin } from 'vite';
@@ -62,8 +63,15 @@ export default defineConfig(({ mode }) => ({
           sourcemap: false,
           target: 'node20',
           rollupOptions: {
-            input: { 'mock-server': 'mock-server/index.ts', 'mock-server-msw': 'mock-server/msw/index.ts', proxy: 'proxy/index.ts', relay: 'relay/index.ts' },
-            output: { format: 'es', entryFileNames: '[name].js' },
+            input: {
+              'mock-server': 'mock-server/index.ts',
+              'mock-server-msw': 'mock-server/msw/index.ts',
+              proxy: 'proxy/index.ts',
+              relay: 'relay/index.ts',
+              'shop-lookup-relay': 'relay/server/main.ts',
+            },
+            // the bin (package.json "bin") is run as a file: it starts with a shebang
+            output: { format: 'es', entryFileNames: '[name].js', banner: (chunk) => (chunk.name === 'shop-lookup-relay' ? '#!/usr/bin/env node' : '') },
           },
         }
       : {

@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { Agent, createServer, request } from 'node:http';
 import { promisify } from 'node:util';
 import { runnerImport } from 'vite';
+import { benchRelayProcess } from './relayProcessBench.mjs';
 import { median, quantile } from './stats.mjs';
 
 const BASE = '/shop-api';
@@ -268,4 +269,7 @@ export async function benchRelay({ root, sizes, log, row, results, smoke }) {
     row({ figure: '  (first listing through the relay, no rate limit)', ours: listMs, unit: 'ms', budget: 'info', pass: true, info: true });
     await api.close();
   }
+
+  // ---- the relay as a deployed process: snapshot serving to many tills, fan-out to many long-polls ------------------
+  await benchRelayProcess({ root, sizes, log, row, results, smoke });
 }

@@ -11,7 +11,7 @@ import { createForwarder } from '../proxy/forwardRequest';
 import { apiRefusal, envelopeAnswer, jsonAnswer, PROXY_CODES, sendAnswer, type ProxyAnswer } from '../proxy/proxyAnswers';
 import { createRedaction, urlSecrets } from '../proxy/redaction';
 import { answerAdmitted, createRequestGate } from '../proxy/requestGate';
-import { createServerLog } from '../proxy/serverLog';
+import { createServerLog, type ServerLog } from '../proxy/serverLog';
 import type { RouteName } from '../proxy/types';
 import { failureText } from '../proxy/upstreamErrors';
 import { createApiClient } from '../worker/api/apiClient';
@@ -46,8 +46,39 @@ interface Running {
   mirror: FeedMirror;
   sync: UpstreamSync;
   feed: FeedContext;
+  offHealth: () => void;
   fair: FairShare;
   products: ProductTracking;
+}
+
+/** The store as the sync sees it, telling `held` whenever this instance takes or gives up the sync lease. */
+function observeLease(store: RelayStore, held: (held: boolean) => void): RelayStore {
+  return {
+    ...store,
+    async acquireLease(name, owner, ttlMs) {
+      const lease = await store.acquireLease(name, owner, ttlMs);
+      if (lease) held(true);
+      return lease;
+    },
+    async renewLease(lease, ttlMs) {
+      const renewed = await store.renewLease(lease, ttlMs);
+      if (!renewed) held(false);
+      return renewed;
+    },
+    async releaseLease(lease) {
+      held(false);
+      await store.releaseLease(lease);
+    },
+  };
+}
+
+/**
+ * The shop's name when `shopId` is not given: a SHA-256 prefix of the key (it names the Redis keys and is checked by
+ * tills, so every instance of a shop must derive the same).
+ * @example defaultShopId('my-key') // '8a1f…' (16 hex digits)
+ */
+export function defaultShopId(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 16);
 }
 
 /** Defaults of the options that bound what clients can make the relay do upstream (see types.ts). */
@@ -66,7 +97,7 @@ export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
   const now = options.now ?? (() => Date.now());
   const maxUrlLength = options.maxUrlLength ?? 2048;
   const maxWaitSeconds = options.maxWaitSeconds ?? 60;
-  const shopId = options.shopId ?? createHash('sha256').update(options.key).digest('hex').slice(0, 16);
+  const shopId = options.shopId ?? defaultShopId(options.key);
   const instance = `${shopId.slice(0, 6)}-${randomBytes(4).toString('hex')}`;
   const limits = options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
   const auth = { key: options.key, secret: options.secret };
@@ -76,9 +107,13 @@ export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
   setMaxListeners(0, closing.signal); // every read-through waiting for its turn listens to it
   // everything the relay writes (answers, status, logs) goes without the key, the secret, tokens and passwords
   const redaction = createRedaction([options.key, options.secret, ...urlSecrets(target), ...urlSecrets(options.redis)]);
-  const log = createServerLog(redaction, 'shop-relay');
+  const observer = options.observer ?? {};
+  // the host's log when it gives one (the relay command's pino), else the console: our words, redacted
+  const log: ServerLog = observer.log
+    ? (level, message, error) => observer.log!(level, redaction.text(message), error)
+    : createServerLog(redaction, 'shop-relay');
   const gate = createRequestGate({ component: 'createShopRelay', ...options, log });
-  const polls = createLongPolls();
+  const polls = createLongPolls(options.maxLongPolls ?? 5_000);
   const items = createSingleFlight<ProxyAnswer>(options.itemCacheMs ?? 2_000, now);
   let forwarder: ReturnType<typeof createForwarder> | undefined;
 
@@ -117,15 +152,32 @@ export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
     });
     const mirror = createFeedMirror(store);
     mirror.onChange(() => polls.changed());
+    const offHealth = observer.storeHealth ? store.onHealthChange((health) => observer.storeHealth!(health)) : () => undefined;
     const sync = createUpstreamSync({
-      store,
+      store: observer.lease ? observeLease(store, observer.lease) : store,
       client,
       owner: instance,
       now,
       refreshIntervalMs: options.refreshIntervalMs ?? 300_000,
       leaseMs: options.leaseMs ?? 30_000,
       retry: options.retry ?? SYNC_RETRY,
-      onError: (resource, error) => log('warn', `listing ${resource} failed: ${failureText(error)}`),
+      onError: (resource, error) => {
+        observer.listing?.({ resource, ok: false, durationMs: null, upserts: 0, deletes: 0, rejected: 0, error: redaction.text(failureText(error)) });
+        log('warn', `listing ${resource} failed: ${failureText(error)}`);
+      },
+      onListed: (resource, result) => {
+        // confirmedAt is when the listing started (on whichever instance started it)
+        const startedAt = result.head.confirmedAt[resource];
+        observer.listing?.({
+          resource,
+          ok: true,
+          durationMs: startedAt === undefined ? null : Math.max(0, now() - startedAt),
+          upserts: result.upserts,
+          deletes: result.deletes,
+          rejected: result.rejected,
+          error: null,
+        });
+      },
       productTtlMs: options.productTtlMs ?? DEFAULT_PRODUCT_TTL_MS,
       keepProducts: options.products ?? [],
       onDropped: (dropped) => {
@@ -157,7 +209,7 @@ export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
     if (options.products?.length) await store.trackProducts(options.products, { at: now() });
     await mirror.catchUp();
     void sync.run().then(() => mirror.catchUp());
-    return { store, owned, mirror, sync, feed, fair, products };
+    return { store, owned, mirror, sync, feed, offHealth, fair, products };
   }
 
   const started = start();
@@ -299,6 +351,10 @@ export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
       const r = await started.catch(() => null);
       if (!r) return;
       r.sync.close();
+      // the run under way ends first: a commit already sent finishes, and the sync lease is released, so another
+      // instance lists at once instead of waiting for the lease to run out
+      await r.sync.run().catch(() => undefined);
+      r.offHealth();
       r.fair.dispose();
       r.mirror.close();
       if (r.owned) await r.store.close();

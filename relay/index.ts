@@ -5,4 +5,4 @@ export { createMemoryStore } from './memoryStore';
 export type { MemoryStoreOptions } from './memoryStore';
 // the store contract, every type of it (a RelayStore of your own implements these)
 export type * from './relayStore';
-export type { Authorize, ClientLimits, RelayStatus, RouteName, ShopRelay, ShopRelayOptions } from './types';
+export type { Authorize, ClientLimits, RelayObserver, RelayStatus, RouteName, ShopRelay, ShopRelayOptions } from './types';

@@ -9,12 +9,14 @@ export interface LongPolls {
   changed(): void;
   /** How many are parked (status, tests). */
   size(): number;
+  /** Whether the cap is reached: one more would be refused (503), not parked. */
+  full(): boolean;
   /** Ends every parked poll now (false). */
   close(): void;
 }
 
-/** @example const polls = createLongPolls(); mirror.onChange(() => polls.changed()); await polls.wait(() => moved(), 30_000); */
-export function createLongPolls(): LongPolls {
+/** @example const polls = createLongPolls(5_000); mirror.onChange(() => polls.changed()); await polls.wait(() => moved(), 30_000); */
+export function createLongPolls(max = Infinity): LongPolls {
   const parked = new Set<{ ready: () => boolean; end: (moved: boolean) => void }>();
   let closed = false;
   return {
@@ -40,6 +42,7 @@ export function createLongPolls(): LongPolls {
       for (const entry of [...parked]) if (entry.ready()) entry.end(true);
     },
     size: () => parked.size,
+    full: () => parked.size >= max,
     close() {
       closed = true;
       for (const entry of [...parked]) entry.end(false);

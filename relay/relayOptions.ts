@@ -55,6 +55,14 @@ const relayShape = {
   listingShare: z.optional(z.number().min(0).max(1)),
   maxTrackedProducts: z.optional(wholeNumber(0)),
   productTtlMs: z.optional(wholeNumber(1)),
+  maxLongPolls: z.optional(wholeNumber(1)),
+  observer: z.optional(
+    z.custom<NonNullable<ShopRelayOptions['observer']>>(
+      (value) =>
+        typeof value === 'object' && value !== null &&
+        Object.entries(value).every(([k, v]) => ['listing', 'lease', 'storeHealth', 'log'].includes(k) && (v === undefined || typeof v === 'function')),
+    ),
+  ),
 } satisfies Record<keyof ShopRelayOptions, z.ZodType>;
 const relaySchema = z.strictObject(relayShape);
 
@@ -76,6 +84,8 @@ const RELAY_EXPECTED: Record<string, string> = {
   listingShare: 'a number from 0 to 1 (the share of upstream calls kept for the listing)',
   maxTrackedProducts: 'a whole number, at least 0',
   productTtlMs: 'a whole number of milliseconds, at least 1',
+  maxLongPolls: 'a whole number, at least 1',
+  observer: 'an object of hook functions: listing, lease, storeHealth, log',
 };
 
 /**

@@ -2,6 +2,7 @@
 // a long-poll that answers as soon as the head moves past the client's, within its wait.
 import { jsonAnswer, type ProxyAnswer } from '../proxy/proxyAnswers';
 import type { FeedMirror } from './feedMirror';
+import { feedAnswerCache } from './feedAnswerCache';
 import { encodeCursor, parseFeedQuery } from './feedQuery';
 import type { LongPolls } from './longPolls';
 import type { FeedChange, FeedHead, FeedRecord, RelayStore } from './relayStore';
@@ -107,17 +108,29 @@ export async function serveFeed(
   // the state travels with a 304 too (a till that restarted holds an ETag, and no body tells it)
   const headers = (etag: string) => ({ etag, 'cache-control': 'no-cache', ...(state.degraded ? { 'x-shop-relay-degraded': 'true' } : {}) });
   const etag = (h: FeedHead, version = h.version) => etagOf(h, version, state.degraded);
+  // what an answer's fields around its records depend on, besides the version: part of the cache key
+  const envelopeKey = (current: FeedHead): string => JSON.stringify([mirror.products(), current.confirmedAt, state]);
 
   if (q.since === null) {
-    // a snapshot chunk, from this instance's copy
+    // a snapshot chunk, from this instance's copy; its content may be newer than the cursor's version (the till's
+    // catch-up from that version re-applies what changed), never older: an earlier chunk came from an instance that
+    // had seen a commit this one has not heard of yet (a load balancer spreads one till's requests)
+    if (q.cursor && q.cursor.version > head.version) {
+      await mirror.catchUp();
+      head = mirror.head()!;
+      if (q.cursor.version > head.version) return mustRefetch(`this snapshot's version ${q.cursor.version} is newer than this relay's (${head.version})`);
+    }
     const version = q.cursor?.version ?? head.version;
-    const chunk = mirror.chunk(q.cursor?.after ?? null, q.limit);
-    const cursor = chunk.done ? null : encodeCursor(version, chunk.last ?? '');
-    return jsonAnswer(
-      200,
-      body(head, { version, kind: 'snapshot', cursor, upserts: chunk.records, deletes: [], more: !chunk.done }),
-      headers(etag(head, version)),
-    );
+    const after = q.cursor?.after ?? null;
+    // every till reads the same chunks: each is serialised once per version of this instance's copy
+    const key = `snapshot\0${head.handle}\0${head.version}\0${version}\0${after}\0${q.limit}\0${envelopeKey(head)}`;
+    const current = head;
+    return feedAnswerCache(mirror).get(key, async () => {
+      const chunk = mirror.chunk(after, q.limit);
+      const cursor = chunk.done ? null : encodeCursor(version, chunk.last ?? '');
+      const fields = { version, kind: 'snapshot', cursor, upserts: chunk.records, deletes: [], more: !chunk.done };
+      return { answer: jsonAnswer(200, body(current, fields), headers(etag(current, version))), keep: true };
+    });
   }
 
   const since = q.since;
@@ -129,6 +142,11 @@ export async function serveFeed(
   }
   const unchanged = (h: FeedHead): boolean => (ifNoneMatch !== undefined ? ifNoneMatch === etag(h) : h.version <= since);
   if (unchanged(head) && q.waitMs > 0) {
+    if (ctx.polls.full()) {
+      // this instance holds as many long-polls as it may: the till polls again later (or another instance does)
+      const msg = `RELAY BUSY: this relay instance holds ${ctx.polls.size()} long-polls, its limit; nothing changed since your version. Poll again after Retry-After.`;
+      return feedError(503, 'relay_busy', msg, { 'retry-after': '5' });
+    }
     await ctx.polls.wait(() => !unchanged(mirror.head()!), q.waitMs, signal);
     head = mirror.head()!;
     state = ctx.degraded(); // (it may have changed while the request waited)
@@ -139,23 +157,25 @@ export async function serveFeed(
   }
   if (since < head.oldest) return mustRefetch(`version ${since} is older than the change log this relay keeps (from ${head.oldest})`);
 
-  let changes: FeedChange[] | null;
-  if (since === head.version) changes = [];
-  else {
-    try {
-      changes = await ctx.store.readChanges(since, q.limit);
-    } catch {
-      // degraded: no change log without the store; a new snapshot from this instance's copy is always possible
-      return mustRefetch(`the relay cannot read its change log right now (${mirror.error() ?? 'store unreachable'})`);
+  // the tills woken by one change ask the same changes: the log is read and the answer made once for all of them
+  const current = head;
+  const key = `changes\0${head.handle}\0${head.version}\0${since}\0${q.limit}\0${envelopeKey(head)}`;
+  return feedAnswerCache(mirror).get(key, async () => {
+    let changes: FeedChange[] | null;
+    if (since === current.version) changes = [];
+    else {
+      try {
+        changes = await ctx.store.readChanges(since, q.limit);
+      } catch {
+        // degraded: no change log without the store; a new snapshot from this instance's copy is always possible
+        return { answer: mustRefetch(`the relay cannot read its change log right now (${mirror.error() ?? 'store unreachable'})`), keep: false };
+      }
+      if (changes === null) return { answer: mustRefetch(`version ${since} is older than the change log this relay keeps`), keep: true };
     }
-    if (changes === null) return mustRefetch(`version ${since} is older than the change log this relay keeps`);
-  }
-  const version = changes.length > 0 ? changes[changes.length - 1]!.version : since;
-  const more = changes.length >= q.limit;
-  const { upserts, deletes } = compact(changes);
-  return jsonAnswer(
-    200,
-    body(head, { version, kind: 'changes', cursor: null, upserts, deletes, more }),
-    headers(etag(head, version)),
-  );
+    const version = changes.length > 0 ? changes[changes.length - 1]!.version : since;
+    const more = changes.length >= q.limit;
+    const { upserts, deletes } = compact(changes);
+    const fields = { version, kind: 'changes', cursor: null, upserts, deletes, more };
+    return { answer: jsonAnswer(200, body(current, fields), headers(etag(current, version))), keep: true };
+  });
 }

@@ -1,7 +1,7 @@
 // Public types of the shop relay. Types only: every other relay file imports from here.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authorize, ClientLimits } from '../proxy/types';
-import type { RelayStore } from './relayStore';
+import type { RelayStore, ResourceId, StoreHealth } from './relayStore';
 
 export type { Authorize, ClientLimits, RouteName } from '../proxy/types';
 
@@ -112,6 +112,45 @@ export interface ShopRelayOptions {
   fetch?: typeof fetch;
   /** Clock, ms; default Date.now. @example { now: () => fakeNow } */
   now?: () => number;
+  /**
+   * Long-polls parked at once on this instance; one more is answered 503 with Retry-After (the till polls again
+   * later), while every other request is still served. Default 5_000.
+   * @example { maxLongPolls: 2_000 }
+   */
+  maxLongPolls?: number;
+  /**
+   * Hooks for logs and metrics: the relay tells what happens (listings, the sync lease, the store's health, its log
+   * lines) and never waits for them. The `shop-lookup-relay` command plugs pino and prom-client in here. Without
+   * `log`, lines go to the console.
+   * @example { observer: { listing: (e) => log.info(e, 'listing'), log: (level, msg, e) => log[level]({ err: e }, msg) } }
+   */
+  observer?: RelayObserver;
+}
+
+/** What the relay tells its host (logs, metrics); every hook is optional and must not throw. */
+export interface RelayObserver {
+  /**
+   * A listing of one resource ended: committed (`ok`), or failed (`error` in words). `durationMs`: from the start of
+   * the listing (on whichever instance started it) to its commit; null when it failed.
+   */
+  listing?(event: {
+    resource: ResourceId;
+    ok: boolean;
+    durationMs: number | null;
+    upserts: number;
+    deletes: number;
+    rejected: number;
+    error: string | null;
+  }): void;
+  /** This instance took (true) or gave up (false) the sync lease: it is the one listing the API now. */
+  lease?(held: boolean): void;
+  /** The store's health changed (Redis lost, Redis back). */
+  storeHealth?(health: StoreHealth): void;
+  /**
+   * A line the relay would write to the console (a listing that failed, a request that failed, authorize that
+   * threw): its message redacted (no key, secret, token or password), and the error as it was thrown.
+   */
+  log?(level: 'warn' | 'error', message: string, error?: unknown): void;
 }
 
 /** Where the relay stands, as `GET {basePath}/relay/v1/status` answers it. */

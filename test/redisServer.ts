@@ -1,7 +1,7 @@
 // A real, throwaway redis-server for the relay tests: a child process on a free loopback port, no persistence,
 // stoppable and restartable on the same port (for the "Redis lost" tests), always killed when the tests end.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,8 +13,9 @@ export interface RedisServer {
   /** Kills the server (SIGKILL: as if the machine went away); resolves once it has exited. Data is gone unless
    * the server is persistent. */
   stop(): Promise<void>;
-  /** Starts it again on the same port; resolves once it answers PING. */
-  start(): Promise<void>;
+  /** Starts it again on the same port; resolves once it answers PING. `empty`: without the data it kept (as a
+   * Redis whose disk was lost). */
+  start(options?: { empty?: boolean }): Promise<void>;
   running(): boolean;
 }
 
@@ -81,8 +82,9 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir]
     : ['--appendonly', 'no'];
 
-  async function start(): Promise<void> {
+  async function start({ empty = false }: { empty?: boolean } = {}): Promise<void> {
     if (child) return;
+    if (empty && dir) for (const entry of readdirSync(dir)) rmSync(join(dir, entry), { recursive: true, force: true });
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...storage];
     const proc = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';

@@ -1,0 +1,266 @@
+// The shop-lookup-relay command's configuration: every environment variable it reads, validated with zod at start.
+// A missing or malformed value becomes one line naming the variable and what is expected (never a secret's value);
+// secrets may come from a file instead (`<NAME>_FILE`, as mounted by Docker or Kubernetes secrets).
+import { z } from 'zod';
+
+/** One environment variable: how it is checked, what it means (the docs' table is made of these). */
+export interface RelayVariable {
+  /** What is expected, for the error line and the docs. */
+  expected: string;
+  /** The value used when the variable is unset (as text), if any. */
+  fallback?: string;
+  /** Never echoed; may be given as `<NAME>_FILE`. */
+  secret?: boolean;
+  schema: z.ZodType;
+}
+
+const flag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
+const whole = (min: number, max: number) =>
+  z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(min).max(max));
+const httpUrl = z
+  .string()
+  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol))
+  .transform((v) => v.replace(/\/+$/, ''));
+
+/** Every variable the relay command reads, in the order of the docs' table. */
+export const RELAY_VARIABLES = {
+  SHOP_API_KEY: { expected: "the shop's admin API key", secret: true, schema: z.string().trim().min(1) },
+  SHOP_API_SECRET: { expected: "the shop's admin API secret", secret: true, schema: z.string().trim().min(1) },
+  SHOP_API_BASE: { expected: 'the shop API origin, an http(s) URL', fallback: 'https://api.imweb.me', schema: httpUrl },
+  SHOP_ID: {
+    expected: 'a name for the shop of 1 to 64 letters, digits, dots, dashes or underscores (default: a SHA-256 prefix of the key)',
+    schema: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/),
+  },
+  REDIS_URL: {
+    expected: 'a redis:// or rediss:// URL; set it on every instance of a shop (omitted: one instance, in memory)',
+    secret: true,
+    schema: z.string().regex(/^rediss?:\/\/\S+$/),
+  },
+  HOST: { expected: 'the address to listen on', fallback: '0.0.0.0', schema: z.string().min(1) },
+  PORT: { expected: 'a port number from 0 to 65535', fallback: '8788', schema: whole(0, 65535) },
+  BASE_PATH: {
+    expected: "'' or a path starting with '/' under which the API paths and relay/v1 are served",
+    fallback: '',
+    schema: z.union([z.literal(''), z.string().regex(/^\/[^\s?#]*$/)]).transform((v) => v.replace(/\/+$/, '')),
+  },
+  PRODUCTS: {
+    expected: 'product numbers whose options are listed from the start, separated by commas',
+    fallback: '',
+    schema: z
+      .string()
+      .regex(/^\s*(\d{1,15}\s*(,\s*\d{1,15}\s*)*)?$/)
+      .transform((v) => (v.trim() === '' ? [] : v.split(',').map((n) => Number(n.trim())))),
+  },
+  SHOP_API_RATE_LIMITS: {
+    expected: 'list and other calls per second to the shop API, shared by every instance, as `list,other` (the API\'s documented 1,5), or off (in front of a mock only)',
+    fallback: '1,5',
+    schema: z.union([
+      z.literal('off').transform(() => false as const),
+      z
+        .string()
+        .regex(/^\d+(\.\d+)?,\d+(\.\d+)?$/)
+        .transform((v) => ({ list: Number(v.split(',')[0]), other: Number(v.split(',')[1]) }))
+        .refine((v) => v.list > 0 && v.other > 0),
+    ]),
+  },
+  REFRESH_INTERVAL_MS: { expected: 'how often the API is listed again, ms (at least 1000)', fallback: '300000', schema: whole(1_000, 86_400_000) },
+  LEASE_MS: { expected: 'the sync lease time, ms (at least 1000): how long a crashed lister blocks the others', fallback: '30000', schema: whole(1_000, 600_000) },
+  TRUST_PROXY_HOPS: {
+    expected: 'how many proxies in front of the relay append to X-Forwarded-For (0: use the connecting address)',
+    fallback: '0',
+    schema: whole(0, 10),
+  },
+  TILL_TOKENS_FILE: { expected: 'a readable file of till tokens, one `name token` a line', schema: z.string().min(1) },
+  TILL_TOKEN_SECRET: { expected: 'the secret signed till tokens are checked with, at least 32 characters', secret: true, schema: z.string().min(32) },
+  STOREFRONT_OPEN: {
+    expected: 'true or false: anybody may ask productOptions, productOption and coupon (one coupon by its code)',
+    fallback: 'false',
+    schema: flag,
+  },
+  RELAY_PUBLIC: { expected: 'true or false: anybody may ask everything (a private network only)', fallback: 'false', schema: flag },
+  OPS_TOKEN: {
+    expected: 'the bearer token of /metrics and relay/v1/status, at least 16 characters (omitted: loopback only)',
+    secret: true,
+    schema: z.string().min(16),
+  },
+  LOG_LEVEL: {
+    expected: 'one of fatal, error, warn, info, debug, trace, silent',
+    fallback: 'info',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  },
+  MAX_CONNECTIONS: { expected: 'open connections at most (100 to 1000000)', fallback: '10000', schema: whole(100, 1_000_000) },
+  MAX_LONG_POLLS: { expected: 'long-polls parked at once at most (1 to 1000000)', fallback: '5000', schema: whole(1, 1_000_000) },
+  HEADERS_TIMEOUT_MS: { expected: 'time a client has to send its request headers, ms', fallback: '10000', schema: whole(1_000, 600_000) },
+  REQUEST_TIMEOUT_MS: { expected: 'time a client has to send its whole request, ms', fallback: '30000', schema: whole(1_000, 600_000) },
+  KEEP_ALIVE_TIMEOUT_MS: { expected: 'how long an idle keep-alive connection stays open, ms', fallback: '5000', schema: whole(100, 600_000) },
+  SHUTDOWN_TIMEOUT_MS: { expected: 'the longest a SIGTERM/SIGINT shutdown may take, ms', fallback: '10000', schema: whole(100, 600_000) },
+} satisfies Record<string, RelayVariable>;
+
+export type RelayVariableName = keyof typeof RELAY_VARIABLES;
+
+type Parsed = { [K in RelayVariableName]: z.output<(typeof RELAY_VARIABLES)[K]['schema']> };
+
+/** The checked configuration of one relay process. */
+export interface RelayServerConfig {
+  key: string;
+  secret: string;
+  target: string;
+  shopId: string | undefined;
+  redisUrl: string | undefined;
+  host: string;
+  port: number;
+  basePath: string;
+  products: number[];
+  rateLimits: { list: number; other: number } | false;
+  refreshIntervalMs: number;
+  leaseMs: number;
+  trustProxyHops: number;
+  tillTokensFile: string | undefined;
+  tillTokenSecret: string | undefined;
+  storefrontOpen: boolean;
+  public: boolean;
+  opsToken: string | undefined;
+  logLevel: string;
+  limits: {
+    maxConnections: number;
+    maxLongPolls: number;
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+  };
+  shutdownTimeoutMs: number;
+}
+
+export type ConfigResult<T> = { ok: true; config: T } | { ok: false; message: string };
+
+export type Environment = Record<string, string | undefined>;
+
+const shown = (value: string): string => JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+
+/**
+ * The raw value of each variable asked for: from the environment, or read from `<NAME>_FILE` for secrets (its
+ * trailing newline dropped), or the fallback; an empty value counts as unset.
+ */
+function rawValues(
+  env: Environment,
+  names: RelayVariableName[],
+  readFile: (path: string) => string,
+): ConfigResult<Partial<Record<RelayVariableName, string>>> {
+  const raw: Partial<Record<RelayVariableName, string>> = {};
+  for (const name of names) {
+    const spec: RelayVariable = RELAY_VARIABLES[name];
+    const direct = env[name] === '' ? undefined : env[name];
+    const file = spec.secret && env[`${name}_FILE`] ? env[`${name}_FILE`] : undefined;
+    if (direct !== undefined && file !== undefined) {
+      return { ok: false, message: `${name} and ${name}_FILE are both set: set one of them` };
+    }
+    if (file !== undefined) {
+      try {
+        raw[name] = readFile(file).replace(/\r?\n$/, '');
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? (error as Error).message;
+        return { ok: false, message: `${name}_FILE: cannot read ${file} (${code}); expected a file holding ${spec.expected}` };
+      }
+    } else if (direct !== undefined) raw[name] = direct;
+    else if (spec.fallback !== undefined) raw[name] = spec.fallback;
+  }
+  return { ok: true, config: raw };
+}
+
+/** Checks the variables asked for with their schemas; the first problem as one line. */
+function parseVariables<N extends RelayVariableName>(
+  env: Environment,
+  names: N[],
+  required: RelayVariableName[],
+  readFile: (path: string) => string,
+): ConfigResult<Pick<Parsed, N>> {
+  const raw = rawValues(env, names, readFile);
+  if (!raw.ok) return raw;
+  for (const name of required) {
+    if (raw.config[name] === undefined) {
+      const spec: RelayVariable = RELAY_VARIABLES[name];
+      return { ok: false, message: `${name} is not set: expected ${spec.expected}${spec.secret ? ` (or ${name}_FILE: a file holding it)` : ''}` };
+    }
+  }
+  const shape = Object.fromEntries(names.map((name) => [name, RELAY_VARIABLES[name].schema.optional()]));
+  const parsed = z.object(shape).safeParse(raw.config);
+  if (!parsed.success) {
+    const name = String(parsed.error.issues[0]!.path[0]) as RelayVariableName;
+    const spec: RelayVariable = RELAY_VARIABLES[name];
+    const got = spec.secret ? '' : ` (got ${shown(raw.config[name] ?? '')})`;
+    return { ok: false, message: `${name}: expected ${spec.expected}${got}` };
+  }
+  return { ok: true, config: parsed.data as Pick<Parsed, N> };
+}
+
+/**
+ * Reads and checks the relay's configuration from the environment.
+ * @example const result = readRelayConfig(process.env, (p) => readFileSync(p, 'utf8')); if (!result.ok) fail(result.message);
+ */
+export function readRelayConfig(env: Environment, readFile: (path: string) => string): ConfigResult<RelayServerConfig> {
+  const names = Object.keys(RELAY_VARIABLES) as RelayVariableName[];
+  const result = parseVariables(env, names, ['SHOP_API_KEY', 'SHOP_API_SECRET'], readFile);
+  if (!result.ok) return result;
+  const v = result.config;
+  if (!v.TILL_TOKENS_FILE && !v.TILL_TOKEN_SECRET && !v.STOREFRONT_OPEN && !v.RELAY_PUBLIC) {
+    return {
+      ok: false,
+      message:
+        'nobody may ask this relay: set TILL_TOKENS_FILE and/or TILL_TOKEN_SECRET (till tokens), STOREFRONT_OPEN=true ' +
+        '(the storefront routes for everybody), or RELAY_PUBLIC=true (everything for everybody, private networks only)',
+    };
+  }
+  return {
+    ok: true,
+    config: {
+      key: v.SHOP_API_KEY!,
+      secret: v.SHOP_API_SECRET!,
+      target: v.SHOP_API_BASE!,
+      shopId: v.SHOP_ID,
+      redisUrl: v.REDIS_URL,
+      host: v.HOST!,
+      port: v.PORT!,
+      basePath: v.BASE_PATH!,
+      products: v.PRODUCTS!,
+      rateLimits: v.SHOP_API_RATE_LIMITS!,
+      refreshIntervalMs: v.REFRESH_INTERVAL_MS!,
+      leaseMs: v.LEASE_MS!,
+      trustProxyHops: v.TRUST_PROXY_HOPS!,
+      tillTokensFile: v.TILL_TOKENS_FILE,
+      tillTokenSecret: v.TILL_TOKEN_SECRET,
+      storefrontOpen: v.STOREFRONT_OPEN!,
+      public: v.RELAY_PUBLIC!,
+      opsToken: v.OPS_TOKEN,
+      logLevel: v.LOG_LEVEL!,
+      limits: {
+        maxConnections: v.MAX_CONNECTIONS!,
+        maxLongPolls: v.MAX_LONG_POLLS!,
+        headersTimeoutMs: v.HEADERS_TIMEOUT_MS!,
+        requestTimeoutMs: v.REQUEST_TIMEOUT_MS!,
+        keepAliveTimeoutMs: v.KEEP_ALIVE_TIMEOUT_MS!,
+      },
+      shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS!,
+    },
+  };
+}
+
+/** What `shop-lookup-relay token` needs: the signing secret and which shop the token is for. */
+export interface TokenCommandConfig {
+  tillTokenSecret: string;
+  shopId: string | undefined;
+  key: string | undefined;
+}
+
+/**
+ * Reads the variables of the `token` command (TILL_TOKEN_SECRET, and SHOP_ID or SHOP_API_KEY).
+ * @example const result = readTokenCommandConfig(process.env, readFile);
+ */
+export function readTokenCommandConfig(env: Environment, readFile: (path: string) => string): ConfigResult<TokenCommandConfig> {
+  const result = parseVariables(env, ['TILL_TOKEN_SECRET', 'SHOP_ID', 'SHOP_API_KEY'], ['TILL_TOKEN_SECRET'], readFile);
+  if (!result.ok) return result;
+  const v = result.config;
+  if (!v.SHOP_ID && !v.SHOP_API_KEY) {
+    return { ok: false, message: 'SHOP_ID is not set: expected the relay\'s SHOP_ID (or SHOP_API_KEY, from which the relay derives it)' };
+  }
+  return { ok: true, config: { tillTokenSecret: v.TILL_TOKEN_SECRET!, shopId: v.SHOP_ID, key: v.SHOP_API_KEY } };
+}

@@ -1,0 +1,149 @@
+// Who may ask the relay command, without code: tills with a token (static or signed), the storefront routes for
+// everybody when opened, operators (status, metrics) with OPS_TOKEN or from loopback. Also who a request comes
+// from (a till by its name, else its address; behind proxies the address TRUST_PROXY_HOPS from the right of
+// X-Forwarded-For), for the per-client bounds and the logs. Tokens are read from the request, never kept or logged.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Authorize, RouteName } from '../types';
+import type { TillTokens, TokenRefusal } from './tillTokens';
+
+/** The routes STOREFRONT_OPEN opens to everybody: product options, and one coupon by its exact code. */
+export const STOREFRONT_ROUTES: readonly RouteName[] = ['productOptions', 'productOption', 'coupon'];
+
+/** The cookie a browser till may carry its token in (same-origin relay), instead of the Authorization header. */
+export const TILL_COOKIE = 'shop_lookup_till';
+
+/** Why a request was refused, as logs and metrics name it. */
+export type RefusalReason = TokenRefusal | 'ops_only';
+
+export interface TillAccessOptions {
+  tokens: TillTokens;
+  storefrontOpen: boolean;
+  /** Anybody may ask everything but the operators' routes. */
+  public: boolean;
+  /** Bearer token of the operators' routes; without it, loopback clients only. */
+  opsToken: string | undefined;
+  trustProxyHops: number;
+  /** Told about every refusal, with the till's name when the token names one (never the token). */
+  onRefused?: (event: { req: IncomingMessage; route: RouteName | 'metrics'; reason: RefusalReason; till: string | null }) => void;
+}
+
+/** Who a request comes from, worked out once per request. */
+export interface RequestIdentity {
+  /** The client's address (after TRUST_PROXY_HOPS). */
+  address: string;
+  /** The till its token names, when the token is valid. */
+  till: string | null;
+}
+
+export interface TillAccess {
+  authorize: Authorize;
+  /** For the relay's per-client bounds: `till:<name>` for a till with a valid token, else `ip:<address>`. */
+  clientId(req: IncomingMessage): string;
+  identify(req: IncomingMessage): RequestIdentity;
+  /** Whether an operators' route (metrics, status) may be answered; tells onRefused when not. */
+  mayOperate(req: IncomingMessage, route: RouteName | 'metrics'): boolean;
+}
+
+const first = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+const sha256 = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+export function isLoopback(address: string): boolean {
+  return address === '::1' || /^(?:::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address);
+}
+
+/**
+ * The client's address: the connecting one, or with `hops` trusted proxies, the entry that many places from the
+ * right of X-Forwarded-For (each proxy appends the address it was reached from; entries further left are whatever
+ * the client wrote, so they are never trusted).
+ * @example clientAddress(req, 1) // '203.0.113.7' for X-Forwarded-For: 'spoofed, 203.0.113.7' through one proxy
+ */
+export function clientAddress(req: IncomingMessage, hops: number): string {
+  const remote = req.socket.remoteAddress ?? 'unknown';
+  if (hops === 0) return remote;
+  const forwarded = (req.headers['x-forwarded-for'] === undefined ? [] : [req.headers['x-forwarded-for']].flat())
+    .flatMap((h) => h.split(','))
+    .map((a) => a.trim())
+    .filter((a) => a !== '');
+  const chain = [...forwarded, remote];
+  return chain[Math.max(0, chain.length - 1 - hops)]!;
+}
+
+/** The till token a request carries: `Authorization: Bearer …`, or the `shop_lookup_till` cookie. */
+function tokenOf(req: IncomingMessage): string | undefined {
+  const auth = first(req.headers.authorization);
+  const bearer = auth && /^Bearer\s+(\S+)\s*$/i.exec(auth)?.[1];
+  if (bearer) return bearer;
+  const cookie = first(req.headers.cookie);
+  const match = cookie && new RegExp(`(?:^|;\\s*)${TILL_COOKIE}=([^;\\s]+)`).exec(cookie)?.[1];
+  return match || undefined;
+}
+
+const MESSAGES: Record<TokenRefusal, string> = {
+  no_token:
+    'UNAUTHORIZED: this relay answers signed-in tills: send Authorization: Bearer <till token> (or the shop_lookup_till cookie); the shop prints one with `shop-lookup-relay token --till NAME`.',
+  unknown_token: 'UNAUTHORIZED: this till token is not known here; ask the shop for a token of this relay.',
+  malformed: 'UNAUTHORIZED: this till token is not one this relay issues; ask the shop for a new one.',
+  bad_signature: 'UNAUTHORIZED: this till token is not signed by this relay; ask the shop for a new one.',
+  expired: "UNAUTHORIZED: this till's token has expired; ask the shop for a new one.",
+  wrong_shop: 'UNAUTHORIZED: this till token is for another shop; ask the shop for a token of this relay.',
+};
+
+/** @example const access = createTillAccess({ tokens, storefrontOpen: false, public: false, opsToken, trustProxyHops: 1 }); createShopRelay({ ...o, authorize: access.authorize, clientId: access.clientId }); */
+export function createTillAccess(options: TillAccessOptions): TillAccess {
+  type Seen = RequestIdentity & { refusal: TokenRefusal | null; claimed: string | null };
+  const seen = new WeakMap<IncomingMessage, Seen>();
+  const opsHash = options.opsToken === undefined ? null : sha256(options.opsToken);
+
+  function look(req: IncomingMessage): Seen {
+    let known = seen.get(req);
+    if (!known) {
+      const check = options.tokens.check(tokenOf(req));
+      known = {
+        address: clientAddress(req, options.trustProxyHops),
+        till: check.ok ? check.till : null,
+        refusal: check.ok ? null : check.reason,
+        // the name a refused token claims (a signed token's payload), for the log line
+        claimed: check.till,
+      };
+      seen.set(req, known);
+    }
+    return known;
+  }
+
+  function mayOperate(req: IncomingMessage, route: RouteName | 'metrics'): boolean {
+    let ok: boolean;
+    if (opsHash) {
+      const auth = first(req.headers.authorization);
+      const given = auth && /^Bearer\s+(\S+)\s*$/i.exec(auth)?.[1];
+      ok = given !== undefined && given !== '' && timingSafeEqual(sha256(given), opsHash);
+    } else ok = isLoopback(clientAddress(req, options.trustProxyHops));
+    if (!ok) options.onRefused?.({ req, route, reason: 'ops_only', till: null });
+    return ok;
+  }
+
+  return {
+    identify: (req) => {
+      const { address, till } = look(req);
+      return { address, till };
+    },
+    clientId(req) {
+      const { till, address } = look(req);
+      return till !== null ? `till:${till}` : `ip:${address}`;
+    },
+    mayOperate,
+    authorize(req, route) {
+      if (route === 'status') {
+        if (mayOperate(req, route)) return true;
+        const how = opsHash ? 'send Authorization: Bearer <OPS_TOKEN>' : 'ask from this machine (or set OPS_TOKEN)';
+        return { status: 403, message: `FORBIDDEN: the relay's status is for operators: ${how}.` };
+      }
+      if (options.public) return true;
+      if (options.storefrontOpen && STOREFRONT_ROUTES.includes(route)) return true;
+      const who = look(req);
+      if (who.refusal === null) return true;
+      options.onRefused?.({ req, route, reason: who.refusal, till: who.claimed });
+      return { status: 401, message: MESSAGES[who.refusal] };
+    },
+  };
+}

@@ -1,0 +1,70 @@
+// The shop-lookup-relay command as a user gets it: `npm install <tarball>` in an app of its own, then the bin from
+// node_modules/.bin. Without its optional peers it says in one line what to install; with them it serves the packed
+// mock API's shop, answers its health routes and a till, prints a till token, and stops cleanly on SIGTERM.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installFixture, packedTarball, printTimings, timed, type Fixture } from './harness';
+
+let app: Fixture;
+let bin: string;
+
+beforeAll(async () => {
+  const tarball = await timed('pack', packedTarball);
+  app = await timed('install', () => installFixture('relay-bin-app', tarball));
+  bin = join(app.dir, 'node_modules/.bin/shop-lookup-relay');
+}, 600_000);
+
+afterAll(async () => {
+  await app?.remove();
+  printTimings('relayBin.test.ts');
+}, 60_000);
+
+const secretEnv = { TILL_TOKEN_SECRET: 'consumer-till-signing-secret-0123456789', SHOP_ID: 'consumer-shop' };
+
+describe('the packed shop-lookup-relay command', { timeout: 300_000 }, () => {
+  it('without pino and prom-client installed, names exactly what to install, in one line', async () => {
+    const run = await app.run(bin, [], { env: { SHOP_API_KEY: 'k', SHOP_API_SECRET: 's', RELAY_PUBLIC: 'true' } }).catch((e: { code: number; stderr: string }) => e);
+    expect((run as { code: number }).code).toBe(2);
+    expect((run as { stderr: string }).stderr).toBe(
+      'shop-lookup-relay: missing pino and prom-client, optional peer dependencies of shop-lookup that the relay command needs: npm install pino@^10 prom-client@^15\n',
+    );
+  });
+
+  it('with them installed, serves a shop, answers /healthz, /readyz and a till, and exits 0 on SIGTERM', async () => {
+    await timed('install peers', () => app.run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', 'pino@^10', 'prom-client@^15']));
+    const token = (await app.run(bin, ['token', '--till', 'front-1', '--days', '1'], { env: secretEnv })).stdout.trim();
+    const { startMockShopApi } = await app.importDep<{ startMockShopApi(o?: object): Promise<{ url: string; close(): Promise<void> }> }>('shop-lookup/mock-server');
+    const mock = await startMockShopApi({ rateLimits: false });
+    const child = spawn(bin, [], {
+      cwd: app.dir,
+      env: { PATH: process.env.PATH, ...secretEnv, SHOP_API_KEY: 'demo-key', SHOP_API_SECRET: 'demo-secret', SHOP_API_BASE: mock.url, HOST: '127.0.0.1', PORT: '0', BASE_PATH: '/shop-api' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      const port = await new Promise<number>((resolve, reject) => {
+        child.stdout.on('data', (chunk) => {
+          out += String(chunk);
+          const listening = /"port":(\d+)[^\n]*"msg":"listening"/.exec(out);
+          if (listening) resolve(Number(listening[1]));
+        });
+        child.once('exit', (code) => reject(new Error(`the relay exited (${code}): ${out}`)));
+      });
+      const origin = `http://127.0.0.1:${port}`;
+      expect((await fetch(`${origin}/healthz`)).status).toBe(200);
+      for (let ready = false; !ready; ) ready = (await fetch(`${origin}/readyz`)).status === 200;
+      expect((await fetch(`${origin}/shop-api/relay/v1/feed?limit=1`)).status).toBe(401);
+      const feed = await fetch(`${origin}/shop-api/relay/v1/feed?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+      expect(feed.status).toBe(200);
+      expect(((await feed.json()) as { upserts: unknown[] }).upserts).toHaveLength(1);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(out).toContain('"msg":"stopped"');
+    } finally {
+      child.kill('SIGKILL');
+      await mock.close();
+    }
+  });
+});
