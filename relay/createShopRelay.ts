@@ -18,18 +18,18 @@ import { createApiClient } from '../worker/api/apiClient';
 import { createTransport } from '../worker/api/httpTransport';
 import { DEFAULT_RATE_LIMITS } from '../worker/api/rateLimiter';
 import { SYNC_RETRY } from '../worker/api/retryer';
-import { createFeedMirror, type FeedMirror } from './feedMirror';
-import { createLongPolls } from './longPolls';
-import { openRelayStore } from './openStore';
-import type { RelayStore, ResourceId } from './relayStore';
-import { feedError, serveFeed, type FeedContext } from './serveFeed';
-import { createProductTracking, type ProductTracking } from './productTracking';
+import { createFeedMirror, type FeedMirror } from './feed/feedMirror';
+import { createLongPolls } from './feed/longPolls';
+import { openRelayStore } from './store/openStore';
+import type { RelayStore, ResourceId } from './store/relayStore';
+import { feedError, serveFeed, type FeedContext } from './feed/serveFeed';
+import { createProductTracking, type ProductTracking } from './upstream/productTracking';
 import { checkRelayOptions } from './relayOptions';
-import { createSingleFlight } from './singleFlight';
-import { listAnswer } from './snapshotList';
-import { storeTokenSlot } from './storeTokenSlot';
+import { createSingleFlight } from './upstream/singleFlight';
+import { listAnswer } from './feed/snapshotList';
+import { storeTokenSlot } from './store/storeTokenSlot';
 import type { RelayStatus, ShopRelay, ShopRelayOptions } from './types';
-import { createUpstreamSync, type UpstreamSync } from './upstreamSync';
+import { createUpstreamSync, type UpstreamSync } from './upstream/upstreamSync';
 
 const RELAY_ROUTES: Record<string, { name: RouteName; methods: string[] }> = {
   '/relay/v1': { name: 'discovery', methods: ['GET'] },

@@ -3,7 +3,7 @@
 // crashing the process later. Every option of ShopRelayOptions has its entry here (the compiler checks).
 import * as z from 'zod';
 import { checkOptions, SERVER_EXPECTED, serverOptionShape } from '../proxy/serverOptions';
-import type { RelayStore } from './relayStore';
+import type { RelayStore } from './store/relayStore';
 import type { ShopRelayOptions } from './types';
 
 const wholeNumber = (min: number) => z.number().int().min(min);

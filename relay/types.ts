@@ -1,7 +1,7 @@
 // Public types of the shop relay. Types only: every other relay file imports from here.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authorize, ClientLimits } from '../proxy/types';
-import type { RelayStore, ResourceId, StoreHealth } from './relayStore';
+import type { RelayStore, ResourceId, StoreHealth } from './store/relayStore';
 
 export type { Authorize, ClientLimits, RouteName } from '../proxy/types';
 

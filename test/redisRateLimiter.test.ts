@@ -3,8 +3,8 @@
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startMockShopApi, type MockShopApi } from '../mock-server';
-import { createRedisStore } from '../relay/redisStore';
-import type { RelayStore } from '../relay/relayStore';
+import { createRedisStore } from '../relay/store/redis/redisStore';
+import type { RelayStore } from '../relay/store/relayStore';
 import { createRateLimiter, type RateLimiter, type RequestClass } from '../worker/api/rateLimiter';
 import { startRedisServer, type RedisServer } from './redisServer';
 

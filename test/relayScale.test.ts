@@ -15,8 +15,8 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockData, type MockRequestRecord, type WireRecord } from '../mock-server';
-import { createRedisStore } from '../relay/redisStore';
-import type { RelayStore } from '../relay/relayStore';
+import { createRedisStore } from '../relay/store/redis/redisStore';
+import type { RelayStore } from '../relay/store/relayStore';
 import { signTillToken } from '../relay/server/tillTokens';
 import { createShopLookup, type ShopLookup } from '../src';
 import type { Coupon, LookupResult, SyncStatus } from '../src/types';
@@ -132,7 +132,7 @@ function listings(): MockRequestRecord[][] {
 }
 
 /**
- * Runs `change` on the mock's data while holding the relays' sync lease ('sync', see relay/upstreamSync.ts), so
+ * Runs `change` on the mock's data while holding the relays' sync lease ('sync', see relay/upstream/upstreamSync.ts), so
  * that no listing is under way or starts meanwhile: the API does not change mid-listing in this test.
  */
 async function betweenListings(change: () => Promise<void>): Promise<void> {

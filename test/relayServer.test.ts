@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockShopApi, type MockShopApi } from '../mock-server';
 import { createMemoryStore, createShopRelay } from '../relay';
-import type { RelayStore } from '../relay/relayStore';
+import type { RelayStore } from '../relay/store/relayStore';
 import { loadServerPeers, type ServerPeers } from '../relay/server/optionalPeers';
 import { RELAY_VARIABLES, readRelayConfig, type Environment } from '../relay/server/relayServerConfig';
 import { startRelayServer, type RelayServer } from '../relay/server/startRelayServer';

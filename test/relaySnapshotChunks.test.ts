@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startMockShopApi, type MockShopApi } from '../mock-server';
 import { createMemoryStore, createShopRelay, type ShopRelay } from '../relay';
-import type { RelayStore } from '../relay/relayStore';
+import type { RelayStore } from '../relay/store/relayStore';
 import { listen, type Json } from './relayUtils';
 
 const open: { close(): Promise<void> }[] = [];

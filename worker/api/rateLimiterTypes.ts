@@ -1,5 +1,5 @@
 // The rate limiter's contract, types only: what the engine's limiter (rateLimiter.ts) and the relay's shared one
-// (relay/redisRateLimiter.ts) both are. Apart from the limiter so that the relay's published types (RelayStore) need
+// (relay/store/redis/redisRateLimiter.ts) both are. Apart from the limiter so that the relay's published types (RelayStore) need
 // nothing of the browser's: this file imports nothing.
 
 export type RequestClass = 'list' | 'other';

@@ -3,8 +3,8 @@
 // with capped exponential backoff (node-redis's reconnectStrategy); fails fast while Redis is away, so the relay can
 // answer from its last snapshot instead of queueing requests.
 import { createClient, type RedisClientType } from 'redis';
-import { ShopLookupError } from '../src/errors';
-import type { StoreHealth } from './relayStore';
+import { ShopLookupError } from '../../../src/errors';
+import type { StoreHealth } from '../relayStore';
 
 /** The node-redis client type the store works with (any modules; RESP 2 or 3). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

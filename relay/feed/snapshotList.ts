@@ -1,7 +1,7 @@
 // The API's two list paths answered from the relay's snapshot, in the API's own envelope and paging (offset is a
 // 1-based page number, limit at most 100, `pagenation` as the API spells it), so an engine or a plain client whose
 // baseUrl is the relay lists the relay, not the API.
-import { envelopeAnswer, jsonAnswer, type ProxyAnswer } from '../proxy/proxyAnswers';
+import { envelopeAnswer, jsonAnswer, type ProxyAnswer } from '../../proxy/proxyAnswers';
 
 const DEFAULT_LIMIT = 25;
 const MAX_LIMIT = 100;

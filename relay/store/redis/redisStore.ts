@@ -8,8 +8,8 @@ import { redisKeys, redisPrefix } from './redisKeys';
 import { redisLeases } from './redisLease';
 import { redisListing } from './redisListing';
 import { createRedisRateLimiter } from './redisRateLimiter';
-import { tooManyProducts } from './productTracking';
-import type { FeedHead, RelayStore } from './relayStore';
+import { tooManyProducts } from '../../upstream/productTracking';
+import type { FeedHead, RelayStore } from '../relayStore';
 
 export interface RedisStoreOptions {
   /** `redis://host:port[/db]` (password allowed; never shown), or a node-redis client the host owns. */

@@ -9,7 +9,7 @@ interface RedisStoreModule {
 }
 
 /** Loads the Redis store lazily, so a relay on the memory store never loads a Redis client. */
-const loadRedisStore: (() => Promise<RedisStoreModule>) | null = () => import('./redisStore');
+const loadRedisStore: (() => Promise<RedisStoreModule>) | null = () => import('./redis/redisStore');
 
 /** The optional peer dependencies the Redis store needs (shop-lookup installs neither). */
 const REDIS_PEERS = ['redis', 'rate-limiter-flexible'];

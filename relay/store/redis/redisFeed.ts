@@ -2,11 +2,11 @@
 // and of record hashes plus a lexicographic key index for stable chunks, the change log as a sorted set by version
 // (trimmed to `maxChanges`), and commitListing: one MULTI/EXEC under the lease that also publishes the new head.
 import { randomUUID } from 'node:crypto';
-import { ShopLookupError } from '../src/errors';
+import { ShopLookupError } from '../../../src/errors';
 import { underLease, type LeaseContext } from './redisLease';
 import type { RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
-import type { FeedChange, FeedHead, FeedRecord, ListingCommit, ResourceId } from './relayStore';
+import type { FeedChange, FeedHead, FeedRecord, ListingCommit, ResourceId } from '../relayStore';
 
 export interface RedisFeedDeps extends LeaseContext {
   /** Changes kept in the log; older `since` values must start again. */

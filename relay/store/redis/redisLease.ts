@@ -5,7 +5,7 @@
 import { WatchError } from 'redis';
 import type { RedisClient, RedisConnection } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
-import type { Lease } from './relayStore';
+import type { Lease } from '../relayStore';
 
 type Multi = ReturnType<RedisClient['multi']>;
 

@@ -5,10 +5,10 @@
 // times, so a taken lane is held `marginMs` longer. `pause(cls, ms)` after a 429 is a Redis key with PX: it holds
 // every instance. While Redis is away, an in-memory limiter of the same shape stands in (insuranceLimiter).
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { ShopLookupError } from '../src/errors';
-import type { RateLimiter, RequestClass } from '../worker/api/rateLimiter';
-import { createWaiterQueue, type WaiterQueue } from '../worker/api/waiterQueue';
-import { DEFAULT_RATE_LIMITS } from '../worker/api/rateLimiter';
+import { ShopLookupError } from '../../../src/errors';
+import type { RateLimiter, RequestClass } from '../../../worker/api/rateLimiter';
+import { createWaiterQueue, type WaiterQueue } from '../../../worker/api/waiterQueue';
+import { DEFAULT_RATE_LIMITS } from '../../../worker/api/rateLimiter';
 import type { RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
 

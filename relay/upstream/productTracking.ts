@@ -4,13 +4,13 @@
 // product no client asked for in `productTtlMs` is dropped by the sync (upstreamSync.ts). The host's `products` are
 // tracked from the start and never dropped.
 import type { IncomingMessage } from 'node:http';
-import { ShopLookupError } from '../src/errors';
-import type { AllowedRoute } from '../proxy/allowedPaths';
-import { jsonAnswer, type ProxyAnswer } from '../proxy/proxyAnswers';
-import type { ServerLog } from '../proxy/serverLog';
+import { ShopLookupError } from '../../src/errors';
+import type { AllowedRoute } from '../../proxy/allowedPaths';
+import { jsonAnswer, type ProxyAnswer } from '../../proxy/proxyAnswers';
+import type { ServerLog } from '../../proxy/serverLog';
 import { readProductsBody } from './productsBody';
-import type { RelayStore } from './relayStore';
-import { feedError } from './serveFeed';
+import type { RelayStore } from '../store/relayStore';
+import { feedError } from '../feed/serveFeed';
 
 /** What the API said about a product: it exists, it does not, or no clear answer (try again later). */
 type ProductCheck = 'exists' | 'unknown' | 'failed';

@@ -1,8 +1,8 @@
 // The embedded RelayStore: everything in this process's memory. Right for one relay instance; its history (handle)
 // is new on every start, so tills start again from a snapshot after a restart. Same contract as the Redis store.
 import { randomBytes } from 'node:crypto';
-import { createRateLimiter, type RateLimiter } from '../worker/api/rateLimiter';
-import { tooManyProducts } from './productTracking';
+import { createRateLimiter, type RateLimiter } from '../../worker/api/rateLimiter';
+import { tooManyProducts } from '../upstream/productTracking';
 import type {
   FeedChange,
   FeedHead,

@@ -1,11 +1,11 @@
 // GET {basePath}/relay/v1/feed (PROTOCOL.md): a snapshot in chunks, or the changes after a version; ETag and 304;
 // a long-poll that answers as soon as the head moves past the client's, within its wait.
-import { jsonAnswer, type ProxyAnswer } from '../proxy/proxyAnswers';
+import { jsonAnswer, type ProxyAnswer } from '../../proxy/proxyAnswers';
 import type { FeedMirror } from './feedMirror';
 import { feedAnswerCache } from './feedAnswerCache';
 import { encodeCursor, parseFeedQuery } from './feedQuery';
 import type { LongPolls } from './longPolls';
-import type { FeedChange, FeedHead, FeedRecord, RelayStore } from './relayStore';
+import type { FeedChange, FeedHead, FeedRecord, RelayStore } from '../store/relayStore';
 
 export interface FeedContext {
   /** The shop this relay serves (its `shopId`), named in every answer: a till checks it against its database's. */

@@ -2,7 +2,7 @@
 // chunks (same positions, same limit) and, woken by one change, ask the same changes since the same version. Each
 // answer body is made (the change log read, the records serialised) once per version of this instance's copy, and
 // shared by the requests under way for it; the cache empties whenever the copy changes, and is bounded in bytes.
-import type { ProxyAnswer } from '../proxy/proxyAnswers';
+import type { ProxyAnswer } from '../../proxy/proxyAnswers';
 import type { FeedMirror } from './feedMirror';
 
 /** At most this many bytes of answers are kept per instance (beyond, answers are made anew each time). */

@@ -1,6 +1,6 @@
 // Every Redis key and channel of one shop's relay state, under one prefix (`shop-lookup:<shopId>:`), so one Redis
 // serves many shops and `SCAN MATCH shop-lookup:<shopId>:*` finds everything of one shop.
-import type { ResourceId } from './relayStore';
+import type { ResourceId } from '../relayStore';
 
 /** The default prefix of a shop's keys. @example redisPrefix('shop-1') // 'shop-lookup:shop-1:' */
 export function redisPrefix(shopId: string): string {

@@ -1,7 +1,7 @@
 // This instance's copy of the feed: the head and every record, caught up from the store whenever any instance
 // commits (onHeadChange). The feed's snapshots, its 304s and long-polls, and the API-shaped list answers are served
 // from here, so they keep working (degraded) while the store is unreachable.
-import type { FeedHead, FeedRecord, RelayStore, ResourceId } from './relayStore';
+import type { FeedHead, FeedRecord, RelayStore, ResourceId } from '../store/relayStore';
 
 const CHUNK = 5_000;
 const SEP = '\u0000';

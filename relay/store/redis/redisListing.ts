@@ -1,8 +1,8 @@
 // The running upstream listing over Redis, so any instance can resume it after the lister died: the checkpoint as
 // JSON and the staged records as a hash (key → { record, hash }), written together under the lease.
-import { ShopLookupError } from '../src/errors';
+import { ShopLookupError } from '../../../src/errors';
 import { underLease, type LeaseContext } from './redisLease';
-import type { Lease, ListingCheckpoint, ResourceId, StagedRecord } from './relayStore';
+import type { Lease, ListingCheckpoint, ResourceId, StagedRecord } from '../relayStore';
 
 /** @example const listing = redisListing({ conn, keys, now: Date.now }); await listing.readCheckpoint('coupons'); */
 export function redisListing(ctx: LeaseContext) {

@@ -2,12 +2,12 @@
 // the store under the sync lease, so any instance can resume it from the checkpoint. Applied only once complete
 // and adding up, as the engine does: no key twice, the count matches data_count, deletions only then; a rejected
 // record keeps its good copy, and a rejected record whose key cannot be read forbids deletions.
-import { ShopLookupError } from '../src/errors';
-import type { ApiError } from '../worker/api/apiError';
-import type { ApiClient, CheckedPage } from '../worker/api/apiClient';
-import { retry, type RetryPolicy } from '../worker/api/retryer';
+import { ShopLookupError } from '../../src/errors';
+import type { ApiError } from '../../worker/api/apiError';
+import type { ApiClient, CheckedPage } from '../../worker/api/apiClient';
+import { retry, type RetryPolicy } from '../../worker/api/retryer';
 import { recordHash } from './recordHash';
-import type { FeedHead, Lease, ListingCheckpoint, RelayStore, ResourceId, StagedRecord } from './relayStore';
+import type { FeedHead, Lease, ListingCheckpoint, RelayStore, ResourceId, StagedRecord } from '../store/relayStore';
 
 /** A checkpoint older than this is not resumed: too much may have changed (as the engine). */
 const CHECKPOINT_MAX_AGE_MS = 6 * 60 * 60 * 1000;
