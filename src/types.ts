@@ -127,6 +127,33 @@ export interface SyncStatus {
   source?: 'relay' | 'direct';
   /** The relay feed version the local data is at (with `source: 'relay'`); null before the first snapshot. */
   relayVersion?: number | null;
+  /**
+   * With phase `waiting`: when the pause ends, epoch ms (a backoff, or the API's `Retry-After`, of which at most
+   * 10 minutes is honoured). @example if (s.waitingUntil) note(`sync resumes at ${new Date(s.waitingUntil).toLocaleTimeString()}`);
+   */
+  waitingUntil?: number;
+  /**
+   * How far this till's clock is off the shop API's (or the relay's) clock, ms, read from the `Date` header of
+   * their answers: positive when the till is ahead. Present only when it is off by more than a minute; coupon
+   * periods and data ages are judged by the corrected time meanwhile.
+   * @example if (s.clockOffsetMs) warn(`The till's clock is off by ${Math.round(s.clockOffsetMs / 60000)} minutes.`);
+   */
+  clockOffsetMs?: number;
+  /** Present while local storage has a problem: what it is, and what it costs (see StorageProblem). */
+  storage?: StorageProblem;
+}
+
+/**
+ * A problem with local storage, as `status().storage` shows it while it lasts.
+ * @example if (s.storage?.memoryOnly) banner('This browser keeps nothing for offline use: ' + s.storage.error.message);
+ */
+export interface StorageProblem {
+  /** What is wrong: `quota_exceeded`, `storage_unavailable`, `storage_upgraded`, ... (docs/errors.md). */
+  error: LookupError;
+  /** true: there is no usable IndexedDB, so data is kept in memory only: the engine answers online, nothing survives a reload. */
+  memoryOnly: boolean;
+  /** Offline-journal entries kept in memory because storage refused them; written once it accepts writes again (lost on reload). */
+  unsavedJournal: number;
 }
 
 /**
@@ -300,6 +327,8 @@ export type CouponVerdict =
       syncedAt: number | null;
       source: 'local' | 'network';
       detail?: VerdictDetail;
+      /** Only on a verdict that goes into the offline journal: true when it is in IndexedDB, false when storage refused it (as on a rejection). */
+      journaled?: boolean;
     }
   | {
       ok: false;
@@ -309,6 +338,14 @@ export type CouponVerdict =
       syncedAt: number | null;
       source: 'local' | 'network';
       detail: VerdictDetail;
+      /**
+       * Only on a verdict that goes into the offline journal (decided from local data while the API could not be
+       * reached). true: the entry is in IndexedDB. false: storage refused it (full, unavailable): it is kept in memory
+       * and written once storage accepts writes again, `status().storage` says why; a reload before then loses it,
+       * so record this sale another way.
+       * @example if (v.journaled === false) keepReceiptForReconciling(code, v);
+       */
+      journaled?: boolean;
     };
 
 /**
@@ -328,6 +365,28 @@ export interface JournalEntry {
   at: number;
   /** Which kind of code it turned out to be; null when no record was found. */
   kind?: 'coupon' | 'issued' | null;
+}
+
+/**
+ * One page of the offline journal (`offlineJournal(page)`): entries with an id above `after`, at most `limit`.
+ * @example const page = await lookup.offlineJournal({ after: lastId, limit: 500 });
+ */
+export interface JournalPage {
+  /** Entries after this id (the last id of the previous page); default 0, the oldest. */
+  after?: number;
+  /** At most this many entries; default 1,000, at most 10,000. */
+  limit?: number;
+}
+
+/**
+ * Options of `clear()`. @example await lookup.clear({ discardJournal: true });
+ */
+export interface ClearOptions {
+  /**
+   * Also delete the offline journal's entries (verdicts not reconciled yet). Default false: they are kept, and a
+   * database that holds another shop's data is not cleared while its journal has entries (`journal_not_empty`).
+   */
+  discardJournal?: boolean;
 }
 
 /**

@@ -305,4 +305,27 @@ describe('sync under faults', () => {
     const retried = mock.requests.find((r) => r.path === LIST && r.at > throttled.at)!;
     expect(retried.at - throttled.at).toBeGreaterThanOrEqual(1000);
   });
+
+  it('shows a Retry-After pause in status(), with when it ends, and takes a year-long one as ten minutes', async () => {
+    // a gateway that asks for a year
+    const yearLong: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (!res.headers.has('retry-after')) return res;
+      const headers = new Headers(res.headers);
+      headers.set('retry-after', String(365 * 24 * 3600));
+      return new Response(await res.text(), { status: res.status, headers });
+    };
+    const till = lookupFor(mock, { fetch: yearLong });
+    try {
+      mock.inject('throttle', { path: LIST });
+      const syncing = till.sync();
+      const waiting = await next(till.status(), (s) => s.phase === 'waiting');
+      expect(waiting.waitingUntil! - Date.now()).toBeGreaterThan(9 * 60_000);
+      expect(waiting.waitingUntil! - Date.now()).toBeLessThanOrEqual(10 * 60_000);
+      await till.close(); // ends the wait
+      expect((await syncing).ok).toBe(false);
+    } finally {
+      await till.close();
+    }
+  });
 });

@@ -121,7 +121,7 @@ describe('security and isolation', () => {
       expect(report).toMatchObject({ ok: false, errors: [{ code: 'shop_mismatch' }] });
       expect(mock.requests).toEqual([]);
       await expect(shopB.offlineJournal()).rejects.toMatchObject({ code: 'shop_mismatch' });
-      await expect(shopB.clearOfflineJournal()).rejects.toMatchObject({ code: 'shop_mismatch' });
+      await expect(shopB.clearOfflineJournal(1)).rejects.toMatchObject({ code: 'shop_mismatch' });
       await expect(shopB.trackProducts([13805])).rejects.toMatchObject({ code: 'shop_mismatch' });
       const stored = await dumpDatabase(idb, 'till');
       expect(stored).not.toContain('IC-0000-OPEN');
@@ -204,6 +204,35 @@ describe('security and isolation', () => {
       const empty = await next(shopB.coupons());
       expect(empty).toMatchObject({ data: [], syncedAt: null, error: null });
     } finally {
+      await shopB.close();
+    }
+  });
+  it("keeps another shop's unreconciled journal: clear() refuses until it is exported or discarded, and the refusal says so", async () => {
+    const idb = new IDBFactory();
+    const shopA = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-a' });
+    let again: ReturnType<typeof lookupFor> | null = null;
+    const shopB = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-b' });
+    try {
+      expect((await shopA.sync()).ok).toBe(true);
+      mock.setDown(true);
+      expect((await shopA.sync()).ok).toBe(false);
+      expect(await shopA.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: true, source: 'local', journaled: true });
+      await shopA.close();
+      mock.setDown(false);
+
+      const refused = await next(shopB.coupon('WELCOME10'), (r) => r.error?.code === 'shop_mismatch');
+      expect(refused.error?.message).toMatch(/first export its offline journal .*offlineJournal\(\).* then call clear\(\)/);
+      await expect(shopB.clear()).rejects.toMatchObject({ code: 'journal_not_empty', message: expect.stringMatching(/1 offline-journal entry .*nothing was cleared/) });
+      again = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-a' });
+      expect(await again.offlineJournal()).toMatchObject([{ code: 'WELCOME10', discount: 3200 }]);
+      expect((await next(again.coupon('WELCOME10'))).data?.coupon_code).toBe('WELCOME10');
+      await again.close();
+
+      await shopB.clear({ discardJournal: true });
+      expect(await shopB.offlineJournal()).toEqual([]);
+      expect(await dumpDatabase(idb, 'till')).not.toContain('shop-a');
+    } finally {
+      await again?.close();
       await shopB.close();
     }
   });

@@ -217,15 +217,56 @@ describe('validateCoupon', () => {
       }
     });
 
-    it('clears entries through an id, or all, and says how many', async () => {
+    it('clears entries through an id and says how many; without an id it refuses and deletes nothing', async () => {
       await goOffline(mock, lookup);
       for (const amount of [1000, 2000, 3000]) await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount });
       const [a, b, c] = await lookup.offlineJournal();
       expect(await lookup.clearOfflineJournal(a!.id)).toBe(1);
       expect((await lookup.offlineJournal()).map((e) => e.id)).toEqual([b!.id, c!.id]);
-      expect(await lookup.clearOfflineJournal()).toBe(2);
+      // what `clearOfflineJournal(entries.at(-1)?.id)` passes for an empty page: never "everything"
+      const none = (await lookup.offlineJournal({ after: c!.id })).at(-1)?.id;
+      await expect(lookup.clearOfflineJournal(none as unknown as number)).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/nothing was deleted/) });
+      await expect(lookup.clearOfflineJournal(null as unknown as number)).rejects.toMatchObject({ code: 'bad_request' });
+      expect((await lookup.offlineJournal()).map((e) => e.id)).toEqual([b!.id, c!.id]);
+      expect(await lookup.clearOfflineJournal(c!.id)).toBe(2);
       expect(await lookup.offlineJournal()).toEqual([]);
-      expect(await lookup.clearOfflineJournal()).toBe(0);
+      expect(await lookup.clearOfflineJournal(c!.id)).toBe(0);
+    });
+
+    it('keeps the journal through clear(), and drops it only with clear({ discardJournal: true })', async () => {
+      await goOffline(mock, lookup);
+      await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 });
+      await lookup.clear();
+      expect((await next(lookup.coupons())).data).toEqual([]);
+      expect(await lookup.offlineJournal()).toMatchObject([{ code: 'WELCOME10', amount: 32000 }]);
+      await lookup.clear({ discardJournal: true });
+      expect(await lookup.offlineJournal()).toEqual([]);
+    });
+
+    it('exports the journal page by page, oldest first, each page after the last id of the one before', async () => {
+      await goOffline(mock, lookup);
+      for (let amount = 1000; amount <= 5000; amount += 1000) await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount });
+      const pages: number[][] = [];
+      for (let after = 0; ; ) {
+        const page = await lookup.offlineJournal({ after, limit: 2 });
+        if (page.length === 0) break;
+        pages.push(page.map((e) => e.amount));
+        after = page.at(-1)!.id;
+      }
+      expect(pages).toEqual([[1000, 2000], [3000, 4000], [5000]]);
+      expect(await lookup.offlineJournal()).toHaveLength(5); // default page: the oldest 1,000
+      await expect(lookup.offlineJournal({ limit: -1 })).rejects.toMatchObject({ code: 'bad_request' });
+    });
+
+    it('answers a code typed with surrounding spaces as the code itself, online and offline, and journals it so', async () => {
+      const online = await lookup.validateCoupon(`  ${MOCK_CODES.welcomeCoupon}\t`, { amount: 32000 });
+      expect(online).toMatchObject({ ok: true, discount: 3200, source: 'network', coupon: { coupon_code: 'WELCOME10' } });
+      expect(requestsFor(mock, MOCK_CODES.welcomeCoupon).map((r) => r.path)).toContain(`/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}`);
+      await goOffline(mock, lookup);
+      const offline = await lookup.validateCoupon(` ${MOCK_CODES.welcomeCoupon}\n`, { amount: 32000 });
+      expect(offline).toMatchObject({ ok: true, discount: 3200, source: 'local', journaled: true });
+      expect(await lookup.offlineJournal()).toMatchObject([{ code: 'WELCOME10' }]);
+      expect((await next(lookup.coupon(' WELCOME10 '))).data?.coupon_code).toBe('WELCOME10');
     });
   });
 });

@@ -119,10 +119,12 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     activeWatches: () => watches.size,
     setPersisted: (persisted) => status.facts.set({ persisted }),
     setNetworkOnline: (online) => connectivity.setOnline(online),
-    ...checkout,
+    validateCoupon: checkout.validateCoupon,
+    offlineJournal: checkout.offlineJournal,
+    clearOfflineJournal: checkout.clearOfflineJournal,
     sync: engineSync.sync,
     trackProducts: engineSync.trackProducts,
     prefetchIssuedCoupons: engineSync.prefetchIssuedCoupons,
-    ...clearAndClose({ life, db, claim, load, refreshes, watches, engineSync, tabs, changes, cache, connectivity }),
+    ...clearAndClose({ life, db, claim, load, refreshes, watches, engineSync, tabs, changes, cache, connectivity, checkout }),
   };
 }

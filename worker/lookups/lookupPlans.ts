@@ -2,6 +2,7 @@
 // concerns it, and how it is refreshed from the API. One table, so the lookups cannot drift apart.
 import type { LookupQuery } from '../../src/protocol';
 import Dexie, { type IndexableType } from 'dexie';
+import { typedCode } from '../api/pathSegment';
 import { keysOf, MAX_KEY, MIN_KEY, rangeOf, wholeTable, type Interest } from '../store/storageChanges';
 import { metaKey, type ShopDatabase } from '../store/store';
 import type { SyncContext } from '../sync/syncContext';
@@ -69,21 +70,26 @@ export function planLookup(q: LookupQuery): LookupPlan {
         interest: { coupons: wholeTable() },
         refresh: 'sync',
       });
-    case 'coupon':
-      return itemPlan(metaKey.coupon(q.code), metaKey.coupons, {
+    case 'coupon': {
+      // a code as typed: the form validateCoupon uses too (pathSegment.ts)
+      const code = typedCode(q.code);
+      return itemPlan(metaKey.coupon(code), metaKey.coupons, {
         store: 'coupons',
-        request: (store) => store.get(q.code),
-        interest: { coupons: keysOf(q.code) },
-        readAlias: (db, code) => db.coupons.get(code),
-        refresh: (ctx, net) => net.refreshCoupon(ctx, q.code),
+        request: (store) => store.get(code),
+        interest: { coupons: keysOf(code) },
+        readAlias: (db, alias) => db.coupons.get(alias),
+        refresh: (ctx, net) => net.refreshCoupon(ctx, code),
       });
-    case 'issuedCoupon':
-      return itemPlan(metaKey.issued(q.code), null, {
+    }
+    case 'issuedCoupon': {
+      const code = typedCode(q.code);
+      return itemPlan(metaKey.issued(code), null, {
         store: 'issuedCoupons',
-        request: (store) => store.get(q.code),
-        interest: { issuedCoupons: keysOf(q.code) },
-        refresh: (ctx, net) => net.refreshIssuedCoupon(ctx, q.code),
+        request: (store) => store.get(code),
+        interest: { issuedCoupons: keysOf(code) },
+        refresh: (ctx, net) => net.refreshIssuedCoupon(ctx, code),
       });
+    }
     case 'productOptions':
       return listPlan(metaKey.options(q.productNo), {
         store: 'options',
