@@ -265,4 +265,52 @@ describe('syncCoupons', () => {
       await first.close();
     }
   });
+  describe('an empty listing', () => {
+    /** A gateway that answers the coupon listing with `data` as given, everything else as the API does. */
+    const answering = (data: unknown): typeof fetch => async (input, init) => {
+      if (new URL(String(input)).pathname !== LIST) return fetch(input, init);
+      return new Response(JSON.stringify({ msg: 'SUCCESS', code: 200, data }), { status: 200, headers: { 'content-type': 'application/json' } });
+    };
+
+    it.each([
+      ['`list: []` without its paging', { list: [] }],
+      ['`data: []`', []],
+      ['`list: []` with a paging object that has no count', { list: [], pagenation: { current_page: 1 } }],
+    ])('refuses %s as a protocol error and deletes nothing', async (_what, data) => {
+      const till = lookupFor(mock, { indexedDB: lookup.idb, dbName, fetch: answering(data) });
+      try {
+        const report = await till.sync();
+        expect(report).toMatchObject({ ok: false, deleted: 0 });
+        expect(report.errors[0]).toMatchObject({ code: 'bad_response', message: expect.stringMatching(/does not say how long the list is/) });
+        expect((await next(till.coupons())).data).toHaveLength(240);
+      } finally {
+        await till.close();
+      }
+    });
+
+    it('deletes every coupon only once a second complete listing is empty too', async () => {
+      const removed = mock.data.coupons.map((c) => String(c.coupon_code));
+      for (const code of removed) mock.removeCoupon(code);
+      const first = await lookup.sync();
+      expect(first).toMatchObject({ ok: false, deleted: 0 });
+      expect(first.errors.map((e) => e.code)).toEqual(['empty_listing_unconfirmed']);
+      expect(first.errors[0]!.message).toMatch(/listed no coupons at all, while 240 are stored here: nothing was deleted/);
+      expect((await next(lookup.coupons())).data).toHaveLength(240);
+
+      const second = await lookup.sync();
+      expect(second).toMatchObject({ ok: true, deleted: 240 });
+      expect(await confirmed(lookup.coupons())).toMatchObject({ data: [] });
+    });
+
+    it('asks again after a listing with coupons came between two empty ones', async () => {
+      const all = mock.data.coupons.slice();
+      for (const c of all) mock.removeCoupon(String(c.coupon_code));
+      expect((await lookup.sync()).errors.map((e) => e.code)).toEqual(['empty_listing_unconfirmed']);
+      for (const c of all) mock.upsertCoupon(c);
+      expect(await lookup.sync()).toMatchObject({ ok: true, deleted: 0 });
+      for (const c of all) mock.removeCoupon(String(c.coupon_code));
+      expect(await lookup.sync()).toMatchObject({ ok: false, deleted: 0 });
+      expect((await next(lookup.coupons())).data).toHaveLength(240);
+    });
+  });
 });

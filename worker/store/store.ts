@@ -47,7 +47,17 @@ export interface TrackedProducts {
   products: number[];
 }
 
-export type MetaRow = Confirmation | ListingCheckpointRow | CommittedListing | ShopIdentity | TrackedProducts | FeedState;
+/**
+ * A complete coupon listing came back empty while coupons were stored: nothing was deleted. The next complete
+ * listing confirms it (empty again: then they go) or ends the question (any coupon listed); see syncCoupons.
+ */
+export interface EmptyListing {
+  key: '@emptyListing';
+  /** When that listing started. */
+  at: number;
+}
+
+export type MetaRow = Confirmation | ListingCheckpointRow | CommittedListing | ShopIdentity | TrackedProducts | FeedState | EmptyListing;
 
 /**
  * The codes of one listed page of the running coupon sync. A unique index over all of them finds a code listed
@@ -150,6 +160,7 @@ export const metaKey = {
   optionCode: (productNo: number, code: string) => `option:${productNo}:code:${code}`,
   couponSync: '@couponSync',
   couponListing: '@couponListing',
+  emptyListing: '@emptyListing',
   shop: '@shop',
   products: '@products',
 } as const;

@@ -347,6 +347,7 @@ export async function commitListing(db: ShopDatabase, listing: string, committed
     if (hashesStale(cp.state)) await db.couponHashes.clear();
     else await db.couponHashes.where(':id').above(cp.page).delete();
     await db.meta.put({ key: metaKey.couponListing, listing });
+    await db.meta.delete(metaKey.emptyListing);
     // confirmed as of when the listing started: every record is at least that fresh
     await confirm(db, [metaKey.coupons], cp.startedAt);
     return { written, deleted };

@@ -24,7 +24,8 @@ import {
   type PageToStore,
 } from './couponListing';
 import { progressOf, writesInto, type ListingProgress } from './listingCheckpoint';
-import { metaKey, type CommittedListing } from '../../store/store';
+import { ShopLookupError } from '../../../src/protocol';
+import { metaKey, type CommittedListing, type EmptyListing } from '../../store/store';
 import type { SyncContext } from '../syncContext';
 import { writeBehind } from '../../store/writeBehind';
 
@@ -65,6 +66,23 @@ function changedUnder(cp: ListingProgress, p: ListPage): boolean {
   return (
     (cp.dataCount !== null && p.dataCount !== null && p.dataCount !== cp.dataCount) ||
     (cp.totalPages !== null && p.totalPages !== null && p.totalPages !== cp.totalPages)
+  );
+}
+
+/**
+ * A complete listing with no coupon at all, while coupons are stored: deleting them all takes a second complete
+ * listing that is empty too (an API or gateway briefly answering "none" must not empty every till). The first
+ * keeps everything and fails the sync; the next one that is empty again goes on to the commit.
+ */
+async function confirmEmpty(ctx: SyncContext, startedAt: number): Promise<void> {
+  const { db } = ctx;
+  const stored = await db.coupons.count();
+  if (stored === 0 || (await db.meta.get(metaKey.emptyListing)) !== undefined) return;
+  await discardCouponListing(db);
+  await db.meta.put({ key: metaKey.emptyListing, at: startedAt } satisfies EmptyListing);
+  throw new ShopLookupError(
+    'empty_listing_unconfirmed',
+    `The shop API listed no coupons at all, while ${stored} are stored here: nothing was deleted. If the shop really has no coupons, the next sync that finds none again deletes them.`,
   );
 }
 
@@ -151,6 +169,7 @@ export async function syncCoupons(ctx: SyncContext): Promise<void> {
     await discardCouponListing(db);
     throw inconsistent(`${listed + unkeyed} coupons were listed but the API counted ${dataCount} (rows skipped or shifted between pages; last page had ${lastRows})`);
   }
+  if (listed + unkeyed === 0) await confirmEmpty(ctx, cp.startedAt);
   const blind = unkeyed > 0;
   const { written, deleted } = await commitListing(db, cp.listing, committed, !blind);
   if (writesInto(cp.state) === 'stage') report.written += written;
