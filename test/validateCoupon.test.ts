@@ -1,7 +1,8 @@
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MOCK_CODES, type MockShopApi } from '../mock-server';
 import type { ShopLookup } from '../src';
-import { delay, lookupFor, next, startMock } from './utils';
+import { delay, lookupFor, lookupWithEngine, next, startMock } from './utils';
 
 /** An instant given as Seoul wall-clock time (UTC+9), inside FIXED3000's period (2026-01-01 .. 2027-12-31). */
 const kst = (y: number, mo: number, d: number, h = 0) => Date.UTC(y, mo - 1, d, h - 9);
@@ -179,6 +180,59 @@ describe('validateCoupon', () => {
     it('is not stale with the default 24 h window', async () => {
       await goOffline(mock, lookup);
       expect(await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 })).toMatchObject({ ok: true, source: 'local' });
+    });
+  });
+
+  describe("the till's clock", () => {
+    const HOUR = 3_600_000;
+    const DAY = 24 * HOUR;
+    /** The API's answers without their Date header (a cross-origin API that does not expose it). */
+    const noDate: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      const headers = new Headers(res.headers);
+      headers.delete('date');
+      return new Response(await res.text(), { status: res.status, headers });
+    };
+
+    it('judges a coupon period by the API\'s time when the till\'s clock is two days behind, and shows the offset in status()', async () => {
+      const seconds = (ms: number) => Math.floor(ms / 1000);
+      mock.upsertCoupon({ coupon_code: 'ENDED-YESTERDAY', status: 'progress', apply_sale_percent: 10, use_period: `${seconds(Date.now() - 30 * DAY)} ~ ${seconds(Date.now() - DAY)}` });
+      const behind = lookupWithEngine(mock, { now: () => Date.now() - 2 * DAY });
+      try {
+        expect((await behind.sync()).ok).toBe(true);
+        const v = await behind.validateCoupon('ENDED-YESTERDAY', { amount: 32000 });
+        expect(v).toMatchObject({ ok: false, reason: 'expired', source: 'network' });
+        const status = await next(behind.status(), (s) => s.clockOffsetMs !== undefined);
+        expect(status.clockOffsetMs! / DAY).toBeCloseTo(-2, 3);
+        // the data's age is the API's time too: just synced is fresh, also offline
+        await goOffline(mock, behind as unknown as Lookup);
+        expect(await behind.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 })).toMatchObject({ ok: true, source: 'local' });
+      } finally {
+        await behind.close();
+        behind.dispose();
+      }
+    });
+
+    it('takes data stamped by a clock that was ahead as old, not fresh: a 47-hour-old copy fails a 24-hour rule', async () => {
+      const idb = new IDBFactory();
+      const dbName = 'clock-ahead';
+      // a till 47 hours ahead whose API answers carry no Date: its sync is stamped 47 hours in the future
+      const ahead = lookupWithEngine(mock, { now: () => Date.now() + 47 * HOUR, fetch: noDate, indexedDB: idb, IDBKeyRange }, { dbName });
+      expect((await ahead.sync()).ok).toBe(true);
+      await ahead.close();
+      ahead.dispose();
+      // the clock was put right; the API is out of reach, so the stamps cannot be checked
+      mock.setDown(true);
+      const till = lookupFor(mock, { indexedDB: idb, dbName });
+      try {
+        expect((await till.sync()).ok).toBe(false);
+        const v = await till.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 });
+        expect(v).toMatchObject({ ok: false, reason: 'stale', source: 'local', detail: { rule: 'freshness', discount: 3200 } });
+        expect(v.ok ? '' : v.detail.message).toMatch(/stamped in the future/);
+        expect(await till.validateCoupon('NEVER-SEEN', { amount: 1 })).toMatchObject({ reason: 'unknown_offline' });
+      } finally {
+        await till.close();
+      }
     });
   });
 

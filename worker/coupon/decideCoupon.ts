@@ -5,6 +5,7 @@
 import type { Coupon, CouponPolicy, CouponVerdict, IssuedCoupon } from '../../src/protocol';
 import { appRule } from './appRule';
 import { combinationRule } from './combinationRule';
+import { dataAge } from '../store/dataAge';
 import { discountRule } from './discountRule';
 import { freshnessRule } from './freshnessRule';
 import { minimumRule } from './minimumRule';
@@ -51,7 +52,8 @@ export function decideCoupon(found: FoundCoupon, order: CheckedOrder, settings: 
   if (!discount.pass) return { ok: false, reason: discount.reason, coupon: record, kind, syncedAt, source, detail: discount.detail };
   const fresh = freshnessRule({ source, syncedAt, now: settings.now, maxDataAgeMs: settings.maxDataAgeMs, acceptStale: order.acceptStale, discount: discount.discount });
   if (!fresh.pass) return { ok: false, reason: fresh.reason, coupon: record, kind, syncedAt, source, detail: fresh.detail };
-  const detail = { rule: 'discount', message: discount.message, ...(syncedAt !== null && source === 'local' ? { dataAgeMs: Math.max(0, settings.now - syncedAt) } : {}) };
+  const age = source === 'local' ? dataAge(syncedAt, settings.now) : null;
+  const detail = { rule: 'discount', message: discount.message, ...(age !== null && age !== Number.POSITIVE_INFINITY ? { dataAgeMs: age } : {}) };
   return { ok: true, discount: discount.discount, coupon: record, kind, syncedAt, source, detail };
 }
 

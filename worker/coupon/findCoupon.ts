@@ -3,6 +3,7 @@
 // While online the API is asked even when a local copy exists (an issued coupon may have been used at another
 // till a minute ago), but only for NETWORK_WAIT_MS: a failure or a slow answer leaves the local copy to decide.
 import type { Coupon, IssuedCoupon } from '../../src/protocol';
+import { olderThan } from '../store/dataAge';
 import { latestConfirmation, metaKey, type Confirmation, type ShopDatabase } from '../store/store';
 import type { CouponValidatorDeps } from './validateCoupon';
 import type { FoundCoupon } from './decideCoupon';
@@ -108,10 +109,7 @@ export async function findCoupon(code: string, deps: FindCouponDeps): Promise<Fi
     return { found: { kind: 'issued', record: local.issued, syncedAt: local.confirmed.issued, source: source('issued') }, networkTrouble };
   }
   const now = deps.now();
-  const trusted = (s: Space) => {
-    const at = local.confirmed[s];
-    return fromNetwork.has(s) || (at !== null && now - at <= deps.maxDataAgeMs);
-  };
+  const trusted = (s: Space) => fromNetwork.has(s) || !olderThan(local.confirmed[s], now, deps.maxDataAgeMs);
   if (trusted('coupon') && trusted('issued')) {
     const both = [local.confirmed.coupon, local.confirmed.issued].filter((t): t is number => t !== null);
     const syncedAt = both.length === 2 ? Math.min(...both) : null;

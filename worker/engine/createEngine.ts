@@ -3,6 +3,7 @@
 // Platform pieces are passed in.
 import type { EngineApi, EngineOptions, WatchListener } from '../../src/protocol';
 import type { RetryPolicy } from '../api/retryer';
+import { createServerClock } from '../api/serverClock';
 import { planLookup } from '../lookups/lookupPlans';
 import { createResourceState } from '../lookups/resourceState';
 import { createReadCache } from '../store/readCache';
@@ -50,7 +51,9 @@ const DEFAULT_REFRESH_INTERVAL_MS = 5 * 60 * 1000;
 
 /** @example const engine = createEngine({ baseUrl }, (id, value) => console.log(id, value), { indexedDB, IDBKeyRange }); */
 export function createEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps = {}): EngineApi {
-  const now = deps.now ?? Date.now;
+  // the till's clock, corrected by the offset the API's (or relay's) answers show (serverClock.ts)
+  const clock = createServerClock(deps.now ?? Date.now);
+  const now = clock.now;
   const dbName = options.dbName ?? defaultDbName(options.shopId);
   const db = (deps.openStore ?? openStore)(dbName, deps);
   const changes = createStorageChanges(dbName);
@@ -60,6 +63,7 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   const life: Lifetime = { closed: false, closing: new AbortController() };
   const resources = createResourceState(now, engineError);
   const status = createSyncStatus(connectivity);
+  clock.subscribe((clockOffsetMs) => status.facts.set({ clockOffsetMs }));
   // The parts refer to one another through arrows: each is called only once all are assembled.
   const tabs = joinTabs({
     locks,
@@ -94,6 +98,7 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     resync: () => engineSync.sync().then((r) => r.ok),
     syncAllowed: () => claim.ready.then((blocked) => !blocked),
     onReconnect: () => watches.refreshIfDue(),
+    onServerDate: clock.sample,
   });
   const claim = createDatabaseClaim({
     ...core,

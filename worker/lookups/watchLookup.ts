@@ -13,6 +13,7 @@ import { sameRecord } from '../records/sameRecord';
 import { readLocal, sameLocal, type Local } from './readLocal';
 import { keysOf, type Interest, type StorageChanges } from '../store/storageChanges';
 import type { ShopDatabase } from '../store/store';
+import { olderThan } from '../store/dataAge';
 
 /** Longest wait for the re-read after a refresh ended (it normally takes a few ms). */
 const SETTLE_MS = 1000;
@@ -86,11 +87,8 @@ export function watchLookup(plan: LookupPlan, env: WatchEnv): Watch {
   function refreshIfDue(): void {
     if (stopped || local === null || env.connectivity.offline) return;
     const t = env.now();
-    const stale = local.syncedAt === null || t - local.syncedAt > env.refreshIntervalMs;
-    const missing =
-      plan.empty === null &&
-      local.data === null &&
-      (local.itemConfirmedAt === null || t - local.itemConfirmedAt > env.refreshIntervalMs);
+    const stale = olderThan(local.syncedAt, t, env.refreshIntervalMs);
+    const missing = plan.empty === null && local.data === null && olderThan(local.itemConfirmedAt, t, env.refreshIntervalMs);
     if (stale || missing) env.refresh(plan);
   }
 
