@@ -167,12 +167,41 @@ describe('syncCoupons', () => {
     expect(status.lastError?.code).toBe('invalid_record');
   });
 
-  it('keeps the good copy of a coupon whose update arrives malformed', async () => {
-    const good = (await next(lookup.coupon('WELCOME10'))).data!;
-    mock.upsertCoupon({ ...mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!, apply_sale_percent: '열 퍼센트' });
+  it('keeps the good copy of a coupon whose update arrives malformed, confirmed by nothing until a readable record comes', async () => {
+    const before = await confirmed(lookup.coupon('WELCOME10'));
+    const record = mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!;
+    // the shop stops WELCOME10, in a record with a field this till cannot read
+    mock.upsertCoupon({ ...record, status: 'stop', apply_sale_percent: '열 퍼센트' });
     const report = await lookup.sync();
     expect(report).toMatchObject({ ok: true, rejected: 1, deleted: 0 });
-    expect((await next(lookup.coupon('WELCOME10'))).data).toEqual(good);
+    // the copy stays, with its own age (not the listing's), and says why
+    const kept = await next(lookup.coupon('WELCOME10'), (r) => r.error !== null);
+    expect(kept).toMatchObject({ data: before.data, syncedAt: before.syncedAt, error: { code: 'invalid_record', message: expect.stringContaining('"WELCOME10"') } });
+    expect((await next(lookup.status())).lastSyncedAt.coupons).toBeGreaterThan(before.syncedAt!);
+    // online (the API's single record is unreadable too) and offline, it is never ok
+    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: false, reason: 'unreadable', source: 'local', detail: { rule: 'record' } });
+    expect(await lookup.sync()).toMatchObject({ rejected: 1 });
+    expect((await next(lookup.coupon('WELCOME10'))).syncedAt).toBe(before.syncedAt);
+    mock.setDown(true);
+    expect((await lookup.sync()).ok).toBe(false);
+    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: false, reason: 'unreadable', source: 'local', coupon: { coupon_code: 'WELCOME10' } });
+    mock.setDown(false);
+
+    // readable again: the listing's word counts again (and it says stopped)
+    mock.upsertCoupon({ ...record, status: 'stop' });
+    expect(await lookup.sync()).toMatchObject({ ok: true, rejected: 0 });
+    const fixed = await next(lookup.coupon('WELCOME10'), (r) => r.data?.status === 'stop' && r.error === null);
+    expect(fixed.syncedAt).toBeGreaterThan(before.syncedAt!);
+    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: false, reason: 'inactive' });
+  });
+
+  it('ends the mark of an unreadable coupon the next complete listing no longer names', async () => {
+    mock.upsertCoupon({ ...mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!, apply_sale_percent: '열 퍼센트' });
+    expect(await lookup.sync()).toMatchObject({ rejected: 1 });
+    mock.removeCoupon('WELCOME10');
+    expect(await lookup.sync()).toMatchObject({ ok: true, deleted: 1 });
+    expect(await confirmed(lookup.coupon('WELCOME10'))).toMatchObject({ data: null, error: null });
+    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: false, reason: 'not_found' });
   });
 
   it('deletes nothing when a rejected record has no readable code', async () => {

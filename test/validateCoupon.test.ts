@@ -86,6 +86,16 @@ describe('validateCoupon', () => {
       expect(await lookup.offlineJournal()).toEqual([]);
     });
 
+    it('says unreadable, never ok, when the API now sends a record of the coupon this till cannot read', async () => {
+      const record = mock.data.coupons.find((c) => c.coupon_code === MOCK_CODES.welcomeCoupon)!;
+      mock.upsertCoupon({ ...record, status: 'stop', apply_sale_percent: { value: 10 } });
+      const v = await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 });
+      expect(v).toMatchObject({ ok: false, reason: 'unreadable', source: 'local', coupon: { coupon_code: 'WELCOME10' }, detail: { rule: 'record' } });
+      expect(v.ok ? '' : v.detail.message).toMatch(/cannot read.*may be out of date.*apply_sale_percent/);
+      await goOffline(mock, lookup);
+      expect(await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 })).toMatchObject({ ok: false, reason: 'unreadable' });
+    });
+
     it('does not keep the cashier waiting on a slow API: local data decides within about two seconds', async () => {
       mock.inject({ delayMs: 6000 }, { path: `/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}` });
       const started = Date.now();

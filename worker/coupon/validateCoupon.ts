@@ -72,7 +72,7 @@ export function createCouponValidator(deps: CouponValidatorDeps): CouponValidato
       const verdict =
         'found' in outcome
           ? decideCoupon(outcome.found, checked, { ...settings, now })
-          : absentVerdict(code, outcome.absent, outcome.syncedAt, outcome.source);
+          : absentVerdict(code, outcome.absent, outcome.syncedAt, outcome.source, 'message' in outcome ? outcome.message : '');
       // decided without the API while it could not be reached: keep it for reconciling later. A journal that
       // cannot be written never blocks the checkout; the verdict says so (and the entry waits in memory).
       if (verdict.source === 'local' && (outcome.networkTrouble || deps.isOffline())) {

@@ -60,7 +60,8 @@ export function watchLookup(plan: LookupPlan, env: WatchEnv): Watch {
       const e = env.resources.errorOf(key);
       if (e && (syncedAt === null || e.at >= syncedAt) && (!latest || e.at > latest.at)) latest = e;
     }
-    return latest?.error ?? null;
+    // the copy shown is confirmed by nothing: its newer record could not be read
+    return latest?.error ?? (local?.unreadable ? { code: 'invalid_record', message: local.unreadable } : null);
   }
 
   function emit(dataChanged: boolean): void {

@@ -16,6 +16,27 @@ export interface Confirmation {
 }
 
 /**
+ * `coupon:<code>` when the latest record the API sent for that code could not be read (it failed the schema): the
+ * copy stored (if any) stays, but nothing confirms it any more. Lookups show it with `confirmedAt`, when the API
+ * last confirmed that copy (null: never), whatever later listings say, and validateCoupon answers `unreadable`,
+ * until a readable record arrives (unreadableMarks.ts).
+ */
+export interface UnreadableMark {
+  key: string;
+  confirmedAt: number | null;
+  /** As on a Confirmation: the API answered this code with the coupon stored under another one. */
+  code?: string;
+  unreadable: {
+    /** When the unreadable record arrived. */
+    since: number;
+    /** Why it could not be read, in words (the rejection's message). */
+    message: string;
+    /** The coupon listing that rejected it (absent: a read-through or the relay's feed). */
+    listing?: string;
+  };
+}
+
+/**
  * The coupon listing's checkpoint as the store sees it: a row under '@couponSync'. Its shape, states and transitions
  * are the sync's (worker/sync/direct/listingCheckpoint.ts), which reads it back as a `CouponCheckpoint`.
  */
@@ -57,7 +78,15 @@ export interface EmptyListing {
   at: number;
 }
 
-export type MetaRow = Confirmation | ListingCheckpointRow | CommittedListing | ShopIdentity | TrackedProducts | FeedState | EmptyListing;
+export type MetaRow =
+  | Confirmation
+  | UnreadableMark
+  | ListingCheckpointRow
+  | CommittedListing
+  | ShopIdentity
+  | TrackedProducts
+  | FeedState
+  | EmptyListing;
 
 /**
  * The codes of one listed page of the running coupon sync. A unique index over all of them finds a code listed
@@ -170,11 +199,15 @@ export function confirm(db: ShopDatabase, keys: string[], at: number) {
   return db.meta.bulkPut(keys.map((key) => ({ key, confirmedAt: at })));
 }
 
-/** The latest confirmation among `keys`, or null. */
+/**
+ * The latest confirmation among `rows`, or null. An unreadable mark among them decides alone: the listing that
+ * carried the unreadable record confirms nothing of the copy kept.
+ */
 export function latestConfirmation(rows: (MetaRow | undefined)[]): number | null {
   let latest: number | null = null;
   for (const r of rows) {
-    if (r && 'confirmedAt' in r && (latest === null || r.confirmedAt > latest)) latest = r.confirmedAt;
+    if (r && 'unreadable' in r) return r.confirmedAt;
+    if (r && 'confirmedAt' in r && r.confirmedAt !== null && (latest === null || r.confirmedAt > latest)) latest = r.confirmedAt;
   }
   return latest;
 }
