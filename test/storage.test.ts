@@ -42,6 +42,25 @@ describe('storage failures', () => {
     expect((await next(lookup.status())).lastError).toBeNull();
   });
 
+  it('never loses an offline verdict to a full disk: the verdict says so, status() shows it, and it is written once there is room', async () => {
+    mock.setDown(true);
+    expect((await lookup.sync()).ok).toBe(false);
+    faulty.failWrites('QuotaExceededError', ['journal']);
+    const first = await lookup.validateCoupon('WELCOME10', { amount: 32000 });
+    expect(first).toMatchObject({ ok: true, source: 'local', journaled: false });
+    const second = await lookup.validateCoupon('FIXED3000', { amount: 10000 });
+    expect(second).toMatchObject({ source: 'local', journaled: false });
+    const status = await next(lookup.status(), (s) => s.storage?.unsavedJournal === 2);
+    expect(status.storage).toMatchObject({ memoryOnly: false, error: { code: 'quota_exceeded', message: expect.stringMatching(/storage for the site is full/) } });
+
+    faulty.heal();
+    const third = await lookup.validateCoupon('WELCOME10', { amount: 50000 });
+    expect(third).toMatchObject({ journaled: true });
+    // in the order they were given, the two kept in memory first
+    expect((await lookup.offlineJournal()).map((e) => [e.code, e.amount])).toEqual([['WELCOME10', 32000], ['FIXED3000', 10000], ['WELCOME10', 50000]]);
+    expect((await next(lookup.status(), (s) => s.storage === undefined)).storage).toBeUndefined();
+  });
+
   it('shows a full disk on a lookup that could not store what it fetched', async () => {
     faulty.failWrites('QuotaExceededError', ['issuedCoupons']);
     const answer = await next(lookup.issuedCoupon('IC-0000-OPEN'), (r) => r.error !== null);
