@@ -10,7 +10,7 @@ import { createReadCache } from '../store/readCache';
 import { defaultDbName } from '../store/shopIdentity';
 import { createStorageChanges } from '../store/storageChanges';
 import { engineError } from '../store/storageErrors';
-import { openStore } from '../store/store';
+import type { openStore } from '../store/store';
 import { readTrackedProducts } from '../store/trackedProducts';
 import { createConnectivity, type OnlineSource } from '../tabs/connectivity';
 import { joinTabs } from '../tabs/joinTabs';
@@ -23,6 +23,7 @@ import { createEngineSync } from './engineSync';
 import { createItemRefreshes } from './itemRefreshes';
 import { loadCouponValidator } from './loadCouponValidator';
 import { loadNetwork } from './loadNetwork';
+import { openEngineStore, type EngineStore } from './openEngineStore';
 import { createWatchRegistry } from './watchRegistry';
 
 /** Platform pieces and tuning the engine is given (tests pass fakes; the worker passes its globals). */
@@ -49,13 +50,25 @@ export interface EngineDeps {
 
 const DEFAULT_REFRESH_INTERVAL_MS = 5 * 60 * 1000;
 
-/** @example const engine = createEngine({ baseUrl }, (id, value) => console.log(id, value), { indexedDB, IDBKeyRange }); */
-export function createEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps = {}): EngineApi {
+/**
+ * Resolves once the database is open (the shop's IndexedDB database, or one in memory where that cannot be used:
+ * openEngineStore.ts); the network side and the checkout load meanwhile.
+ * @example const engine = await createEngine({ baseUrl }, (id, value) => console.log(id, value), { indexedDB, IDBKeyRange });
+ */
+export async function createEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps = {}): Promise<EngineApi> {
+  // (both chunks load beside the open; loadNetwork and loadCouponValidator then find them in)
+  for (const chunk of [import('./createNetwork'), import('../coupon/validateCoupon')]) chunk.catch(() => undefined);
+  const dbName = options.dbName ?? defaultDbName(options.shopId);
+  const store = await openEngineStore(dbName, deps);
+  return assembleEngine(options, listener, deps, store);
+}
+
+function assembleEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps, { db, memoryOnly }: EngineStore): EngineApi {
   // the till's clock, corrected by the offset the API's (or relay's) answers show (serverClock.ts)
   const clock = createServerClock(deps.now ?? Date.now);
   const now = clock.now;
-  const dbName = options.dbName ?? defaultDbName(options.shopId);
-  const db = (deps.openStore ?? openStore)(dbName, deps);
+  // In memory, this engine is alone: its own leader, its own sync lock and tab channel (db.name is its own).
+  const dbName = db.name;
   const changes = createStorageChanges(dbName);
   const cache = deps.copiesEmissions ? createReadCache(changes) : undefined;
   const locks = deps.locks ?? platformLocks();
@@ -64,6 +77,7 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   const resources = createResourceState(now, engineError);
   const status = createSyncStatus(connectivity);
   clock.subscribe((clockOffsetMs) => status.facts.set({ clockOffsetMs }));
+  if (memoryOnly) status.facts.set({ storageError: memoryOnly, memoryOnly: true });
   // The parts refer to one another through arrows: each is called only once all are assembled.
   const tabs = joinTabs({
     locks,

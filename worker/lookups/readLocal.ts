@@ -40,7 +40,7 @@ async function followAlias(plan: LookupPlan, db: ShopDatabase, local: Local): Pr
  */
 function readDirect(plan: LookupPlan, db: ShopDatabase): Promise<Local> {
   const tx = db.backendDB().transaction([plan.store, db.meta.name], 'readonly');
-  const data = plan.request(tx.objectStore(plan.store));
+  const data = plan.request(tx.objectStore(plan.store), db.keyRange);
   const meta = tx.objectStore(db.meta.name);
   const confirmations = plan.confirmKeys.map((key) => meta.get(key) as IDBRequest<MetaRow | undefined>);
   return new Promise((resolve, reject) => {

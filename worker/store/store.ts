@@ -3,6 +3,10 @@
 import Dexie, { type Table } from 'dexie';
 import type { Coupon, IssuedCoupon, JournalEntry, ProductOption } from '../../src/protocol';
 import type { FeedStageRow, FeedState } from './feedState';
+import { refuseNewerSchema } from './refuseNewerSchema';
+
+/** The schema version this release declares last (below); a database at a later one is refused (refuseNewerSchema.ts). */
+export const SCHEMA_VERSION = 5;
 
 /** When the API last confirmed a resource or an item (`coupons`, `coupon:<code>`, `options:<no>`, ...). */
 export interface Confirmation {
@@ -132,11 +136,16 @@ export class ShopDatabase extends Dexie {
   /** A relay snapshot being built aside while the last good data keeps answering (version 5; see feedState.ts). */
   feedStage!: Table<FeedStageRow, [string, string]>;
 
+  /** The IDBKeyRange of this database's IndexedDB (a lookup's plain requests build their ranges with it). */
+  readonly keyRange: typeof IDBKeyRange;
+
   constructor(name: string, deps: { indexedDB?: IDBFactory | undefined; IDBKeyRange?: typeof IDBKeyRange | undefined }) {
     const options: ConstructorParameters<typeof Dexie>[1] = {};
-    if (deps.indexedDB) options.indexedDB = deps.indexedDB;
+    const factory = deps.indexedDB ?? Dexie.dependencies.indexedDB;
+    if (factory) options.indexedDB = refuseNewerSchema(factory, SCHEMA_VERSION);
     if (deps.IDBKeyRange) options.IDBKeyRange = deps.IDBKeyRange;
     super(name, options);
+    this.keyRange = deps.IDBKeyRange ?? Dexie.dependencies.IDBKeyRange;
     this.version(1).stores({
       coupons: 'coupon_code',
       issuedCoupons: '',
@@ -156,7 +165,7 @@ export class ShopDatabase extends Dexie {
         await tx.table('couponStage').clear();
       });
     // version 5: the relay feed's staging table (version 4 is left to another change; Dexie accepts the gap)
-    this.version(5).stores({ feedStage: '[resource+key]' });
+    this.version(SCHEMA_VERSION).stores({ feedStage: '[resource+key]' });
   }
 }
 
