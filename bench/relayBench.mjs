@@ -1,11 +1,12 @@
 // The relay's figures (issue 10 "Measure"), on loopback in this Node process: a nothing-changed re-sync answered
 // 304 under load against a bare node:http server answering a fixed 304 (same load, same run); upstream list calls
-// per refresh with 1, 5 and 20 tills; and the relay's memory holding the big coupon set.
+// per refresh with 1, 5 and 20 tills; the relay's memory holding the big coupon set; and (issue 25, item 11) a
+// till's lookup and the relay's listing while 20 clients flood it, against the same relay unloaded in the same run.
 import { Agent, createServer, request } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { runnerImport } from 'vite';
-import { quantile } from './stats.mjs';
+import { median, quantile } from './stats.mjs';
 
 const BASE = '/shop-api';
 
@@ -30,6 +31,45 @@ function get(url, headers = {}, agent = undefined) {
     req.on('error', reject);
     req.end();
   });
+}
+
+/**
+ * A client on its own loopback address (127.0.0.x: the relay tells clients apart by address) that keeps `inFlight`
+ * requests open, each asking for what the snapshot cannot answer: a made-up coupon code, or the options of a product
+ * nobody tracks. A 429 makes it pause 100 ms (it ignores Retry-After). Returns stop(), which resolves with its counts.
+ */
+function flood(origin, address, inFlight) {
+  const agent = new Agent({ keepAlive: true, maxSockets: inFlight, localAddress: address });
+  let running = true;
+  let n = 0;
+  const counts = { answered: 0, refused: 0 };
+  const one = () =>
+    new Promise((resolve) => {
+      n++;
+      const path = n % 2 === 0 ? `/v2/shop/coupons/MADE-UP-${address}-${n}` : `/v2/shop/products/${900_000 + n}/options`;
+      const req = request(`${origin}${BASE}${path}`, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode === 429) counts.refused++;
+          else counts.answered++;
+          resolve(res.statusCode === 429 ? 100 : 0);
+        });
+      });
+      req.on('error', () => resolve(100));
+      req.end();
+    });
+  const loops = Array.from({ length: inFlight }, async () => {
+    while (running) {
+      const pause = await one();
+      if (pause > 0 && running) await new Promise((r) => setTimeout(r, pause));
+    }
+  });
+  return async () => {
+    running = false;
+    await Promise.all(loops);
+    agent.destroy();
+    return counts;
+  };
 }
 
 /** `clients` keep-alive clients sending the same request back to back for `ms`: requests/s, p50, p99, non-304s. */
@@ -151,6 +191,66 @@ export async function benchRelay({ root, sizes, log, row, results, smoke }) {
       await r.close();
       await api.close();
     }
+  }
+
+  // ---- a fair share under attack: a till's lookup and the listing while 20 clients flood, vs unloaded -------------
+  {
+    const coupons = smoke ? 300 : 500;
+    const attackers = 20;
+    const products = [mockServer.MOCK_CODES.firstProductNo, mockServer.MOCK_CODES.firstProductNo + 1];
+    const calls = Math.ceil(coupons / 100) + products.length;
+    log(`relay: a till's lookup and a listing (${calls} list calls) with ${attackers} clients flooding it with made-up reads, the API's real limits`);
+    const api = await mockServer.startMockShopApi({ data: { coupons } }); // rate limits on: list 1/s, other 5/s
+    const relay = relayEntry.createShopRelay({
+      key: 'demo-key', secret: 'demo-secret', target: api.url, basePath: BASE, public: true, products, itemCacheMs: 0,
+      refreshIntervalMs: 24 * 60 * 60 * 1000,
+    });
+    const { server, origin } = await listen((req, res) => relay(req, res));
+    const listed = async () => {
+      const status = await relay.status();
+      return products.every((p) => status.confirmedAt[`options:${p}`] > 0) && status.confirmedAt.coupons > 0;
+    };
+    // unloaded: the first listing (started with the relay), then three lookups of one coupon by a till
+    let t = performance.now();
+    await relay.ready;
+    while (!(await listed())) await new Promise((r) => setTimeout(r, 20));
+    const listingBase = performance.now() - t;
+    const tillAgent = new Agent({ keepAlive: true, localAddress: '127.0.0.1' });
+    const lookup = async () => {
+      const t0 = performance.now();
+      const answer = await get(`${origin}${BASE}/v2/shop/coupons/WELCOME10`, {}, tillAgent);
+      return { ms: performance.now() - t0, ok: answer.status === 200 && answer.body?.data?.coupon_code === 'WELCOME10' };
+    };
+    const lookupsBase = [];
+    for (let i = 0; i < 3; i++) lookupsBase.push(await lookup());
+    // loaded: 20 clients flood; the relay lists again while a till looks a coupon up now and then
+    const stops = Array.from({ length: attackers }, (_, i) => flood(origin, `127.0.0.${i + 2}`, 4));
+    // (a round of the attack: each attacker has been served and keeps its queue full)
+    await new Promise((r) => setTimeout(r, smoke ? 2_000 : 4_000));
+    t = performance.now();
+    const listing = relay.refresh().then(() => performance.now() - t);
+    const lookupsLoaded = [];
+    for (let i = 0; i < 3; i++) {
+      // a till asks now and then (a customer at a time): less often than once a round of the 20 attackers (4 s)
+      if (i > 0) await new Promise((r) => setTimeout(r, smoke ? 2_000 : 5_000));
+      lookupsLoaded.push(await lookup());
+    }
+    const listingLoaded = await listing;
+    const counts = await Promise.all(stops.map((stop) => stop()));
+    tillAgent.destroy();
+    const throttled = api.requests.filter((q) => q.throttled).map((q) => q.path);
+    await stop(server);
+    await relay.close();
+    await api.close();
+    const base = median(lookupsBase.map((l) => l.ms));
+    const worst = Math.max(...lookupsLoaded.map((l) => l.ms));
+    const answered = counts.reduce((n, c) => n + c.answered, 0);
+    const refused = counts.reduce((n, c) => n + c.refused, 0);
+    scenario.underAttack = { coupons, calls, attackers, listingBase, listingLoaded, lookupsBase, lookupsLoaded, answered, refused, throttled };
+    log(`  listing ${Math.round(listingLoaded)} ms under attack vs ${Math.round(listingBase)} ms unloaded; till lookup worst ${Math.round(worst)} ms vs ${base.toFixed(1)} ms; attackers answered ${answered}, refused 429 ${refused}; upstream throttled ${throttled.length}`);
+    const ok = lookupsLoaded.every((l) => l.ok) && lookupsBase.every((l) => l.ok);
+    row({ figure: `relay, ${attackers} clients flooding: a till's coupon lookup (worst of 3)`, ours: worst, baseline: base, unit: 'ms', ratio: worst / base, budget: '≤ 2000 ms', pass: ok && worst <= 2000 });
+    row({ figure: `relay, ${attackers} clients flooding: a listing of ${calls} list calls`, ours: listingLoaded, baseline: listingBase, unit: 'ms', ratio: listingLoaded / listingBase, budget: '≤ 2 × unloaded', pass: listingLoaded <= 2 * listingBase });
   }
 
   // ---- memory of the relay holding the big coupon set -------------------------------------------------------

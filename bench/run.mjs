@@ -4,13 +4,15 @@
 // ratio, budget, result) plus bench-results/bench.json. Baselines are measured in the same run, in the same
 // worker as the engine. Options: --smoke (tiny sizes, seconds), --runs N, --out FILE, --site DIR (where the page
 // is built), --only a,b (scenarios: bundle, lists, sync, lookups, reload, tills (a till on a relay), throttled,
-// relay (the relay itself)).
+// relay (the relay itself), engines (first load, reload and coupon(code) in Chromium, Firefox and WebKit; --engines
+// a,b for some of them)).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
 import { minGzipSize } from './bundleSize.mjs';
 import { cpuBetween, cpuByProcess } from './processCpu.mjs';
 import { log, root, startHarness } from './harness.mjs';
+import { benchEngines } from './engineBench.mjs';
 import { benchRelay } from './relayBench.mjs';
 import { createRandom, formatTable, median, quantile, sample } from './stats.mjs';
 import { attachWorker, sampleHeap, workerTargets } from './workerHeap.mjs';
@@ -27,7 +29,8 @@ const sizes = smoke
   : { big: 100_000, mid: 10_000, small: 1_000, lookups: 1_000, warmup: 100, products: 10_000, throttled: 2_000, runs: 3, emissions: 7, readThroughAfterMs: 3_000 };
 sizes.runs = Number(option('runs', sizes.runs));
 const only = option('only', '') ? new Set(option('only', '').split(',')) : null;
-const wants = (s) => !only || only.has(s);
+// the engines' part starts two more browsers: in a full run, and in a smoke run only when asked (--only engines)
+const wants = (s) => (only ? only.has(s) : !(smoke && s === 'engines'));
 const outFile = option('out', `${root}bench-results/bench${smoke ? '-smoke' : ''}.json`);
 const FIRST_PRODUCT_NO = 1;
 
@@ -327,6 +330,9 @@ try {
 
   // ---- the relay (Node side, loopback) ------------------------------------------------------------------------------
   if (wants('relay')) await benchRelay({ root, sizes, log, row, results, smoke });
+
+  // ---- every engine: the same page in Chromium, Firefox and WebKit, each against its own floors -------------------
+  if (wants('engines')) await benchEngines({ h, sizes, log, row, results, randomOf, ...(option('engines', '') ? { engines: option('engines', '').split(',') } : {}) });
 
   results.rows = rows;
   await mkdir(dirname(outFile), { recursive: true });

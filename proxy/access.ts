@@ -1,6 +1,7 @@
 // Who may ask: the host's authorize(req, route), or `public: true`. With neither, nothing is answered but a 401
 // that says how to open the server: a server piece holding shop credentials answers only whom its host authorises.
 import type { IncomingMessage } from 'node:http';
+import type { ServerLog } from './serverLog';
 import type { Authorize, RouteName } from './types';
 
 /** Why a request is not let through, in words; the caller formats it (API envelope or relay error). */
@@ -14,6 +15,8 @@ export interface AccessOptions {
   public?: boolean | undefined;
   /** 'createShopApiProxy' or 'createShopRelay', for the message. */
   component: string;
+  /** Where a failing authorize is logged (redacted). */
+  log: ServerLog;
 }
 
 /**
@@ -38,7 +41,7 @@ export async function checkAccess(
   try {
     verdict = await options.authorize(req, route);
   } catch (error) {
-    console.error(`[${options.component}] authorize failed`, error);
+    options.log('error', 'authorize failed', error);
     return { status: 500, message: 'AUTHORIZE FAILED: the server could not decide whether to answer; see its log.' };
   }
   if (verdict === true) return null;

@@ -1,6 +1,7 @@
 // One HTTP exchange with the shop API, with a timeout and a caller's abort signal, turned into data: an answer
 // (whatever its status), or why there was none. Bodies are read whole: API answers are at most one page of 100 rows.
 import { readApiCode } from '../worker/api/envelope';
+import { networkReason } from './upstreamErrors';
 
 /** What one upstream exchange gave. */
 export type UpstreamResult =
@@ -15,6 +16,7 @@ export type UpstreamResult =
       /** The parsed body when it is a JSON object (the auth answer is read from it). */
       json: Record<string, unknown> | undefined;
     }
+  /** `reason`: the network error's code (ECONNREFUSED), never its message (which may name the URL). */
   | { kind: 'unreachable'; reason: string }
   | { kind: 'timeout' }
   | { kind: 'aborted' };
@@ -40,14 +42,6 @@ function parseJson(body: Buffer): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The network cause in a few words ('ECONNREFUSED', 'ENOTFOUND', …), never a body or header. */
-function reasonOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  if (typeof cause?.message === 'string') return cause.message;
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -92,7 +86,7 @@ export async function callUpstream(
   } catch (error) {
     if (timedOut) return { kind: 'timeout' };
     if (signal?.aborted) return { kind: 'aborted' };
-    return { kind: 'unreachable', reason: reasonOf(error) };
+    return { kind: 'unreachable', reason: networkReason(error) };
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);

@@ -3,12 +3,15 @@
 // gets 429 with Retry-After instead.
 import type { ClientLimits } from './types';
 
-const DEFAULT_CLIENT_LIMITS: Required<ClientLimits> = {
+/** Every per-client bound's default (the door's here; upstreamQueued: fairShare.ts; refusedPerMinute: refusalBounds.ts). */
+export const DEFAULT_CLIENT_LIMITS: Required<ClientLimits> = {
   concurrent: 8,
   queued: 32,
   perSecond: 20,
   burst: 60,
   maxWaitMs: 10_000,
+  upstreamQueued: 4,
+  refusedPerMinute: 10,
 };
 
 /** Admitted: call leave() once the answer is sent. Refused: answer 429 with Retry-After (seconds). */

@@ -1,39 +1,57 @@
 // The proxy as a request handler: refuse what is not one of the served GETs, let through only whom the host
-// authorises (within each client's bounds), then forward with the proxy's own token through one rate limiter.
+// authorises (within each client's bounds), then forward with the proxy's own token through one rate limiter,
+// shared fairly between the clients (each in its turn).
 // The relay (shop-lookup/relay) is the same server component with a synced snapshot behind it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRateLimiter, DEFAULT_RATE_LIMITS } from '../worker/api/rateLimiter';
 import { localUrl, matchAllowedPath, normalizeBasePath } from './allowedPaths';
+import { DEFAULT_CLIENT_LIMITS } from './clientBounds';
+import { createFairShare } from './fairShare';
 import { createForwarder } from './forwardRequest';
 import { apiRefusal, envelopeAnswer, PROXY_CODES, sendAnswer } from './proxyAnswers';
+import { createRedaction, urlSecrets } from './redaction';
 import { answerAdmitted, createRequestGate } from './requestGate';
+import { createServerLog } from './serverLog';
+import { checkProxyOptions } from './serverOptions';
 import type { ShopApiProxy, ShopApiProxyOptions } from './types';
 
 /**
  * Creates the proxy. The key and secret never leave this process: the client sees only the API's answers.
  * @example const proxy = createShopApiProxy({ key, secret, basePath: '/shop-api', authorize: (req) => isStaff(req) }); app.use(proxy);
  */
-export function createShopApiProxy(options: ShopApiProxyOptions): ShopApiProxy {
-  if (!options.key || !options.secret) throw new TypeError('createShopApiProxy: key and secret are required');
+export function createShopApiProxy(raw: ShopApiProxyOptions): ShopApiProxy {
+  const options = checkProxyOptions(raw);
   const target = (options.target ?? 'https://api.imweb.me').replace(/\/+$/, '');
   const basePath = normalizeBasePath(options.basePath ?? '', 'createShopApiProxy');
   const maxUrlLength = options.maxUrlLength ?? 2048;
   const limits = options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
-  // One limiter for every upstream call (auth included): all terminals behind this proxy share the shop's limit.
-  const limiter = createRateLimiter(limits);
+  // One limiter for every upstream call (auth included): all terminals behind this proxy share the shop's limit,
+  // each client in its turn.
+  const shopLimiter = createRateLimiter(limits);
+  const clientLimits = options.clientLimits;
+  const fair = createFairShare({
+    limiter: shopLimiter,
+    queued: clientLimits === false ? Infinity : (clientLimits?.upstreamQueued ?? DEFAULT_CLIENT_LIMITS.upstreamQueued),
+    ownShare: 1, // the proxy's own calls are token requests every client waits for
+    limits,
+  });
   const closing = new AbortController();
-  const gate = createRequestGate({ component: 'createShopApiProxy', ...options });
+  // nothing the proxy writes (answers, logs) carries the key, the secret, a token or the target's password
+  const redaction = createRedaction([options.key, options.secret, ...urlSecrets(target)]);
+  const log = createServerLog(redaction, 'shop-api-proxy');
+  const gate = createRequestGate({ component: 'createShopApiProxy', ...options, log });
   let down = false;
   const forwarder = createForwarder({
     target,
     key: options.key,
     secret: options.secret,
-    limiter,
+    limiter: fair.own,
     fetch: options.fetch ?? globalThis.fetch,
     timeoutMs: options.timeoutMs ?? 15_000,
     closing: closing.signal,
     isDown: () => down,
     label: 'proxy',
+    redaction,
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): Promise<void> {
@@ -57,17 +75,18 @@ export function createShopApiProxy(options: ShopApiProxyOptions): ShopApiProxy {
       return sendAnswer(res, envelopeAnswer(405, PROXY_CODES.method, msg, { allow: 'GET' }));
     }
     if (closing.signal.aborted) return sendAnswer(res, forwarder.closedAnswer());
-    const leave = await gate.admit(req, res, route.name, apiRefusal);
-    if (!leave) return;
-    await answerAdmitted(res, leave, async (clientGone) =>
-      down ? forwarder.downAnswer() : forwarder.forward(route, AbortSignal.any([clientGone, closing.signal])),
+    const admitted = await gate.admit(req, res, route.name, apiRefusal);
+    if (!admitted) return;
+    const turn = fair.forClient(admitted.clientId);
+    await answerAdmitted(res, admitted.leave, async (clientGone) =>
+      down ? forwarder.downAnswer() : forwarder.forward(route, AbortSignal.any([clientGone, closing.signal]), turn),
     );
   }
 
   const proxy = ((req, res, next) => {
     handle(req, res, next).catch((error: unknown) => {
       // Only a bug gets here: log it, and answer without details (they could hold anything).
-      console.error('[shop-api-proxy]', error);
+      log('error', 'a request failed', error);
       sendAnswer(res, forwarder.badGateway('the proxy failed unexpectedly; see the server log.'));
     });
   }) as ShopApiProxy;
@@ -78,7 +97,8 @@ export function createShopApiProxy(options: ShopApiProxyOptions): ShopApiProxy {
     if (closing.signal.aborted) return;
     closing.abort();
     gate.close();
-    limiter.dispose();
+    fair.dispose();
+    shopLimiter.dispose();
   };
   return proxy;
 }

@@ -1,11 +1,15 @@
-// Forwarding one allowed GET to the shop API with the server's own token, through the shared rate limiter,
-// renewing the token once when upstream refuses it. Used by the proxy for every request and by the relay for
-// single items. Failures become answers in the API's envelope, so the library reads them like any API error.
+// Forwarding one allowed GET to the shop API with the server's own token, through the shared rate limiter (in the
+// client's turn), renewing the token once when upstream refuses it. Used by the proxy for every request and by the
+// relay for single items. A successful answer is passed on redacted; every failure becomes our own answer in the
+// API's envelope (the API's code and our fixed words), so the library reads it like any API error and nothing an
+// upstream echoed reaches the client.
 import type { RateLimiter } from '../worker/api/rateLimiter';
 import type { AllowedRoute } from './allowedPaths';
 import { retryAfterMs } from '../worker/api/retryAfter';
 import { callUpstream, type UpstreamRequest, type UpstreamResult } from './callUpstream';
-import { envelopeAnswer, PROXY_CODES, scrubBody, upstreamAnswer, type ProxyAnswer } from './proxyAnswers';
+import { envelopeAnswer, PROXY_CODES, safeRetryAfter, upstreamAnswer, type ProxyAnswer } from './proxyAnswers';
+import { safeOrigin, type Redaction } from './redaction';
+import { apiErrorText } from './upstreamErrors';
 import type { SharedTokenSlot } from '../worker/api/tokenHolder';
 import { createUpstreamToken, type TokenFailure } from './upstreamToken';
 
@@ -24,14 +28,27 @@ export interface ForwarderOptions {
   isDown?: () => boolean;
   /** 'proxy' or 'relay', for messages. */
   label: string;
+  /** The server's secrets: every token used is added, every answer passed through. */
+  redaction: Redaction;
 }
 
 export interface Forwarder {
-  /** The client's answer; undefined when the client is gone (nobody to answer). */
-  forward(route: AllowedRoute, signal: AbortSignal): Promise<ProxyAnswer | undefined>;
+  /**
+   * The client's answer; undefined when the client is gone (nobody to answer). `limiter`: whose turn the request
+   * waits for (the client's, see fairShare.ts); default the forwarder's own.
+   */
+  forward(route: AllowedRoute, signal: AbortSignal, limiter?: RateLimiter): Promise<ProxyAnswer | undefined>;
   badGateway(why: string): ProxyAnswer;
   closedAnswer(): ProxyAnswer;
   downAnswer(): ProxyAnswer;
+}
+
+/** A client's turn refused (its queue of upstream requests is full, fairShare.ts): 429 with Retry-After. */
+function turnRefusal(error: unknown): ProxyAnswer | undefined {
+  const e = error as { code?: unknown; message?: unknown; retryAfterMs?: unknown } | undefined;
+  if (e?.code !== 'too_many_requests' || typeof e.message !== 'string') return undefined;
+  const seconds = Math.max(1, Math.ceil((typeof e.retryAfterMs === 'number' ? e.retryAfterMs : 1000) / 1000));
+  return envelopeAnswer(429, PROXY_CODES.throttled, e.message, { 'retry-after': String(seconds) });
 }
 
 /** A -2 (or a 401 that is not a permission/credential refusal) means our token is no longer accepted. */
@@ -53,7 +70,9 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     call,
     signal: closing,
     shared: options.sharedToken,
+    redaction: options.redaction,
   });
+  const where = safeOrigin(target);
 
   const badGateway = (why: string): ProxyAnswer => envelopeAnswer(502, PROXY_CODES.gateway, `BAD GATEWAY: ${why}`);
   const downAnswer = (): ProxyAnswer =>
@@ -69,29 +88,55 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         return failure.answer;
       case 'unreachable':
         return badGateway(
-          `the shop API at ${target} could not be reached (${failure.reason}). ` +
+          `the shop API at ${where} could not be reached (${failure.reason}). ` +
             "Check the server's network connection and the API status, then try again.",
         );
       case 'timeout':
         return envelopeAnswer(
           504,
           PROXY_CODES.gateway,
-          `GATEWAY TIMEOUT: the shop API at ${target} did not answer within ${timeoutMs} ms. Try again later.`,
+          `GATEWAY TIMEOUT: the shop API at ${where} did not answer within ${timeoutMs} ms. Try again later.`,
         );
       case 'aborted':
         return closing.aborted ? closedAnswer() : undefined;
     }
   }
 
-  async function forward(route: AllowedRoute, signal: AbortSignal): Promise<ProxyAnswer | undefined> {
+  /** The client's copy of an upstream answer: passed on (redacted) when it succeeded, else our own words. */
+  function answerOf(result: Extract<UpstreamResult, { kind: 'answer' }>): ProxyAnswer {
+    if (result.json === undefined) {
+      // an HTML error page (a gateway's 502), cut-off JSON: never passed on as is, the browser might render it
+      const type = result.contentType ? ` (${result.contentType.split(';')[0]!.trim().slice(0, 60)})` : '';
+      return badGateway(
+        `the shop API answered HTTP ${result.status} with something that is not its JSON envelope${type}. ` +
+          'A gateway in front of the API may be failing; try again later.',
+      );
+    }
+    const { code, status } = result;
+    if (code !== undefined && code < 0) {
+      const wait = safeRetryAfter(result.retryAfter);
+      return envelopeAnswer(status, code, apiErrorText(code, status), wait === undefined ? {} : { 'retry-after': wait });
+    }
+    if (code === undefined || status >= 400) {
+      return badGateway(
+        `the shop API answered HTTP ${status} ${code === undefined ? 'without its envelope\'s code' : `with code ${code}`}. ` +
+          'A gateway in front of the API may be failing; try again later.',
+      );
+    }
+    return upstreamAnswer(status, options.redaction.json(result.json), result.retryAfter);
+  }
+
+  async function forward(route: AllowedRoute, signal: AbortSignal, turn: RateLimiter = limiter): Promise<ProxyAnswer | undefined> {
     let renewed = false;
     for (;;) {
       const current = await token.get();
       if (!current.ok) return failureAnswer(current.failure);
+      options.redaction.add(current.token); // also one read from the shared slot
       try {
-        await limiter.acquire(route.cls, 'user', signal);
-      } catch {
-        return failureAnswer({ kind: 'aborted' });
+        await turn.acquire(route.cls, 'user', signal);
+      } catch (error) {
+        const refused = turnRefusal(error);
+        return refused ?? failureAnswer({ kind: 'aborted' });
       }
       // The switch may have flipped while this request waited for its slot.
       if (options.isDown?.()) return downAnswer();
@@ -114,16 +159,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         renewed = true;
         continue;
       }
-      if (result.json === undefined) {
-        // an HTML error page (a gateway's 502), cut-off JSON: never passed on as is, the browser might render it
-        const type = result.contentType ? ` (${result.contentType.split(';')[0]})` : '';
-        return badGateway(
-          `the shop API answered HTTP ${result.status} with something that is not its JSON envelope${type}. ` +
-            'A gateway in front of the API may be failing; try again later.',
-        );
-      }
-      const body = scrubBody(result.body, [options.secret, current.token, token.current()]);
-      return upstreamAnswer({ ...result, body });
+      return answerOf(result);
     }
   }
 

@@ -1,19 +1,25 @@
 // What the proxy and the relay write back: their own answers in the API's error envelope (or plain JSON), and
-// upstream answers stripped down to status, body and Retry-After, always typed JSON and never sniffable. Nothing
-// else from upstream (no set-cookie, no content-type) reaches the client.
+// successful upstream answers stripped down to status, redacted JSON body and Retry-After in seconds, always typed
+// JSON and never sniffable. Nothing else from upstream (no set-cookie, no content-type, no error text) reaches the
+// client.
 import type { ServerResponse } from 'node:http';
+import { retryAfterMs } from '../worker/api/retryAfter';
 
 /** An answer ready to send. */
 export interface ProxyAnswer {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** A successful upstream answer (2xx, a code of 0 or more): the only kind shared beyond the requests waiting for it. */
+  shareable?: boolean;
 }
 
 /** Body codes the proxy uses for its own answers (the API's documented meanings). */
 export const PROXY_CODES = { method: -99, path: -98, gateway: -19, permission: -5, throttled: -7 } as const;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** The longest Retry-After passed on (an hour): a year-long one from upstream is not a client's to keep. */
+const MAX_RETRY_AFTER_S = 3600;
 
 /**
  * The proxy's own answer as an API error envelope, so the library reads it like any API error.
@@ -48,43 +54,24 @@ export function jsonAnswer(status: number, body: unknown, headers: Record<string
 }
 
 /**
- * Replaces every occurrence of the given secrets (too short ones are ignored: they would hit ordinary text).
- * @example redact('bad secret s3cr3t-value', ['s3cr3t-value']) // 'bad secret [redacted]'
+ * An upstream Retry-After as whole seconds, or undefined: never the header as received (it is upstream text).
+ * @example safeRetryAfter('2.5') // '3'
  */
-export function redact(text: string, secrets: readonly (string | undefined)[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 6) out = out.split(secret).join('[redacted]');
-  }
-  return out;
+export function safeRetryAfter(header: string | undefined): string | undefined {
+  const ms = retryAfterMs(header);
+  return ms === undefined ? undefined : String(Math.min(MAX_RETRY_AFTER_S, Math.ceil(ms / 1000)));
 }
 
 /**
- * The same bytes, unless one of the secrets occurs in them (an upstream error echoing the token, say).
- * @example scrubBody(Buffer.from('{"msg":"token abc123def expired"}'), ['abc123def'])
+ * The client's copy of a successful upstream answer: its status and (redacted) JSON body, typed JSON whatever
+ * upstream said (a JSON body labelled text/html is not rendered as a page).
+ * @example upstreamAnswer(200, { code: 200, data }, undefined)
  */
-export function scrubBody(body: Buffer, secrets: readonly (string | undefined)[]): Buffer {
-  const leaks = secrets.some((secret) => secret && secret.length >= 6 && body.includes(secret, 0, 'utf8'));
-  return leaks ? Buffer.from(redact(body.toString('utf8'), secrets), 'utf8') : body;
-}
-
-/** What came back from upstream, as far as the client may see it. */
-export interface UpstreamAnswerParts {
-  status: number;
-  contentType: string | undefined;
-  retryAfter: string | undefined;
-  body: Buffer;
-}
-
-/**
- * The client's copy of an upstream answer whose body is JSON: status and body as received, Retry-After, typed JSON
- * whatever upstream said (a JSON body labelled text/html is not rendered as a page).
- * @example sendAnswer(res, upstreamAnswer({ status: 200, contentType: 'application/json', retryAfter: undefined, body }))
- */
-export function upstreamAnswer(parts: UpstreamAnswerParts): ProxyAnswer {
+export function upstreamAnswer(status: number, json: unknown, retryAfter: string | undefined): ProxyAnswer {
   const headers: Record<string, string> = { 'content-type': JSON_TYPE };
-  if (parts.retryAfter) headers['retry-after'] = parts.retryAfter;
-  return { status: parts.status, headers, body: parts.body };
+  const wait = safeRetryAfter(retryAfter);
+  if (wait !== undefined) headers['retry-after'] = wait;
+  return { status, headers, body: Buffer.from(JSON.stringify(json), 'utf8'), shareable: status >= 200 && status < 300 };
 }
 
 /**

@@ -1,9 +1,11 @@
-// The door every request of the proxy and the relay passes after its route is known: authorize (or public), then
-// the client's bounds. A refused request is answered here and changes nothing; an admitted one gets `leave()`,
-// to call once its answer is sent.
+// The door every request of the proxy and the relay passes after its route is known: the client's refusals so far
+// (past their bound: 429 before authorize is asked), authorize (or public), then the client's bounds. A refused
+// request is answered here and changes nothing; an admitted one gets `leave()`, to call once its answer is sent.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkAccess } from './access';
-import { createClientBounds } from './clientBounds';
+import { createClientBounds, DEFAULT_CLIENT_LIMITS } from './clientBounds';
+import { createRefusalBounds } from './refusalBounds';
+import type { ServerLog } from './serverLog';
 import { sendAnswer, type ProxyAnswer } from './proxyAnswers';
 import type { Authorize, ClientLimits, RouteName } from './types';
 
@@ -16,11 +18,18 @@ export interface RequestGateOptions {
   public?: boolean | undefined;
   clientId?: ((req: IncomingMessage) => string) | undefined;
   clientLimits?: ClientLimits | false | undefined;
+  log: ServerLog;
+}
+
+/** An admitted request: call `leave` once its answer is sent; `clientId` names its client (for its upstream turn). */
+export interface Admitted {
+  leave: () => void;
+  clientId: string;
 }
 
 export interface RequestGate {
-  /** `leave` once the answer is sent, or null when the request was refused (and already answered). */
-  admit(req: IncomingMessage, res: ServerResponse, route: RouteName, format: RefusalFormat): Promise<(() => void) | null>;
+  /** The admitted request, or null when it was refused (and already answered). */
+  admit(req: IncomingMessage, res: ServerResponse, route: RouteName, format: RefusalFormat): Promise<Admitted | null>;
   close(): void;
 }
 
@@ -53,11 +62,22 @@ const remoteAddress = (req: IncomingMessage): string => req.socket.remoteAddress
 /** @example const gate = createRequestGate({ component: 'createShopRelay', public: true }); */
 export function createRequestGate(options: RequestGateOptions): RequestGate {
   const bounds = createClientBounds(options.clientLimits ?? {});
-  const clientId = options.clientId ?? remoteAddress;
+  const limits = options.clientLimits;
+  const refusals = createRefusalBounds(limits === false ? false : (limits?.refusedPerMinute ?? DEFAULT_CLIENT_LIMITS.refusedPerMinute));
+  const clientOf = options.clientId ?? remoteAddress;
   return {
     async admit(req, res, route, format) {
+      const client = clientOf(req);
+      const waitS = refusals.wait(client);
+      if (waitS > 0) {
+        const msg = 'TOO MANY REFUSED REQUESTS: this client was refused too often (401/403) within the last minute; ' +
+          'try again after the Retry-After delay.';
+        sendAnswer(res, format(429, 'too_many_requests', msg, { 'retry-after': String(waitS) }));
+        return null;
+      }
       const refused = await checkAccess(options, req, route);
       if (refused) {
+        if (refused.status !== 500) refusals.refused(client);
         const code = refused.status === 401 ? 'unauthorized' : refused.status === 403 ? 'forbidden' : 'server_error';
         sendAnswer(res, format(refused.status, code, refused.message));
         return null;
@@ -65,14 +85,14 @@ export function createRequestGate(options: RequestGateOptions): RequestGate {
       const gone = new AbortController();
       const onClose = (): void => gone.abort();
       res.once('close', onClose);
-      const admission = await bounds.enter(clientId(req), gone.signal);
+      const admission = await bounds.enter(client, gone.signal);
       res.off('close', onClose);
       if (!admission.ok) {
         const headers = { 'retry-after': String(admission.retryAfterS) };
         sendAnswer(res, format(429, 'too_many_requests', admission.message, headers));
         return null;
       }
-      return admission.leave;
+      return { leave: admission.leave, clientId: client };
     },
     close: () => bounds.close(),
   };

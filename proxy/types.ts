@@ -30,7 +30,7 @@ export type Authorize = (
 
 /**
  * Per-client bounds: a client over them is answered 429 with Retry-After, and cannot starve the others.
- * @example { concurrent: 8, queued: 32, perSecond: 20, burst: 60, maxWaitMs: 10_000 }
+ * @example { concurrent: 8, queued: 32, perSecond: 20, burst: 60, maxWaitMs: 10_000, upstreamQueued: 4, refusedPerMinute: 10 }
  */
 export interface ClientLimits {
   /** Requests of one client handled at once (long-polls included); default 8. @example { concurrent: 4 } */
@@ -43,6 +43,16 @@ export interface ClientLimits {
   burst?: number;
   /** Longest a request waits in its client's queue before it gets 429, ms; default 10_000. @example { maxWaitMs: 2_000 } */
   maxWaitMs?: number;
+  /**
+   * Requests of one client waiting for the shop API (its share of the upstream budget, served in turn with the
+   * other clients'); one more gets 429 at once; default 4. @example { upstreamQueued: 2 }
+   */
+  upstreamQueued?: number;
+  /**
+   * Refused requests (401/403) one client may draw per minute, at once or spread out; past them it gets 429 with
+   * Retry-After before `authorize` is asked; default 10. @example { refusedPerMinute: 5 }
+   */
+  refusedPerMinute?: number;
 }
 
 /**

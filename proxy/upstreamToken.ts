@@ -4,7 +4,9 @@ import type { RateLimiter } from '../worker/api/rateLimiter';
 import { retryAfterMs } from '../worker/api/retryAfter';
 import { createTokenHolder, type SharedTokenSlot } from '../worker/api/tokenHolder';
 import type { UpstreamRequest, UpstreamResult } from './callUpstream';
-import { envelopeAnswer, PROXY_CODES, redact, type ProxyAnswer } from './proxyAnswers';
+import { envelopeAnswer, PROXY_CODES, safeRetryAfter, type ProxyAnswer } from './proxyAnswers';
+import type { Redaction } from './redaction';
+import { apiErrorText } from './upstreamErrors';
 
 /** Why no token: no answer at all, or an answer the client gets instead (its code and msg only). */
 export type TokenFailure = Exclude<UpstreamResult, { kind: 'answer' }> | { kind: 'refused'; answer: ProxyAnswer };
@@ -30,6 +32,8 @@ export interface UpstreamTokenDeps {
   signal: AbortSignal;
   /** Shared with other instances: read before asking /v2/auth, written after. */
   shared?: SharedTokenSlot | undefined;
+  /** Told every token obtained, so nothing this server writes ever carries it. */
+  redaction: Redaction;
 }
 
 function tokenIn(json: Record<string, unknown> | undefined): string | undefined {
@@ -40,23 +44,18 @@ function tokenIn(json: Record<string, unknown> | undefined): string | undefined 
   return typeof token === 'string' && token !== '' ? token : undefined;
 }
 
-/** The client's copy of a failed /v2/auth answer: its code and msg, nothing else from it. */
-function refusal(result: Extract<UpstreamResult, { kind: 'answer' }>, deps: UpstreamTokenDeps): ProxyAnswer {
-  const upstreamMsg = typeof result.json?.msg === 'string' ? result.json.msg.slice(0, 200) : '';
-  const msg = redact(upstreamMsg, [deps.secret, deps.key]);
+/** The client's copy of a failed /v2/auth answer: its code and our fixed words, nothing of its body. */
+function refusal(result: Extract<UpstreamResult, { kind: 'answer' }>): ProxyAnswer {
   if (result.code !== undefined && result.code < 0) {
-    const advice =
-      result.code === -1
-        ? 'the shop API refused the key/secret configured on the proxy: check them'
-        : 'the proxy could not get an access token from the shop API';
-    const headers: Record<string, string> = result.retryAfter ? { 'retry-after': result.retryAfter } : {};
-    return envelopeAnswer(result.status, result.code, `${msg || 'ERROR'} (${advice})`, headers);
+    const wait = safeRetryAfter(result.retryAfter);
+    const text = result.code === -1 ? apiErrorText(-1, result.status) : `${apiErrorText(result.code, result.status)} (while getting an access token)`;
+    return envelopeAnswer(result.status, result.code, text, wait === undefined ? {} : { 'retry-after': wait });
   }
   return envelopeAnswer(
     502,
     PROXY_CODES.gateway,
     `BAD GATEWAY: the shop API's /v2/auth answered HTTP ${result.status} without an access token; ` +
-      'check the proxy target and the API status, then try again.',
+      'check the target and the API status, then try again.',
   );
 }
 
@@ -89,7 +88,8 @@ export function createUpstreamToken(deps: UpstreamTokenDeps): UpstreamToken {
       deps.limiter.pause('other', retryAfterMs(result.retryAfter) ?? 1000);
     }
     const fresh = result.code === undefined || result.code === 200 ? tokenIn(result.json) : undefined;
-    if (fresh === undefined) throw fail({ kind: 'refused', answer: refusal(result, deps) });
+    if (fresh === undefined) throw fail({ kind: 'refused', answer: refusal(result) });
+    deps.redaction.add(fresh);
     return fresh;
   }
 

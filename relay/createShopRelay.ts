@@ -2,12 +2,18 @@
 // single items read through with single-flight) plus the feed for tills (PROTOCOL.md), behind the same door as the
 // proxy (authorize or public, per-client bounds), with one upstream sync per shop shared through the store.
 import { createHash, randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { localUrl, matchAllowedPath, normalizeBasePath, type AllowedRoute } from '../proxy/allowedPaths';
+import { DEFAULT_CLIENT_LIMITS } from '../proxy/clientBounds';
+import { createFairShare, type FairShare } from '../proxy/fairShare';
 import { createForwarder } from '../proxy/forwardRequest';
 import { apiRefusal, envelopeAnswer, jsonAnswer, PROXY_CODES, sendAnswer, type ProxyAnswer } from '../proxy/proxyAnswers';
+import { createRedaction, urlSecrets } from '../proxy/redaction';
 import { answerAdmitted, createRequestGate } from '../proxy/requestGate';
+import { createServerLog } from '../proxy/serverLog';
 import type { RouteName } from '../proxy/types';
+import { failureText } from '../proxy/upstreamErrors';
 import { createApiClient } from '../worker/api/apiClient';
 import { createTransport } from '../worker/api/httpTransport';
 import { DEFAULT_RATE_LIMITS } from '../worker/api/rateLimiter';
@@ -17,9 +23,10 @@ import { createLongPolls } from './longPolls';
 import { openRelayStore } from './openStore';
 import type { RelayStore, ResourceId } from './relayStore';
 import { feedError, serveFeed, type FeedContext } from './serveFeed';
+import { createProductTracking, type ProductTracking } from './productTracking';
+import { checkRelayOptions } from './relayOptions';
 import { createSingleFlight } from './singleFlight';
 import { listAnswer } from './snapshotList';
-import { readProductsBody } from './productsBody';
 import { storeTokenSlot } from './storeTokenSlot';
 import type { RelayStatus, ShopRelay, ShopRelayOptions } from './types';
 import { createUpstreamSync, type UpstreamSync } from './upstreamSync';
@@ -39,14 +46,21 @@ interface Running {
   mirror: FeedMirror;
   sync: UpstreamSync;
   feed: FeedContext;
+  fair: FairShare;
+  products: ProductTracking;
 }
+
+/** Defaults of the options that bound what clients can make the relay do upstream (see types.ts). */
+const DEFAULT_LISTING_SHARE = 0.75;
+const DEFAULT_MAX_TRACKED_PRODUCTS = 100;
+const DEFAULT_PRODUCT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
  * Creates the relay. The key and secret never leave this process; tills get a snapshot and its changes.
  * @example const relay = createShopRelay({ key, secret, basePath: '/shop-api', authorize: (req, route) => isTill(req) }); app.use(relay);
  */
-export function createShopRelay(options: ShopRelayOptions): ShopRelay {
-  if (!options.key || !options.secret) throw new TypeError('createShopRelay: key and secret are required');
+export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
+  const options = checkRelayOptions(raw);
   const target = (options.target ?? 'https://api.imweb.me').replace(/\/+$/, '');
   const basePath = normalizeBasePath(options.basePath ?? '', 'createShopRelay');
   const now = options.now ?? (() => Date.now());
@@ -59,15 +73,27 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
   const fetchFn = options.fetch ?? globalThis.fetch;
   const timeoutMs = options.timeoutMs ?? 15_000;
   const closing = new AbortController();
-  const gate = createRequestGate({ component: 'createShopRelay', ...options });
+  setMaxListeners(0, closing.signal); // every read-through waiting for its turn listens to it
+  // everything the relay writes (answers, status, logs) goes without the key, the secret, tokens and passwords
+  const redaction = createRedaction([options.key, options.secret, ...urlSecrets(target), ...urlSecrets(options.redis)]);
+  const log = createServerLog(redaction, 'shop-relay');
+  const gate = createRequestGate({ component: 'createShopRelay', ...options, log });
   const polls = createLongPolls();
   const items = createSingleFlight<ProxyAnswer>(options.itemCacheMs ?? 2_000, now);
   let forwarder: ReturnType<typeof createForwarder> | undefined;
 
   async function start(): Promise<Running> {
     const { store, owned } = await openRelayStore({ store: options.store, redis: options.redis, shopId, now });
-    const limiter = store.rateLimiter(limits);
-    const sharedToken = storeTokenSlot(store);
+    const clientLimits = options.clientLimits;
+    // the shop-wide limiter, shared fairly between this instance's clients, with a share kept for the listing
+    const fair = createFairShare({
+      limiter: store.rateLimiter(limits),
+      queued: clientLimits === false ? Infinity : (clientLimits?.upstreamQueued ?? DEFAULT_CLIENT_LIMITS.upstreamQueued),
+      ownShare: options.listingShare ?? DEFAULT_LISTING_SHARE,
+      limits,
+    });
+    const limiter = fair.own;
+    const sharedToken = storeTokenSlot(store, (token) => redaction.add(token));
     const transport = createTransport({
       baseUrl: target,
       fetch: fetchFn,
@@ -87,6 +113,7 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
       closing: closing.signal,
       sharedToken,
       label: 'relay',
+      redaction,
     });
     const mirror = createFeedMirror(store);
     mirror.onChange(() => polls.changed());
@@ -98,7 +125,14 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
       refreshIntervalMs: options.refreshIntervalMs ?? 300_000,
       leaseMs: options.leaseMs ?? 30_000,
       retry: options.retry ?? SYNC_RETRY,
-      onError: (resource, error) => console.warn(`[shop-relay] listing ${resource} failed:`, (error as Error)?.message ?? error),
+      onError: (resource, error) => log('warn', `listing ${resource} failed: ${failureText(error)}`),
+      productTtlMs: options.productTtlMs ?? DEFAULT_PRODUCT_TTL_MS,
+      keepProducts: options.products ?? [],
+      onDropped: (dropped) => {
+        log('warn', `no till asked for products ${dropped.join(', ')} within productTtlMs: they are no longer listed`);
+        void mirror.catchUp();
+      },
+      scrub: (records) => redaction.json(records),
     });
     const feed: FeedContext = {
       store,
@@ -108,13 +142,21 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
       degraded() {
         const health = store.health();
         const error = health.ok ? (mirror.error() ?? sync.lastError()) : health.error;
-        return { degraded: error !== null, error };
+        return { degraded: error !== null, error: error === null ? null : redaction.text(error) };
       },
     };
-    if (options.products?.length) await store.trackProducts(options.products);
+    const products = createProductTracking({
+      store,
+      forward: async (route, clientId) => (await forwarder!.forward(route, closing.signal, fair.forClient(clientId))) ?? forwarder!.closedAnswer(),
+      added: (added) => void sync.run({ only: added.map((no): ResourceId => `options:${no}`) }).then(() => mirror.catchUp()),
+      max: options.maxTrackedProducts ?? DEFAULT_MAX_TRACKED_PRODUCTS,
+      now,
+      log,
+    });
+    if (options.products?.length) await store.trackProducts(options.products, { at: now() });
     await mirror.catchUp();
     void sync.run().then(() => mirror.catchUp());
-    return { store, owned, mirror, sync, feed };
+    return { store, owned, mirror, sync, feed, fair, products };
   }
 
   const started = start();
@@ -136,6 +178,8 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
       error,
       instance,
       waiting: polls.size(),
+      waitingForLister: r.sync.waitingForLister(),
+      upstreamWaiting: r.fair.waiting(),
     };
   }
 
@@ -143,7 +187,7 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
     r.feed.degraded().degraded ? { 'x-shop-relay-degraded': 'true' } : {};
 
   /** One of the six API paths: a listed resource from the snapshot, everything else read through upstream. */
-  async function serveApi(r: Running, route: AllowedRoute): Promise<ProxyAnswer> {
+  async function serveApi(r: Running, route: AllowedRoute, clientId: string): Promise<ProxyAnswer> {
     const head = r.mirror.head();
     let resource: ResourceId | null = null;
     if (route.name === 'coupons') resource = 'coupons';
@@ -151,15 +195,16 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
     if (resource && head?.confirmedAt[resource] !== undefined) {
       return listAnswer(r.mirror.list(resource), route.query, degradedHeaders(r));
     }
-    // identical requests share one upstream call; the client leaving does not cancel it for the others
+    // identical requests share one upstream call (in the turn of the client that asked first); the client leaving
+    // does not cancel it for the others; only a successful answer is kept for later ones
     return items.run(
       `${route.path}${route.query}`,
-      async () => (await forwarder!.forward(route, closing.signal)) ?? forwarder!.closedAnswer(),
-      (answer) => answer.status < 500 && answer.status !== 429,
+      async () => (await forwarder!.forward(route, closing.signal, r.fair.forClient(clientId))) ?? forwarder!.closedAnswer(),
+      (answer) => answer.shareable === true,
     );
   }
 
-  async function serveRelay(r: Running, name: RouteName, req: IncomingMessage, search: string, signal: AbortSignal) {
+  async function serveRelay(r: Running, name: RouteName, req: IncomingMessage, search: string, clientId: string, signal: AbortSignal) {
     switch (name) {
       case 'discovery':
         return jsonAnswer(200, { relay: 'shop-lookup', protocol: 1, shop: shopId, feed: 'relay/v1/feed', products: 'relay/v1/products' });
@@ -169,17 +214,9 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
         const tag = req.headers['if-none-match'];
         return serveFeed(r.feed, search, Array.isArray(tag) ? tag[0] : tag, signal);
       }
-      default: {
-        if (req.method === 'POST') {
-          const body = await readProductsBody(req);
-          if (typeof body === 'string') return feedError(400, 'bad_request', `BAD REQUEST: ${body}.`);
-          const added = await r.store.trackProducts(body);
-          // new products are listed at once, by whichever instance holds the lease
-          if (added.length > 0) void r.sync.run({ only: added.map((no): ResourceId => `options:${no}`) }).then(() => r.mirror.catchUp());
-          await r.mirror.catchUp();
-        }
-        return jsonAnswer(200, { products: await r.store.trackedProducts() });
-      }
+      default:
+        // new products are checked with the API, then listed at once by whichever instance holds the lease
+        return req.method === 'POST' ? r.products.post(req, clientId) : r.products.list();
     }
   }
 
@@ -227,20 +264,21 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
     try {
       r = await started;
     } catch (error) {
-      const msg = `RELAY UNAVAILABLE: the relay could not start: ${(error as Error)?.message ?? error}`;
+      const msg = `RELAY UNAVAILABLE: the relay could not start: ${redaction.text(failureText(error))}`;
       return sendAnswer(res, format(503, 'relay_unavailable', msg));
     }
-    const leave = await gate.admit(req, res, name, format);
-    if (!leave) return;
+    const admitted = await gate.admit(req, res, name, format);
+    if (!admitted) return;
+    const { leave, clientId } = admitted;
     await answerAdmitted(res, leave, (clientGone) =>
-      route ? serveApi(r, route) : serveRelay(r, name, req, search, clientGone),
+      route ? serveApi(r, route, clientId) : serveRelay(r, name, req, search, clientId, clientGone),
     );
   }
 
   const relay = ((req, res, next) => {
     handle(req, res, next).catch((error: unknown) => {
       // a bug or a store failure mid-request: logged, answered without details (they could hold anything)
-      console.error('[shop-relay]', error);
+      log('error', 'a request failed', error);
       sendAnswer(res, jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }));
     });
   }) as ShopRelay;
@@ -260,6 +298,7 @@ export function createShopRelay(options: ShopRelayOptions): ShopRelay {
       const r = await started.catch(() => null);
       if (!r) return;
       r.sync.close();
+      r.fair.dispose();
       r.mirror.close();
       if (r.owned) await r.store.close();
     })());

@@ -24,6 +24,8 @@ export interface ListingDeps {
   lease: () => Lease;
   /** Told after each staged page. */
   onPage?: (checkpoint: ListingCheckpoint) => void;
+  /** Applied to each page's records before they are staged (the relay's redaction: nothing echoed is served). */
+  scrub?: <T>(records: T) => T;
 }
 
 /** What a listing did. */
@@ -110,7 +112,8 @@ export async function listResource(deps: ListingDeps, resource: ResourceId): Pro
       page = 0;
       continue;
     }
-    const staged: StagedRecord[] = p.records.map((record) => ({
+    const records = deps.scrub ? deps.scrub(p.records) : p.records;
+    const staged: StagedRecord[] = records.map((record) => ({
       key: keyOf(resource, record),
       record,
       hash: recordHash(record),

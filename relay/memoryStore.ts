@@ -2,6 +2,7 @@
 // is new on every start, so tills start again from a snapshot after a restart. Same contract as the Redis store.
 import { randomBytes } from 'node:crypto';
 import { createRateLimiter, type RateLimiter } from '../worker/api/rateLimiter';
+import { tooManyProducts } from './productTracking';
 import type {
   FeedChange,
   FeedHead,
@@ -44,7 +45,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
 
   const checkpoints = new Map<ResourceId, ListingCheckpoint>();
   const staged = new Map<ResourceId, Map<string, StagedRecord>>();
-  const tracked = new Set<number>();
+  const tracked = new Map<number, number>(); // product → when a client last asked for it
   const leases = new Map<string, Lease>();
   let fencing = 0;
   let token: string | null = null;
@@ -178,17 +179,23 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
     },
 
     async trackedProducts() {
-      return [...tracked].sort((a, b) => a - b);
+      return [...tracked.keys()].sort((a, b) => a - b);
     },
 
-    async trackProducts(productNos) {
-      const added: number[] = [];
-      for (const no of productNos) {
-        if (tracked.has(no)) continue;
-        tracked.add(no);
-        added.push(no);
+    async trackProducts(productNos, { at = now(), max } = {}) {
+      const fresh = [...new Set(productNos)].filter((no) => !tracked.has(no));
+      if (max !== undefined && fresh.length > 0 && tracked.size + fresh.length > max) {
+        for (const no of productNos) if (tracked.has(no)) tracked.set(no, Math.max(tracked.get(no)!, at));
+        throw tooManyProducts(max, tracked.size);
       }
-      return added;
+      for (const no of productNos) tracked.set(no, Math.max(tracked.get(no) ?? at, at));
+      return fresh;
+    },
+
+    async dropProductsAskedBefore(at, keep) {
+      const dropped = [...tracked].filter(([no, asked]) => asked < at && !keep.includes(no)).map(([no]) => no);
+      for (const no of dropped) tracked.delete(no);
+      return dropped.sort((a, b) => a - b);
     },
 
     async acquireLease(name, owner, ttlMs) {
@@ -225,8 +232,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
     },
 
     rateLimiter(limits) {
-      // every user of this store is in this process: one limiter is the shared one
-      limiter ??= createRateLimiter(limits === false ? false : limits);
+      // every user of this store is in this process: one limiter is the shared one. Its margin is the Redis one's
+      // (redisRateLimiter.ts): a relay busy with many clients sends a granted request tens of ms late, and the API
+      // counts arrival times (at the engine's 50 ms a relay flooded by 20 clients drew 429s)
+      limiter ??= createRateLimiter(limits === false ? false : limits, { marginMs: 200 });
       return limiter;
     },
 

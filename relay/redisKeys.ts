@@ -40,6 +40,8 @@ export function redisKeys(prefix: string) {
     staged: (resource: ResourceId) => `${prefix}listing:${resource}:staged`,
     /** set of tracked product numbers. */
     products: `${prefix}products`,
+    /** sorted set: score = when a client last asked for the product (ms), member = its number. */
+    productsAsked: `${prefix}products:asked`,
     /** string: the upstream access token. */
     token: `${prefix}token`,
     /** string: the lease holder (owner), with PX. */

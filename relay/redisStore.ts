@@ -8,6 +8,7 @@ import { redisKeys, redisPrefix } from './redisKeys';
 import { redisLeases } from './redisLease';
 import { redisListing } from './redisListing';
 import { createRedisRateLimiter } from './redisRateLimiter';
+import { tooManyProducts } from './productTracking';
 import type { FeedHead, RelayStore } from './relayStore';
 
 export interface RedisStoreOptions {
@@ -89,14 +90,62 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
     readStaged: guard(listing.readStaged),
     discardListing: guard(listing.discardListing),
     trackedProducts: guard(async () => ((await client.sMembers(keys.products)) as string[]).map(Number).sort((a, b) => a - b)),
-    trackProducts: guard(async (productNos: number[]) => {
-      const fresh = [...new Set(productNos)].filter((no) => Number.isSafeInteger(no) && no > 0);
-      if (fresh.length === 0) return [];
-      const multi = client.multi();
-      for (const no of fresh) multi.sAdd(keys.products, String(no));
-      const added = (await multi.exec()) as unknown as number[];
-      return fresh.filter((_, i) => Number(added[i]) === 1);
+    trackProducts: guard((productNos: number[], { at = now(), max }: { at?: number; max?: number } = {}) => {
+      const given = [...new Set(productNos)].filter((no) => Number.isSafeInteger(no) && no > 0);
+      if (given.length === 0) return Promise.resolve([]);
+      return conn.transaction(async (tx) => {
+        for (let attempt = 0; ; attempt++) {
+          await tx.watch(keys.products);
+          const known = (await tx.smIsMember(keys.products, given.map(String))) as unknown as number[];
+          const fresh = given.filter((_, i) => Number(known[i]) !== 1);
+          const size = max === undefined ? 0 : Number(await tx.sCard(keys.products));
+          const over = max !== undefined && fresh.length > 0 && size + fresh.length > max;
+          const multi = tx.multi();
+          const add = over ? given.filter((no) => !fresh.includes(no)) : given;
+          if (add.length > 0) {
+            if (!over && fresh.length > 0) multi.sAdd(keys.products, fresh.map(String));
+            // GT: a later stamp is never replaced by an earlier one
+            multi.zAdd(keys.productsAsked, add.map((no) => ({ score: at, value: String(no) })), { comparison: 'GT' });
+          }
+          try {
+            await multi.exec();
+          } catch (error) {
+            if (error instanceof WatchError && attempt < 10) continue;
+            throw error;
+          }
+          if (over) throw tooManyProducts(max, size);
+          return fresh;
+        }
+      });
     }),
+    dropProductsAskedBefore: guard((at: number, keep: readonly number[]) =>
+      conn.transaction(async (tx) => {
+        for (let attempt = 0; ; attempt++) {
+          await tx.watch([keys.products, keys.productsAsked]);
+          const members = ((await tx.sMembers(keys.products)) as string[]).map(Number);
+          const scores = members.length === 0 ? [] : ((await tx.zmScore(keys.productsAsked, members.map(String))) as (number | null)[]);
+          // a product tracked before stamps existed counts as asked now: it is stamped, not dropped
+          const unstamped = members.filter((_, i) => scores[i] == null);
+          const stale = members.filter((no, i) => scores[i] != null && Number(scores[i]) < at && !keep.includes(no));
+          if (stale.length === 0 && unstamped.length === 0) {
+            await tx.unwatch();
+            return [];
+          }
+          const multi = tx.multi();
+          if (unstamped.length > 0) multi.zAdd(keys.productsAsked, unstamped.map((no) => ({ score: now(), value: String(no) })));
+          if (stale.length > 0) {
+            multi.sRem(keys.products, stale.map(String));
+            multi.zRem(keys.productsAsked, stale.map(String));
+          }
+          try {
+            await multi.exec();
+            return stale.sort((a, b) => a - b);
+          } catch (error) {
+            if (!(error instanceof WatchError) || attempt >= 10) throw error;
+          }
+        }
+      }),
+    ),
     acquireLease: guard(leases.acquire),
     renewLease: guard(leases.renew),
     releaseLease: guard(leases.release),

@@ -131,10 +131,19 @@ export interface RelayStore {
   /** Drops the running listing of `resource`: its checkpoint and staged records. */
   discardListing(resource: ResourceId): Promise<void>;
 
-  // -- shop-wide tracked products (persisted) --
+  // -- shop-wide tracked products (persisted), each with when a client last asked for it --
   trackedProducts(): Promise<number[]>;
-  /** Adds to the set; returns the products that were new. */
-  trackProducts(productNos: number[]): Promise<number[]>;
+  /**
+   * Adds to the set and stamps every given product as asked for at `at` (default now); returns the products that
+   * were new. With `max`: when the new ones would grow the set past `max`, none of them is added and it throws
+   * `too_many_products` (the ones already tracked are still stamped).
+   */
+  trackProducts(productNos: number[], options?: { at?: number; max?: number }): Promise<number[]>;
+  /**
+   * Drops the tracked products last asked for before `at` (a product tracked without a stamp counts as asked now),
+   * except those in `keep`; returns the ones dropped. A product asked for again meanwhile is not dropped.
+   */
+  dropProductsAskedBefore(at: number, keep: readonly number[]): Promise<number[]>;
 
   // -- coordination between instances --
   /** Takes the lease `name` for `owner` if free or expired; null when another owner holds it. */

@@ -3,7 +3,21 @@
 import type { SharedTokenSlot } from '../worker/api/tokenHolder';
 import type { RelayStore } from './relayStore';
 
-/** @example createTransport({ ...options, sharedToken: storeTokenSlot(store) }) */
-export function storeTokenSlot(store: RelayStore): SharedTokenSlot {
-  return { read: () => store.readToken(), write: (t) => store.writeToken(t), drop: (t) => store.dropToken(t) };
+/**
+ * `seen` is told every token read or written (the relay's redaction: no answer or log line ever carries one).
+ * @example createTransport({ ...options, sharedToken: storeTokenSlot(store, (t) => redaction.add(t)) })
+ */
+export function storeTokenSlot(store: RelayStore, seen: (token: string) => void = () => undefined): SharedTokenSlot {
+  return {
+    read: async () => {
+      const token = await store.readToken();
+      if (token !== null) seen(token);
+      return token;
+    },
+    write: (token) => {
+      seen(token);
+      return store.writeToken(token);
+    },
+    drop: (token) => store.dropToken(token),
+  };
 }

@@ -57,16 +57,36 @@ export interface ShopRelayOptions {
    * @example { shopId: 'my-shop' }
    */
   shopId?: string;
-  /** Products whose options are listed from the start (added to the shop-wide set). @example { products: [13801, 13805] } */
+  /** Products whose options are listed from the start (added to the shop-wide set, never dropped). @example { products: [13801, 13805] } */
   products?: number[];
   /**
-   * Who a request comes from, for the per-client bounds; default the remote address.
-   * @example { clientId: (req) => String(req.headers['x-till'] ?? req.socket.remoteAddress) }
+   * Most products one shop's relay lists (tracked by `POST relay/v1/products` after the API confirmed each one;
+   * the host's `products` count too); beyond it a POST with new products gets 409 `too_many_products`. Default 100.
+   * @example { maxTrackedProducts: 500 }
+   */
+  maxTrackedProducts?: number;
+  /**
+   * A product no till asked for (`POST relay/v1/products`) in this long is no longer listed (the host's `products`
+   * stay), ms; default 30 days. @example { productTtlMs: 7 * 24 * 60 * 60 * 1000 }
+   */
+  productTtlMs?: number;
+  /**
+   * Share of the upstream calls kept for the relay's own listing while it waits (0 to 1); the clients' reads share
+   * the rest, in turn. Default 0.75: a listing takes at most about 4/3 of its time while clients flood the relay.
+   * @example { listingShare: 0.5 }
+   */
+  listingShare?: number;
+  /**
+   * Who a request comes from, for the per-client bounds, refused-request counts and upstream turns; default the
+   * remote address. Behind a load balancer, read the address it forwards; never a header a client picks freely
+   * (a guesser would then be a new client with every request).
+   * @example { clientId: (req) => String(req.headers['x-forwarded-for'] ?? req.socket.remoteAddress).split(',')[0]!.trim() }
    */
   clientId?: (req: IncomingMessage) => string;
   /**
-   * Per-client bounds: requests at once, queued, per second; over them a client gets 429 with Retry-After.
-   * false: no bounds. Default { concurrent: 8, queued: 32, perSecond: 20, burst: 60, maxWaitMs: 10_000 }.
+   * Per-client bounds: requests at once, queued, per second, waiting for the shop API, refused per minute; over
+   * them a client gets 429 with Retry-After. false: no bounds. Default
+   * { concurrent: 8, queued: 32, perSecond: 20, burst: 60, maxWaitMs: 10_000, upstreamQueued: 4, refusedPerMinute: 10 }.
    * @example { clientLimits: { concurrent: 4, perSecond: 10 } }
    */
   clientLimits?: ClientLimits | false;
@@ -109,6 +129,10 @@ export interface RelayStatus {
   instance: string;
   /** Long-polls parked on this instance now. */
   waiting: number;
+  /** True while a refresh here waits for another instance's listing (it counts that listing instead of a second). */
+  waitingForLister: boolean;
+  /** Requests of this instance waiting for their turn at the shop API (clients' reads and its own listing). */
+  upstreamWaiting: number;
 }
 
 /**
@@ -127,8 +151,9 @@ export interface ShopRelay {
    */
   ready: Promise<void>;
   /**
-   * Lists everything now (the next refresh), resolving when done; for tests and operators. When another instance
-   * holds the sync lease, that instance's listing counts instead and this one looks again shortly.
+   * Lists everything now (after a listing this instance has under way), resolving when done; for tests and
+   * operators. When another instance is listing, this one waits for that listing and counts it: it resolves when
+   * that listing commits (and lists only what it left out).
    * @example await relay.refresh();
    */
   refresh(): Promise<void>;

@@ -1,11 +1,14 @@
-// One upstream sync per shop, whatever the number of relay instances: whoever holds the store's lease lists what
-// is due (every refreshIntervalMs, or at once for a newly tracked product), renewing the lease while it lists;
-// the others skip what was confirmed recently and try again shortly while something is due (the lister may have
-// died: its listing is then resumed from the checkpoint).
+// One upstream listing per shop at any time, whatever the number of relay instances and the interval: whoever holds
+// the store's lease lists what is due (every refreshIntervalMs, or at once for a newly tracked product), renewing the
+// lease while it lists. A run that finds another listing under way (here or on another instance) waits for it and
+// counts it: what that listing confirmed after the run was asked for is not listed again, so a due refresh or a
+// refresh() during a listing resolves when that listing commits. A lister that died is noticed when its lease
+// lapses; its listing is then resumed from the checkpoint.
 import type { ApiClient } from '../worker/api/apiClient';
 import type { RetryPolicy } from '../worker/api/retryer';
 import { listResource, type ListingResult } from './listResource';
-import type { Lease, ListingCheckpoint, RelayStore, ResourceId } from './relayStore';
+import { failureText } from '../proxy/upstreamErrors';
+import type { FeedHead, Lease, ListingCheckpoint, RelayStore, ResourceId } from './relayStore';
 
 export interface UpstreamSyncOptions {
   store: RelayStore;
@@ -19,6 +22,14 @@ export interface UpstreamSyncOptions {
   /** Told about every listing that failed (the relay logs it and shows it in status). */
   onError?: (resource: ResourceId, error: unknown) => void;
   onListed?: (resource: ResourceId, result: ListingResult) => void;
+  /** Products no client asked for in this long are dropped before a run (productTracking.ts); default never. */
+  productTtlMs?: number;
+  /** Products never dropped (the host's `products`). */
+  keepProducts?: readonly number[];
+  /** Told the products dropped. */
+  onDropped?: (productNos: number[]) => void;
+  /** Passed to every listing: records are redacted before they are staged (nothing an upstream echoed is served). */
+  scrub?: <T>(records: T) => T;
 }
 
 export interface UpstreamSync {
@@ -28,10 +39,14 @@ export interface UpstreamSync {
   listing(): ListingCheckpoint | null;
   /** The last listing error in words, null after a success. */
   lastError(): string | null;
+  /** True while a run here waits for another instance's listing to end. */
+  waitingForLister(): boolean;
   close(): void;
 }
 
 const LEASE = 'sync';
+
+type Confirmed = FeedHead['confirmedAt'];
 
 /** @example const sync = createUpstreamSync({ store, client, owner, now, refreshIntervalMs, leaseMs, retry }); await sync.run(); */
 export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
@@ -41,39 +56,56 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
   let current: ListingCheckpoint | null = null;
   let error: string | null = null;
   let storeFailed = false; // `error` came from the store (a run that could not even start), not from a listing
-  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  let waiting = false;
+  /** confirmedAt of the listings this instance committed, by resource. */
+  const ownCommits = new Map<ResourceId, number>();
+  /** The due run started by the timer, queued or running: later ticks join it instead of queueing more. */
+  let dueRun: Promise<void> | null = null;
 
   // Recently confirmed (by any instance) is not due: 10% slack so timers of several instances do not double up.
   const isDue = (confirmedAt: number | undefined): boolean =>
     confirmedAt === undefined || now() - confirmedAt >= refreshIntervalMs * 0.9;
 
-  async function due(force: boolean, only: ResourceId[] | undefined): Promise<ResourceId[]> {
+  /**
+   * What to list: everything (force) or what is due, less what a listing confirmed after the run was asked for
+   * (`asked`: what was confirmed then). A due run counts every such listing; refresh() (force) counts another
+   * instance's, and lists anew after this instance's own (it may follow a change upstream made meanwhile).
+   */
+  async function due(force: boolean, only: ResourceId[] | undefined, asked: Confirmed | null): Promise<ResourceId[]> {
     const [head, tracked] = await Promise.all([store.head(), store.trackedProducts()]);
     const all: ResourceId[] = only ?? ['coupons', ...tracked.map((no): ResourceId => `options:${no}`)];
-    return force ? all : all.filter((r) => isDue(head.confirmedAt[r]));
+    const counted = (r: ResourceId): boolean => {
+      const at = head.confirmedAt[r];
+      if (asked === null || at === undefined || at === asked[r]) return false;
+      return !(force && ownCommits.get(r) === at);
+    };
+    const open = all.filter((r) => !counted(r));
+    return force ? open : open.filter((r) => isDue(head.confirmedAt[r]));
   }
 
-  function retryLater(only: ResourceId[] | undefined): void {
-    if (closing.signal.aborted || retryTimer !== undefined) return;
-    retryTimer = setTimeout(() => {
-      retryTimer = undefined;
-      void run({ only });
-    }, Math.max(50, leaseMs / 2));
-    retryTimer.unref?.();
+  /** Resolves when another instance's listing may have moved on: a commit anywhere, its lease lapsing, or close. */
+  function anotherListingMoves(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        off();
+        closing.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const off = store.onHeadChange(done);
+      // a lister that died (or whose listing failed without a commit) is noticed when its lease could have lapsed
+      const timer = setTimeout(done, Math.max(50, leaseMs / 2));
+      timer.unref?.();
+      closing.signal.addEventListener('abort', done, { once: true });
+    });
   }
 
-  async function runOnce(force: boolean, only: ResourceId[] | undefined): Promise<void> {
-    if (closing.signal.aborted) return;
-    const resources = await due(force, only);
-    // the store answers again (Redis back): its failure is over, whether or not anything is due now
-    if (storeFailed) [error, storeFailed] = [null, false];
-    if (resources.length === 0) return;
-    let lease: Lease | null = await store.acquireLease(LEASE, options.owner, leaseMs);
-    if (!lease) return retryLater(only); // another instance lists: look again once its lease could have lapsed
+  async function listUnderLease(lease0: Lease, resources: ResourceId[]): Promise<void> {
+    let lease = lease0;
     const lost = new AbortController();
     const signal = AbortSignal.any([closing.signal, lost.signal]);
     const renewer = setInterval(() => {
-      void store.renewLease(lease!, leaseMs).then(
+      void store.renewLease(lease, leaseMs).then(
         (renewed) => {
           if (renewed) lease = renewed;
           else lost.abort(new Error('the sync lease was lost (another instance took it over)'));
@@ -86,14 +118,19 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
         if (signal.aborted) break;
         try {
           const result = await listResource(
-            { store, client: options.client, now, retry: options.retry, signal, lease: () => lease!, onPage: (cp) => (current = cp) },
+            {
+              store, client: options.client, now, retry: options.retry, signal, lease: () => lease,
+              onPage: (cp) => (current = cp),
+              ...(options.scrub ? { scrub: options.scrub } : {}),
+            },
             resource,
           );
           error = null;
+          ownCommits.set(resource, result.head.confirmedAt[resource]!);
           options.onListed?.(resource, result);
         } catch (e) {
           if (closing.signal.aborted) break;
-          error = `${resource}: ${e instanceof Error ? e.message : String(e)}`;
+          error = `${resource}: ${failureText(e)}`;
           options.onError?.(resource, e);
         } finally {
           current = null;
@@ -105,17 +142,48 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
     }
   }
 
+  async function runOnce(force: boolean, only: ResourceId[] | undefined, asked: Promise<Confirmed | null>): Promise<void> {
+    if (closing.signal.aborted) return;
+    if (options.productTtlMs !== undefined && only === undefined) {
+      const dropped = await store.dropProductsAskedBefore(now() - options.productTtlMs, options.keepProducts ?? []);
+      if (dropped.length > 0) options.onDropped?.(dropped);
+    }
+    const since = await asked;
+    for (;;) {
+      const resources = await due(force, only, since);
+      // the store answers again (Redis back): its failure is over, whether or not anything is due now
+      if (storeFailed) [error, storeFailed] = [null, false];
+      if (resources.length === 0 || closing.signal.aborted) return;
+      const lease = await store.acquireLease(LEASE, options.owner, leaseMs);
+      if (lease) return listUnderLease(lease, resources);
+      // another instance lists: wait for it, then look again at what its listing left to do
+      waiting = true;
+      try {
+        await anotherListingMoves();
+      } finally {
+        waiting = false;
+      }
+    }
+  }
+
   function run({ force = false, only }: { force?: boolean; only?: ResourceId[] } = {}): Promise<void> {
+    // what was confirmed when the run was asked for (a listing confirmed later counts for it)
+    const asked = store.head().then((h): Confirmed | null => h.confirmedAt, () => null);
     // one run at a time in this instance; a run asked for meanwhile follows it
-    const next = chain.then(() => runOnce(force, only));
+    const next = chain.then(() => runOnce(force, only, asked));
     chain = next.catch((e: unknown) => {
-      error = e instanceof Error ? e.message : String(e);
+      error = failureText(e);
       storeFailed = true;
     });
     return chain;
   }
 
-  const timer = setInterval(() => void run(), refreshIntervalMs);
+  const timer = setInterval(() => {
+    // a due refresh while a run is queued or under way joins it
+    dueRun ??= run().finally(() => {
+      dueRun = null;
+    });
+  }, refreshIntervalMs);
   timer.unref?.();
   // the store is back (Redis reconnected): look at once, so status stops saying degraded and due work resumes
   const offHealth = store.onHealthChange((health) => {
@@ -126,11 +194,11 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
     run,
     listing: () => current,
     lastError: () => error,
+    waitingForLister: () => waiting,
     close() {
       closing.abort(new Error('the relay was closed'));
       clearInterval(timer);
       offHealth();
-      if (retryTimer !== undefined) clearTimeout(retryTimer);
     },
   };
 }

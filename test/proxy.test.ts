@@ -361,16 +361,17 @@ describe('createShopApiProxy', () => {
     expect([answer.status, answer.body?.data]).toEqual([200, { ok: true }]);
   });
 
-  it('redacts the token when an API answer echoes it', async () => {
+  it('answers an upstream error in its own words, never with the text the API sent (which may echo the token)', async () => {
     const fake: typeof fetch = async (input, init) => {
       if (String(input).endsWith('/v2/auth')) return Response.json({ msg: 'SUCCESS', code: 200, access_token: 'echoed-token-0815' });
       const token = new Headers(init?.headers).get('access-token');
-      return Response.json({ msg: `INVALID ACCESS TOKEN: ${token}`, code: -2, data: null }, { status: 401 });
+      return Response.json({ msg: `INVALID ACCESS TOKEN: ${token}`, code: -2, data: { token } }, { status: 401 });
     };
     const { get } = await setup({ proxy: { fetch: fake } });
     const answer = await get('/v2/shop/coupons/WELCOME10');
-    expect([answer.status, answer.body?.code]).toEqual([401, -2]);
-    expect(answer.body?.msg).toBe('INVALID ACCESS TOKEN: [redacted]');
+    expect([answer.status, answer.body?.code, answer.body?.data]).toEqual([401, -2, null]);
+    expect(answer.body?.msg).toMatch(/^INVALID ACCESS TOKEN: the shop API refused the access token of this server/);
+    expect(answer.text).not.toContain('echoed-token');
   });
 
   it('answers 502 when the API cannot be reached', async () => {
@@ -513,6 +514,20 @@ describe('createShopApiProxy: who may ask (shared with the relay)', () => {
     expect([refused.status, refused.body?.code]).toEqual([403, -5]);
     expect(asked).toEqual(['coupon', 'issuedCoupon']);
     expect(dataCalls().map((c) => c.path)).toEqual(['/v2/shop/coupons/WELCOME10']);
+  });
+
+  it('answers 429 to a client past its refused requests without asking authorize again', async () => {
+    let asked = 0;
+    const { get } = await setup({
+      proxy: { public: undefined, clientLimits: { refusedPerMinute: 2 }, authorize: () => (asked++, false) },
+    });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await get('/v2/shop/coupons/WELCOME10')).status);
+    expect(statuses).toEqual([403, 403, 429, 429]);
+    expect(asked).toBe(2);
+    const limited = await get('/v2/shop/coupons/WELCOME10');
+    expect(limited.body?.code).toBe(-7);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(25); // a try every 30 s at 2 a minute
   });
 
   it('sends nosniff with every answer and a JSON content type even when upstream labels JSON as HTML', async () => {

@@ -65,6 +65,31 @@ describe('relay access', () => {
     }
   });
 
+  it('counts refused requests per client and answers 429 past the bound without asking authorize, while other clients are asked', async () => {
+    const asked: string[] = [];
+    const f = await relayWith({
+      public: false,
+      clientId: (req) => String(req.headers['x-client']),
+      clientLimits: { refusedPerMinute: 3 },
+      authorize: (req) => {
+        asked.push(String(req.headers['x-client']));
+        return req.headers['x-token'] === 'the-right-one' || { status: 401, message: 'Sign this till in first.' };
+      },
+    });
+    const guess = (client: string, token: string) => f.get('/relay/v1/status', { headers: { 'x-client': client, 'x-token': token } });
+    const statuses = [];
+    for (let i = 0; i < 6; i++) statuses.push((await guess('guesser', `guess-${i}`)).status);
+    expect(statuses).toEqual([401, 401, 401, 429, 429, 429]);
+    // past the bound authorize is not even asked: guessing costs nothing but a 429
+    expect(asked.filter((c) => c === 'guesser')).toHaveLength(3);
+    const limited = await guess('guesser', 'the-right-one');
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({ code: 'too_many_requests', message: expect.stringMatching(/refused too often/) });
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(15); // a try every 20 s at 3 a minute
+    expect((await guess('till', 'the-right-one')).status).toBe(200);
+    expect((await guess('other-till', 'wrong')).status).toBe(401);
+  });
+
   it('answers one client 429 with Retry-After once its queue is full, while another client is still served', async () => {
     const f = await relayWith({
       clientId: (req) => String(req.headers['x-client']),
@@ -162,10 +187,10 @@ describe('relay access', () => {
     ['a product number as text', '{"products":["13801"]}'],
   ])('answers POST products with %s 400 and tracks nothing', async (_what, body) => {
     const f = await relayWith();
-    const answer = await f.get('/relay/v1/products', { method: 'POST', body });
+    const answer = await f.get('/relay/v1/products', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ code: 'bad_request' });
-    expect((await f.get('/relay/v1/products')).body).toEqual({ products: [] });
+    expect((await f.get('/relay/v1/products')).body).toEqual({ products: [], pending: [] });
   });
 
   it('answers a URL longer than maxUrlLength 414, on the feed and on the API paths', async () => {

@@ -77,6 +77,19 @@ describe('relay API paths', () => {
     expect(f.api.requests.filter((r) => r.path === path)).toHaveLength(1);
   });
 
+  it('keeps no error answer for later requests, not even one sent with HTTP 200 (-7 in its body)', async () => {
+    const f = await relayWith({ itemCacheMs: 60_000 }, { httpStatus: 'always200' });
+    const path = `/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}`;
+    f.api.inject('throttle', { path });
+    const throttled = await f.get(path);
+    expect(throttled).toMatchObject({ status: 200, body: { code: -7 } });
+    // the next request is asked upstream again (after the throttle's pause), and its good answer is kept
+    const later = await f.get(path);
+    expect(later.body).toMatchObject({ code: 200, data: { coupon_code: MOCK_CODES.welcomeCoupon } });
+    expect((await f.get(path)).text).toBe(later.text);
+    expect(f.api.requests.filter((r) => r.path === path).map((r) => r.code)).toEqual([-7, 200]);
+  });
+
   it('asks the API again for a single item once its short keep time is over', async () => {
     const f = await relayWith({ itemCacheMs: 0 });
     const path = `/v2/shop/issue-coupons/${encodeURIComponent(MOCK_CODES.issuedUnused)}`;
@@ -85,21 +98,23 @@ describe('relay API paths', () => {
     expect(f.api.requests.filter((r) => r.path === `/v2/shop/issue-coupons/${MOCK_CODES.issuedUnused}`)).toHaveLength(2);
   });
 
-  it('lists a newly tracked product at once and answers its options from the snapshot', async () => {
+  it('checks a newly asked product with the API, lists it at once and answers its options from the snapshot', async () => {
     const f = await relayWith();
     await f.relay.refresh();
     const no = MOCK_CODES.firstProductNo + 2;
-    const added = await f.get('/relay/v1/products', { method: 'POST', body: JSON.stringify({ products: [no] }) });
-    expect(added.body).toEqual({ products: [no] });
+    const json = { 'content-type': 'application/json' };
+    const added = await f.get('/relay/v1/products', { method: 'POST', body: JSON.stringify({ products: [no] }), headers: json });
+    expect(added).toMatchObject({ status: 202, body: { products: [], pending: [no] } });
     await expect.poll(async () => (await f.relay.status()).confirmedAt[`options:${no}`]).toBeGreaterThan(0);
-    const optionLists = () => f.api.requests.filter((r) => r.path === `/v2/shop/products/${no}/options`).length;
-    expect(optionLists()).toBe(1);
+    const calls = () => f.api.requests.filter((r) => r.path === `/v2/shop/products/${no}/options`);
+    // one look at its first option (does it exist?), then one listing
+    expect(calls().map((r) => r.query.limit)).toEqual(['1', '100']);
     const answer = await f.get(`/v2/shop/products/${no}/options?limit=100`);
     expect(answer.body!.data.list.map((o: any) => o.no)).toEqual(
       f.api.data.products.get(no)!.map((o) => Number(o.no)).sort((a, b) => a - b),
     );
-    expect(optionLists()).toBe(1);
-    expect((await f.get('/relay/v1/products')).body).toEqual({ products: [no] });
+    expect(calls()).toHaveLength(2);
+    expect((await f.get('/relay/v1/products')).body).toEqual({ products: [no], pending: [] });
     const snap = await f.snapshot();
     expect([...snap.records.keys()].filter((k) => k.startsWith(`options:${no}/`))).toHaveLength(answer.body!.data.list.length);
   });

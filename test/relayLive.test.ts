@@ -84,6 +84,18 @@ describe('the live long-poll', () => {
     expect(calls).toHaveLength(2);
   });
 
+  it('runs a full sync when a round fails, so status() tells why (a full storage, a bad answer), then backs off', async () => {
+    vi.useFakeTimers();
+    const { calls, resync } = start();
+    await vi.advanceTimersByTimeAsync(0);
+    calls[0]!.fail(Object.assign(new Error('QuotaExceededError'), { name: 'QuotaExceededError' }));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(resync).toHaveBeenCalledTimes(1);
+    expect(calls).toHaveLength(1); // the next round waits for the backoff
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(calls).toHaveLength(2);
+  });
+
   it('backs off on errors, each time longer, and stops on close', async () => {
     vi.useFakeTimers();
     const { calls, closing } = start();

@@ -172,6 +172,29 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
     expect((await store.trackedProducts()).sort((a, b) => a - b)).toEqual([3, 5, 9]);
   });
 
+  it('refuses new products past max, adding none of them, while it still stamps the known ones', async () => {
+    store = await make();
+    await store.trackProducts([1, 2], { at: clock, max: 3 });
+    await expect(store.trackProducts([2, 3, 4], { at: clock + 10, max: 3 })).rejects.toMatchObject({ code: 'too_many_products' });
+    expect(await store.trackedProducts()).toEqual([1, 2]);
+    // 2 was asked for again (stamped clock + 10) even though the call was refused: only 1 is stale at clock + 5
+    expect(await store.dropProductsAskedBefore(clock + 5, [])).toEqual([1]);
+    expect(await store.trackProducts([3], { at: clock + 10, max: 3 })).toEqual([3]);
+    expect(await store.trackedProducts()).toEqual([2, 3]);
+  });
+
+  it('drops the products nobody asked for since a time, except those kept, and never an earlier stamp over a later one', async () => {
+    store = await make();
+    await store.trackProducts([10, 11, 12], { at: clock });
+    await store.trackProducts([11], { at: clock + 100 });
+    await store.trackProducts([11], { at: clock + 50 }); // an older stamp arriving late does not move it back
+    expect(await store.dropProductsAskedBefore(clock + 60, [12])).toEqual([10]);
+    expect(await store.trackedProducts()).toEqual([11, 12]);
+    expect(await store.dropProductsAskedBefore(clock + 60, [12])).toEqual([]);
+    expect(await store.dropProductsAskedBefore(clock + 200, [])).toEqual([11, 12]);
+    expect(await store.trackedProducts()).toEqual([]);
+  });
+
   it('grants a lease to one owner, renews it, lets it expire and be taken over, then refuses the old holder', async () => {
     store = await make();
     const a = await store.acquireLease('sync', 'a', 1_000);

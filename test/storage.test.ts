@@ -66,6 +66,16 @@ describe('storage failures', () => {
     expect((await next(lookup.status(), (s) => s.storage === undefined)).storage).toBeUndefined();
   });
 
+  it('reports a full disk also when each write is refused on its own request (WebKit), not the transaction', async () => {
+    rename('WELCOME10', '요청마다 거절');
+    faulty.failWrites('QuotaExceededError', ['coupons'], { perRequest: true });
+    const report = await lookup.sync();
+    expect(report.ok).toBe(false);
+    expect(report.errors.at(-1)).toMatchObject({ code: 'quota_exceeded' });
+    expect((await next(lookup.status())).lastError?.code).toBe('quota_exceeded');
+    expect((await next(lookup.coupons())).data).toHaveLength(240);
+  });
+
   it('shows a full disk on a lookup that could not store what it fetched', async () => {
     faulty.failWrites('QuotaExceededError', ['issuedCoupons']);
     const answer = await next(lookup.issuedCoupon('IC-0000-OPEN'), (r) => r.error !== null);
@@ -91,6 +101,20 @@ describe('storage failures', () => {
     faulty.db.backendDB().close();
     expect((await next(lookup.coupon('FIXED3000'))).data?.coupon_code).toBe('FIXED3000');
     expect(faulty.db.isOpen()).toBe(true);
+  });
+
+  it('says the database was deleted (not upgraded) when the browser evicts it, and the next sync builds it again', async () => {
+    const db = faulty.db;
+    await new Promise<void>((resolve, reject) => {
+      const del = idb.deleteDatabase(db.name); // what eviction does, under the open connection
+      del.onsuccess = () => resolve();
+      del.onerror = () => reject(del.error);
+    });
+    const status = await next(lookup.status(), (s) => s.lastError !== null);
+    expect(status.lastError).toMatchObject({ code: 'storage_evicted', message: expect.stringMatching(/deleted this site's local database/) });
+    expect((await lookup.sync()).ok).toBe(true);
+    expect((await next(lookup.coupons())).data).toHaveLength(240);
+    expect((await next(lookup.status())).lastError).toBeNull();
   });
 
   it('says so when another tab opens a newer schema, and writes nothing to it: every later write is refused, naming both versions', async () => {

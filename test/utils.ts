@@ -132,7 +132,7 @@ export function lookupWithEngine(
  * @example const faulty = faultyStore(); lookupWithEngine(mock, { openStore: faulty.openStore }); faulty.failWrites('QuotaExceededError');
  */
 export function faultyStore() {
-  let failing: { name: string; tables: string[] | null } | null = null;
+  let failing: { name: string; tables: string[] | null; perRequest: boolean } | null = null;
   let db: ShopDatabase | null = null;
   const open: typeof openStore = (name, deps) => {
     db = openStore(name, deps);
@@ -145,10 +145,15 @@ export function faultyStore() {
           const table = down.table(tableName);
           return {
             ...table,
-            mutate: (req) =>
-              failing && (failing.tables === null || failing.tables.includes(tableName))
-                ? Promise.reject(new DOMException(`injected ${failing.name}`, failing.name))
-                : table.mutate(req),
+            mutate: (req) => {
+              if (!failing || (failing.tables !== null && !failing.tables.includes(tableName))) return table.mutate(req);
+              const error = new DOMException(`injected ${failing.name}`, failing.name);
+              if (!failing.perRequest) return Promise.reject(error);
+              // as WebKit does: each write refused on its own request (Dexie then throws a BulkError)
+              const count = 'values' in req ? req.values.length : 'keys' in req ? (req.keys?.length ?? 1) : 1;
+              const failures = Object.fromEntries(Array.from({ length: count }, (_, i) => [i, error]));
+              return Promise.resolve({ numFailures: count, failures, lastResult: undefined, results: [] });
+            },
           };
         },
       }),
@@ -158,8 +163,9 @@ export function faultyStore() {
   return {
     openStore: open,
     /** Every write (to these tables) fails with a DOMException of this name until `heal()`. */
-    failWrites(name: string, tables: string[] | null = null) {
-      failing = { name, tables };
+    /** Writes fail with a DOMException `name`: the transaction's (`perRequest`: each write's own request). */
+    failWrites(name: string, tables: string[] | null = null, { perRequest = false } = {}) {
+      failing = { name, tables, perRequest };
     },
     heal() {
       failing = null;

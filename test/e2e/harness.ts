@@ -1,52 +1,64 @@
 // End-to-end harness: the demo's own Vite dev server (demo/vite.config.ts, mock mode) started through Vite's JS
-// API on a free port, headless Debian Chromium through playwright-core, a fresh browser context per test, and
-// small waits on what the page shows. Screenshots go to test-results/e2e/.
-import { mkdir } from 'node:fs/promises';
+// API on a free port behind a TCP proxy that can cut the network (networkCut.ts), one browser engine (engines/),
+// a fresh context (device) per test, and the demo's usual steps written once for every engine. `e2eSuite` runs a
+// suite on each engine in turn (E2E_ENGINES), each with its own demo server and its engine started once; the
+// engine's name is in every test's name. Screenshots go to test-results/e2e/<name>-<engine>.png.
+import { appendFile, mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { createServer, type Plugin, type ViteDevServer } from 'vite';
 import type { DemoBackend, DemoPluginApi } from '../../demo/devServer';
 import type { MockShopApi } from '../../mock-server';
-import { launchChromium } from '../../scripts/launch-chromium.mjs';
+import { enginesOfRun, launchEngine, type Engine, type EngineContext, type EngineName, type EngineOptions, type EnginePage } from './engines';
+import { startNetworkCut, type NetworkCut } from './networkCut';
+import { attrOf, click, fill, tid, waitFor } from './page';
+
+export * from './page';
+export type { EngineContext, EngineName, EnginePage } from './engines';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const artifacts = fileURLToPath(new URL('../../test-results/e2e/', import.meta.url));
 
-/** Waits on this machine (2 slow cores, a mock with the API's real rate limits) are generous but bounded. */
-export const WAIT_MS = 30_000;
-
 export interface Demo {
-  /** http://127.0.0.1:<port> of the demo's dev server. */
+  /** http://127.0.0.1:<port> of the demo's dev server, through the network cut. */
   url: string;
   server: ViteDevServer;
   backend: DemoBackend;
-  /** The embedded mock API behind the proxy: change its data, take it down, read its request log. */
+  /** The embedded mock API behind the relay or proxy: change its data, take it down, read its request log. */
   mock: MockShopApi;
-  browser: Browser;
+  engine: Engine;
+  /** Every connection of the browsers to the demo server: cut() is "the network goes" (networkCut.ts). */
+  network: NetworkCut;
   /** A fresh context (own storage, own service worker); closed by close(). */
-  newContext(): Promise<BrowserContext>;
+  newContext(): Promise<EngineContext>;
+  /** Saves a screenshot of `page` as test-results/e2e/<name>-<engine>.png. */
+  screenshot(page: EnginePage, name: string): Promise<void>;
   close(): Promise<void>;
 }
 
+export interface DemoOptions extends EngineOptions {
+  /** 'direct': the bare credential proxy at /shop-api instead of the relay (tests of the till's own listing). */
+  source?: 'relay' | 'direct';
+}
+
 /**
- * No file watcher: a file edited meanwhile (by a developer, by another job) must not reload the page mid-test.
- * (An inline `server.watch: null` would be dropped when Vite merges it into the config file's settings.)
+ * No file watcher (a file edited meanwhile must not reload the page mid-test) and no HMR socket (once the network
+ * comes back, Vite's client would reload the page it lost its socket in). An inline `server.watch: null` would be dropped when Vite merges
+ * it into the config file's settings.
  */
 function noFileWatching(): Plugin {
   return {
     name: 'e2e-no-file-watching',
     configResolved(config) {
       (config.server as { watch: unknown }).watch = null;
+      (config.server as { ws: unknown }).ws = false;
     },
   };
 }
 
-/**
- * Starts the demo server in mock mode and Chromium. `source: 'direct'`: the bare credential proxy at /shop-api
- * instead of the relay (tests of the till's own page-by-page listing).
- */
-export async function startDemo(options: { source?: 'relay' | 'direct' } = {}): Promise<Demo> {
+/** Starts the demo server in mock mode, the network cut in front of it, and the engine. */
+export async function startDemo(engineName: EngineName, options: DemoOptions = {}): Promise<Demo> {
   // mock mode whatever the developer's shell says
   process.env.SHOP_API_KEY = '';
   process.env.SHOP_API_SECRET = '';
@@ -63,15 +75,26 @@ export async function startDemo(options: { source?: 'relay' | 'direct' } = {}): 
     plugins: [noFileWatching()],
   });
   await server.listen();
-  const address = server.httpServer?.address() as AddressInfo;
-  const url = `http://127.0.0.1:${address.port}`;
+  const network = await startNetworkCut((server.httpServer?.address() as AddressInfo).port);
+  const url = `http://127.0.0.1:${network.port}`;
   const plugin = server.config.plugins.find((p) => p.name === 'shop-lookup-demo');
   const backend = await (plugin?.api as DemoPluginApi).backend();
   if (!backend.mock) throw new Error('the demo server did not start in mock mode');
   const mock = backend.mock;
+  const stopServer = async () => {
+    await network.close();
+    await server.close();
+    await backend.close();
+  };
 
-  const browser = await launchChromium();
-  const contexts = new Set<BrowserContext>();
+  let engine: Engine;
+  try {
+    engine = await launchEngine(engineName, { storageLimitBytes: options.storageLimitBytes });
+  } catch (error) {
+    await stopServer();
+    throw error;
+  }
+  const contexts = new Set<EngineContext>();
   await mkdir(artifacts, { recursive: true });
 
   return {
@@ -79,115 +102,177 @@ export async function startDemo(options: { source?: 'relay' | 'direct' } = {}): 
     server,
     backend,
     mock,
-    browser,
+    engine,
+    network,
     async newContext() {
-      const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, locale: 'ko-KR', timezoneId: 'Asia/Seoul' });
-      context.setDefaultTimeout(WAIT_MS);
+      const context = await engine.newContext();
       contexts.add(context);
-      context.on('close', () => contexts.delete(context));
-      return context;
+      const close = context.close;
+      return { newPage: context.newPage, close: () => (contexts.delete(context), close()) };
     },
+    screenshot: (page, name) => page.screenshot(`${artifacts}${name}-${engineName}.png`),
     async close() {
       for (const c of contexts) await c.close().catch(() => undefined);
-      await browser.close().catch(() => undefined);
-      await server.close();
-      await backend.close();
+      await engine.close();
+      await stopServer();
     },
   };
+}
+
+/**
+ * One suite, every engine of the run in turn: `body` declares the tests once; they run against a demo server and
+ * an engine of their own for each engine, under "<title> [<engine>]".
+ * @example e2eSuite('demo page offline', { timeout: 120_000 }, (t) => { it('…', async () => { const c = await t.demo.newContext(); … }); });
+ */
+export function e2eSuite(
+  title: string,
+  options: { timeout?: number; demo?: DemoOptions },
+  body: (t: { readonly demo: Demo; readonly engine: EngineName }) => void,
+): void {
+  for (const engine of enginesOfRun()) {
+    describe(`${title} [${engine}]`, { timeout: options.timeout }, () => {
+      let demo: Demo | undefined;
+      let startedAt = 0;
+      beforeAll(async () => {
+        startedAt = performance.now();
+        demo = await startDemo(engine, options.demo);
+      }, 180_000);
+      afterAll(async () => {
+        await demo?.close();
+        // the suite's wall time on this engine, start to close (test-results/e2e/timings.jsonl, one line a suite)
+        const ms = Math.round(performance.now() - startedAt);
+        await appendFile(`${artifacts}timings.jsonl`, `${JSON.stringify({ suite: title, engine, ms, at: new Date().toISOString() })}\n`).catch(() => undefined);
+      }, 60_000);
+      body({
+        engine,
+        get demo() {
+          if (!demo) throw new Error(`the ${engine} demo did not start`);
+          return demo;
+        },
+      });
+    });
+  }
 }
 
 /** The status bar's network badge, offline / online. */
 export const offlineBadge = '[data-testid="net-badge"][data-state="offline"]';
 export const onlineBadge = '[data-testid="net-badge"][data-state="online"]';
 
-/** The element with this data-testid. */
-export function tid(page: Page, testid: string): Locator {
-  return page.locator(`[data-testid="${testid}"]`);
-}
-
-/** Waits until the element shows `text`; on timeout, says what it showed instead. */
-export async function waitForText(page: Page, testid: string, text: string | RegExp, timeout = WAIT_MS): Promise<void> {
-  const el = tid(page, testid).filter({ hasText: text }).first();
-  try {
-    await el.waitFor({ state: 'visible', timeout });
-  } catch {
-    const shown = await tid(page, testid).allInnerTexts().catch(() => ['(page gone)']);
-    throw new Error(`[data-testid="${testid}"] never showed ${String(text)}; it shows: ${JSON.stringify(shown)}`);
-  }
-}
-
-/** Waits until `selector` matches; on timeout, says what was awaited and what the status bar showed. */
-export async function waitUntil(page: Page, selector: string, what: string, timeout = WAIT_MS): Promise<void> {
-  try {
-    await page.locator(selector).first().waitFor({ state: 'attached', timeout });
-  } catch {
-    const status = await tid(page, 'status').innerText().catch(() => '(page gone)');
-    throw new Error(`${what}: ${selector} did not appear within ${timeout} ms; the status bar shows ${JSON.stringify(status)}`);
-  }
-}
-
-/** The trimmed text of the (first) element with this data-testid. */
-export async function textOf(page: Page, testid: string): Promise<string> {
-  return (await tid(page, testid).first().innerText()).trim();
+/** A new page of `context` at the demo (not waiting for any sync). */
+export async function openPage(context: EngineContext, demo: Demo): Promise<EnginePage> {
+  const page = await context.newPage();
+  await page.goto(demo.url);
+  return page;
 }
 
 /** Opens the till and waits until the app shell is cached and a full sync (coupons and options) is done. */
-export async function openTill(context: BrowserContext, demo: Demo): Promise<Page> {
-  const page = await context.newPage();
-  watchConsole(page);
-  await page.goto(demo.url);
+export async function openTill(context: EngineContext, demo: Demo): Promise<EnginePage> {
+  const page = await openPage(context, demo);
   await waitForFirstSync(page);
-  await page.locator('[data-testid="offline-ready"][data-state="ready"]').waitFor({ timeout: WAIT_MS });
+  await waitFor(page, '[data-testid="offline-ready"][data-state="ready"]', 'the app shell cached for offline use');
   return page;
 }
 
 /** Waits until the status bar shows a finished sync of coupons and options. */
-export async function waitForFirstSync(page: Page): Promise<void> {
-  await page.locator('[data-testid="synced-coupons"][data-at]').waitFor({ state: 'attached', timeout: WAIT_MS });
-  await page.locator('[data-testid="synced-options"][data-at]').waitFor({ state: 'attached', timeout: WAIT_MS });
-  await page.locator('[data-testid="status"][data-phase="idle"]').waitFor({ state: 'attached', timeout: WAIT_MS });
+export async function waitForFirstSync(page: EnginePage): Promise<void> {
+  await waitFor(page, '[data-testid="synced-coupons"][data-at]', 'coupons synced');
+  await waitFor(page, '[data-testid="synced-options"][data-at]', 'options synced');
+  await waitFor(page, '[data-testid="status"][data-phase="idle"]', 'the engine idle');
 }
 
-/** Page errors fail loudly in the test log (uncaught errors are a defect of the demo). */
-export function watchConsole(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('pageerror', (e) => {
-    errors.push(String(e));
-    console.error(`[page error] ${String(e)}`);
-  });
-  return errors;
+/**
+ * "The network goes": every connection to the demo server dropped, then Sync now, so the engine finds out at
+ * once rather than at its next request (it is not told: see networkCut.ts).
+ */
+export async function goOffline(demo: Demo, page: EnginePage): Promise<void> {
+  demo.network.cut();
+  await click(page, tid('sync-now'));
+  await waitFor(page, offlineBadge, 'the till shows offline once the network is gone');
+}
+
+/** The network back; Sync now, so the engine finds out at once. */
+export async function goOnline(demo: Demo, page: EnginePage): Promise<void> {
+  demo.network.restore();
+  await click(page, tid('sync-now'));
+  await waitFor(page, onlineBadge, 'the till shows online once the network is back');
 }
 
 /**
  * Applies a coupon code at checkout. With an amount it is a new checkout: the applied coupon is removed first
  * (otherwise changing the amount re-checks it, which is one more verdict).
  */
-export async function applyCoupon(page: Page, code: string, amount?: number): Promise<void> {
+export async function applyCoupon(page: EnginePage, code: string, amount?: number): Promise<void> {
   if (amount !== undefined) {
-    await tid(page, 'remove-coupon').click();
-    await tid(page, 'order-amount').fill(String(amount));
+    await click(page, tid('remove-coupon'));
+    await fill(page, tid('order-amount'), String(amount));
   }
-  await tid(page, 'coupon-code').fill(code);
-  await tid(page, 'apply-coupon').click();
-  await page.locator('[data-testid="verdict"]:not([data-state="pending"]):not([data-state="idle"])').waitFor({ timeout: WAIT_MS });
+  await fill(page, tid('coupon-code'), code);
+  await click(page, tid('apply-coupon'));
+  await waitFor(page, '[data-testid="verdict"]:not([data-state="pending"]):not([data-state="idle"])', `a verdict on ${code}`);
 }
 
-/** Saves a full-page screenshot as test-results/e2e/<name>.png. */
-export async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `${artifacts}${name}.png`, fullPage: true });
+/** What the engine's status() says now (undefined `persisted` as 'unknown': WebDriver turns undefined into null). */
+export interface StatusNow {
+  phase: string;
+  lastError: { code: string; message: string } | null;
+  persisted: boolean | 'unknown';
 }
 
-/** Reads rows of an object store of the page's IndexedDB directly (no Dexie, no shop-lookup). */
-export function readIndexedDb(page: Page, dbName: string, store: string, key?: string) {
+/** The engine's status() now, through the demo's `shopLookup` (the page's own handle on the engine). */
+export function statusOf(page: EnginePage): Promise<StatusNow> {
+  type Status = { phase: string; lastError: { code: string; message: string } | null; persisted?: boolean };
   return page.evaluate(
-    async ({ dbName, store, key }: { dbName: string; store: string; key: string | undefined }) => {
-      const names = (await indexedDB.databases()).map((d) => d.name);
-      if (!names.includes(dbName)) return { names, rows: null as unknown[] | null, count: 0 };
-      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    () =>
+      new Promise<StatusNow>((resolve) => {
+        const lookup = (globalThis as { shopLookup?: { status(): { subscribe(fn: (s: Status) => void): { unsubscribe(): void } } } }).shopLookup!;
+        // status() emits its current value at once
+        const sub = lookup.status().subscribe((s) => {
+          const lastError = s.lastError ? { code: s.lastError.code, message: s.lastError.message } : null;
+          resolve({ phase: s.phase, lastError, persisted: s.persisted === undefined ? 'unknown' : s.persisted });
+          queueMicrotask(() => sub.unsubscribe());
+        });
+      }),
+  );
+}
+
+/** The verdict's state attribute (ok, rejected, error). */
+export const verdictState = (page: EnginePage) => attrOf(page, tid('verdict'), 'data-state');
+
+/** Marks the document, so a test can tell later that no reload happened (true while it is the same document). */
+export const markDocument = (page: EnginePage) => page.evaluate(() => void Object.assign(window, { __sameDocument: true }));
+export const sameDocument = (page: EnginePage) => page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument === true);
+
+/**
+ * Who runs the engine: the client id holding the tab's leader lock (Web Locks), and the page's own (a lock the page
+ * takes itself). Different ids: the engine runs in a worker of the page (connectEngine's module worker; with
+ * `worker: false` the page would hold it). Driver-independent, so the same on every engine (only some drivers can
+ * list a page's workers).
+ */
+export function lockHolders(page: EnginePage): Promise<{ page: string | null; engine: string | null }> {
+  return page.evaluate(async () => {
+    const mine = await navigator.locks.request('e2e-page-client', async () => {
+      const held = (await navigator.locks.query()).held ?? [];
+      return held.find((l) => l.name === 'e2e-page-client')?.clientId ?? null;
+    });
+    const held = (await navigator.locks.query()).held ?? [];
+    return { page: mine, engine: held.find((l) => /^shop-lookup:.*:leader$/.test(l.name ?? ''))?.clientId ?? null };
+  });
+}
+
+/**
+ * Reads rows of an object store of the page's IndexedDB directly (no Dexie, no shop-lookup). A database that does
+ * not exist is seen by its upgrade, which is aborted so that reading never creates it.
+ */
+export function readIndexedDb(page: EnginePage, dbName: string, store: string, key?: string) {
+  return page.evaluate(
+    async ({ dbName, store, key }) => {
+      const db = await new Promise<IDBDatabase | null>((resolve, reject) => {
         const req = indexedDB.open(dbName);
+        req.onupgradeneeded = () => req.transaction!.abort();
         req.onsuccess = () => resolve(req.result);
-        req.onerror = () => reject(req.error);
+        req.onerror = () => (req.error?.name === 'AbortError' ? resolve(null) : reject(req.error));
       });
+      if (!db) return { exists: false, rows: null as unknown[] | null, count: 0 };
       try {
         const os = db.transaction(store).objectStore(store);
         const ask = <T>(req: IDBRequest<T>) =>
@@ -197,7 +282,7 @@ export function readIndexedDb(page: Page, dbName: string, store: string, key?: s
           });
         const count = await ask(os.count());
         const rows = key === undefined ? await ask(os.getAll(null, 5)) : [await ask(os.get(key))];
-        return { names, rows: rows as unknown[], count };
+        return { exists: true, rows: rows as unknown[], count };
       } finally {
         db.close();
       }

@@ -1,22 +1,15 @@
-// Two tills (two browser contexts: two devices, each with its own IndexedDB) on the demo's one relay, in real
-// Chromium: one upstream listing for both, both converge on a change; the relay cut, both keep answering from
-// their local data; the relay back, both catch up by the changes since their version, not by a new snapshot.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// Two tills (two browser contexts: two devices, each with its own IndexedDB) on the demo's one relay, on each
+// engine: one upstream listing for both, both converge on a change; the relay cut, both keep answering from their
+// local data; the relay back, both catch up by the changes since their version, not by a new snapshot.
+import { expect, it } from 'vitest';
 import { MOCK_CODES } from '../../mock-server';
-import { applyCoupon, offlineBadge, onlineBadge, openTill, screenshot, startDemo, textOf, tid, waitForText, waitUntil, type Demo } from './harness';
-
-let demo: Demo;
-beforeAll(async () => {
-  demo = await startDemo();
-}, 120_000);
-afterAll(async () => {
-  await demo?.close();
-}, 60_000);
+import { applyCoupon, attrOf, click, e2eSuite, fill, offlineBadge, onlineBadge, openTill, textOf, tid, verdictState, waitFor, waitForText } from './harness';
 
 const LIST = '/v2/shop/coupons';
 
-describe('two tills on one relay', { timeout: 150_000 }, () => {
+e2eSuite('two tills on one relay', { timeout: 150_000 }, (t) => {
   it('lists upstream once for both, keeps both answering while the relay is cut, and catches both up by changes', async () => {
+    const { demo } = t;
     const welcome = structuredClone(demo.mock.data.coupons.find((c) => c.coupon_code === MOCK_CODES.welcomeCoupon)!);
     const [one, two] = [await demo.newContext(), await demo.newContext()];
     try {
@@ -26,11 +19,11 @@ describe('two tills on one relay', { timeout: 150_000 }, () => {
       const firstPages = demo.mock.requests.filter((r) => r.path === LIST && r.query.offset === '1' && r.status === 200);
       expect(firstPages).toHaveLength(1);
       const count = String(demo.mock.data.coupons.length);
-      for (const page of tills) expect(await tid(page, 'coupon-count').getAttribute('data-count')).toBe(count);
+      for (const page of tills) expect(await attrOf(page, tid('coupon-count'), 'data-count')).toBe(count);
 
       // a change made through the mock's control endpoint reaches both open tills through the relay's feed, no click
       const renamed = `${String(welcome.name)} (릴레이)`;
-      for (const page of tills) await tid(page, 'coupon-search').fill(MOCK_CODES.welcomeCoupon);
+      for (const page of tills) await fill(page, tid('coupon-search'), MOCK_CODES.welcomeCoupon);
       const posted = await fetch(`${demo.url}/__mock/coupons`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...welcome, name: renamed }) });
       expect(posted.ok).toBe(true);
       for (const page of tills) await waitForText(page, 'coupon-row-name', renamed);
@@ -38,13 +31,13 @@ describe('two tills on one relay', { timeout: 150_000 }, () => {
       // the relay cut: both go offline and keep deciding from local data
       demo.backend.setApiDown(true);
       for (const page of tills) {
-        await tid(page, 'sync-now').click();
-        await waitUntil(page, offlineBadge, 'the till shows offline once the relay is cut');
+        await click(page, tid('sync-now'));
+        await waitFor(page, offlineBadge, 'the till shows offline once the relay is cut');
         await applyCoupon(page, MOCK_CODES.fixedCoupon, 25_000);
-        expect(await tid(page, 'verdict').getAttribute('data-state')).toBe('ok');
-        expect(await tid(page, 'verdict-source').getAttribute('data-source')).toBe('local');
+        expect(await verdictState(page)).toBe('ok');
+        expect(await attrOf(page, tid('verdict-source'), 'data-source')).toBe('local');
       }
-      await screenshot(tills[1]!, 'relay-cut');
+      await demo.screenshot(tills[1]!, 'relay-cut');
 
       // meanwhile upstream changes; the relay back, both catch up by changes
       const renamedAgain = `${String(welcome.name)} (돌아옴)`;
@@ -52,8 +45,8 @@ describe('two tills on one relay', { timeout: 150_000 }, () => {
       const mark = demo.backend.relayRequests.length;
       demo.backend.setApiDown(false);
       for (const page of tills) {
-        await tid(page, 'sync-now').click();
-        await waitUntil(page, onlineBadge, 'the till shows online once the relay is back');
+        await click(page, tid('sync-now'));
+        await waitFor(page, onlineBadge, 'the till shows online once the relay is back');
         await waitForText(page, 'coupon-row-name', renamedAgain);
         expect(await textOf(page, 'via-relay')).toMatch(/^via relay, version \d+$/);
       }

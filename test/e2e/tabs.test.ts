@@ -1,18 +1,9 @@
-// Three tabs of one till in real Chromium: exactly one engine syncs (Web Locks leader), the others answer from
-// the shared IndexedDB; when the leader's tab closes in the middle of a sync, another tab takes over within
-// moments and resumes the listing where it stopped, and the third tab sees the result live.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// Three tabs of one till, on each engine: exactly one engine syncs (Web Locks leader), the others answer from the
+// shared IndexedDB; when the leader's tab closes in the middle of a sync, another tab takes over within moments
+// and resumes the listing where it stopped, and the third tab sees the result live.
+import { expect, it } from 'vitest';
 import { MOCK_CODES } from '../../mock-server';
-import { openTill, screenshot, startDemo, tid, waitForFirstSync, waitForText, waitUntil, watchConsole, WAIT_MS, type Demo } from './harness';
-
-let demo: Demo;
-beforeAll(async () => {
-  // the till's own page-by-page listing (the leader's, resumed by the next leader): the proxy, not the relay
-  demo = await startDemo({ source: 'direct' });
-}, 120_000);
-afterAll(async () => {
-  await demo?.close();
-}, 60_000);
+import { click, e2eSuite, fill, isHidden, openPage, openTill, tid, waitFor, waitForFirstSync, waitForText, WAIT_MS, type EnginePage } from './harness';
 
 const LIST = '/v2/shop/coupons';
 
@@ -25,7 +16,7 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
 }
 
 /** The page the coupon listing's checkpoint has stored, read from the tab's IndexedDB (0: none, -1: unreadable). */
-function checkpointPage(page: import('playwright-core').Page): Promise<number> {
+function checkpointPage(page: EnginePage): Promise<number> {
   return page.evaluate(
     () =>
       new Promise<number>((resolve) => {
@@ -47,23 +38,21 @@ function checkpointPage(page: import('playwright-core').Page): Promise<number> {
   );
 }
 
-describe('several tabs of one till', { timeout: 150_000 }, () => {
+// the till's own page-by-page listing (the leader's, resumed by the next leader): the proxy, not the relay
+e2eSuite('several tabs of one till', { timeout: 150_000, demo: { source: 'direct' } }, (t) => {
   it('syncs in one tab only, and a second tab takes over mid-sync when the first closes', async () => {
+    const { demo } = t;
     const context = await demo.newContext();
     const start = demo.mock.requests.length;
     const listings = (since: number, page: string) =>
       demo.mock.requests.slice(since).filter((r) => r.path === LIST && r.query.offset === page && r.status === 200);
     try {
       const first = await openTill(context, demo);
-      const others = [await context.newPage(), await context.newPage()];
-      for (const tab of others) {
-        watchConsole(tab);
-        await tab.goto(demo.url);
-        await waitForFirstSync(tab);
-      }
+      const others = [await openPage(context, demo), await openPage(context, demo)];
+      for (const tab of others) await waitForFirstSync(tab);
       // the followers say so, the leader does not
-      await waitUntil(first, '[data-testid="follower"][hidden]', 'the first tab to lead');
-      for (const tab of others) await waitUntil(tab, '[data-testid="follower"]:not([hidden])', 'a follower chip');
+      await waitFor(first, '[data-testid="follower"][hidden]', 'the first tab to lead');
+      for (const tab of others) await waitFor(tab, '[data-testid="follower"]:not([hidden])', 'a follower chip');
       // three tabs, one listing: only the leader's first sync went to the API
       expect(listings(start, '1')).toHaveLength(1);
 
@@ -73,7 +62,7 @@ describe('several tabs of one till', { timeout: 150_000 }, () => {
       const mark = demo.mock.requests.length;
       // page 2 of 3 is held at the API: the leader is mid-listing for as long as the test wants
       const page2 = demo.mock.hold({ path: /^\/v2\/shop\/coupons$/, after: 1 });
-      await tid(first, 'sync-now').click();
+      await click(first, tid('sync-now'));
       await page2.arrived;
       // the leader has stored page 1 (its checkpoint says so in IndexedDB): close its tab now
       await waitForText(first, 'sync-progress', /Coupons: 100 \/ 240/);
@@ -86,10 +75,14 @@ describe('several tabs of one till', { timeout: 150_000 }, () => {
 
       // one of the other two becomes the leader (so the closed tab's worker, which held the lock, is gone), and
       // finishes the listing from page 2
-      await until('a new leader', async () => {
-        const chips = await Promise.all(others.map((t) => tid(t, 'follower').isHidden()));
-        return chips.filter(Boolean).length === 1;
-      }, 10_000);
+      await until(
+        'a new leader',
+        async () => {
+          const chips = await Promise.all(others.map((tab) => isHidden(tab, tid('follower'))));
+          return chips.filter(Boolean).length === 1;
+        },
+        10_000,
+      );
       // only now: released earlier, a worker that outlived its tab for a moment could still store page 2
       page2.release(); // its client is gone: nobody reads this answer (it was counted before closedAt)
       await until('the listing to resume at page 2', () => listings(closedAt, '3').length === 1);
@@ -98,10 +91,10 @@ describe('several tabs of one till', { timeout: 150_000 }, () => {
 
       // both remaining tabs show the renamed coupon without a reload
       for (const tab of others) {
-        await tid(tab, 'coupon-search').fill(MOCK_CODES.fixedCoupon);
+        await fill(tab, tid('coupon-search'), MOCK_CODES.fixedCoupon);
         await waitForText(tab, 'coupon-row-name', renamed);
       }
-      await screenshot(others[0]!, 'tabs-after-handover');
+      await demo.screenshot(others[0]!, 'tabs-after-handover');
       demo.mock.upsertCoupon(original);
     } finally {
       await context.close();

@@ -89,10 +89,11 @@ export function createDatabaseClaim(deps: DatabaseClaimDeps): DatabaseClaim {
   // Storage events: Dexie reopens the connection on next use; say what happened. Dexie also signals 'close' for
   // the closes it makes itself (ours, and the one a versionchange asks for): those are not news.
   let expectedClose = false;
-  db.on('versionchange', () => {
+  db.on('versionchange', (event: IDBVersionChangeEvent) => {
     expectedClose = true;
     setTimeout(() => (expectedClose = false), 0);
-    status.facts.set({ lastError: storageError({ name: 'VersionError' }) });
+    // no new version: the database is being deleted (evicted by the browser, or the site's data cleared)
+    status.facts.set({ lastError: storageError({ name: event?.newVersion === null ? 'DatabaseDeletedError' : 'VersionError' }) });
   });
   db.on('close', () => {
     if (expectedClose || deps.isClosed()) return;

@@ -1,4 +1,5 @@
-// IndexedDB failures in words: a full disk, a connection the browser closed, another tab's newer schema. Dexie
+// IndexedDB failures in words: a full disk, a connection the browser closed, another tab's newer schema, the
+// database deleted under the engine. Dexie
 // wraps the platform's DOMExceptions; the original name may sit on `inner`.
 import { toLookupError } from '../../src/protocol';
 import type { LookupError } from '../../src/protocol';
@@ -21,16 +22,33 @@ const ADVICE: Record<string, { code: string; message: string }> = {
     code: 'storage_upgraded',
     message: "Another tab opened a newer version of the local database. Reload this tab to use the newer shop-lookup.",
   },
+  // (not a DOMException: what a versionchange without a new version means, see engine/databaseClaim.ts)
+  DatabaseDeletedError: {
+    code: 'storage_evicted',
+    message:
+      "The browser deleted this site's local database (to free space, or the site's data was cleared). Lookups have nothing stored until the next sync builds it again; persistent storage (`persist`) makes this rarer.",
+  },
   MissingAPIError: {
     code: 'storage_unavailable',
     message: 'IndexedDB is not available here (private mode, or an old browser): nothing can be kept for offline use.',
   },
 };
 
+type Wrapped = { name?: string; inner?: unknown; failures?: unknown };
+
+/**
+ * The names of an error and of what it wraps: Dexie's `inner`, and a BulkError's `failures` (WebKit refuses each
+ * write of a full storage on its own request, where Chromium and Firefox abort the transaction).
+ */
 function namesOf(error: unknown): string[] {
   const names: string[] = [];
-  for (let e = error as { name?: string; inner?: unknown } | undefined, i = 0; e && i < 4; e = e.inner as typeof e, i++) {
+  const queue = [error as Wrapped | undefined];
+  for (let i = 0; i < queue.length && i < 8; i++) {
+    const e = queue[i];
+    if (!e || typeof e !== 'object') continue;
     if (typeof e.name === 'string') names.push(e.name);
+    queue.push(e.inner as Wrapped | undefined);
+    if (Array.isArray(e.failures)) queue.push(...(e.failures.slice(0, 2) as Wrapped[]));
   }
   return names;
 }

@@ -1,6 +1,7 @@
 // Live changes from a relay: the leading engine keeps one long-poll (`since=<version>&wait=`) open while online,
 // and applies what it answers at once (other tabs see it through IndexedDB). It rests while this engine is not
-// the leader, is offline or syncs directly; it stops on close, and backs off on errors.
+// the leader, is offline or syncs directly; it stops on close, and on errors runs a full sync (which reports them)
+// and backs off.
 import type { Connectivity } from '../../tabs/connectivity';
 import type { Leadership } from '../../tabs/leadership';
 import type { PollOutcome } from './relayFeedSource';
@@ -65,8 +66,13 @@ export function startRelayLive(deps: RelayLiveDeps): { dispose(): void } {
         if (outcome === 'resync' && !(await deps.resync())) await failed();
         else backoff = min;
       } catch {
-        // offline: the loop rests until online; any other failure: try again later, each time later
-        if (!signal.aborted && !round.signal.aborted && canPoll()) await failed().catch(() => undefined);
+        // offline: the loop rests until online. Any other failure (the storage full, a bad answer): a full sync
+        // now, whose report status() shows (a failed round alone would leave the till saying "up to date" while
+        // it stores nothing); then try again later, each time later
+        if (!signal.aborted && !round.signal.aborted && canPoll()) {
+          await deps.resync().catch(() => false);
+          await failed().catch(() => undefined);
+        }
       } finally {
         round = null;
       }

@@ -1,0 +1,131 @@
+// `npm run bench -- --only engines`: the same bench page in each engine (Chromium through playwright-core, Firefox
+// ESR over WebDriver BiDi, WebKitGTK over W3C WebDriver), each against its own floors measured in the same page and
+// worker: the first load of the mid-sized coupon set against that engine's bare bulkPut, a warm reload to the first
+// coupon(code), and coupon(code) p50/p99 against a bare Comlink call doing one Dexie get. Same budgets as Chromium's
+// rows, as ratios where Chromium's are.
+import { launchFirefox } from '../scripts/launch-firefox.mjs';
+import { startWebKitDriver } from '../scripts/launch-webkit.mjs';
+import { median, quantile, sample } from './stats.mjs';
+
+const ENGINES = ['chromium', 'firefox', 'webkit'];
+const callSource = '([f, a]) => window.bench[f](...a)';
+
+/** The bench page open in `engine`; `call(fn, ...args)` runs window.bench[fn] there. */
+async function openBenchPage(engine, h) {
+  const url = `${h.origin}/index.html`;
+  if (engine === 'chromium') {
+    const page = await (await h.browser.newContext()).newPage();
+    await page.goto(url);
+    await page.waitForFunction(() => 'bench' in window);
+    return { version: `Chromium ${h.browser.version()}`, call: (f, ...a) => page.evaluate(([f, a]) => window.bench[f](...a), [f, a]), close: () => page.context().close() };
+  }
+  if (engine === 'firefox') {
+    const browser = await launchFirefox();
+    const page = await browser.newPage();
+    await page.goto(url, { waitUntil: 'load' });
+    await page.waitForFunction(() => 'bench' in window);
+    return { version: `Firefox ${(await browser.version()).replace(/^firefox\//, '')}`, call: (f, ...a) => page.evaluate(([f, a]) => window.bench[f](...a), [f, a]), close: () => browser.close() };
+  }
+  const driver = await startWebKitDriver();
+  try {
+    const session = await driver.newSession();
+    await session.setTimeouts({ script: 30 * 60_000, pageLoad: 60_000 });
+    await session.navigate(url);
+    for (let i = 0; !(await session.execute('() => "bench" in window')); i++) {
+      if (i > 100) throw new Error('the bench page did not load in WebKit');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return {
+      version: 'WebKitGTK (MiniBrowser)',
+      call: (f, ...a) => session.execute(callSource, [f, a]),
+      close: async () => {
+        await session.close();
+        await driver.close();
+      },
+    };
+  } catch (error) {
+    await driver.close();
+    throw error;
+  }
+}
+
+/** @example await benchEngines({ h, sizes, log, row, results, randomOf, engines: ['firefox'] }); */
+export async function benchEngines({ h, sizes, log, row, results, randomOf, engines = ENGINES }) {
+  const size = sizes.mid;
+  const api = h.mount('engines', { rateLimits: false, data: { coupons: size } });
+  const codes = api.data.coupons.map((c) => String(c.coupon_code));
+  results.scenarios.engines = {};
+  for (const engine of engines) {
+    log(`${engine}: first load of ${size} coupons vs bulkPut, warm reload → coupon(code), ${sizes.lookups} × coupon(code) vs the floor`);
+    let page;
+    try {
+      page = await openBenchPage(engine, h);
+    } catch (error) {
+      log(`  ${engine} could not start: ${error.message}`);
+      row({ figure: `${engine}: first load`, ours: NaN, unit: '', budget: 'runs', pass: false, note: error.message });
+      continue;
+    }
+    const { call } = page;
+    const dbName = `bench-engine-${engine}`;
+    const options = h.sessionOptions('engines', dbName);
+    try {
+      const isolated = await call('crossOriginIsolated');
+      const loads = [];
+      for (let r = 0; r < sizes.runs; r++) {
+        await call('close', 'engine');
+        await call('deleteDatabase', dbName);
+        await call('prepare', 'engine', options);
+        const first = await call('timedFirstSync', 'engine');
+        await call('loadFloor', 'engine');
+        const floor = await call('putFloor', 'engine');
+        loads.push({ first, floor });
+        log(`  run ${r + 1}: first load ${Math.round(first.ms)} ms (written ${first.report.written}), bulkPut ${Math.round(floor.ms)} ms`);
+      }
+      const ours = median(loads.map((x) => size / (x.first.ms / 1000)));
+      const floor = median(loads.map((x) => x.floor.records / (x.floor.ms / 1000)));
+      const firstMs = median(loads.map((x) => x.first.ms));
+
+      // keyed lookups against the floor, in turn as Chromium's rows (warm-up first)
+      await call('keyedLookups', 'engine', 'coupon', sample(codes, sizes.warmup, randomOf), true);
+      await call('keyedLookups', 'engine', 'coupon', sample(codes, sizes.warmup, randomOf), false);
+      const rounds = [];
+      for (let r = 0; r < sizes.runs; r++) {
+        const block = (isFloor) => call('keyedLookups', 'engine', 'coupon', sample(codes, sizes.lookups, randomOf), isFloor);
+        const [f, o] = r % 2 === 0 ? [await block(true), await block(false)] : [null, await block(false)];
+        const fl = f ?? (await block(true));
+        rounds.push({ p50: quantile(o.ms, 0.5), p99: quantile(o.ms, 0.99), f50: quantile(fl.ms, 0.5), f99: quantile(fl.ms, 0.99), found: o.found + fl.found });
+      }
+      await call('close', 'engine');
+
+      const reloads = [];
+      const picked = sample(codes, sizes.emissions + 1, randomOf);
+      await call('reload', 'reload', options, picked[0]); // the first one fetches the worker script
+      for (let r = 1; r <= sizes.emissions; r++) reloads.push(await call('reload', 'reload', options, picked[r]));
+      await call('deleteDatabase', dbName);
+
+      const p50 = median(rounds.map((x) => x.p50));
+      const p99 = median(rounds.map((x) => x.p99));
+      const f50 = median(rounds.map((x) => x.f50));
+      const f99 = median(rounds.map((x) => x.f99));
+      const allFound = rounds.every((x) => x.found === 2 * sizes.lookups);
+      const reloadMs = median(reloads.map((x) => x.ms));
+      results.scenarios.engines[engine] = { version: page.version, crossOriginIsolated: isolated, loads, rounds, reloads };
+      const note = isolated ? undefined : 'not cross-origin isolated: timer resolution is coarse';
+      const label = engine;
+      log(`  ${engine} (${page.version}): first load ${Math.round(firstMs)} ms; reload ${reloadMs.toFixed(1)} ms; coupon(code) p50 ${p50.toFixed(2)} / p99 ${p99.toFixed(2)} ms, floor ${f50.toFixed(2)} / ${f99.toFixed(2)} ms`);
+      row({ figure: `${label}: first load, ${size.toLocaleString('en-US')} coupons → all answered`, ours, baseline: floor, unit: 'rec/s', ratio: ours / floor, budget: '≥ 0.7 × bulkPut', pass: loads.every((x) => x.first.report.ok) && ours >= 0.7 * floor, note });
+      row({ figure: `${label}:   (first load, wall time)`, ours: firstMs, unit: 'ms', budget: 'info', pass: true, info: true });
+      row({ figure: `${label}: reload, warm database → first coupon(code)`, ours: reloadMs, unit: 'ms', budget: '≤ 150 ms', pass: reloadMs <= 150 && reloads.every((x) => x.found), note });
+      row({ figure: `${label}: coupon(code), ${size.toLocaleString('en-US')} stored: p50`, ours: p50, baseline: f50, unit: 'ms', ratio: p50 / f50, budget: '≤ 1.5 × floor p50', pass: allFound && p50 <= 1.5 * f50, note });
+      row({ figure: `${label}: coupon(code), ${size.toLocaleString('en-US')} stored: p99`, ours: p99, baseline: f99, unit: 'ms', ratio: p99 / f99, budget: '≤ 1.5 × floor p99', pass: allFound && p99 <= 1.5 * f99, note });
+    } catch (error) {
+      // one engine failing is a failed row of its own, not the end of the bench
+      log(`  ${engine} failed: ${error.message}`);
+      row({ figure: `${engine}: measured`, ours: NaN, unit: '', budget: 'runs', pass: false, note: error.message.slice(0, 200) });
+    } finally {
+      await call('close', 'engine').catch(() => undefined);
+      await page.close().catch(() => undefined);
+    }
+  }
+  h.unmount('engines');
+}
