@@ -225,7 +225,10 @@ export interface ShopLookupOptions {
    * e.g. `worker: () => new Worker(new URL('shop-lookup/worker', import.meta.url), { type: 'module' })`.
    */
   worker?: boolean | (() => EngineEndpoint);
-  /** IndexedDB factory for `worker: false` in Node, e.g. fake-indexeddb's. @example { indexedDB: new IDBFactory(), IDBKeyRange } */
+  /**
+   * IndexedDB factory for `worker: false` in Node, e.g. fake-indexeddb's. Where there is none that can be used, the
+   * engine keeps its data in memory (`status().storage`). @example { indexedDB: new IDBFactory(), IDBKeyRange }
+   */
   indexedDB?: IDBFactory;
   /** Goes with `indexedDB` (fake-indexeddb exports both). Default: the global `IDBKeyRange`. */
   IDBKeyRange?: typeof IDBKeyRange;
@@ -253,7 +256,7 @@ export interface ShopLookupOptions {
   couponPolicy?: Partial<CouponPolicy>;
   /** Time zone of naive dates in coupon periods (`2026-05-01 10:00`). Default 'Asia/Seoul'. */
   timeZone?: string;
-  /** Local data older than this gives `stale` verdicts offline (unless the order accepts stale data). Default 24 h. */
+  /** Local data older than this (by the API's clock) gives `stale` verdicts offline (unless the order accepts stale data). Default 24 h. */
   maxDataAgeMs?: number;
 }
 
