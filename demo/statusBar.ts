@@ -1,4 +1,5 @@
-// The till's header strip: online/offline, sync phase and progress, how old the local data is, the last error.
+// The till's header strip: online/offline, sync phase and progress, how old the local data is, the last error, and
+// a relay's own trouble (it answers, but cannot list the shop: the data ages).
 import type { ShopLookup, SyncStatus } from 'shop-lookup';
 import type { Subscription } from 'rxjs';
 import { stampAgo } from './clock';
@@ -29,6 +30,8 @@ export function mountStatusBar(root: HTMLElement, lookup: ShopLookup): Subscript
   const error = h('div', { class: 'last-error', testid: 'last-error', attrs: { hidden: true, role: 'status' } });
   const follower = h('span', { class: 'chip', testid: 'follower', attrs: { hidden: true, title: 'Another tab of this till runs the background syncs; this one reads the same local data.' } }, 'synced by another tab');
   const via = h('span', { class: 'chip', testid: 'via-relay', attrs: { hidden: true, title: 'The till syncs from the shop relay: a snapshot once, then only changes, live.' } });
+  const relayListed = h('span', {}, 'never');
+  const relayState = h('span', { class: 'chip off', testid: 'relay-state', attrs: { hidden: true, role: 'status' } }, 'Relay not updating · data as of ', relayListed);
   const syncNow = h('button', { class: 'ghost', testid: 'sync-now', on: { click: () => void lookup.sync() } }, 'Sync now');
   replace(
     root,
@@ -39,6 +42,7 @@ export function mountStatusBar(root: HTMLElement, lookup: ShopLookup): Subscript
       h('span', { class: 'synced', testid: 'last-synced' }, 'Coupons synced ', coupons, ' · options synced ', options),
       follower,
       via,
+      relayState,
       syncNow,
     ),
     error,
@@ -58,6 +62,12 @@ export function mountStatusBar(root: HTMLElement, lookup: ShopLookup): Subscript
     follower.hidden = s.leader !== false;
     via.hidden = s.source === undefined;
     via.textContent = s.source === 'relay' ? `via relay, version ${s.relayVersion ?? '…'}` : 'direct from the API';
+    const relay = s.source === 'relay' ? s.relay : undefined;
+    relayState.hidden = relay?.degraded !== true;
+    if (relay?.degraded) {
+      stampAgo(relayListed, relay.listedAt);
+      relayState.title = `The relay answers from its last snapshot but cannot update it${relay.error ? ` (${relay.error})` : ''}: the data gets older until it lists the shop again.`;
+    }
     const p = s.phase === 'syncing' || s.phase === 'waiting' ? s.progress : null;
     progress.hidden = p === null;
     if (p) {

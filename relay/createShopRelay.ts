@@ -135,6 +135,7 @@ export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
       scrub: (records) => redaction.json(records),
     });
     const feed: FeedContext = {
+      shop: shopId,
       store,
       mirror,
       polls,

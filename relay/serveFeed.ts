@@ -7,6 +7,8 @@ import type { LongPolls } from './longPolls';
 import type { FeedChange, FeedHead, FeedRecord, RelayStore } from './relayStore';
 
 export interface FeedContext {
+  /** The shop this relay serves (its `shopId`), named in every answer: a till checks it against its database's. */
+  shop: string;
   store: RelayStore;
   mirror: FeedMirror;
   polls: LongPolls;
@@ -21,12 +23,13 @@ export function feedError(status: number, code: string, message: string, headers
 }
 
 /**
- * `"<handle>.<version>.<newest confirmedAt>"`.
- * @example etagOf(head) // '"m1x2-ab12.812.1763900000000"'
+ * `"<handle>.<version>.<newest confirmedAt>"`, and `.degraded` while the relay is: a till that holds the data sees
+ * the relay's state change in a 200 answer (with its reason) instead of a 304.
+ * @example etagOf(head, head.version, false) // '"m1x2-ab12.812.1763900000000"'
  */
-function etagOf(head: FeedHead, version = head.version): string {
+function etagOf(head: FeedHead, version: number, degraded: boolean): string {
   const confirmed = Math.max(0, ...Object.values(head.confirmedAt).map((v) => v ?? 0));
-  return `"${head.handle}.${version}.${confirmed}"`;
+  return `"${head.handle}.${version}.${confirmed}${degraded ? '.degraded' : ''}"`;
 }
 
 const mustRefetch = (why: string): ProxyAnswer =>
@@ -77,14 +80,18 @@ export async function serveFeed(
     return mustRefetch(`this relay's history (${head.handle}) is not the one your version belongs to (${q.handle})`);
   }
 
+  let state = ctx.degraded();
   const body = (current: FeedHead, fields: Record<string, unknown>) => ({
+    shop: ctx.shop,
     handle: current.handle,
     ...fields,
     products: mirror.products(),
     confirmedAt: current.confirmedAt,
-    relay: ctx.degraded(),
+    relay: state,
   });
-  const headers = (etag: string) => ({ etag, 'cache-control': 'no-cache' });
+  // the state travels with a 304 too (a till that restarted holds an ETag, and no body tells it)
+  const headers = (etag: string) => ({ etag, 'cache-control': 'no-cache', ...(state.degraded ? { 'x-shop-relay-degraded': 'true' } : {}) });
+  const etag = (h: FeedHead, version = h.version) => etagOf(h, version, state.degraded);
 
   if (q.since === null) {
     // a snapshot chunk, from this instance's copy
@@ -94,7 +101,7 @@ export async function serveFeed(
     return jsonAnswer(
       200,
       body(head, { version, kind: 'snapshot', cursor, upserts: chunk.records, deletes: [], more: !chunk.done }),
-      headers(etagOf(head, version)),
+      headers(etag(head, version)),
     );
   }
 
@@ -105,14 +112,15 @@ export async function serveFeed(
     head = mirror.head()!;
     if (since > head.version) return mustRefetch(`version ${since} is newer than this relay's (${head.version})`);
   }
-  const unchanged = (h: FeedHead): boolean => (ifNoneMatch !== undefined ? ifNoneMatch === etagOf(h) : h.version <= since);
+  const unchanged = (h: FeedHead): boolean => (ifNoneMatch !== undefined ? ifNoneMatch === etag(h) : h.version <= since);
   if (unchanged(head) && q.waitMs > 0) {
     await ctx.polls.wait(() => !unchanged(mirror.head()!), q.waitMs, signal);
     head = mirror.head()!;
+    state = ctx.degraded(); // (it may have changed while the request waited)
     if (q.handle !== head.handle) return mustRefetch('this relay started a new history meanwhile');
   }
-  if (ifNoneMatch !== undefined && ifNoneMatch === etagOf(head)) {
-    return { status: 304, headers: headers(etagOf(head)), body: Buffer.alloc(0) };
+  if (ifNoneMatch !== undefined && ifNoneMatch === etag(head)) {
+    return { status: 304, headers: headers(etag(head)), body: Buffer.alloc(0) };
   }
   if (since < head.oldest) return mustRefetch(`version ${since} is older than the change log this relay keeps (from ${head.oldest})`);
 
@@ -133,6 +141,6 @@ export async function serveFeed(
   return jsonAnswer(
     200,
     body(head, { version, kind: 'changes', cursor: null, upserts, deletes, more }),
-    headers(etagOf(head, version)),
+    headers(etag(head, version)),
   );
 }

@@ -2,7 +2,7 @@
 export { createShopLookup } from './createShopLookup';
 export { ShopLookupError } from './errors';
 
-export type { ShopLookup } from './createShopLookup';
+export type { ShopLookup } from './shopLookup';
 export type {
   ClearOptions,
   Coupon,

@@ -1,7 +1,7 @@
 // The contract between the host side (src/) and the engine (worker/): the only file of src/ that worker/ imports.
 // The messages are types (both sides `import type` them; everything must survive structured clone); with them
 // travel the public data types and the one error class both sides throw and match on `code`.
-import type { ShopLookup } from './createShopLookup';
+import type { ShopLookup } from './shopLookup';
 import type { LookupResult, ShopLookupOptions, SyncStatus } from './types';
 
 export type * from './types';

@@ -128,6 +128,14 @@ export interface SyncStatus {
   /** The relay feed version the local data is at (with `source: 'relay'`); null before the first snapshot. */
   relayVersion?: number | null;
   /**
+   * With `source: 'relay'`: the relay's own state, as its last answer told it (absent until the relay answered).
+   * `degraded`: it serves its last snapshot without its store or without the shop API (its last listing failed), so
+   * the data ages although the relay answers; `error` says why (null when it did not say). `listedAt`: when the
+   * relay's last complete listing of the coupons started (epoch ms): the newest data it can give.
+   * @example if (s.relay?.degraded) warn(`Relay: ${s.relay.error ?? 'degraded'}; coupons as of ${new Date(s.relay.listedAt ?? 0).toLocaleString()}`);
+   */
+  relay?: { degraded: boolean; error: string | null; listedAt: number | null };
+  /**
    * With phase `waiting`: when the pause ends, epoch ms (a backoff, or the API's `Retry-After`, of which at most
    * 10 minutes is honoured). @example if (s.waitingUntil) note(`sync resumes at ${new Date(s.waitingUntil).toLocaleTimeString()}`);
    */
@@ -206,7 +214,8 @@ export interface ShopLookupOptions {
   /**
    * Where the data comes from. `'auto'` (default): the engine asks `GET {baseUrl}/relay/v1` once; a shop-lookup
    * relay there is synced through its feed (a snapshot, then only changes, live while online), anything else is
-   * listed page by page. `'direct'` / `'relay'` skip the question.
+   * listed page by page. With `auth` the engine talks to the API itself: `'auto'` is `'direct'` and nothing is
+   * asked (the API has no such path). `'direct'` / `'relay'` skip the question.
    * @example createShopLookup({ baseUrl: '/shop-api', source: 'relay' })
    */
   source?: 'auto' | 'direct' | 'relay';

@@ -68,6 +68,45 @@ function allowedBy(allowed: string[], target: string): boolean {
 
 const files = ['src', 'worker', 'proxy', 'relay', 'mock-server'].flatMap(sources);
 
+/** The source file an import names (`./x` is `./x.ts`, `./x.tsx` or `./x/index.ts`), if it is one of ours. */
+const known = new Set(files);
+const fileOf = (target: string) => [`${target}.ts`, `${target}.tsx`, `${target}/index.ts`].find((f) => known.has(f));
+const graph = new Map(files.map((f) => [f, importsOf(f).map(fileOf).filter((t): t is string => t !== undefined)]));
+
+/** Every file `file` reaches through its imports, type-only ones included (they are a dependency too). */
+function reachedFrom(file: string): Set<string> {
+  const seen = new Set<string>();
+  const todo = [file];
+  for (let f = todo.pop(); f !== undefined; f = todo.pop()) {
+    for (const t of graph.get(f) ?? []) if (!seen.has(t)) todo.push(t), seen.add(t);
+  }
+  return seen;
+}
+
+/** The import circles (strongly connected groups of files, Tarjan's algorithm), each as its files. */
+function importCircles(): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const circles: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    for (const w of graph.get(v)!) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group = stack.splice(stack.indexOf(v));
+    if (group.length > 1) circles.push(group.sort());
+  };
+  for (const f of files) if (!index.has(f)) visit(f);
+  return circles;
+}
+
 describe('layout', () => {
   it('opens every source file with a one-line comment that says what it is', () => {
     const bare = files.filter((f) => !/^\/\/ \S/.test(readFileSync(join(root, f), 'utf8')));
@@ -97,5 +136,18 @@ describe('layout', () => {
       .flatMap((f) => importsOf(f).filter((t) => t.startsWith('worker/')).map((t) => `${f} -> ${t}`));
     expect(hostToEngine).toEqual(['src/connectEngine.ts -> worker/engine/createEngine']);
     expect(readFileSync(join(root, 'src/connectEngine.ts'), 'utf8')).toMatch(/await import\('\.\.\/worker\/engine\/createEngine'\)/);
+  });
+
+  it('keeps the contract free of the host: src/protocol.ts reaches only the public types and the error class', () => {
+    const reached = [...reachedFrom('src/protocol.ts')].sort();
+    expect(reached).toEqual(['src/errors.ts', 'src/shopLookup.ts', 'src/types.ts']);
+  });
+
+  it('has no import circle between folders (type-only imports count: a circle ties the halves together)', () => {
+    // a circle inside one folder is one part's business; one that spans folders breaks the layering above
+    const across = importCircles()
+      .filter((group) => new Set(group.map(folderOf)).size > 1)
+      .map((group) => `${group.length} files: ${group.join(', ')}`);
+    expect(across).toEqual([]);
   });
 });

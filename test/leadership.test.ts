@@ -66,18 +66,32 @@ describe('several engines on one database', () => {
   });
 
   it('hands the sync over to another engine when the leader closes', async () => {
-    const [a] = [open({ refreshIntervalMs: 300 }), open({ refreshIntervalMs: 300 }), open({ refreshIntervalMs: 300 })];
-    await next(a!.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
-    await a!.close();
-    tabs.shift();
-    await next(tabs[0]!.status(), (s) => s.leader === true); // the next in line takes the lock
-    expect(await leaders()).toEqual([true, false]);
-    mock.resetRequests();
-    mock.upsertCoupon({ coupon_code: 'AFTER-HANDOVER', name: '넘겨받은 뒤', apply_sale_price: 100 });
-    // only a full listing brings a new coupon into coupons(): the new leader's background sync did it
-    const list = await next(tabs[1]!.coupons(), (r) => r.data.some((c) => c.coupon_code === 'AFTER-HANDOVER'), 3000);
-    expect(list.data).toHaveLength(241);
-    expect(mock.requests.filter((r) => r.path === LIST && r.query.offset === '1').length).toBeGreaterThan(0);
+    // the engines' clock, moved by the test: the data ages without waiting for it
+    let clock = Date.now();
+    const at = () => clock;
+    const engines = [0, 1, 2].map(() => lookupWithEngine(mock, { indexedDB: shared, now: at }, { dbName }));
+    tabs.push(...engines);
+    const [a, b, c] = engines;
+    try {
+      await next(a!.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+      mock.upsertCoupon({ coupon_code: 'AFTER-HANDOVER', name: '넘겨받은 뒤', apply_sale_price: 100 });
+      clock += 10 * 60 * 1000; // older than the refresh interval (5 minutes): a sync is due
+      mock.resetRequests();
+      await a!.close();
+      tabs.shift();
+      await next(b!.status(), (s) => s.leader === true); // the next in line takes the lock
+      expect(await leaders()).toEqual([true, false]);
+      // nobody asked: the new leader's background sync, at taking over, listed the data again
+      const synced = await next(b!.status(), (s) => s.phase === 'idle' && s.lastSyncedAt.coupons === clock, 5000);
+      expect(synced.leader).toBe(true);
+      expect(mock.requests.filter((r) => r.path === LIST && r.query.offset === '1')).toHaveLength(1);
+      // only a full listing brings a new coupon into coupons(): the follower sees it through the shared database
+      const list = await next(c!.coupons(), (r) => r.data.some((x) => x.coupon_code === 'AFTER-HANDOVER'));
+      expect(list.data).toHaveLength(241);
+    } finally {
+      await Promise.all(tabs.splice(0).map((t) => t.close()));
+      for (const e of engines) e.dispose();
+    }
   });
 
   it("syncs the products a follower tracks in the leader's every sync, and keeps them across a reload", async () => {
@@ -181,14 +195,44 @@ describe('several engines on one database', () => {
   });
 
   it('never runs two syncs at once, even when a follower is asked to sync', async () => {
-    const [a, b] = [open(), open()];
-    await next(a!.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
-    mock.resetRequests();
-    mock.inject({ delayMs: 100 }, { path: LIST, times: Infinity });
-    const reports = await Promise.all([a!.sync(), b!.sync()]);
-    expect(reports.every((r) => r.ok)).toBe(true);
-    const pages = mock.requests.filter((r) => r.path === LIST).map((r) => r.query.offset);
-    expect(pages).toEqual(['1', '2', '3', '1', '2', '3']);
+    const a = open();
+    await next(a.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    // the follower's locks tell when its sync asks for the sync lock, and when it gets it
+    let asked = () => undefined as void;
+    let granted = 0;
+    const locks: LockManagerLike = {
+      request(name, options, callback) {
+        if (!name.endsWith(':sync')) return realmLocks.request(name, options, callback);
+        asked();
+        return realmLocks.request(name, options, () => {
+          granted++;
+          return callback();
+        });
+      },
+    };
+    const b = lookupWithEngine(mock, { indexedDB: shared, locks }, { dbName });
+    tabs.push(b);
+    try {
+      expect((await next(b.status())).leader).toBe(false);
+      mock.resetRequests();
+      const page2 = mock.hold({ path: LIST, after: 1 });
+      const first = a.sync();
+      await page2.arrived; // the leader's sync is between two pages
+      const waiting = new Promise<void>((resolve) => (asked = resolve));
+      const second = b.sync();
+      await waiting;
+      // the follower's sync waits for the lock the leader's holds, and has sent nothing
+      expect(granted).toBe(0);
+      expect(mock.requests.filter((r) => r.path === LIST).map((r) => r.query.offset)).toEqual(['1', '2']);
+      page2.release();
+      const reports = await Promise.all([first, second]);
+      expect(reports.every((r) => r.ok)).toBe(true);
+      const pages = mock.requests.filter((r) => r.path === LIST).map((r) => r.query.offset);
+      expect(pages).toEqual(['1', '2', '3', '1', '2', '3']);
+    } finally {
+      await Promise.all(tabs.splice(0).map((t) => t.close()));
+      b.dispose();
+    }
   });
 });
 

@@ -139,6 +139,8 @@ describe('relay with its store unreachable', () => {
       headers: { 'if-none-match': during.etag },
     });
     expect(unchanged.status).toBe(304);
+    expect(unchanged.headers.get('x-shop-relay-degraded')).toBe('true'); // a till holding this ETag learns it too
+    expect(during.etag).toMatch(/\.degraded"$/); // and one holding the ETag from before gets a 200 with the reason
     const list = await f.get('/v2/shop/coupons?limit=100');
     expect(list.status).toBe(200);
     expect(list.headers.get('x-shop-relay-degraded')).toBe('true');

@@ -16,6 +16,14 @@ describe('relay feed', () => {
     expect(d.headers.get('content-type')).toBe('application/json; charset=utf-8');
   });
 
+  it('names its shop in every feed answer, snapshot and changes (a till checks it before writing)', async () => {
+    const f = await relayWith({ shopId: 'shop-7' });
+    const first = await f.get('/relay/v1/feed?limit=1');
+    expect(first.body).toMatchObject({ shop: 'shop-7', kind: 'snapshot' });
+    const changes = await f.get(`/relay/v1/feed?since=${first.body!.version}&handle=${first.body!.handle}`);
+    expect(changes.body).toMatchObject({ shop: 'shop-7', kind: 'changes' });
+  });
+
   it('hands out every coupon of the API as a snapshot in chunks', async () => {
     const f = await relayWith({}, { data: { coupons: 57 } });
     const snap = await f.snapshot(10);

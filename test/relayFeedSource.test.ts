@@ -125,14 +125,20 @@ describe('relay feed source (hand-written answers)', () => {
   });
 
   it('builds the new snapshot aside after "start again" and keeps the old data until it is complete', async () => {
-    let holdCatchUp: (() => void) | null = null;
+    // the new snapshot's catch-up request is held: the promise gives what answers it, once it was asked
+    let holdCatchUp: ((reply: () => void) => void) | null = null;
+    const catchUpHeld = new Promise<() => void>((resolve) => (holdCatchUp = resolve));
     let handle = 'h1';
     server = await scripted((url, _req, res) => {
       const q = url.searchParams;
       if (!q.has('since')) return json(res, 200, answer({ handle, version: 3, kind: 'snapshot', upserts: handle === 'h1' ? [coupon('OLD')] : [coupon('NEW1'), coupon('NEW2')] }));
       if (q.get('handle') !== handle) return json(res, 409, { code: 'must_refetch', message: 'start again' });
       const reply = () => json(res, 200, answer({ handle, version: 3, kind: 'changes', upserts: [] }), { etag: `"${handle}.3.1000"` });
-      if (handle === 'h2' && holdCatchUp === null) return void (holdCatchUp = reply);
+      if (handle === 'h2' && holdCatchUp) {
+        holdCatchUp(reply);
+        holdCatchUp = null;
+        return;
+      }
       reply();
     });
     const source = sourceFor();
@@ -141,10 +147,10 @@ describe('relay feed source (hand-written answers)', () => {
 
     handle = 'h2'; // the relay lost its history: 409 to h1
     const syncing = source.syncAll(run(contextFor(db)), []);
-    while (!holdCatchUp) await new Promise((r) => setTimeout(r, 5)); // the new snapshot is staged, its catch-up held
+    const answerCatchUp = await catchUpHeld; // the new snapshot is staged, its catch-up held
     expect((await db.coupons.toArray()).map((c) => c.coupon_code)).toEqual(['OLD']);
     expect(await db.feedStage.count()).toBe(2);
-    (holdCatchUp as () => void)();
+    answerCatchUp();
     await syncing;
     expect((await db.coupons.toArray()).map((c) => c.coupon_code)).toEqual(['NEW1', 'NEW2']);
     expect(await db.feedStage.count()).toBe(0);
@@ -201,5 +207,34 @@ describe('relay feed source (hand-written answers)', () => {
     await source.syncAll(run(contextFor(db)), []);
     expect(await shown(db, 'A')).toEqual({ syncedAt: 3000, unreadable: false });
     expect(await offlineCheckout(db).validate('A', { amount: 1000, acceptStale: true })).toMatchObject({ ok: true, discount: 100 });
+  });
+
+  it('has every answer\'s shop checked before it writes anything of it, on a sync and on a live poll', async () => {
+    let shop = 'shop-a';
+    server = await scripted((url, _req, res) => {
+      const q = url.searchParams;
+      if (!q.has('since')) return json(res, 200, answer({ shop, handle: 'h', version: 1, kind: 'snapshot', upserts: [coupon('A')] }));
+      json(res, 200, answer({ shop, handle: 'h', version: 2, kind: 'changes', upserts: [coupon('A', 'changed'), coupon('B')] }), { etag: '"h.2.1000"' });
+    });
+    const named: (string | null)[] = [];
+    const source = createRelayFeedSource({
+      db,
+      client: createRelayFeedClient({ baseUrl: server.url, fetch, timeoutMs: 2000 }),
+      async checkShop(name) {
+        named.push(name);
+        if (name !== 'shop-a') throw Object.assign(new Error(`another shop: ${name}`), { code: 'shop_mismatch' });
+      },
+    });
+    const first = contextFor(db);
+    await source.syncAll(run(first), []);
+    expect(first.report.complete).toBe(true);
+    expect(named).toEqual(['shop-a', 'shop-a']); // the snapshot, and its catch-up
+    const before = { coupons: await db.coupons.toArray(), state: await loadFeedState(db) };
+
+    shop = 'shop-b'; // the same address now answers for another shop
+    await expect(source.poll(0, new AbortController().signal)).rejects.toMatchObject({ code: 'shop_mismatch' });
+    await expect(source.syncAll(run(contextFor(db)), [])).rejects.toMatchObject({ code: 'shop_mismatch' });
+    expect({ coupons: await db.coupons.toArray(), state: await loadFeedState(db) }).toEqual(before);
+    expect(named.slice(2)).toEqual(['shop-b', 'shop-b']);
   });
 });

@@ -1,6 +1,6 @@
 import Dexie from 'dexie';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MockShopApi } from '../mock-server';
 import { confirmed, dumpDatabase, KEY, lookupFor, next, SECRET, startMock } from './utils';
 
@@ -305,14 +305,21 @@ describe('the store, one schema version back', () => {
 
 describe('background refresh', () => {
   it('refreshes every refreshIntervalMs while online', async () => {
+    // the scheduler's interval under fake timers (only setInterval: IndexedDB and the network keep their own)
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const mock = await startMock();
-    const lookup = lookupFor(mock, { refreshIntervalMs: 300 });
+    const lookup = lookupFor(mock, { refreshIntervalMs: 60_000 });
     try {
       await confirmed(lookup.coupon('WELCOME10'));
-      mock.upsertCoupon({ ...mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!, name: '저절로 바뀜' });
-      const updated = await next(lookup.coupon('WELCOME10'), (r) => r.data?.name === '저절로 바뀜', 3000);
-      expect(updated.fetching).toBe(false);
+      const welcome = mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!;
+      for (const name of ['저절로 바뀜', '또 저절로 바뀜']) {
+        mock.upsertCoupon({ ...welcome, name });
+        vi.advanceTimersByTime(60_000);
+        const updated = await next(lookup.coupon('WELCOME10'), (r) => r.data?.name === name);
+        expect(updated.fetching).toBe(false);
+      }
     } finally {
+      vi.useRealTimers();
       await lookup.close();
       await mock.close();
     }

@@ -6,9 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../mock-server';
 import { MOCK_CODES } from '../mock-server';
-import { createShopRelay } from '../relay';
+import { createShopRelay, type ShopRelayOptions } from '../relay';
 import type { ShopLookup, ShopLookupOptions } from '../src';
-import { confirmed, KEY, lookupFor, next, SECRET, startMock } from './utils';
+import { confirmed, dumpDatabase, KEY, lookupFor, next, peek, SECRET, startMock } from './utils';
 
 const LIST = '/v2/shop/coupons';
 
@@ -35,6 +35,12 @@ describe('tills on the relay', () => {
     const t = lookupFor({ url: base }, { auth: undefined, ...options });
     tills.push(t);
     return t;
+  };
+  /** Another relay behind the same address (the old one closed): a re-pointed DNS name, a restarted relay. */
+  const replaceRelay = async (options: Partial<ShopRelayOptions> = {}) => {
+    await relay.close();
+    relay = createShopRelay({ key: KEY, secret: SECRET, target: mock.url, basePath: '/shop-api', public: true, rateLimits: false, refreshIntervalMs: 60 * 60 * 1000, ...options });
+    await relay.refresh();
   };
 
   beforeEach(async () => {
@@ -158,5 +164,103 @@ describe('tills on the relay', () => {
     expect((await confirmed(t.coupons())).data).toHaveLength(mock.data.coupons.length);
     const after = await next(t.status(), (s) => s.relayVersion !== before.relayVersion);
     expect(after.source).toBe('relay');
+  });
+
+  describe("the relay's shop", () => {
+    let other: MockShopApi | null = null;
+    afterEach(async () => {
+      await other?.close();
+      other = null;
+    });
+
+    it("refuses another shop's relay behind the same address with shop_mismatch, and writes nothing of it", async () => {
+      const dbName = 'till-of-shop-a';
+      const t = till({ dbName });
+      expect((await t.sync()).ok).toBe(true);
+      const before = await dumpDatabase(t.idb, dbName);
+      // the address now leads to shop B's relay (a DNS name re-pointed, a config copied from the other shop)
+      other = await startMock({ key: 'key-of-b', secret: 'secret-of-b', data: { seed: 99, coupons: 30 } });
+      await relay.close();
+      relay = createShopRelay({ key: 'key-of-b', secret: 'secret-of-b', target: other.url, basePath: '/shop-api', public: true, rateLimits: false, shopId: 'shop-b' });
+      await relay.refresh();
+
+      // the running till: its next feed answer names shop B
+      const report = await t.sync();
+      expect(report.ok).toBe(false);
+      expect(report.errors.map((e) => e.code)).toContain('shop_mismatch');
+      expect(report.errors.find((e) => e.code === 'shop_mismatch')?.message).toContain('"shop-b"');
+      expect(await dumpDatabase(t.idb, dbName)).toBe(before);
+      // and from then on the whole engine refuses the database, as for a direct engine of another shop
+      expect((await next(t.coupons(), (r) => r.error !== null)).error?.code).toBe('shop_mismatch');
+      expect((await next(t.status(), (s) => s.lastError !== null)).lastError?.code).toBe('shop_mismatch');
+      await t.close();
+
+      // a till started later on that database: refused at discovery, before any feed request
+      const f = recordingFetch();
+      const restarted = till({ dbName, indexedDB: t.idb, fetch: f.fn });
+      expect((await restarted.sync()).errors.map((e) => e.code)).toContain('shop_mismatch');
+      expect(f.feed()).toEqual([]);
+      expect(f.log.filter((r) => r.url.pathname.endsWith('/relay/v1/products'))).toEqual([]);
+      expect(await dumpDatabase(t.idb, dbName)).toBe(before);
+      expect((await next(restarted.coupon(MOCK_CODES.welcomeCoupon), (r) => r.error !== null)).error?.code).toBe('shop_mismatch');
+
+      // clear() drops shop A's data: the database may then take shop B's relay
+      await restarted.clear();
+      expect((await restarted.sync()).ok).toBe(true);
+      expect((await confirmed(restarted.coupons())).data).toHaveLength(other.data.coupons.length);
+    });
+
+    it("takes no relay that names another shop than the till's shopId, and the relay of that shop", async () => {
+      const f = recordingFetch();
+      const mine = till({ shopId: 'S-mine', fetch: f.fn });
+      const refused = await mine.sync();
+      expect(refused.errors.map((e) => e.code)).toEqual(['shop_mismatch']);
+      expect(refused.errors[0]!.message).toContain('shopId');
+      expect(f.feed()).toEqual([]);
+      expect(await peek(mine.idb, `shop-lookup:S-mine`, (db) => db.coupons.count())).toBe(0);
+      await mine.close();
+
+      await replaceRelay({ shopId: 'S-mine' });
+      const named = till({ shopId: 'S-mine' });
+      expect((await named.sync()).ok).toBe(true);
+      expect((await confirmed(named.coupons())).data).toHaveLength(mock.data.coupons.length);
+    });
+  });
+
+  it("shows the relay's own state in status(): degraded with its reason and its last listing, also after a restart", async () => {
+    await replaceRelay({ retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+    const dbName = 'till-degraded';
+    const t = till({ dbName });
+    expect((await t.sync()).ok).toBe(true);
+    const healthy = await next(t.status(), (s) => s.relay !== undefined);
+    const listedAt = healthy.relay!.listedAt!;
+    expect(healthy.relay).toEqual({ degraded: false, error: null, listedAt });
+    expect(listedAt).toBe(healthy.lastSyncedAt.coupons);
+
+    // the relay's upstream listing fails: it still answers, from its last snapshot
+    mock.setDown(true);
+    await relay.refresh();
+    expect(await relay.status()).toMatchObject({ degraded: true });
+    const report = await t.sync();
+    expect(report).toMatchObject({ ok: true, written: 0 });
+    const degraded = await next(t.status(), (s) => s.relay?.degraded === true);
+    expect(degraded).toMatchObject({ phase: 'idle', online: true, relay: { degraded: true, error: expect.any(String), listedAt } });
+    expect(degraded.relay!.error!.length).toBeGreaterThan(0);
+    await t.close();
+
+    // a till started on that database holds the degraded answer's ETag: the relay's 304 still says how it fares
+    const f = recordingFetch();
+    const restarted = till({ dbName, indexedDB: t.idb, fetch: f.fn });
+    expect((await restarted.sync()).ok).toBe(true);
+    expect(f.feed().map((r) => r.status)).toEqual([304]);
+    expect((await next(restarted.status(), (s) => s.relay !== undefined)).relay).toEqual({ degraded: true, error: null, listedAt });
+
+    // upstream back: the relay lists again, and the till hears of it
+    mock.setDown(false);
+    await relay.refresh();
+    expect((await restarted.sync()).ok).toBe(true);
+    const recovered = await next(restarted.status(), (s) => s.relay?.degraded === false);
+    expect(recovered.relay!.listedAt).toBeGreaterThan(listedAt);
+    expect(recovered.relay!.error).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 // The engine's sync state as React state, through useSyncExternalStore.
 import { useMemo, useSyncExternalStore } from 'react';
-import type { ShopLookup } from '../createShopLookup';
+import type { ShopLookup } from '../shopLookup';
 import type { SyncStatus } from '../types';
 import { createObservableStore } from './observableStore';
 

@@ -108,6 +108,7 @@ function assembleEngine(options: EngineOptions, listener: WatchListener, deps: E
     trackedProducts: () => readTrackedProducts(db),
     shop: () => claim.shop(),
     exclusive: (work) => claim.exclusive(work),
+    relayShop: (name) => claim.relayShop(name),
     resync: () => engineSync.sync().then((r) => r.ok),
     syncAllowed: () => claim.ready.then((blocked) => !blocked),
     onReconnect: () => watches.refreshIfDue(),

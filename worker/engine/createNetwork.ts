@@ -13,7 +13,7 @@ import type { SyncContext } from '../sync/syncContext';
 import { createReportDraft, finishReport } from '../sync/syncReport';
 import { refreshIssuedCoupon } from '../sync/readThrough';
 import { createDirectListingSource } from '../sync/direct/directListingSource';
-import { createSourceChooser, probeRelay } from '../sync/relay/relayDiscovery';
+import { createSourceChooser, probeRelay, sourceModeOf } from '../sync/relay/relayDiscovery';
 import { createRelayFeedClient } from '../sync/relay/relayFeedClient';
 import { createRelayFeedSource } from '../sync/relay/relayFeedSource';
 import { startRelayLive } from '../sync/relay/relayLive';
@@ -33,6 +33,8 @@ export interface NetworkDeps extends Pick<EngineCore, 'options' | 'db' | 'now' |
   shop: () => ShopIdentity | undefined;
   /** Runs a sync holding the sync lock, once the database is still this shop's (databaseClaim.ts). */
   exclusive: <T>(work: () => Promise<T>) => Promise<T>;
+  /** The shop the relay names (null: it names none): rejects with `shop_mismatch` for another shop's relay. */
+  relayShop(name: string | null): Promise<void>;
   /** A full sync (the relay's feed asks for one when it has to start again); resolves ok or not. */
   resync(): Promise<boolean>;
   /** Whether background syncs may start (false: the database is another shop's, or unusable); asked once here. */
@@ -93,16 +95,32 @@ export function createNetwork(deps: NetworkDeps): Network {
         deps.status.facts.set({ lastSyncedAt: { coupons: confirmed(c) ?? at.coupons, options: confirmed(o) ?? at.options } });
       }, () => undefined);
     },
+    checkShop: (name) => checkShop(name),
+    onRelayState: (relay) => deps.status.facts.set({ relay }),
   });
   const direct = createDirectListingSource(db, now);
-  const chooser = createSourceChooser(options.source ?? 'auto', async (s) => {
+  const chooser = createSourceChooser(sourceModeOf(options.source, options.auth), async (s) => {
     const answer = await probeRelay(fetch, options.baseUrl, timeoutMs, s ? AbortSignal.any([signal, s]) : signal);
     if (answer.kind === 'unknown') onUnreachable();
     else onAnswer();
     return answer;
   });
+  /** A relay was found and the shop it names is this database's: only then does a long-poll go to it. */
+  let relayAccepted = false;
+  const checkShop = (name: string | null) =>
+    deps.relayShop(name).catch((error: unknown) => {
+      relayAccepted = false;
+      throw error;
+    });
+  async function choose(s?: AbortSignal) {
+    const choice = await chooser.choose(s);
+    // another shop's relay is refused before anything is asked of it (its feed answers are checked too)
+    if (choice.kind === 'relay' && choice.info) await checkShop(choice.info.shop || null);
+    relayAccepted = choice.kind === 'relay';
+    return choice;
+  }
   const runner = createSyncRunner({
-    source: async (s) => ((await chooser.choose(s)).kind === 'relay' ? relay : direct),
+    source: async (s) => ((await choose(s)).kind === 'relay' ? relay : direct),
     db,
     client,
     resources: deps.resources,
@@ -123,12 +141,14 @@ export function createNetwork(deps: NetworkDeps): Network {
     refreshIntervalMs: deps.refreshIntervalMs,
     onReconnect: deps.onReconnect,
   });
-  // Is baseUrl a relay? Asked once at start (cached; asked again by the next sync if no answer came). With a relay,
-  // the leader keeps a long-poll open for live changes.
-  chooser.choose(signal).then((c) => deps.status.facts.set({ source: c.kind }), () => undefined);
+  // Is baseUrl a relay, and of this shop? Asked once at start (cached; asked again by the next sync if no answer
+  // came). With a relay, the leader keeps a long-poll open for live changes (the status change wakes it).
+  choose(signal)
+    .catch(() => undefined)
+    .then(() => chooser.current && deps.status.facts.set({ source: chooser.current }));
   const live = startRelayLive({
     poll: (waitS, s) => relay.poll(waitS, s),
-    isRelay: () => chooser.current === 'relay',
+    isRelay: () => relayAccepted,
     resync: deps.resync,
     leadership: deps.leadership,
     connectivity: deps.connectivity,

@@ -1,6 +1,6 @@
 // The database claim: whether this shop may use the database (the shop identity check), and what follows from it.
-// Asked at start, again under the sync lock by every sync, and after a clear() here or in another tab; what it
-// finds, and storage events, go into status().
+// Asked at start, again under the sync lock by every sync, after a clear() here or in another tab, and when the
+// relay at baseUrl names its shop; what it finds, and storage events, go into status().
 import { ShopLookupError, toLookupError } from '../../src/protocol';
 import type { LookupError } from '../../src/protocol';
 import { checkShopIdentity, identityOf } from '../store/shopIdentity';
@@ -37,6 +37,12 @@ export interface DatabaseClaim {
   emptyAndReclaim(discardJournal: boolean): Promise<void>;
   /** Adds products this engine tracks (shop-wide); resolves with those new to the database. */
   track(productNos: number[]): Promise<number[]>;
+  /**
+   * The shop the relay at baseUrl names (discovery, every feed answer): checked against the database's claim before
+   * anything of the relay is written. Throws `shop_mismatch` for another shop's relay, and then the whole engine
+   * refuses the database, as it does for a direct engine of another shop.
+   */
+  relayShop(name: string | null): Promise<void>;
 }
 
 /** clear() of another shop's database while its offline journal holds entries: they are that shop's sales. */
@@ -56,12 +62,14 @@ export function createDatabaseClaim(deps: DatabaseClaimDeps): DatabaseClaim {
   // is claimed, and again after clear()
   const ownProducts = new Set(deps.options.products ?? []);
   const identity = identityOf(deps.options.baseUrl, deps.options.auth, deps.options.shopId);
+  /** The shop the relay names, once it did: part of this engine's identity from then on. */
+  let relayShop: string | null = null;
   let shop: ShopIdentity | undefined;
-  identity.then((i) => (shop = i), () => undefined);
+  identity.then((i) => (shop = relayShop === null ? i : { ...i, relayShop }), () => undefined);
 
   const claim = () =>
     identity
-      .then((id) => checkShopIdentity(db, id))
+      .then((id) => checkShopIdentity(db, relayShop === null ? id : { ...id, relayShop }))
       .then(async (blocked) => {
         if (!blocked) await addTrackedProducts(db, [...ownProducts]);
         return blocked;
@@ -159,6 +167,22 @@ export function createDatabaseClaim(deps: DatabaseClaimDeps): DatabaseClaim {
       for (const p of productNos) if (Number.isSafeInteger(p)) ownProducts.add(p);
       // shop-wide: the leader's syncs list them from now on, whichever tab asked
       return addTrackedProducts(db, productNos);
+    },
+    async relayShop(name) {
+      if (!name) {
+        throw new ShopLookupError(
+          'shop_mismatch',
+          `The relay at ${deps.options.baseUrl} does not name its shop, so this till cannot check that it serves the shop of the local database "${db.name}"; nothing of it is stored. Update the relay (shop-lookup/relay names its shop in every answer).`,
+        );
+      }
+      if (name === relayShop) return usable(); // checked already: the claim's answer stands
+      relayShop = name;
+      if (shop) shop = { ...shop, relayShop: name };
+      const wasBlocked = await ready;
+      const blocked = await claim();
+      // every entry follows the new answer: refused (lookups, status, the scheduler), or no longer refused
+      if (blocked || wasBlocked) reclaim(Promise.resolve(blocked));
+      if (blocked) throw new ShopLookupError(blocked.code, blocked.message);
     },
   };
 }

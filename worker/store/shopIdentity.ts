@@ -1,5 +1,6 @@
 // One shop's data never leaks into another's database: the database remembers which shop filled it (the host's
-// shopId; the API address, and a SHA-256 hash of the API key, never the key itself) and refuses to serve another.
+// shopId; the API address, and a SHA-256 hash of the API key, never the key itself; the shop a relay names) and
+// refuses to serve another.
 import { ShopLookupError } from '../../src/protocol';
 import type { LookupError, ShopAuth } from '../../src/protocol';
 import { metaKey, type ShopDatabase, type ShopIdentity } from './store';
@@ -19,29 +20,60 @@ export async function identityOf(baseUrl: string, auth: ShopAuth | undefined, sh
   return { key: metaKey.shop, baseUrl: baseUrl.replace(/\/+$/, ''), apiKey, shopId: shopId ?? null };
 }
 
+type Verdict = 'same' | 'adopt' | 'other' | 'otherRelay';
+
 /**
  * 'same', 'other', or 'adopt' (the same shop by address and key, claimed before it had a shopId: record it).
  * A database claimed with a shopId is refused to any engine without that very shopId, whatever its auth.
+ * Then the relay's shop, once the engine knows it: a database filled from one relay refuses a relay that names
+ * another shop ('otherRelay'; the address alone cannot tell them apart: a DNS name re-pointed, a config copied),
+ * and records the first relay's shop it sees ('adopt').
  */
-function compare(stored: ShopIdentity, mine: ShopIdentity): 'same' | 'other' | 'adopt' {
+function compare(stored: ShopIdentity, mine: ShopIdentity): Verdict {
   const storedId = stored.shopId ?? null;
   const myId = mine.shopId ?? null;
-  if (storedId !== null) return storedId === myId ? 'same' : 'other';
-  const same = stored.apiKey !== null && mine.apiKey !== null ? stored.apiKey === mine.apiKey : stored.baseUrl === mine.baseUrl;
-  if (!same) return 'other';
-  return myId === null ? 'same' : 'adopt';
+  let verdict: Verdict;
+  if (storedId !== null) verdict = storedId === myId ? 'same' : 'other';
+  else {
+    const same = stored.apiKey !== null && mine.apiKey !== null ? stored.apiKey === mine.apiKey : stored.baseUrl === mine.baseUrl;
+    verdict = !same ? 'other' : myId === null ? 'same' : 'adopt';
+  }
+  const myRelay = mine.relayShop ?? null;
+  const storedRelay = stored.relayShop ?? null;
+  if (verdict === 'other' || myRelay === null || myRelay === storedRelay) return verdict;
+  return storedRelay === null ? 'adopt' : 'otherRelay';
 }
+
+/** What an adopting engine records: its own identity, keeping the relay's shop the database already knows. */
+const adopted = (stored: ShopIdentity, mine: ShopIdentity): ShopIdentity => ({ ...mine, relayShop: mine.relayShop ?? stored.relayShop ?? null });
 
 /** Default database name: one per shop when the host names the shop. @example defaultDbName('S2024abcd') // 'shop-lookup:S2024abcd' */
 export function defaultDbName(shopId: string | undefined): string {
   return shopId === undefined ? 'shop-lookup' : `shop-lookup:${shopId}`;
 }
 
-function mismatch(db: ShopDatabase, stored: ShopIdentity): LookupError {
+function mismatch(db: ShopDatabase, stored: ShopIdentity, mine: ShopIdentity, verdict: Verdict): LookupError {
+  if (verdict === 'otherRelay') {
+    return {
+      code: 'shop_mismatch',
+      message: `The relay at ${mine.baseUrl} serves shop ${JSON.stringify(mine.relayShop)}, but the local database "${db.name}" holds the data of shop ${JSON.stringify(stored.relayShop)} (from the relay there before), so nothing of it is stored. Point baseUrl back at that shop's relay, or call clear() to drop the data and take this relay's.`,
+    };
+  }
   const whose = stored.shopId ? `shop ${JSON.stringify(stored.shopId)} at ${stored.baseUrl}` : stored.baseUrl;
   return {
     code: 'shop_mismatch',
     message: `The local database "${db.name}" holds the data of another shop (${whose}), so it is not served here. Use one dbName per shop (and a shopId). To drop the other shop's data, first export its offline journal (open the database with that shop's settings: offlineJournal(), then clearOfflineJournal(lastId)), then call clear().`,
+  };
+}
+
+/** A till that names its shop (shopId) takes no relay that names another, whatever its database holds. */
+function relayRefusal(mine: ShopIdentity): LookupError | null {
+  const myId = mine.shopId ?? null;
+  const relay = mine.relayShop ?? null;
+  if (myId === null || relay === null || relay === myId) return null;
+  return {
+    code: 'shop_mismatch',
+    message: `The relay at ${mine.baseUrl} serves shop ${JSON.stringify(relay)}, but this till is for shop ${JSON.stringify(myId)} (its shopId), so nothing of it is stored. Point baseUrl at that shop's relay, or give the relay the same shopId (createShopRelay({ shopId: ${JSON.stringify(myId)} })).`,
   };
 }
 
@@ -54,18 +86,25 @@ function mismatch(db: ShopDatabase, stored: ShopIdentity): LookupError {
 export async function assertShop(db: ShopDatabase, mine: ShopIdentity | undefined): Promise<void> {
   if (!mine) return;
   const stored = (await db.meta.get(metaKey.shop)) as ShopIdentity | undefined;
-  if (stored && compare(stored, mine) !== 'other') return;
-  const error = stored
-    ? mismatch(db, stored)
-    : { code: 'shop_mismatch', message: `The local database "${db.name}" was cleared meanwhile and is not claimed by this shop; nothing was stored.` };
-  throw new ShopLookupError(error.code, error.message);
+  const verdict = stored ? compare(stored, mine) : 'other';
+  const error =
+    relayRefusal(mine) ??
+    (stored && (verdict === 'same' || verdict === 'adopt')
+      ? null
+      : stored
+        ? mismatch(db, stored, mine, verdict)
+        : { code: 'shop_mismatch', message: `The local database "${db.name}" was cleared meanwhile and is not claimed by this shop; nothing was stored.` });
+  if (error) throw new ShopLookupError(error.code, error.message);
 }
 
 /**
- * Claims an empty database for this shop, or checks that it already belongs to it.
+ * Claims an empty database for this shop, or checks that it already belongs to it (and, once the engine knows the
+ * shop its relay names, that the database was filled from that shop's relay; the first one is recorded).
  * @returns null when the database may be used; a `shop_mismatch` error when it holds another shop's data.
  */
 export async function checkShopIdentity(db: ShopDatabase, mine: ShopIdentity): Promise<LookupError | null> {
+  const refused = relayRefusal(mine);
+  if (refused) return refused;
   return db.transaction('rw', db.meta, async () => {
     const stored = (await db.meta.get(metaKey.shop)) as ShopIdentity | undefined;
     if (!stored) {
@@ -73,7 +112,7 @@ export async function checkShopIdentity(db: ShopDatabase, mine: ShopIdentity): P
       return null;
     }
     const verdict = compare(stored, mine);
-    if (verdict === 'adopt') await db.meta.put(mine);
-    return verdict === 'other' ? mismatch(db, stored) : null;
+    if (verdict === 'adopt') await db.meta.put(adopted(stored, mine));
+    return verdict === 'other' || verdict === 'otherRelay' ? mismatch(db, stored, mine, verdict) : null;
   });
 }

@@ -64,6 +64,8 @@ export interface ShopIdentity {
   apiKey: string | null;
   /** The host's `shopId` (absent in databases claimed before it existed, or without one). */
   shopId?: string | null;
+  /** The shop the relay at `baseUrl` names, recorded when the database was first filled from it (shopIdentity.ts). */
+  relayShop?: string | null;
 }
 
 /** The products whose options every full sync lists, shop-wide (trackedProducts.ts reads and writes it). */

@@ -22,8 +22,8 @@ export function shareSyncStatus({ name, status, ownSync, onCleared }: SharedStat
   let applyingRemote = false;
   let speaking = false;
   const facts = (): SharedSyncFacts => {
-    const { syncing, waiting, waitingUntil, failed, progress, lastSyncedAt, lastError, source, relayVersion } = status.facts.get();
-    return { syncing, waiting, waitingUntil, failed, progress, lastSyncedAt, lastError, source, relayVersion };
+    const { syncing, waiting, waitingUntil, failed, progress, lastSyncedAt, lastError, source, relayVersion, relay } = status.facts.get();
+    return { syncing, waiting, waitingUntil, failed, progress, lastSyncedAt, lastError, source, relayVersion, relay };
   };
   const channel = createTabChannel(name, {
     onFacts(theirs) {

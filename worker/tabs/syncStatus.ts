@@ -28,6 +28,8 @@ interface StatusFacts {
   /** Offline-journal entries waiting in memory for storage, and why it refused the last one. */
   unsavedJournal: number;
   journalError: LookupError | null;
+  /** The relay's own state from its last answer; null until it answered. */
+  relay: SyncStatus['relay'] | null;
 }
 
 /** A clock off by more than this is shown in status(). @example Math.abs(offset) > CLOCK_SHOWN_MS */
@@ -61,6 +63,7 @@ export function createSyncStatus(connectivity: Connectivity) {
     memoryOnly: false,
     unsavedJournal: 0,
     journalError: null,
+    relay: null,
   });
   const view = (): SyncStatus => {
     const f = facts.get();
@@ -79,6 +82,7 @@ export function createSyncStatus(connectivity: Connectivity) {
     if (f.clockOffsetMs !== null && Math.abs(f.clockOffsetMs) > CLOCK_SHOWN_MS) status.clockOffsetMs = f.clockOffsetMs;
     const storageError = f.journalError ?? f.storageError;
     if (storageError) status.storage = { error: storageError, memoryOnly: f.memoryOnly, unsavedJournal: f.unsavedJournal };
+    if (f.source === 'relay' && f.relay) status.relay = f.relay;
     return status;
   };
   return {

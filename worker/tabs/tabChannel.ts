@@ -17,6 +17,8 @@ export interface SharedSyncFacts {
   /** Where the syncing engine's data comes from, and the relay version it reached (absent from older builds). */
   source?: 'relay' | 'direct' | null;
   relayVersion?: number | null;
+  /** The relay's own state as the syncing engine last heard it. */
+  relay?: SyncStatus['relay'] | null;
 }
 
 export interface TabHandlers {

@@ -1,7 +1,7 @@
 // Whether `baseUrl` is a shop-lookup relay: asked once per engine start (`GET {baseUrl}/relay/v1`), then cached.
 // A plain API or the credential proxy answers 404 or something that is not the relay's JSON: the engine lists the
 // API page by page. No answer at all (offline, refused, a gateway's 5xx) says nothing: that sync fails as any
-// unreachable one does, and the next sync asks again.
+// unreachable one does, and the next sync asks again. An engine with credentials never asks: it talks to the API.
 import { networkError, originOf, type ApiError } from '../../api/apiError';
 
 /** Where the engine's data comes from. */
@@ -28,6 +28,17 @@ export interface SourceChooser {
   choose(signal?: AbortSignal): Promise<SourceChoice>;
   /** What the last choice was, null before the first. */
   readonly current: SourceKind | null;
+}
+
+/**
+ * The mode an engine runs with. With credentials (`{ key, secret }` or `{ accessToken }`) it talks to the shop API
+ * itself, so `'auto'` is `'direct'`: it never asks the API for a path the API does not have (which would count
+ * against the shop's rate limit on every start). `'relay'` / `'direct'` stay as given.
+ * @example sourceModeOf('auto', { key, secret }) // 'direct'
+ */
+export function sourceModeOf(source: SourceMode | undefined, auth: object | null | undefined): SourceMode {
+  const mode = source ?? 'auto';
+  return mode === 'auto' && auth ? 'direct' : mode;
 }
 
 /** The relay's discovery answer, or null when `body` is not one. */

@@ -14,6 +14,8 @@ export interface FeedUpsert {
 
 /** A feed answer (200), as relay/PROTOCOL.md describes it. */
 export interface FeedAnswer {
+  /** The shop the relay serves (checked against the database's claim before anything is written). */
+  shop?: string;
   handle: string;
   version: number;
   kind: 'snapshot' | 'changes';
@@ -26,7 +28,8 @@ export interface FeedAnswer {
   relay?: { degraded: boolean; error: string | null };
 }
 
-export type FeedReply = { status: 304 } | { status: 200; etag: string | null; answer: FeedAnswer };
+/** 304: nothing changed; `degraded` is the relay's state then (its `x-shop-relay-degraded` header). */
+export type FeedReply = { status: 304; degraded: boolean } | { status: 200; etag: string | null; answer: FeedAnswer };
 
 export interface FeedCallOptions {
   signal?: AbortSignal | undefined;
@@ -102,7 +105,8 @@ export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFee
       throw error;
     }
     options.onAnswer?.();
-    if (res.status === 304) return { status: 304 as const, etag: res.headers.get('etag'), json: null };
+    const degraded = res.headers.get('x-shop-relay-degraded') === 'true';
+    if (res.status === 304) return { status: 304 as const, etag: res.headers.get('etag'), json: null, degraded };
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -118,13 +122,13 @@ export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFee
       if (res.status === 401 || res.status === 403) error.code = 'permission_denied';
       throw error;
     }
-    return { status: res.status, etag: res.headers.get('etag'), json };
+    return { status: res.status, etag: res.headers.get('etag'), json, degraded };
   }
 
   return {
     async feed(query, o = {}) {
       const r = await call('GET', 'relay/v1/feed', query, undefined, o);
-      if (r.status === 304) return { status: 304 };
+      if (r.status === 304) return { status: 304, degraded: r.degraded };
       if (!isFeedAnswer(r.json)) throw badResponseError({ method: 'GET', path: 'relay/v1/feed' }, r.status, 'the feed answer lacks handle, version, kind or upserts');
       return { status: 200, etag: r.etag, answer: { ...r.json, cursor: r.json.cursor ?? null, deletes: r.json.deletes ?? [], more: r.json.more === true, products: r.json.products ?? [] } };
     },

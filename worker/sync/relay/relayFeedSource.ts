@@ -3,7 +3,9 @@
 // Re-sync: `since=<version>` with If-None-Match: nothing changed is one request answered 304 and no write; changes
 // go in with the new version in one transaction. A "start again" (409, or another handle) builds the new snapshot
 // aside in feedStage and swaps it in once complete and caught up: the last good data answers meanwhile.
+// Every answer names the relay's shop, checked before anything of it is written, and says how the relay fares.
 import { ShopLookupError } from '../../../src/protocol';
+import type { SyncStatus } from '../../../src/protocol';
 import type { ApiError } from '../../api/apiError';
 import { applyToLive, applyToStage, checkFeed, swapInStage, type Applied } from './applyFeedChanges';
 import { loadFeedState, type FeedState, type SnapshotProgress } from '../../store/feedState';
@@ -17,11 +19,21 @@ const SNAPSHOT_LIMIT = 10_000;
 /** A feed that keeps saying "start again" within one sync: give up for now, keep the local data. */
 const MAX_RESTARTS = 2;
 
+/** The relay's own state, as `status().relay` shows it. */
+export type RelayState = NonNullable<SyncStatus['relay']>;
+
 export interface RelayFeedSourceDeps {
   db: ShopDatabase;
   client: RelayFeedClient;
   /** Told the version the local data is at after every change of it. */
   onVersion?: (version: number | null) => void;
+  /**
+   * The shop an answer names (null: none): rejects with `shop_mismatch` when the database is another shop's
+   * (databaseClaim.ts). Asked before anything of the answer is written.
+   */
+  checkShop?: (shop: string | null) => Promise<void>;
+  /** Told the relay's own state after each of its answers. */
+  onRelayState?: (state: RelayState) => void;
 }
 
 /** What one long-poll round did. `resync`: the feed needs a full sync (no data yet, more waiting, start again). */
@@ -48,6 +60,27 @@ function count(ctx: SyncContext, answer: FeedAnswer, applied: Applied | null) {
 export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSource {
   const { db, client } = deps;
   const posted = new Set<number>();
+  let relayState: RelayState | null = null;
+
+  const tell = (state: RelayState) => {
+    const same = relayState && relayState.degraded === state.degraded && relayState.error === state.error && relayState.listedAt === state.listedAt;
+    relayState = state;
+    if (!same) deps.onRelayState?.(state);
+  };
+
+  /** An answer with a body: its shop checked first (another shop's relay writes nothing), then its state told. */
+  async function heard(answer: FeedAnswer): Promise<void> {
+    await deps.checkShop?.(typeof answer.shop === 'string' && answer.shop !== '' ? answer.shop : null);
+    tell({ degraded: answer.relay?.degraded === true, error: answer.relay?.error ?? null, listedAt: answer.confirmedAt.coupons ?? null });
+  }
+
+  /** A 304: nothing changed, nothing newly confirmed (the ETag has the confirmations and the degraded mark in it). */
+  async function heardUnchanged(degraded: boolean): Promise<void> {
+    // after a restart the listing time is the stored confirmation: what the relay confirmed last
+    const stored = relayState ? null : ((await db.meta.get(metaKey.coupons).catch(() => undefined)) as Confirmation | undefined);
+    const listedAt = relayState ? relayState.listedAt : (stored?.confirmedAt ?? null);
+    tell({ degraded, error: degraded && relayState?.degraded ? relayState.error : null, listedAt });
+  }
 
   const ask = (ctx: SyncContext, query: Record<string, string | number>, etag: string | null = null) =>
     ctx.call(() => client.feed(query, { signal: ctx.signal, counter: ctx.report, etag }));
@@ -79,6 +112,7 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
         const r = await reply;
         if (r.status === 304) throw new Error('the relay answered 304 to a request without If-None-Match');
         const { answer } = r;
+        await heard(answer);
         if (snap.handle !== '' && answer.handle !== snap.handle) throw handleChanged();
         const inSnapshot = answer.kind === 'snapshot';
         const next: SnapshotProgress = {
@@ -128,7 +162,11 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
   async function catchUp(ctx: SyncContext, state: FeedState): Promise<FeedState> {
     for (;;) {
       const r = await ask(ctx, { since: state.version!, handle: state.handle! }, state.etag);
-      if (r.status === 304) return state;
+      if (r.status === 304) {
+        await heardUnchanged(r.degraded);
+        return state;
+      }
+      await heard(r.answer);
       const outcome = await applyChanges(r, state);
       count(ctx, r.answer, outcome.applied);
       state = outcome.state;
@@ -186,7 +224,11 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
       let r: FeedReply;
       try {
         r = await client.feed(query, { signal, etag: state.etag, extraTimeoutMs: waitS * 1000 });
-        if (r.status === 304) return 'unchanged';
+        if (r.status === 304) {
+          await heardUnchanged(r.degraded);
+          return 'unchanged';
+        }
+        await heard(r.answer);
         const { state: after } = await applyChanges(r, state);
         return r.answer.more || after.version !== r.answer.version ? 'resync' : 'applied';
       } catch (error) {
