@@ -219,7 +219,10 @@ describe('validateCoupon', () => {
       mock.upsertCoupon({ coupon_code: 'ENDED-YESTERDAY', status: 'progress', apply_sale_percent: 10, use_period: `${seconds(Date.now() - 30 * DAY)} ~ ${seconds(Date.now() - DAY)}` });
       const behind = lookupWithEngine(mock, { now: () => Date.now() - 2 * DAY });
       try {
+        mock.resetRequests();
         expect((await behind.sync()).ok).toBe(true);
+        // the listing had begun by the till's clock; the first answers told the API's: it started over, once
+        expect(mock.requests.filter((r) => r.path === '/v2/shop/coupons' && r.query.offset === '1')).toHaveLength(2);
         const v = await behind.validateCoupon('ENDED-YESTERDAY', { amount: 32000 });
         expect(v).toMatchObject({ ok: false, reason: 'expired', source: 'network' });
         const status = await next(behind.status(), (s) => s.clockOffsetMs !== undefined);

@@ -33,6 +33,8 @@ import { writeBehind } from '../../store/writeBehind';
 const MAX_RESTARTS = 2;
 /** List pages requested ahead of the one being stored. */
 const FETCH_AHEAD = 4;
+/** The engine's clock moved by more than this while a listing ran: it starts over (see syncCoupons). */
+const CLOCK_MOVED_MS = 1000;
 /** Pages waiting for the transaction under way (they go into the next one); beyond that the listing waits. */
 const MAX_QUEUED_PAGES = 8;
 
@@ -99,6 +101,11 @@ export async function syncCoupons(ctx: SyncContext): Promise<void> {
   const committed = ((await db.meta.get(metaKey.couponListing)) as CommittedListing | undefined)?.listing ?? null;
   let restarts = 0;
   let lastRows = 0;
+  // How far the engine's clock is from the platform's: it moves when the first answers tell the API's time
+  // (serverClock.ts). A listing stamped (its start, its pages' requests) before that would be confirmed by a clock
+  // that was wrong, and its stamps compared with later ones taken by the right clock: it starts over, once.
+  const correction = () => ctx.now() - Date.now();
+  let stampedWith: number | null = correction();
   const pages = fetchAhead(
     (page, signal, answered) =>
       ctx.call(async () => {
@@ -124,8 +131,10 @@ export async function syncCoupons(ctx: SyncContext): Promise<void> {
     for (let page = progress.page + 1; ; page++) {
       const p = await pages.get(page);
       report.fetched += p.rows.length;
-      if (changedUnder(progress, p)) {
-        if (++restarts > MAX_RESTARTS) throw inconsistent('it kept changing while it was being read');
+      const clockMoved = stampedWith !== null && Math.abs(correction() - stampedWith) > CLOCK_MOVED_MS;
+      if (clockMoved || changedUnder(progress, p)) {
+        if (clockMoved) stampedWith = null;
+        else if (++restarts > MAX_RESTARTS) throw inconsistent('it kept changing while it was being read');
         pages.reset();
         await writer.drain();
         cp = await beginListing(db, ctx.now());
