@@ -290,7 +290,8 @@ export interface CouponOrder {
 }
 
 /**
- * Why a coupon does not apply. `unreadable`: a field needed for the decision could not be read.
+ * Why a coupon does not apply. `unreadable`: a field needed for the decision could not be read (rule `record`: the newer
+ * record the API sent for this coupon could not be read, so the copy kept decides nothing).
  * @example if (!v.ok && v.reason === 'stale') askManager(v.detail.message);
  */
 export type CouponRejection =
@@ -310,7 +311,7 @@ export type CouponRejection =
  * @example showToCashier(v.detail.message); log(v.detail.rule, v.detail.field, v.detail.value);
  */
 export interface VerdictDetail {
-  /** The rule that decided: 'status', 'period', 'minimum', 'app', 'combination', 'discount', 'freshness', 'lookup'. */
+  /** The rule that decided: 'lookup', 'record', 'status', 'period', 'app', 'combination', 'minimum', 'discount', 'freshness'. */
   rule: string;
   /** Why, in words a cashier can act on. */
   message: string;
