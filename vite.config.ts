@@ -9,7 +9,7 @@ import MagicString from 'magic-string';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
-const browserDeps = ['dexie', 'comlink', 'rxjs', 'zod'];
+const browserDeps = ['dexie', 'comlink', 'rxjs', 'zod', 'fake-indexeddb'];
 // optional peer dependencies: the app's own copy, never bundled
 const peerDeps = ['react'];
 

@@ -23,7 +23,10 @@ export function mountJournal(root: HTMLElement, lookup: ShopLookup): Journal {
   );
 
   let sequence = 0;
+  /** The last entry on screen: Clear deletes what the cashier saw, never an entry given since. */
+  let shownThrough: number | null = null;
   const render = (entries: JournalEntry[]) => {
+    shownThrough = entries.at(-1)?.id ?? null;
     note.textContent = entries.length === 0 ? 'No offline verdicts.' : `${entries.length} offline verdict${entries.length === 1 ? '' : 's'}.`;
     note.dataset.count = String(entries.length);
     replace(list, [...entries].reverse().map((e) =>
@@ -47,13 +50,14 @@ export function mountJournal(root: HTMLElement, lookup: ShopLookup): Journal {
       if (mine !== sequence) return;
       note.textContent = `The journal could not be read: ${(error as Error)?.message ?? String(error)}`;
       note.dataset.count = '';
+      shownThrough = null;
       replace(list);
     }
   };
   refreshButton.addEventListener('click', () => void refresh());
   clearButton.addEventListener('click', async () => {
     try {
-      await lookup.clearOfflineJournal();
+      if (shownThrough !== null) await lookup.clearOfflineJournal(shownThrough);
     } finally {
       await refresh();
     }

@@ -39,7 +39,7 @@ export async function connectEngine(options: ShopLookupOptions, listener: WatchL
   const mode = options.worker ?? typeof Worker !== 'undefined';
   if (mode === false) {
     const { createEngine } = await import('../worker/engine/createEngine');
-    const api = createEngine(engineOptionsOf(options), listener, {
+    const api = await createEngine(engineOptionsOf(options), listener, {
       indexedDB: options.indexedDB,
       IDBKeyRange: options.IDBKeyRange,
       fetch: options.fetch,

@@ -74,9 +74,9 @@ export function createShopLookup(options: ShopLookupOptions): ShopLookup {
     trackProducts: (productNos) => call((c) => c.api.trackProducts(productNos)),
     prefetchIssuedCoupons: (codes) => call((c) => c.api.prefetchIssuedCoupons(codes)),
     validateCoupon: (code, order) => call((c) => c.api.validateCoupon(code, order)),
-    offlineJournal: () => call((c) => c.api.offlineJournal()),
+    offlineJournal: (page) => call((c) => c.api.offlineJournal(page)),
     clearOfflineJournal: (throughId) => call((c) => c.api.clearOfflineJournal(throughId)),
-    clear: () => call((c) => c.api.clear()),
+    clear: (o) => call((c) => c.api.clear(o)),
     close() {
       closing ??= (async () => {
         stopForwarding();

@@ -4,6 +4,7 @@ export { ShopLookupError } from './errors';
 
 export type { ShopLookup } from './shopLookup';
 export type {
+  ClearOptions,
   Coupon,
   CouponOrder,
   CouponPolicy,
@@ -12,6 +13,7 @@ export type {
   EngineEndpoint,
   IssuedCoupon,
   JournalEntry,
+  JournalPage,
   LookupError,
   LookupResult,
   OptionValue,
@@ -20,6 +22,7 @@ export type {
   RecordIssue,
   ShopAuth,
   ShopLookupOptions,
+  StorageProblem,
   SyncReport,
   SyncStatus,
   VerdictDetail,

@@ -2,10 +2,12 @@
 // name its calls without importing the host code that implements them (createShopLookup.ts).
 import type { Observable } from 'rxjs';
 import type {
+  ClearOptions,
   Coupon,
   CouponOrder,
   CouponVerdict,
   JournalEntry,
+  JournalPage,
   IssuedCoupon,
   LookupResult,
   ProductOption,
@@ -43,21 +45,26 @@ export interface ShopLookup {
   /**
    * Decides whether a coupon or issued-coupon code applies to an order and how much it takes off: from a fresh API
    * answer when online, from local data when offline (and then says how old that data is). Never rejects for API
-   * trouble: the verdict says what is known.
+   * trouble: the verdict says what is known. Surrounding spaces of `code` are dropped (online and offline alike).
    * @example const v = await lookup.validateCoupon(code, { amount: 32000 }); if (v.ok) total -= v.discount;
    */
   validateCoupon(code: string, order: CouponOrder): Promise<CouponVerdict>;
-  /** Verdicts given from local data while offline, oldest first, for reconciling later. @example for (const e of await lookup.offlineJournal()) report(e); */
-  offlineJournal(): Promise<JournalEntry[]>;
-  /** Deletes journal entries up to `throughId` (all when omitted); returns how many. @example await lookup.clearOfflineJournal(lastReportedId); */
-  clearOfflineJournal(throughId?: number): Promise<number>;
+  /**
+   * Verdicts given from local data while offline, oldest first, for reconciling later: one page (default the
+   * oldest 1,000); the next page starts after the last id of this one.
+   * @example const page = await lookup.offlineJournal({ after: 0, limit: 500 }); report(page); await lookup.clearOfflineJournal(page.at(-1)!.id);
+   */
+  offlineJournal(page?: JournalPage): Promise<JournalEntry[]>;
+  /** Deletes journal entries up to and including `throughId` (required: the last id you reconciled); returns how many. @example await lookup.clearOfflineJournal(lastReportedId); */
+  clearOfflineJournal(throughId: number): Promise<number>;
   /** Phase, progress, last sync times, last error. @example lookup.status().subscribe((s) => showBadge(s.phase)); */
   status(): Observable<SyncStatus>;
   /**
-   * Deletes all local data of this dbName (tracked products included) and claims the database for this shop; waits
-   * for a sync running in another tab to end first, and tells the other tabs. @example await lookup.clear();
+   * Deletes the local data of this dbName (tracked products included) and claims the database for this shop; waits
+   * for a sync running in another tab to end first, and tells the other tabs. The offline journal is kept unless
+   * `discardJournal` (export it first: offlineJournal()). @example await lookup.clear();
    */
-  clear(): Promise<void>;
+  clear(options?: ClearOptions): Promise<void>;
   /** Stops timers, releases the worker; open lookups complete. @example await lookup.close(); */
   close(): Promise<void>;
 }

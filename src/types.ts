@@ -135,6 +135,33 @@ export interface SyncStatus {
    * @example if (s.relay?.degraded) warn(`Relay: ${s.relay.error ?? 'degraded'}; coupons as of ${new Date(s.relay.listedAt ?? 0).toLocaleString()}`);
    */
   relay?: { degraded: boolean; error: string | null; listedAt: number | null };
+  /**
+   * With phase `waiting`: when the pause ends, epoch ms (a backoff, or the API's `Retry-After`, of which at most
+   * 10 minutes is honoured). @example if (s.waitingUntil) note(`sync resumes at ${new Date(s.waitingUntil).toLocaleTimeString()}`);
+   */
+  waitingUntil?: number;
+  /**
+   * How far this till's clock is off the shop API's (or the relay's) clock, ms, read from the `Date` header of
+   * their answers: positive when the till is ahead. Present only when it is off by more than a minute; coupon
+   * periods and data ages are judged by the corrected time meanwhile.
+   * @example if (s.clockOffsetMs) warn(`The till's clock is off by ${Math.round(s.clockOffsetMs / 60000)} minutes.`);
+   */
+  clockOffsetMs?: number;
+  /** Present while local storage has a problem: what it is, and what it costs (see StorageProblem). */
+  storage?: StorageProblem;
+}
+
+/**
+ * A problem with local storage, as `status().storage` shows it while it lasts.
+ * @example if (s.storage?.memoryOnly) banner('This browser keeps nothing for offline use: ' + s.storage.error.message);
+ */
+export interface StorageProblem {
+  /** What is wrong: `quota_exceeded`, `storage_unavailable`, `storage_upgraded`, ... (docs/errors.md). */
+  error: LookupError;
+  /** true: there is no usable IndexedDB, so data is kept in memory only: the engine answers online, nothing survives a reload. */
+  memoryOnly: boolean;
+  /** Offline-journal entries kept in memory because storage refused them; written once it accepts writes again (lost on reload). */
+  unsavedJournal: number;
 }
 
 /**
@@ -207,7 +234,10 @@ export interface ShopLookupOptions {
    * e.g. `worker: () => new Worker(new URL('shop-lookup/worker', import.meta.url), { type: 'module' })`.
    */
   worker?: boolean | (() => EngineEndpoint);
-  /** IndexedDB factory for `worker: false` in Node, e.g. fake-indexeddb's. @example { indexedDB: new IDBFactory(), IDBKeyRange } */
+  /**
+   * IndexedDB factory for `worker: false` in Node, e.g. fake-indexeddb's. Where there is none that can be used, the
+   * engine keeps its data in memory (`status().storage`). @example { indexedDB: new IDBFactory(), IDBKeyRange }
+   */
   indexedDB?: IDBFactory;
   /** Goes with `indexedDB` (fake-indexeddb exports both). Default: the global `IDBKeyRange`. */
   IDBKeyRange?: typeof IDBKeyRange;
@@ -235,7 +265,7 @@ export interface ShopLookupOptions {
   couponPolicy?: Partial<CouponPolicy>;
   /** Time zone of naive dates in coupon periods (`2026-05-01 10:00`). Default 'Asia/Seoul'. */
   timeZone?: string;
-  /** Local data older than this gives `stale` verdicts offline (unless the order accepts stale data). Default 24 h. */
+  /** Local data older than this (by the API's clock) gives `stale` verdicts offline (unless the order accepts stale data). Default 24 h. */
   maxDataAgeMs?: number;
 }
 
@@ -260,7 +290,8 @@ export interface CouponOrder {
 }
 
 /**
- * Why a coupon does not apply. `unreadable`: a field needed for the decision could not be read.
+ * Why a coupon does not apply. `unreadable`: a field needed for the decision could not be read (rule `record`: the newer
+ * record the API sent for this coupon could not be read, so the copy kept decides nothing).
  * @example if (!v.ok && v.reason === 'stale') askManager(v.detail.message);
  */
 export type CouponRejection =
@@ -280,7 +311,7 @@ export type CouponRejection =
  * @example showToCashier(v.detail.message); log(v.detail.rule, v.detail.field, v.detail.value);
  */
 export interface VerdictDetail {
-  /** The rule that decided: 'status', 'period', 'minimum', 'app', 'combination', 'discount', 'freshness', 'lookup'. */
+  /** The rule that decided: 'lookup', 'record', 'status', 'period', 'app', 'combination', 'minimum', 'discount', 'freshness'. */
   rule: string;
   /** Why, in words a cashier can act on. */
   message: string;
@@ -309,6 +340,8 @@ export type CouponVerdict =
       syncedAt: number | null;
       source: 'local' | 'network';
       detail?: VerdictDetail;
+      /** Only on a verdict that goes into the offline journal: true when it is in IndexedDB, false when storage refused it (as on a rejection). */
+      journaled?: boolean;
     }
   | {
       ok: false;
@@ -318,6 +351,14 @@ export type CouponVerdict =
       syncedAt: number | null;
       source: 'local' | 'network';
       detail: VerdictDetail;
+      /**
+       * Only on a verdict that goes into the offline journal (decided from local data while the API could not be
+       * reached). true: the entry is in IndexedDB. false: storage refused it (full, unavailable): it is kept in memory
+       * and written once storage accepts writes again, `status().storage` says why; a reload before then loses it,
+       * so record this sale another way.
+       * @example if (v.journaled === false) keepReceiptForReconciling(code, v);
+       */
+      journaled?: boolean;
     };
 
 /**
@@ -337,6 +378,28 @@ export interface JournalEntry {
   at: number;
   /** Which kind of code it turned out to be; null when no record was found. */
   kind?: 'coupon' | 'issued' | null;
+}
+
+/**
+ * One page of the offline journal (`offlineJournal(page)`): entries with an id above `after`, at most `limit`.
+ * @example const page = await lookup.offlineJournal({ after: lastId, limit: 500 });
+ */
+export interface JournalPage {
+  /** Entries after this id (the last id of the previous page); default 0, the oldest. */
+  after?: number;
+  /** At most this many entries; default 1,000, at most 10,000. */
+  limit?: number;
+}
+
+/**
+ * Options of `clear()`. @example await lookup.clear({ discardJournal: true });
+ */
+export interface ClearOptions {
+  /**
+   * Also delete the offline journal's entries (verdicts not reconciled yet). Default false: they are kept, and a
+   * database that holds another shop's data is not cleared while its journal has entries (`journal_not_empty`).
+   */
+  discardJournal?: boolean;
 }
 
 /**

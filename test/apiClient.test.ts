@@ -4,6 +4,7 @@ import { createApiClient, type ApiClient } from '../worker/api/apiClient';
 import { readApiCode } from '../worker/api/envelope';
 import { createTransport } from '../worker/api/httpTransport';
 import { createRateLimiter } from '../worker/api/rateLimiter';
+import { RETRY_AFTER_MAX_MS, retryAfterMs } from '../worker/api/retryAfter';
 import type { ShopAuth } from '../src/types';
 import { KEY, SECRET, startMock } from './utils';
 
@@ -115,6 +116,20 @@ describe('createApiClient', () => {
       code: 'bad_response',
       message: expect.stringMatching(/an HTML page, not JSON/),
     });
+  });
+
+  it('honours a Retry-After of a year as ten minutes: its class is held back no longer than that', async () => {
+    const year = 365 * 24 * 3600;
+    expect([String(year), new Date(Date.now() + year * 1000).toUTCString(), '2', 'soon'].map(retryAfterMs)).toEqual([RETRY_AFTER_MAX_MS, RETRY_AFTER_MAX_MS, 2000, undefined]);
+    const waits: number[] = [];
+    const limiter = createRateLimiter({ list: 100, other: 100 }, { now: () => 0, setTimeout: (_fn, ms) => waits.push(ms), clearTimeout: () => undefined });
+    const throttled: typeof fetch = async () =>
+      new Response(JSON.stringify({ msg: 'TOO MANY REQUEST', code: -7 }), { status: 429, headers: { 'retry-after': String(year) } });
+    const transport = createTransport({ baseUrl: 'http://127.0.0.1:9', fetch: throttled, limiter, timeoutMs: 2000 });
+    await expect(transport.request({ path: '/v2/shop/coupons', cls: 'list', priority: 'background' })).rejects.toMatchObject({ code: 'rate_limited', retryAfterMs: RETRY_AFTER_MAX_MS });
+    void limiter.acquire('list', 'background').catch(() => undefined);
+    expect(waits.at(-1)).toBe(RETRY_AFTER_MAX_MS);
+    limiter.dispose();
   });
 
   it('reads a valid envelope even when it comes with the wrong content type', async () => {

@@ -262,7 +262,9 @@ describe('sync under faults', () => {
         lookup.prefetchIssuedCoupons([prefetched]),
       ]);
       mock.clearFaults();
-      expect(verdict, label).toMatchObject({ ok: true, discount: 3200 });
+      // a record the API sent that cannot be read leaves the copy held confirmed by nothing: it never passes
+      if (fault === 'malformed-record') expect(verdict, label).toMatchObject({ ok: false, reason: 'unreadable', source: 'local' });
+      else expect(verdict, label).toMatchObject({ ok: true, discount: 3200 });
       const held = (await local()).get('WELCOME10');
       // the local copy is the old one or the API's new one, and the new one when the verdict came from the API
       expect(sameRecord(held, newCopy) || sameRecord(held, oldCopy), `${label}: validateCoupon kept a good copy`).toBe(true);
@@ -304,5 +306,28 @@ describe('sync under faults', () => {
     const throttled = mock.requests.find((r) => r.fault === 'throttle')!;
     const retried = mock.requests.find((r) => r.path === LIST && r.at > throttled.at)!;
     expect(retried.at - throttled.at).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('shows a Retry-After pause in status(), with when it ends, and takes a year-long one as ten minutes', async () => {
+    // a gateway that asks for a year
+    const yearLong: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (!res.headers.has('retry-after')) return res;
+      const headers = new Headers(res.headers);
+      headers.set('retry-after', String(365 * 24 * 3600));
+      return new Response(await res.text(), { status: res.status, headers });
+    };
+    const till = lookupFor(mock, { fetch: yearLong });
+    try {
+      mock.inject('throttle', { path: LIST });
+      const syncing = till.sync();
+      const waiting = await next(till.status(), (s) => s.phase === 'waiting');
+      expect(waiting.waitingUntil! - Date.now()).toBeGreaterThan(9 * 60_000);
+      expect(waiting.waitingUntil! - Date.now()).toBeLessThanOrEqual(10 * 60_000);
+      await till.close(); // ends the wait
+      expect((await syncing).ok).toBe(false);
+    } finally {
+      await till.close();
+    }
   });
 });

@@ -66,10 +66,17 @@ describe('several engines on one database', () => {
   });
 
   it('hands the sync over to another engine when the leader closes', async () => {
-    // the engines' clock, moved by the test: the data ages without waiting for it
+    // the engines' clock, moved by the test: the data ages without waiting for it. The API's answers tell the same
+    // time (their Date header), or the engines would take the API's word over their own clock (serverClock.ts)
     let clock = Date.now();
     const at = () => clock;
-    const engines = [0, 1, 2].map(() => lookupWithEngine(mock, { indexedDB: shared, now: at }, { dbName }));
+    const dated: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      const headers = new Headers(res.headers);
+      headers.set('date', new Date(clock).toUTCString());
+      return new Response(await res.text(), { status: res.status, headers });
+    };
+    const engines = [0, 1, 2].map(() => lookupWithEngine(mock, { indexedDB: shared, now: at, fetch: dated }, { dbName }));
     tabs.push(...engines);
     const [a, b, c] = engines;
     try {

@@ -12,6 +12,9 @@ import { createSourceChooser, probeRelay } from '../worker/sync/relay/relayDisco
 import { openStore, type ShopDatabase } from '../worker/store/store';
 import type { SyncContext } from '../worker/sync/syncContext';
 import { createReportDraft } from '../worker/sync/syncReport';
+import { createCouponValidator } from '../worker/coupon/validateCoupon';
+import { planLookup } from '../worker/lookups/lookupPlans';
+import { readLocal } from '../worker/lookups/readLocal';
 
 type Handler = (url: URL, req: IncomingMessage, res: ServerResponse) => void;
 
@@ -35,6 +38,15 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
 };
 const coupon = (code: string, name = code) => ({ resource: 'coupons', key: code, record: { coupon_code: code, name } });
 const answer = (o: Record<string, unknown>) => ({ cursor: null, deletes: [], more: false, products: [], confirmedAt: { coupons: 1000 }, ...o });
+
+/** validateCoupon on this database, offline: only what is stored decides. */
+const offlineCheckout = (db: ShopDatabase) =>
+  createCouponValidator({ db, now: Date.now, isOffline: () => true, refreshCoupon: () => Promise.reject(new Error('offline')), refreshIssuedCoupon: () => Promise.reject(new Error('offline')), options: { refreshIntervalMs: 300_000 } });
+/** What coupon(code) shows: its syncedAt, and why it is unconfirmed (if it is). */
+const shown = async (db: ShopDatabase, code: string) => {
+  const local = await readLocal(planLookup({ kind: 'coupon', code }), db);
+  return { syncedAt: local.syncedAt, unreadable: local.unreadable !== undefined };
+};
 
 function contextFor(db: ShopDatabase): SyncContext {
   return { db, client: null as never, report: createReportDraft(), now: Date.now, priority: 'background', call: (step) => step() };
@@ -145,12 +157,12 @@ describe('relay feed source (hand-written answers)', () => {
     expect(await loadFeedState(db)).toMatchObject({ handle: 'h2', version: 3, snapshot: null });
   });
 
-  it("validates the relay's records with the engine's schemas and keeps the good local copy of a rejected one", async () => {
+  it("validates the relay's records with the engine's schemas and keeps the good local copy of a rejected one, unconfirmed", async () => {
     let bad = false;
     server = await scripted((url, _req, res) => {
       if (!url.searchParams.has('since')) return json(res, 200, answer({ handle: 'h', version: 1, kind: 'snapshot', upserts: [coupon('A')] }));
       if (url.searchParams.get('since') === '1' && bad) {
-        return json(res, 200, answer({ handle: 'h', version: 2, kind: 'changes', upserts: [{ resource: 'coupons', key: 'A', record: { coupon_code: 'A', apply_sale_price: 'lots' } }] }));
+        return json(res, 200, answer({ handle: 'h', version: 2, kind: 'changes', confirmedAt: { coupons: 2000 }, upserts: [{ resource: 'coupons', key: 'A', record: { coupon_code: 'A', apply_sale_price: 'lots' } }] }));
       }
       json(res, 200, answer({ handle: 'h', version: 1, kind: 'changes', upserts: [] }));
     });
@@ -163,24 +175,38 @@ describe('relay feed source (hand-written answers)', () => {
     expect(ctx.report.errors[0]).toMatchObject({ code: 'invalid_record' });
     expect(await db.coupons.get('A')).toMatchObject({ coupon_code: 'A', name: 'A' });
     expect((await loadFeedState(db)).version).toBe(2);
+    // the feed's confirmation (2000) does not reach the copy kept: its age is the snapshot's (1000)
+    expect(await shown(db, 'A')).toEqual({ syncedAt: 1000, unreadable: true });
+    expect(await offlineCheckout(db).validate('A', { amount: 1000, acceptStale: true })).toMatchObject({ ok: false, reason: 'unreadable', detail: { rule: 'record' } });
   });
 
-  it('keeps the good local copy of a record rejected in a new snapshot built aside', async () => {
+  it('keeps the good local copy of a record rejected in a new snapshot built aside, unconfirmed until a readable one comes', async () => {
     let handle = 'h1';
+    const good = { resource: 'coupons', key: 'A', record: { coupon_code: 'A', name: 'A', status: 'progress', apply_sale_percent: 10 } };
+    const bad = { resource: 'coupons', key: 'A', record: { coupon_code: 'A', status: 'stop', apply_sale_percent: 'many' } };
+    const at = { h1: 1000, h2: 2000, h3: 3000 } as Record<string, number>;
     server = await scripted((url, _req, res) => {
       const q = url.searchParams;
-      const a = handle === 'h1' ? coupon('A') : { resource: 'coupons', key: 'A', record: { coupon_code: 'A', apply_sale_percent: 'many' } };
-      if (!q.has('since')) return json(res, 200, answer({ handle, version: 1, kind: 'snapshot', upserts: [a, coupon(`${handle}-B`)] }));
+      const confirmedAt = { coupons: at[handle] };
+      if (!q.has('since')) return json(res, 200, answer({ handle, version: 1, kind: 'snapshot', confirmedAt, upserts: [handle === 'h2' ? bad : good, coupon(`${handle}-B`)] }));
       if (q.get('handle') !== handle) return json(res, 409, { code: 'must_refetch', message: 'start again' });
-      json(res, 200, answer({ handle, version: 1, kind: 'changes', upserts: [] }));
+      json(res, 200, answer({ handle, version: 1, kind: 'changes', confirmedAt, upserts: [] }));
     });
     const source = sourceFor();
     await source.syncAll(run(contextFor(db)), []);
-    handle = 'h2';
+    handle = 'h2'; // the shop stopped A, in a record this till cannot read
     const ctx = contextFor(db);
     await source.syncAll(run(ctx), []);
     expect(ctx.report.rejected).toBe(1);
     expect((await db.coupons.toArray()).map((c) => [c.coupon_code, c.name])).toEqual([['A', 'A'], ['h2-B', 'h2-B']]);
+    expect(await shown(db, 'A')).toEqual({ syncedAt: 1000, unreadable: true });
+    expect(await shown(db, 'h2-B')).toEqual({ syncedAt: 2000, unreadable: false });
+    expect(await offlineCheckout(db).validate('A', { amount: 1000, acceptStale: true })).toMatchObject({ ok: false, reason: 'unreadable', coupon: { coupon_code: 'A' } });
+
+    handle = 'h3'; // readable again
+    await source.syncAll(run(contextFor(db)), []);
+    expect(await shown(db, 'A')).toEqual({ syncedAt: 3000, unreadable: false });
+    expect(await offlineCheckout(db).validate('A', { amount: 1000, acceptStale: true })).toMatchObject({ ok: true, discount: 100 });
   });
 
   it('has every answer\'s shop checked before it writes anything of it, on a sync and on a live poll', async () => {

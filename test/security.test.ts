@@ -121,7 +121,7 @@ describe('security and isolation', () => {
       expect(report).toMatchObject({ ok: false, errors: [{ code: 'shop_mismatch' }] });
       expect(mock.requests).toEqual([]);
       await expect(shopB.offlineJournal()).rejects.toMatchObject({ code: 'shop_mismatch' });
-      await expect(shopB.clearOfflineJournal()).rejects.toMatchObject({ code: 'shop_mismatch' });
+      await expect(shopB.clearOfflineJournal(1)).rejects.toMatchObject({ code: 'shop_mismatch' });
       await expect(shopB.trackProducts([13805])).rejects.toMatchObject({ code: 'shop_mismatch' });
       const stored = await dumpDatabase(idb, 'till');
       expect(stored).not.toContain('IC-0000-OPEN');
@@ -207,6 +207,35 @@ describe('security and isolation', () => {
       await shopB.close();
     }
   });
+  it("keeps another shop's unreconciled journal: clear() refuses until it is exported or discarded, and the refusal says so", async () => {
+    const idb = new IDBFactory();
+    const shopA = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-a' });
+    let again: ReturnType<typeof lookupFor> | null = null;
+    const shopB = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-b' });
+    try {
+      expect((await shopA.sync()).ok).toBe(true);
+      mock.setDown(true);
+      expect((await shopA.sync()).ok).toBe(false);
+      expect(await shopA.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: true, source: 'local', journaled: true });
+      await shopA.close();
+      mock.setDown(false);
+
+      const refused = await next(shopB.coupon('WELCOME10'), (r) => r.error?.code === 'shop_mismatch');
+      expect(refused.error?.message).toMatch(/first export its offline journal .*offlineJournal\(\).* then call clear\(\)/);
+      await expect(shopB.clear()).rejects.toMatchObject({ code: 'journal_not_empty', message: expect.stringMatching(/1 offline-journal entry .*nothing was cleared/) });
+      again = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-a' });
+      expect(await again.offlineJournal()).toMatchObject([{ code: 'WELCOME10', discount: 3200 }]);
+      expect((await next(again.coupon('WELCOME10'))).data?.coupon_code).toBe('WELCOME10');
+      await again.close();
+
+      await shopB.clear({ discardJournal: true });
+      expect(await shopB.offlineJournal()).toEqual([]);
+      expect(await dumpDatabase(idb, 'till')).not.toContain('shop-a');
+    } finally {
+      await again?.close();
+      await shopB.close();
+    }
+  });
 });
 
 describe('the store', () => {
@@ -234,6 +263,42 @@ describe('the store', () => {
       expect(await lookup.offlineJournal()).toEqual([]); // the table version 2 added is there
     } finally {
       await lookup.close();
+    }
+  });
+});
+
+describe('the store, one schema version back', () => {
+  it('opens a database written by the previous schema version (3) and keeps its data and its journal rows', async () => {
+    const idb = new IDBFactory();
+    // the schema as release with version 3 declared it
+    const v3 = new Dexie('previous', { indexedDB: idb, IDBKeyRange });
+    v3.version(1).stores({ coupons: 'coupon_code', issuedCoupons: '', options: '[product_no+no], [product_no+code]', meta: 'key', couponStage: 'coupon_code', couponPages: 'page' });
+    v3.version(2).stores({ journal: '++id, at' });
+    v3.version(3).stores({ couponHashes: 'page', listedPages: 'page, &*codes', couponPages: null });
+    await v3.table('coupons').put({ coupon_code: 'OLD3', name: '버전 3 쿠폰', status: 'progress', apply_sale_price: 1000 });
+    await v3.table('meta').bulkPut([{ key: 'coupons', confirmedAt: 1_700_000_000_000 }]);
+    const sold = [
+      { code: 'OLD3', amount: 5000, ok: true, reason: null, discount: 1000, syncedAt: 1_700_000_000_000, at: 1_700_000_100_000, kind: 'coupon' },
+      { code: 'NOPE', amount: 7000, ok: false, reason: 'unknown_offline', discount: null, syncedAt: null, at: 1_700_000_200_000, kind: null },
+    ];
+    await v3.table('journal').bulkAdd(sold);
+    v3.close();
+
+    const mock = await startMock();
+    const lookup = lookupFor(mock, { indexedDB: idb, dbName: 'previous' });
+    try {
+      expect(await next(lookup.coupon('OLD3'))).toMatchObject({ data: { coupon_code: 'OLD3', name: '버전 3 쿠폰' }, syncedAt: 1_700_000_000_000 });
+      const journal = await lookup.offlineJournal();
+      expect(journal).toEqual(sold.map((e, i) => ({ ...e, id: i + 1 })));
+      expect((await lookup.sync()).ok).toBe(true);
+      mock.setDown(true);
+      expect((await lookup.sync()).ok).toBe(false);
+      expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ journaled: true });
+      expect((await lookup.offlineJournal()).map((e) => [e.id, e.code])).toEqual([[1, 'OLD3'], [2, 'NOPE'], [3, 'WELCOME10']]);
+      expect((await idb.databases()).find((d) => d.name === 'previous')?.version).toBe(50);
+    } finally {
+      await lookup.close();
+      await mock.close();
     }
   });
 });

@@ -1,18 +1,23 @@
 // IndexedDB failing under the engine: a full disk, a connection the browser closed, another tab's newer schema.
 // The lookups keep answering from what is stored; status() says what happened in words.
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../mock-server';
-import { faultyStore, lookupWithEngine, next, startMock } from './utils';
+import Dexie from 'dexie';
+import { createShopLookup } from '../src';
+import { dumpDatabase, faultyStore, KEY, lookupWithEngine, next, SECRET, startMock } from './utils';
 
 describe('storage failures', () => {
   let mock: MockShopApi;
   let faulty: ReturnType<typeof faultyStore>;
   let lookup: ReturnType<typeof lookupWithEngine>;
+  let idb: IDBFactory;
 
   beforeEach(async () => {
     mock = await startMock();
     faulty = faultyStore();
-    lookup = lookupWithEngine(mock, { openStore: faulty.openStore });
+    idb = new IDBFactory();
+    lookup = lookupWithEngine(mock, { openStore: faulty.openStore, indexedDB: idb, IDBKeyRange });
     expect((await lookup.sync()).ok).toBe(true);
   });
   afterEach(async () => {
@@ -40,6 +45,25 @@ describe('storage failures', () => {
     expect((await lookup.sync()).ok).toBe(true);
     expect((await next(lookup.coupon('WELCOME10'))).data?.name).toBe('디스크가 찼을 때');
     expect((await next(lookup.status())).lastError).toBeNull();
+  });
+
+  it('never loses an offline verdict to a full disk: the verdict says so, status() shows it, and it is written once there is room', async () => {
+    mock.setDown(true);
+    expect((await lookup.sync()).ok).toBe(false);
+    faulty.failWrites('QuotaExceededError', ['journal']);
+    const first = await lookup.validateCoupon('WELCOME10', { amount: 32000 });
+    expect(first).toMatchObject({ ok: true, source: 'local', journaled: false });
+    const second = await lookup.validateCoupon('FIXED3000', { amount: 10000 });
+    expect(second).toMatchObject({ source: 'local', journaled: false });
+    const status = await next(lookup.status(), (s) => s.storage?.unsavedJournal === 2);
+    expect(status.storage).toMatchObject({ memoryOnly: false, error: { code: 'quota_exceeded', message: expect.stringMatching(/storage for the site is full/) } });
+
+    faulty.heal();
+    const third = await lookup.validateCoupon('WELCOME10', { amount: 50000 });
+    expect(third).toMatchObject({ journaled: true });
+    // in the order they were given, the two kept in memory first
+    expect((await lookup.offlineJournal()).map((e) => [e.code, e.amount])).toEqual([['WELCOME10', 32000], ['FIXED3000', 10000], ['WELCOME10', 50000]]);
+    expect((await next(lookup.status(), (s) => s.storage === undefined)).storage).toBeUndefined();
   });
 
   it('reports a full disk also when each write is refused on its own request (WebKit), not the transaction', async () => {
@@ -81,7 +105,6 @@ describe('storage failures', () => {
 
   it('says the database was deleted (not upgraded) when the browser evicts it, and the next sync builds it again', async () => {
     const db = faulty.db;
-    const idb = (db as unknown as { _options: { indexedDB: IDBFactory } })._options.indexedDB;
     await new Promise<void>((resolve, reject) => {
       const del = idb.deleteDatabase(db.name); // what eviction does, under the open connection
       del.onsuccess = () => resolve();
@@ -94,20 +117,108 @@ describe('storage failures', () => {
     expect((await next(lookup.status())).lastError).toBeNull();
   });
 
-  it("says so when another tab opens a newer schema, and keeps answering from the reopened database", async () => {
+  it('says so when another tab opens a newer schema, and writes nothing to it: every later write is refused, naming both versions', async () => {
     const db = faulty.db;
-    const idb = (db as unknown as { _options: { indexedDB: IDBFactory } })._options.indexedDB;
+    const open = lookup.coupon('WELCOME10');
+    expect((await next(open)).data?.coupon_code).toBe('WELCOME10');
     await new Promise<void>((resolve, reject) => {
-      const open = idb.open(db.name, db.verno * 10 + 10); // a newer version, as a newer shop-lookup in another tab
-      open.onsuccess = () => {
-        open.result.close();
+      const req = idb.open(db.name, 60); // schema version 6, as a newer shop-lookup in another tab
+      req.onsuccess = () => {
+        req.result.close();
         resolve();
       };
-      open.onerror = () => reject(open.error);
+      req.onerror = () => reject(req.error);
     });
     const status = await next(lookup.status(), (s) => s.lastError?.code === 'storage_upgraded');
     expect(status.lastError?.message).toMatch(/newer version of the local database.*Reload this tab/);
-    expect((await next(lookup.coupon('WELCOME10'))).data?.coupon_code).toBe('WELCOME10');
-    expect((await lookup.sync()).ok).toBe(true);
+    const before = await dumpDatabase(idb, db.name);
+    rename('WELCOME10', '새 버전이 연 뒤');
+    const report = await lookup.sync();
+    expect(report.ok).toBe(false);
+    expect(report.errors.at(-1)).toMatchObject({ code: 'storage_upgraded', message: expect.stringMatching(/newer shop-lookup \(schema version 6\).*older one \(schema version 5\)/) });
+    await expect(lookup.validateCoupon('WELCOME10', { amount: 32000 })).rejects.toMatchObject({ code: 'storage_upgraded' });
+    expect(await dumpDatabase(idb, db.name)).toBe(before);
+    expect(await new Promise<number>((resolve) => {
+      const req = idb.open(db.name);
+      req.onsuccess = () => {
+        resolve(req.result.version);
+        req.result.close();
+      };
+    })).toBe(60);
+  });
+});
+
+describe('without a usable IndexedDB', () => {
+  let mock: MockShopApi;
+  beforeEach(async () => {
+    mock = await startMock();
+  });
+  afterEach(async () => {
+    await mock.close();
+  });
+
+  /** Old Firefox in a private window: IndexedDB is there, but opening a database fails with InvalidStateError. */
+  const refusingFactory = (real: IDBFactory): IDBFactory => ({
+    open() {
+      const request = { error: null, result: undefined, readyState: 'pending' } as unknown as IDBOpenDBRequest;
+      setTimeout(() => {
+        Object.assign(request, { error: new DOMException('A mutation operation was attempted on a database that did not allow mutations.', 'InvalidStateError'), readyState: 'done' });
+        request.onerror?.call(request, { type: 'error', target: request, preventDefault() {}, stopPropagation() {} } as unknown as Event);
+      }, 0);
+      return request;
+    },
+    deleteDatabase: (name) => real.deleteDatabase(name),
+    cmp: (a, b) => real.cmp(a, b),
+    databases: () => real.databases(),
+  });
+
+  it.each([
+    ['there is none at all', undefined, /has no IndexedDB/],
+    ['it refuses to open a database (old Firefox, private window)', refusingFactory(new IDBFactory()), /InvalidStateError/],
+  ])('answers online from memory when %s, validateCoupon too, and status() names the cause', async (_what, factory, cause) => {
+    // no indexedDB option and none in this Node process: the platform has none
+    const lookup = createShopLookup({ baseUrl: mock.url, auth: { key: KEY, secret: SECRET }, worker: false, rateLimits: false, ...(factory ? { indexedDB: factory, IDBKeyRange } : {}) });
+    try {
+      const status = await next(lookup.status(), (s) => s.storage !== undefined);
+      expect(status.storage).toMatchObject({ memoryOnly: true, unsavedJournal: 0, error: { code: 'storage_unavailable', message: expect.stringMatching(cause) } });
+      expect(status.storage!.error.message).toMatch(/nothing is kept for offline use.*answer online, from memory/);
+      expect((await lookup.sync()).ok).toBe(true);
+      expect((await next(lookup.coupon('WELCOME10'), (r) => r.data !== null)).data?.coupon_code).toBe('WELCOME10');
+      expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: true, discount: 3200, source: 'network' });
+      mock.setDown(true);
+      expect((await lookup.sync()).ok).toBe(false);
+      expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: true, source: 'local', journaled: true });
+      expect(await lookup.offlineJournal()).toMatchObject([{ code: 'WELCOME10' }]);
+    } finally {
+      await lookup.close();
+    }
+  });
+
+  it('never opens a database a newer release wrote: its data and journal stay as they were, and this page answers from memory', async () => {
+    const idb = new IDBFactory();
+    // as a newer shop-lookup left it: schema version 6, a journal row among its tables
+    const newer = new Dexie('till', { indexedDB: idb, IDBKeyRange });
+    newer.version(6).stores({ coupons: 'coupon_code', meta: 'key', journal: '++id, at', journalV6: '++id' });
+    await newer.table('journal').add({ code: 'SOLD-BY-V6', amount: 1000, ok: true, reason: null, discount: 100, syncedAt: 1, at: 2 });
+    newer.close();
+    const before = await dumpDatabase(idb, 'till');
+
+    const lookup = createShopLookup({ baseUrl: mock.url, auth: { key: KEY, secret: SECRET }, worker: false, rateLimits: false, indexedDB: idb, IDBKeyRange, dbName: 'till' });
+    try {
+      const status = await next(lookup.status(), (s) => s.storage !== undefined);
+      expect(status.storage).toMatchObject({
+        memoryOnly: true,
+        error: { code: 'storage_upgraded', message: expect.stringMatching(/newer shop-lookup \(schema version 6\).*older one \(schema version 5\).*Reload the page/) },
+      });
+      expect((await lookup.sync()).ok).toBe(true);
+      mock.setDown(true);
+      expect((await lookup.sync()).ok).toBe(false);
+      expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: true, source: 'local' });
+      expect(await lookup.offlineJournal()).toMatchObject([{ code: 'WELCOME10' }]); // this page's, in memory
+    } finally {
+      await lookup.close();
+    }
+    expect(await dumpDatabase(idb, 'till')).toBe(before);
+    expect((await idb.databases()).find((d) => d.name === 'till')?.version).toBe(60);
   });
 });

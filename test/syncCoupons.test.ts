@@ -167,12 +167,41 @@ describe('syncCoupons', () => {
     expect(status.lastError?.code).toBe('invalid_record');
   });
 
-  it('keeps the good copy of a coupon whose update arrives malformed', async () => {
-    const good = (await next(lookup.coupon('WELCOME10'))).data!;
-    mock.upsertCoupon({ ...mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!, apply_sale_percent: '열 퍼센트' });
+  it('keeps the good copy of a coupon whose update arrives malformed, confirmed by nothing until a readable record comes', async () => {
+    const before = await confirmed(lookup.coupon('WELCOME10'));
+    const record = mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!;
+    // the shop stops WELCOME10, in a record with a field this till cannot read
+    mock.upsertCoupon({ ...record, status: 'stop', apply_sale_percent: '열 퍼센트' });
     const report = await lookup.sync();
     expect(report).toMatchObject({ ok: true, rejected: 1, deleted: 0 });
-    expect((await next(lookup.coupon('WELCOME10'))).data).toEqual(good);
+    // the copy stays, with its own age (not the listing's), and says why
+    const kept = await next(lookup.coupon('WELCOME10'), (r) => r.error !== null);
+    expect(kept).toMatchObject({ data: before.data, syncedAt: before.syncedAt, error: { code: 'invalid_record', message: expect.stringContaining('"WELCOME10"') } });
+    expect((await next(lookup.status())).lastSyncedAt.coupons).toBeGreaterThan(before.syncedAt!);
+    // online (the API's single record is unreadable too) and offline, it is never ok
+    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: false, reason: 'unreadable', source: 'local', detail: { rule: 'record' } });
+    expect(await lookup.sync()).toMatchObject({ rejected: 1 });
+    expect((await next(lookup.coupon('WELCOME10'))).syncedAt).toBe(before.syncedAt);
+    mock.setDown(true);
+    expect((await lookup.sync()).ok).toBe(false);
+    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: false, reason: 'unreadable', source: 'local', coupon: { coupon_code: 'WELCOME10' } });
+    mock.setDown(false);
+
+    // readable again: the listing's word counts again (and it says stopped)
+    mock.upsertCoupon({ ...record, status: 'stop' });
+    expect(await lookup.sync()).toMatchObject({ ok: true, rejected: 0 });
+    const fixed = await next(lookup.coupon('WELCOME10'), (r) => r.data?.status === 'stop' && r.error === null);
+    expect(fixed.syncedAt).toBeGreaterThan(before.syncedAt!);
+    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: false, reason: 'inactive' });
+  });
+
+  it('ends the mark of an unreadable coupon the next complete listing no longer names', async () => {
+    mock.upsertCoupon({ ...mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!, apply_sale_percent: '열 퍼센트' });
+    expect(await lookup.sync()).toMatchObject({ rejected: 1 });
+    mock.removeCoupon('WELCOME10');
+    expect(await lookup.sync()).toMatchObject({ ok: true, deleted: 1 });
+    expect(await confirmed(lookup.coupon('WELCOME10'))).toMatchObject({ data: null, error: null });
+    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: false, reason: 'not_found' });
   });
 
   it('deletes nothing when a rejected record has no readable code', async () => {
@@ -264,5 +293,53 @@ describe('syncCoupons', () => {
     } finally {
       await first.close();
     }
+  });
+  describe('an empty listing', () => {
+    /** A gateway that answers the coupon listing with `data` as given, everything else as the API does. */
+    const answering = (data: unknown): typeof fetch => async (input, init) => {
+      if (new URL(String(input)).pathname !== LIST) return fetch(input, init);
+      return new Response(JSON.stringify({ msg: 'SUCCESS', code: 200, data }), { status: 200, headers: { 'content-type': 'application/json' } });
+    };
+
+    it.each([
+      ['`list: []` without its paging', { list: [] }],
+      ['`data: []`', []],
+      ['`list: []` with a paging object that has no count', { list: [], pagenation: { current_page: 1 } }],
+    ])('refuses %s as a protocol error and deletes nothing', async (_what, data) => {
+      const till = lookupFor(mock, { indexedDB: lookup.idb, dbName, fetch: answering(data) });
+      try {
+        const report = await till.sync();
+        expect(report).toMatchObject({ ok: false, deleted: 0 });
+        expect(report.errors[0]).toMatchObject({ code: 'bad_response', message: expect.stringMatching(/does not say how long the list is/) });
+        expect((await next(till.coupons())).data).toHaveLength(240);
+      } finally {
+        await till.close();
+      }
+    });
+
+    it('deletes every coupon only once a second complete listing is empty too', async () => {
+      const removed = mock.data.coupons.map((c) => String(c.coupon_code));
+      for (const code of removed) mock.removeCoupon(code);
+      const first = await lookup.sync();
+      expect(first).toMatchObject({ ok: false, deleted: 0 });
+      expect(first.errors.map((e) => e.code)).toEqual(['empty_listing_unconfirmed']);
+      expect(first.errors[0]!.message).toMatch(/listed no coupons at all, while 240 are stored here: nothing was deleted/);
+      expect((await next(lookup.coupons())).data).toHaveLength(240);
+
+      const second = await lookup.sync();
+      expect(second).toMatchObject({ ok: true, deleted: 240 });
+      expect(await confirmed(lookup.coupons())).toMatchObject({ data: [] });
+    });
+
+    it('asks again after a listing with coupons came between two empty ones', async () => {
+      const all = mock.data.coupons.slice();
+      for (const c of all) mock.removeCoupon(String(c.coupon_code));
+      expect((await lookup.sync()).errors.map((e) => e.code)).toEqual(['empty_listing_unconfirmed']);
+      for (const c of all) mock.upsertCoupon(c);
+      expect(await lookup.sync()).toMatchObject({ ok: true, deleted: 0 });
+      for (const c of all) mock.removeCoupon(String(c.coupon_code));
+      expect(await lookup.sync()).toMatchObject({ ok: false, deleted: 0 });
+      expect((await next(lookup.coupons())).data).toHaveLength(240);
+    });
   });
 });

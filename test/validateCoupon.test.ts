@@ -1,3 +1,4 @@
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MOCK_CODES, type MockShopApi } from '../mock-server';
 import type { ShopLookup } from '../src';
@@ -83,6 +84,16 @@ describe('validateCoupon', () => {
       const v = await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 });
       expect(v).toMatchObject({ ok: true, discount: 3200, source: 'local' });
       expect(await lookup.offlineJournal()).toEqual([]);
+    });
+
+    it('says unreadable, never ok, when the API now sends a record of the coupon this till cannot read', async () => {
+      const record = mock.data.coupons.find((c) => c.coupon_code === MOCK_CODES.welcomeCoupon)!;
+      mock.upsertCoupon({ ...record, status: 'stop', apply_sale_percent: { value: 10 } });
+      const v = await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 });
+      expect(v).toMatchObject({ ok: false, reason: 'unreadable', source: 'local', coupon: { coupon_code: 'WELCOME10' }, detail: { rule: 'record' } });
+      expect(v.ok ? '' : v.detail.message).toMatch(/cannot read.*may be out of date.*apply_sale_percent/);
+      await goOffline(mock, lookup);
+      expect(await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 })).toMatchObject({ ok: false, reason: 'unreadable' });
     });
 
     it('does not keep the cashier waiting on a slow API: local data decides while the API still has not answered', async () => {
@@ -192,6 +203,62 @@ describe('validateCoupon', () => {
     });
   });
 
+  describe("the till's clock", () => {
+    const HOUR = 3_600_000;
+    const DAY = 24 * HOUR;
+    /** The API's answers without their Date header (a cross-origin API that does not expose it). */
+    const noDate: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      const headers = new Headers(res.headers);
+      headers.delete('date');
+      return new Response(await res.text(), { status: res.status, headers });
+    };
+
+    it('judges a coupon period by the API\'s time when the till\'s clock is two days behind, and shows the offset in status()', async () => {
+      const seconds = (ms: number) => Math.floor(ms / 1000);
+      mock.upsertCoupon({ coupon_code: 'ENDED-YESTERDAY', status: 'progress', apply_sale_percent: 10, use_period: `${seconds(Date.now() - 30 * DAY)} ~ ${seconds(Date.now() - DAY)}` });
+      const behind = lookupWithEngine(mock, { now: () => Date.now() - 2 * DAY });
+      try {
+        mock.resetRequests();
+        expect((await behind.sync()).ok).toBe(true);
+        // the listing had begun by the till's clock; the first answers told the API's: it started over, once
+        expect(mock.requests.filter((r) => r.path === '/v2/shop/coupons' && r.query.offset === '1')).toHaveLength(2);
+        const v = await behind.validateCoupon('ENDED-YESTERDAY', { amount: 32000 });
+        expect(v).toMatchObject({ ok: false, reason: 'expired', source: 'network' });
+        const status = await next(behind.status(), (s) => s.clockOffsetMs !== undefined);
+        expect(status.clockOffsetMs! / DAY).toBeCloseTo(-2, 3);
+        // the data's age is the API's time too: just synced is fresh, also offline
+        await goOffline(mock, behind as unknown as Lookup);
+        expect(await behind.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 })).toMatchObject({ ok: true, source: 'local' });
+      } finally {
+        await behind.close();
+        behind.dispose();
+      }
+    });
+
+    it('takes data stamped by a clock that was ahead as old, not fresh: a 47-hour-old copy fails a 24-hour rule', async () => {
+      const idb = new IDBFactory();
+      const dbName = 'clock-ahead';
+      // a till 47 hours ahead whose API answers carry no Date: its sync is stamped 47 hours in the future
+      const ahead = lookupWithEngine(mock, { now: () => Date.now() + 47 * HOUR, fetch: noDate, indexedDB: idb, IDBKeyRange }, { dbName });
+      expect((await ahead.sync()).ok).toBe(true);
+      await ahead.close();
+      ahead.dispose();
+      // the clock was put right; the API is out of reach, so the stamps cannot be checked
+      mock.setDown(true);
+      const till = lookupFor(mock, { indexedDB: idb, dbName });
+      try {
+        expect((await till.sync()).ok).toBe(false);
+        const v = await till.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 });
+        expect(v).toMatchObject({ ok: false, reason: 'stale', source: 'local', detail: { rule: 'freshness', discount: 3200 } });
+        expect(v.ok ? '' : v.detail.message).toMatch(/stamped in the future/);
+        expect(await till.validateCoupon('NEVER-SEEN', { amount: 1 })).toMatchObject({ reason: 'unknown_offline' });
+      } finally {
+        await till.close();
+      }
+    });
+  });
+
   describe('offline journal', () => {
     it('lists exactly the offline verdicts, oldest first, and keeps them across a restart', async () => {
       const dbName = 'journal-restart';
@@ -227,15 +294,56 @@ describe('validateCoupon', () => {
       }
     });
 
-    it('clears entries through an id, or all, and says how many', async () => {
+    it('clears entries through an id and says how many; without an id it refuses and deletes nothing', async () => {
       await goOffline(mock, lookup);
       for (const amount of [1000, 2000, 3000]) await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount });
       const [a, b, c] = await lookup.offlineJournal();
       expect(await lookup.clearOfflineJournal(a!.id)).toBe(1);
       expect((await lookup.offlineJournal()).map((e) => e.id)).toEqual([b!.id, c!.id]);
-      expect(await lookup.clearOfflineJournal()).toBe(2);
+      // what `clearOfflineJournal(entries.at(-1)?.id)` passes for an empty page: never "everything"
+      const none = (await lookup.offlineJournal({ after: c!.id })).at(-1)?.id;
+      await expect(lookup.clearOfflineJournal(none as unknown as number)).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/nothing was deleted/) });
+      await expect(lookup.clearOfflineJournal(null as unknown as number)).rejects.toMatchObject({ code: 'bad_request' });
+      expect((await lookup.offlineJournal()).map((e) => e.id)).toEqual([b!.id, c!.id]);
+      expect(await lookup.clearOfflineJournal(c!.id)).toBe(2);
       expect(await lookup.offlineJournal()).toEqual([]);
-      expect(await lookup.clearOfflineJournal()).toBe(0);
+      expect(await lookup.clearOfflineJournal(c!.id)).toBe(0);
+    });
+
+    it('keeps the journal through clear(), and drops it only with clear({ discardJournal: true })', async () => {
+      await goOffline(mock, lookup);
+      await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 });
+      await lookup.clear();
+      expect((await next(lookup.coupons())).data).toEqual([]);
+      expect(await lookup.offlineJournal()).toMatchObject([{ code: 'WELCOME10', amount: 32000 }]);
+      await lookup.clear({ discardJournal: true });
+      expect(await lookup.offlineJournal()).toEqual([]);
+    });
+
+    it('exports the journal page by page, oldest first, each page after the last id of the one before', async () => {
+      await goOffline(mock, lookup);
+      for (let amount = 1000; amount <= 5000; amount += 1000) await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount });
+      const pages: number[][] = [];
+      for (let after = 0; ; ) {
+        const page = await lookup.offlineJournal({ after, limit: 2 });
+        if (page.length === 0) break;
+        pages.push(page.map((e) => e.amount));
+        after = page.at(-1)!.id;
+      }
+      expect(pages).toEqual([[1000, 2000], [3000, 4000], [5000]]);
+      expect(await lookup.offlineJournal()).toHaveLength(5); // default page: the oldest 1,000
+      await expect(lookup.offlineJournal({ limit: -1 })).rejects.toMatchObject({ code: 'bad_request' });
+    });
+
+    it('answers a code typed with surrounding spaces as the code itself, online and offline, and journals it so', async () => {
+      const online = await lookup.validateCoupon(`  ${MOCK_CODES.welcomeCoupon}\t`, { amount: 32000 });
+      expect(online).toMatchObject({ ok: true, discount: 3200, source: 'network', coupon: { coupon_code: 'WELCOME10' } });
+      expect(requestsFor(mock, MOCK_CODES.welcomeCoupon).map((r) => r.path)).toContain(`/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}`);
+      await goOffline(mock, lookup);
+      const offline = await lookup.validateCoupon(` ${MOCK_CODES.welcomeCoupon}\n`, { amount: 32000 });
+      expect(offline).toMatchObject({ ok: true, discount: 3200, source: 'local', journaled: true });
+      expect(await lookup.offlineJournal()).toMatchObject([{ code: 'WELCOME10' }]);
+      expect((await next(lookup.coupon(' WELCOME10 '))).data?.coupon_code).toBe('WELCOME10');
     });
   });
 });

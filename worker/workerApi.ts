@@ -1,8 +1,17 @@
 // What the worker exposes over Comlink: the engine, started with the host's options and its one listener.
 import { releaseProxy } from 'comlink';
-import { ShopLookupError } from '../src/protocol';
+import { ShopLookupError, toLookupError } from '../src/protocol';
 import type { EngineApi, WatchListener, WorkerApi } from '../src/protocol';
 import { createEngine, type EngineDeps } from './engine/createEngine';
+
+/**
+ * A rejection as plain `{ code, message, ... }` data: Comlink sends an Error across as its name and message only,
+ * and the caller must still find its `code`.
+ */
+const asData = <T>(work: Promise<T>): Promise<T> =>
+  work.catch((error: unknown) => {
+    throw toLookupError(error);
+  });
 
 /** @example expose(createWorkerApi({ indexedDB: self.indexedDB })); */
 export function createWorkerApi(deps: EngineDeps = {}): WorkerApi {
@@ -14,22 +23,22 @@ export function createWorkerApi(deps: EngineDeps = {}): WorkerApi {
   };
   return {
     async start(options, listener) {
-      if (engine) throw new ShopLookupError('already_started', 'This shop-lookup worker is already started; create one worker per createShopLookup.');
+      if (engine || remoteListener) throw new ShopLookupError('already_started', 'This shop-lookup worker is already started; create one worker per createShopLookup.');
       remoteListener = listener;
       // a Comlink call returns a promise; if the page is gone it rejects, which must not become an unhandled rejection
       const tell: WatchListener = (id, value) => void Promise.resolve(listener(id, value)).catch(() => undefined);
       // Comlink copies every emission: the engine may share one read of a list between watches
-      engine = createEngine(options, tell, { copiesEmissions: true, ...deps });
+      engine = await createEngine(options, tell, { copiesEmissions: true, ...deps });
     },
     watchFirst: (id, query) => started().watchFirst(id, query),
     unwatch: (id) => started().unwatch(id),
     sync: () => started().sync(),
-    trackProducts: (nos) => started().trackProducts(nos),
+    trackProducts: (nos) => asData(started().trackProducts(nos)),
     prefetchIssuedCoupons: (codes) => started().prefetchIssuedCoupons(codes),
-    validateCoupon: (code, order) => started().validateCoupon(code, order),
-    offlineJournal: () => started().offlineJournal(),
-    clearOfflineJournal: (throughId) => started().clearOfflineJournal(throughId),
-    clear: () => started().clear(),
+    validateCoupon: (code, order) => asData(started().validateCoupon(code, order)),
+    offlineJournal: (page) => asData(started().offlineJournal(page)),
+    clearOfflineJournal: (throughId) => asData(started().clearOfflineJournal(throughId)),
+    clear: (o) => asData(started().clear(o)),
     activeWatches: () => engine?.activeWatches() ?? 0,
     setPersisted: (persisted) => started().setPersisted(persisted),
     setNetworkOnline: (online) => started().setNetworkOnline(online),

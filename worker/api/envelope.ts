@@ -1,6 +1,7 @@
 // The API's answer envelope: `{ msg, code, request_count, version, data }`, lists in `data.list` with paging in
-// `data.pagenation` (the API's spelling), or `data` as a bare array. Everything here is tolerant of the variants
-// listed in shared/spec/imweb-wire-format.md and strict about what cannot be read.
+// `data.pagenation` (the API's spelling), or `data` as a bare array of rows. Everything here is tolerant of the
+// variants listed in shared/spec/imweb-wire-format.md and strict about what cannot be read: a list answer that
+// does not say how long the list is (no paging, and no row either) cannot be told from a broken one.
 import { badResponseError } from './apiError';
 
 export interface Envelope {
@@ -73,19 +74,23 @@ export function readListPage(
 ): ListPage {
   const data = envelope.data;
   if (Array.isArray(data)) {
+    // every row at once (a variant some clients accept): its rows are its count, so it must have some
+    if (data.length === 0) throw noPaging(label, status, '`data` is an empty array');
     return { rows: data, rowsPath: 'data', page: 1, totalPages: null, dataCount: data.length, pageSize: null };
   }
   if (data && typeof data === 'object' && Array.isArray((data as { list?: unknown }).list)) {
-    const d = data as { list: unknown[]; pagenation?: Record<string, unknown>; pagination?: Record<string, unknown> };
-    const p = d.pagenation ?? d.pagination ?? {};
-    return {
-      rows: d.list,
-      rowsPath: 'data.list',
-      page: toNumber(p.current_page) ?? requestedPage,
-      totalPages: toNumber(p.total_page),
-      dataCount: toNumber(p.data_count),
-      pageSize: toNumber(p.pagesize),
-    };
+    const d = data as { list: unknown[]; pagenation?: unknown; pagination?: unknown };
+    const paging = d.pagenation ?? d.pagination;
+    const p = (paging !== null && typeof paging === 'object' ? paging : {}) as Record<string, unknown>;
+    const totalPages = toNumber(p.total_page);
+    const dataCount = toNumber(p.data_count);
+    if (totalPages === null && dataCount === null) throw noPaging(label, status, '`data.list` comes without `data.pagenation`');
+    return { rows: d.list, rowsPath: 'data.list', page: toNumber(p.current_page) ?? requestedPage, totalPages, dataCount, pageSize: toNumber(p.pagesize) };
   }
   throw badResponseError(label, status, 'a list answer without `data.list` or an array in `data`');
+}
+
+/** A list answer that does not say how long the list is: an empty shop and a broken answer look the same. */
+function noPaging(label: { method: string; path: string }, status: number, what: string) {
+  return badResponseError(label, status, `${what} (no total_page or data_count): it does not say how long the list is, so nothing is taken from it`);
 }

@@ -16,6 +16,16 @@ export function codeProblem(value: unknown): string | null {
   return null;
 }
 
+/**
+ * A coupon code as a person typed or scanned it, in the one form every lookup uses, online and offline alike:
+ * surrounding whitespace (spaces, tabs, a scanner's line end, no-break spaces) is dropped; case and inner spaces
+ * are kept. Anything but a string is left for the caller's check to refuse.
+ * @example typedCode(' WELCOME10\n') // 'WELCOME10'
+ */
+export function typedCode<T>(value: T): T {
+  return (typeof value === 'string' ? value.trim() : value) as T;
+}
+
 /** Encodes a user-given path segment: `/ ? # %`, spaces and Korean text all reach the right endpoint. */
 export function segment(value: string): string {
   const problem = codeProblem(value);

@@ -1,6 +1,7 @@
 // Retry as a closure (after TanStack query-core's retryer): exponential backoff with a cap and jitter, only for
 // failures that can heal, honouring Retry-After; never retrying an abort or a refusal.
 import { isTransient, type ApiError } from './apiError';
+import { RETRY_AFTER_MAX_MS } from './retryAfter';
 
 export interface RetryPolicy {
   /** Further attempts after the first. */
@@ -18,9 +19,6 @@ export interface RetryPolicy {
 export const SYNC_RETRY: RetryPolicy = { retries: 5, unansweredRetries: 2, baseDelayMs: 1000, maxDelayMs: 30_000 };
 /** Somebody is waiting: one quick retry for throttling and hiccups, then answer with what is local. */
 export const LOOKUP_RETRY: RetryPolicy = { retries: 1, baseDelayMs: 300, maxDelayMs: 2_000 };
-
-/** The longest Retry-After we honour; a longer one is taken as this. */
-const RETRY_AFTER_MAX_MS = 10 * 60 * 1000;
 
 export interface RetryDeps {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;

@@ -1,11 +1,14 @@
 // The checkout decision for one found record: the rules in their documented order, first rejection wins.
-// Order: status → period → app → combination → minimum → discount → freshness. The coupon's own validity comes
-// first (it cannot be used at all), then what the order must be, then the amount; freshness is last because it
-// only ever holds back a "yes" (and reports the discount that "yes" would have given).
+// Order: record → status → period → app → combination → minimum → discount → freshness. Whether the copy can be
+// relied on at all comes first (its newer record could not be read), then the coupon's own validity (it cannot be
+// used at all), then what the order must be, then the amount; freshness is last because it only ever holds back a
+// "yes" (and reports the discount that "yes" would have given).
 import type { Coupon, CouponPolicy, CouponVerdict, IssuedCoupon } from '../../src/protocol';
 import { appRule } from './appRule';
 import { combinationRule } from './combinationRule';
+import { dataAge } from '../store/dataAge';
 import { discountRule } from './discountRule';
+import { recordRule } from './recordRule';
 import { freshnessRule } from './freshnessRule';
 import { minimumRule } from './minimumRule';
 import { periodRule } from './periodRule';
@@ -19,6 +22,8 @@ export interface FoundCoupon {
   /** Latest API confirmation of the record: the coupon listing or its own lookup; null = never. */
   syncedAt: number | null;
   source: 'local' | 'network';
+  /** The latest record the API sent for it could not be read (why, in words): this copy is confirmed by nothing. */
+  unreadable?: string;
 }
 
 /** Settings the rules read. */
@@ -37,6 +42,7 @@ export interface DecisionSettings {
 export function decideCoupon(found: FoundCoupon, order: CheckedOrder, settings: DecisionSettings): CouponVerdict {
   const { record, kind, syncedAt, source } = found;
   const rules: (() => RuleOutcome)[] = [
+    () => recordRule(found.unreadable, syncedAt, settings.now),
     () => statusRule(record, kind, settings.policy),
     () => periodRule(record, order.at, settings.timeZone),
     () => appRule(record, order),
@@ -51,7 +57,8 @@ export function decideCoupon(found: FoundCoupon, order: CheckedOrder, settings: 
   if (!discount.pass) return { ok: false, reason: discount.reason, coupon: record, kind, syncedAt, source, detail: discount.detail };
   const fresh = freshnessRule({ source, syncedAt, now: settings.now, maxDataAgeMs: settings.maxDataAgeMs, acceptStale: order.acceptStale, discount: discount.discount });
   if (!fresh.pass) return { ok: false, reason: fresh.reason, coupon: record, kind, syncedAt, source, detail: fresh.detail };
-  const detail = { rule: 'discount', message: discount.message, ...(syncedAt !== null && source === 'local' ? { dataAgeMs: Math.max(0, settings.now - syncedAt) } : {}) };
+  const age = source === 'local' ? dataAge(syncedAt, settings.now) : null;
+  const detail = { rule: 'discount', message: discount.message, ...(age !== null && age !== Number.POSITIVE_INFINITY ? { dataAgeMs: age } : {}) };
   return { ok: true, discount: discount.discount, coupon: record, kind, syncedAt, source, detail };
 }
 
@@ -62,13 +69,16 @@ export function decideCoupon(found: FoundCoupon, order: CheckedOrder, settings: 
  */
 export function absentVerdict(
   code: string,
-  reason: 'not_found' | 'unknown_offline',
+  reason: 'not_found' | 'unknown_offline' | 'unreadable',
   syncedAt: number | null,
   source: 'local' | 'network',
+  why = '',
 ): CouponVerdict {
   const message =
     reason === 'not_found'
       ? `No coupon or issued coupon with code ${JSON.stringify(code)} exists in this shop (confirmed by the shop API).`
-      : `Code ${JSON.stringify(code)} is not known on this till, and the shop API cannot be reached to check it.`;
-  return { ok: false, reason, syncedAt, source, detail: { rule: 'lookup', message } };
+      : reason === 'unreadable'
+        ? `The shop API sent a record for code ${JSON.stringify(code)} that this till cannot read; check the coupon in the shop admin. (${why})`
+        : `Code ${JSON.stringify(code)} is not known on this till, and the shop API cannot be reached to check it.`;
+  return { ok: false, reason, syncedAt, source, detail: { rule: reason === 'unreadable' ? 'record' : 'lookup', message } };
 }

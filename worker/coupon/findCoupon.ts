@@ -3,7 +3,8 @@
 // While online the API is asked even when a local copy exists (an issued coupon may have been used at another
 // till a minute ago), but only for NETWORK_WAIT_MS: a failure or a slow answer leaves the local copy to decide.
 import type { Coupon, IssuedCoupon } from '../../src/protocol';
-import { latestConfirmation, metaKey, type Confirmation, type ShopDatabase } from '../store/store';
+import { olderThan } from '../store/dataAge';
+import { latestConfirmation, metaKey, type Confirmation, type MetaRow, type ShopDatabase } from '../store/store';
 import type { CouponValidatorDeps } from './validateCoupon';
 import type { FoundCoupon } from './decideCoupon';
 
@@ -23,6 +24,8 @@ export interface FindCouponDeps
 export type FindOutcome = (
   | { found: FoundCoupon }
   | { absent: 'not_found' | 'unknown_offline'; syncedAt: number | null; source: 'local' | 'network' }
+  /** No copy is stored, and the record the API sent for this coupon code could not be read. */
+  | { absent: 'unreadable'; syncedAt: number | null; source: 'local'; message: string }
 ) & {
   /** An API call of this lookup failed at network level (refused, dropped, timed out, or too slow). */
   networkTrouble: boolean;
@@ -32,7 +35,11 @@ interface LocalState {
   coupon: Coupon | undefined;
   issued: IssuedCoupon | undefined;
   confirmed: Record<Space, number | null>;
+  /** Why the coupon code's latest record could not be read (an unreadable mark), else null. */
+  unreadable: string | null;
 }
+
+const markOf = (row: MetaRow | undefined) => (row && 'unreadable' in row ? row.unreadable.message : null);
 
 /** What both code spaces hold for `code` (and the confirmations of each), in one consistent read. */
 async function readCodeSpaces(db: ShopDatabase, code: string): Promise<LocalState> {
@@ -43,12 +50,13 @@ async function readCodeSpaces(db: ShopDatabase, code: string): Promise<LocalStat
       db.meta.bulkGet([metaKey.coupons, metaKey.coupon(code), metaKey.issued(code)]),
     ]);
     // the API answered this code with the coupon under another code (case-insensitive matching, say): that one
-    const alias = (meta[1] as Confirmation | undefined)?.code;
-    const coupon = direct ?? (alias !== undefined ? await db.coupons.get(alias) : undefined);
+    const alias = direct ? undefined : (meta[1] as Confirmation | undefined)?.code;
+    const [coupon, aliasRow] = alias !== undefined ? await Promise.all([db.coupons.get(alias), db.meta.get(metaKey.coupon(alias))]) : [direct, undefined];
     return {
       coupon,
       issued,
-      confirmed: { coupon: latestConfirmation([meta[0], meta[1]]), issued: latestConfirmation([meta[2]]) },
+      confirmed: { coupon: latestConfirmation([meta[0], meta[1], aliasRow]), issued: latestConfirmation([meta[2]]) },
+      unreadable: markOf(meta[1]) ?? markOf(aliasRow),
     };
   });
 }
@@ -102,16 +110,18 @@ export async function findCoupon(code: string, deps: FindCouponDeps): Promise<Fi
 
   const source = (s: Space) => (fromNetwork.has(s) ? 'network' : 'local');
   if (local.coupon) {
-    return { found: { kind: 'coupon', record: local.coupon, syncedAt: local.confirmed.coupon, source: source('coupon') }, networkTrouble };
+    const found: FoundCoupon = { kind: 'coupon', record: local.coupon, syncedAt: local.confirmed.coupon, source: source('coupon') };
+    if (local.unreadable !== null) found.unreadable = local.unreadable;
+    return { found, networkTrouble };
+  }
+  if (local.unreadable !== null) {
+    return { absent: 'unreadable', syncedAt: local.confirmed.coupon, source: 'local', message: local.unreadable, networkTrouble };
   }
   if (local.issued) {
     return { found: { kind: 'issued', record: local.issued, syncedAt: local.confirmed.issued, source: source('issued') }, networkTrouble };
   }
   const now = deps.now();
-  const trusted = (s: Space) => {
-    const at = local.confirmed[s];
-    return fromNetwork.has(s) || (at !== null && now - at <= deps.maxDataAgeMs);
-  };
+  const trusted = (s: Space) => fromNetwork.has(s) || !olderThan(local.confirmed[s], now, deps.maxDataAgeMs);
   if (trusted('coupon') && trusted('issued')) {
     const both = [local.confirmed.coupon, local.confirmed.issued].filter((t): t is number => t !== null);
     const syncedAt = both.length === 2 ? Math.min(...both) : null;

@@ -1,5 +1,6 @@
 // Freshness rule: a "yes" decided from local data is only as good as that data. Like a card terminal's offline
 // window, local data older than `maxDataAgeMs` (default 24 h) gives `stale` unless the order accepts stale data.
+import { dataAge } from '../store/dataAge';
 import { formatAge, PASS, reject, type RuleOutcome } from './ruleOutcome';
 
 /** 24 h: the default `maxDataAgeMs`. @example options.maxDataAgeMs ?? DEFAULT_MAX_DATA_AGE_MS */
@@ -18,7 +19,7 @@ export interface FreshnessInput {
 
 /**
  * `stale` when the verdict comes from local data that is older than `maxDataAgeMs` (exactly that old still
- * passes) or was never confirmed, unless `acceptStale`. A fresh API answer ('network') is never stale.
+ * passes), was never confirmed, or is stamped in the future (dataAge.ts), unless `acceptStale`. A fresh API answer ('network') is never stale.
  * @example freshnessRule({ source: 'local', syncedAt: 0, now: 90_000_000, maxDataAgeMs: 86_400_000, acceptStale: false, discount: 3200 })
  */
 export function freshnessRule(input: FreshnessInput): RuleOutcome {
@@ -31,8 +32,18 @@ export function freshnessRule(input: FreshnessInput): RuleOutcome {
       { discount: input.discount },
     );
   }
-  const dataAgeMs = Math.max(0, input.now - input.syncedAt);
+  const dataAgeMs = dataAge(input.syncedAt, input.now)!;
   if (dataAgeMs <= input.maxDataAgeMs) return PASS;
+  if (dataAgeMs === Number.POSITIVE_INFINITY) {
+    // stamped while the till's clock was ahead: how old it really is cannot be told
+    return reject(
+      'freshness',
+      'stale',
+      "This coupon data was synced while the till's clock was ahead (it is stamped in the future), so its age is unknown; " +
+        'check the coupon another way or accept it as stale.',
+      { discount: input.discount },
+    );
+  }
   return reject(
     'freshness',
     'stale',

@@ -9,6 +9,7 @@ import type { Tabs } from '../tabs/joinTabs';
 import type { DatabaseClaim } from './databaseClaim';
 import type { EngineSync } from './engineSync';
 import type { ItemRefreshes } from './itemRefreshes';
+import type { Checkout } from './loadCouponValidator';
 import type { NetworkLoad } from './loadNetwork';
 import type { WatchRegistry } from './watchRegistry';
 
@@ -30,17 +31,18 @@ export interface EngineParts {
   changes: StorageChanges;
   cache: ReadCache | undefined;
   connectivity: Connectivity;
+  checkout: Checkout;
 }
 
 const ignore = () => undefined;
 
-/** @example const { clear, close } = clearAndClose({ life, db, claim, load, refreshes, watches, engineSync, tabs, changes, cache, connectivity }); */
+/** @example const { clear, close } = clearAndClose({ life, db, claim, load, refreshes, watches, engineSync, tabs, changes, cache, connectivity, checkout }); */
 export function clearAndClose(p: EngineParts): Pick<EngineApi, 'clear' | 'close'> {
   return {
-    async clear() {
+    async clear(options) {
       await p.load.network.then((n) => n.runner.cancel(), ignore);
       await p.refreshes.settled();
-      await p.claim.emptyAndReclaim();
+      await p.claim.emptyAndReclaim(options?.discardJournal === true);
       p.tabs.cleared();
     },
     async close() {
@@ -53,6 +55,7 @@ export function clearAndClose(p: EngineParts): Pick<EngineApi, 'clear' | 'close'
       p.watches.stopAll();
       p.cache?.dispose();
       p.changes.dispose();
+      p.checkout.dispose();
       p.life.closing.abort(new ShopLookupError('closed', 'shop-lookup was closed.'));
       await p.load.network.then((n) => {
         n.limiter.dispose();

@@ -3,13 +3,14 @@
 // Platform pieces are passed in.
 import type { EngineApi, EngineOptions, WatchListener } from '../../src/protocol';
 import type { RetryPolicy } from '../api/retryer';
+import { createServerClock } from '../api/serverClock';
 import { planLookup } from '../lookups/lookupPlans';
 import { createResourceState } from '../lookups/resourceState';
 import { createReadCache } from '../store/readCache';
 import { defaultDbName } from '../store/shopIdentity';
 import { createStorageChanges } from '../store/storageChanges';
 import { engineError } from '../store/storageErrors';
-import { openStore } from '../store/store';
+import type { openStore } from '../store/store';
 import { readTrackedProducts } from '../store/trackedProducts';
 import { createConnectivity, type OnlineSource } from '../tabs/connectivity';
 import { joinTabs } from '../tabs/joinTabs';
@@ -22,6 +23,7 @@ import { createEngineSync } from './engineSync';
 import { createItemRefreshes } from './itemRefreshes';
 import { loadCouponValidator } from './loadCouponValidator';
 import { loadNetwork } from './loadNetwork';
+import { openEngineStore, type EngineStore } from './openEngineStore';
 import { createWatchRegistry } from './watchRegistry';
 
 /** Platform pieces and tuning the engine is given (tests pass fakes; the worker passes its globals). */
@@ -48,11 +50,24 @@ export interface EngineDeps {
 
 const DEFAULT_REFRESH_INTERVAL_MS = 5 * 60 * 1000;
 
-/** @example const engine = createEngine({ baseUrl }, (id, value) => console.log(id, value), { indexedDB, IDBKeyRange }); */
-export function createEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps = {}): EngineApi {
-  const now = deps.now ?? Date.now;
+/**
+ * Resolves once the database is open (the shop's IndexedDB database, or one in memory where that cannot be used:
+ * openEngineStore.ts). The network side and the checkout start loading then, not before: parsing them while the
+ * database opens delayed the first answer after a reload by a hundred milliseconds (the bench's reload row).
+ * @example const engine = await createEngine({ baseUrl }, (id, value) => console.log(id, value), { indexedDB, IDBKeyRange });
+ */
+export async function createEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps = {}): Promise<EngineApi> {
   const dbName = options.dbName ?? defaultDbName(options.shopId);
-  const db = (deps.openStore ?? openStore)(dbName, deps);
+  const store = await openEngineStore(dbName, deps);
+  return assembleEngine(options, listener, deps, store);
+}
+
+function assembleEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps, { db, memoryOnly }: EngineStore): EngineApi {
+  // the till's clock, corrected by the offset the API's (or relay's) answers show (serverClock.ts)
+  const clock = createServerClock(deps.now ?? Date.now);
+  const now = clock.now;
+  // In memory, this engine is alone: its own leader, its own sync lock and tab channel (db.name is its own).
+  const dbName = db.name;
   const changes = createStorageChanges(dbName);
   const cache = deps.copiesEmissions ? createReadCache(changes) : undefined;
   const locks = deps.locks ?? platformLocks();
@@ -60,6 +75,8 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
   const life: Lifetime = { closed: false, closing: new AbortController() };
   const resources = createResourceState(now, engineError);
   const status = createSyncStatus(connectivity);
+  clock.subscribe((clockOffsetMs) => status.facts.set({ clockOffsetMs }));
+  if (memoryOnly) status.facts.set({ storageError: memoryOnly, memoryOnly: true });
   // The parts refer to one another through arrows: each is called only once all are assembled.
   const tabs = joinTabs({
     locks,
@@ -95,6 +112,7 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     resync: () => engineSync.sync().then((r) => r.ok),
     syncAllowed: () => claim.ready.then((blocked) => !blocked),
     onReconnect: () => watches.refreshIfDue(),
+    onServerDate: clock.sample,
   });
   const claim = createDatabaseClaim({
     ...core,
@@ -120,10 +138,12 @@ export function createEngine(options: EngineOptions, listener: WatchListener, de
     activeWatches: () => watches.size,
     setPersisted: (persisted) => status.facts.set({ persisted }),
     setNetworkOnline: (online) => connectivity.setOnline(online),
-    ...checkout,
+    validateCoupon: checkout.validateCoupon,
+    offlineJournal: checkout.offlineJournal,
+    clearOfflineJournal: checkout.clearOfflineJournal,
     sync: engineSync.sync,
     trackProducts: engineSync.trackProducts,
     prefetchIssuedCoupons: engineSync.prefetchIssuedCoupons,
-    ...clearAndClose({ life, db, claim, load, refreshes, watches, engineSync, tabs, changes, cache, connectivity }),
+    ...clearAndClose({ life, db, claim, load, refreshes, watches, engineSync, tabs, changes, cache, connectivity, checkout }),
   };
 }

@@ -41,6 +41,8 @@ export interface NetworkDeps extends Pick<EngineCore, 'options' | 'db' | 'now' |
   syncAllowed(): Promise<boolean>;
   /** Back online (every engine, leader or not): the watches on screen refresh what is due. */
   onReconnect(): void;
+  /** The `Date` header of every answer of the API or the relay (the engine's clock, serverClock.ts). */
+  onServerDate(date: string | null): void;
 }
 
 export interface Network {
@@ -59,10 +61,16 @@ export interface Network {
 /** @example const net = createNetwork({ options, db, fetch, now, connectivity, resources, status, signal, trackedProducts, shop, exclusive, leadership, resync }); */
 export function createNetwork(deps: NetworkDeps): Network {
   const { options, db, now, signal } = deps;
+  // every answer of the API and the relay tells the time (its Date header), before its body is read
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const res = await deps.fetch(input, init);
+    deps.onServerDate(res.headers.get('date'));
+    return res;
+  };
   const limiter = createRateLimiter(options.rateLimits ?? DEFAULT_RATE_LIMITS);
   const transport = createTransport({
     baseUrl: options.baseUrl,
-    fetch: deps.fetch,
+    fetch,
     limiter,
     timeoutMs: options.requestTimeoutMs ?? 15_000,
     auth: options.auth,
@@ -77,7 +85,7 @@ export function createNetwork(deps: NetworkDeps): Network {
   const onUnreachable = () => deps.connectivity.reportUnreachable();
   const relay = createRelayFeedSource({
     db,
-    client: createRelayFeedClient({ baseUrl: options.baseUrl, fetch: deps.fetch, timeoutMs, signal, onAnswer, onUnreachable }),
+    client: createRelayFeedClient({ baseUrl: options.baseUrl, fetch, timeoutMs, signal, onAnswer, onUnreachable }),
     onVersion: (relayVersion) => {
       deps.status.facts.set({ relayVersion });
       // what the feed confirmed shows in status() at once (a live change or confirmation arrives outside a sync)
@@ -92,7 +100,7 @@ export function createNetwork(deps: NetworkDeps): Network {
   });
   const direct = createDirectListingSource(db, now);
   const chooser = createSourceChooser(sourceModeOf(options.source, options.auth), async (s) => {
-    const answer = await probeRelay(deps.fetch, options.baseUrl, timeoutMs, s ? AbortSignal.any([signal, s]) : signal);
+    const answer = await probeRelay(fetch, options.baseUrl, timeoutMs, s ? AbortSignal.any([signal, s]) : signal);
     if (answer.kind === 'unknown') onUnreachable();
     else onAnswer();
     return answer;

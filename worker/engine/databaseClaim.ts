@@ -30,8 +30,11 @@ export interface DatabaseClaim {
   reclaim(claimed?: Promise<LookupError | null>): void;
   /** Runs `work` holding the sync lock, once the claim under it still holds (another tab may have cleared meanwhile). */
   exclusive<T>(work: () => Promise<T>): Promise<T>;
-  /** Empties every table under the sync lock and claims the database again (clear()). */
-  emptyAndReclaim(): Promise<void>;
+  /**
+   * Empties the tables under the sync lock and claims the database again (clear()). The offline journal is kept
+   * unless `discardJournal`; a database of another shop whose journal holds entries is not emptied then.
+   */
+  emptyAndReclaim(discardJournal: boolean): Promise<void>;
   /** Adds products this engine tracks (shop-wide); resolves with those new to the database. */
   track(productNos: number[]): Promise<number[]>;
   /**
@@ -40,6 +43,15 @@ export interface DatabaseClaim {
    * refuses the database, as it does for a direct engine of another shop.
    */
   relayShop(name: string | null): Promise<void>;
+}
+
+/** clear() of another shop's database while its offline journal holds entries: they are that shop's sales. */
+function journalNotEmpty(dbName: string, entries: number): ShopLookupError {
+  return new ShopLookupError(
+    'journal_not_empty',
+    `The local database "${dbName}" holds another shop's data with ${entries} offline-journal entr${entries === 1 ? 'y' : 'ies'} not reconciled yet, so nothing was cleared. ` +
+      "Export them first with that shop's settings (offlineJournal(), then clearOfflineJournal(lastId)), or call clear({ discardJournal: true }) to drop them.",
+  );
 }
 
 /** @example const claim = createDatabaseClaim({ ...core, dbName, locks, onReclaim }); await claim.usable(); */
@@ -134,11 +146,17 @@ export function createDatabaseClaim(deps: DatabaseClaimDeps): DatabaseClaim {
         }
         return work();
       }),
-    async emptyAndReclaim() {
+    async emptyAndReclaim(discardJournal) {
       // Under the sync lock: no sync of any tab is between two pages while the tables are emptied and claimed
       // again (a sync in another tab ends first; the ones after it check the claim).
       const blocked = await underLock(async () => {
-        await db.transaction('rw', db.tables, () => Promise.all(db.tables.map((t) => t.clear())));
+        const otherShop = (await ready)?.code === 'shop_mismatch';
+        await db.transaction('rw', db.tables, async () => {
+          // verdicts not reconciled yet are the shop's sales: never dropped unless the caller says so
+          const unreconciled = discardJournal ? 0 : await db.journal.count();
+          if (unreconciled > 0 && otherShop) throw journalNotEmpty(db.name, unreconciled);
+          await Promise.all(db.tables.filter((t) => unreconciled === 0 || t.name !== db.journal.name).map((t) => t.clear()));
+        });
         forget();
         return claim(); // the emptied database may now be claimed by this shop
       });

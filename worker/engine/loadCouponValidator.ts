@@ -9,7 +9,10 @@ export interface LoadCouponValidatorDeps extends EngineCore, Pick<CouponValidato
   claim: DatabaseClaim;
 }
 
-export type Checkout = Pick<EngineApi, 'validateCoupon' | 'offlineJournal' | 'clearOfflineJournal'>;
+export type Checkout = Pick<EngineApi, 'validateCoupon' | 'offlineJournal' | 'clearOfflineJournal'> & {
+  /** Stops the journal's retries (close()). */
+  dispose(): void;
+};
 
 /** @example const checkout = loadCouponValidator({ ...core, claim, refreshCoupon, refreshIssuedCoupon }); await checkout.validateCoupon('A', { amount: 1000 }); */
 export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
@@ -21,6 +24,7 @@ export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
       isOffline: () => deps.connectivity.offline,
       refreshCoupon: deps.refreshCoupon,
       refreshIssuedCoupon: deps.refreshIssuedCoupon,
+      onJournal: (unsavedJournal, journalError) => deps.status.facts.set({ unsavedJournal, journalError }),
       options: { couponPolicy, timeZone, maxDataAgeMs, refreshIntervalMs: deps.refreshIntervalMs },
     }),
   );
@@ -31,7 +35,8 @@ export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
   };
   return {
     validateCoupon: async (code, order) => (await ready()).validate(code, order),
-    offlineJournal: async () => (await ready()).journal(),
+    offlineJournal: async (page) => (await ready()).journal(page),
     clearOfflineJournal: async (throughId) => (await ready()).clearJournal(throughId),
+    dispose: () => void validator.then((v) => v.dispose(), () => undefined),
   };
 }

@@ -1,7 +1,8 @@
 // How each of the six lookups reads IndexedDB, which confirmations make up its `syncedAt`, which refresh state
 // concerns it, and how it is refreshed from the API. One table, so the lookups cannot drift apart.
 import type { LookupQuery } from '../../src/protocol';
-import Dexie, { type IndexableType } from 'dexie';
+import type { IndexableType } from 'dexie';
+import { typedCode } from '../api/pathSegment';
 import { keysOf, MAX_KEY, MIN_KEY, rangeOf, wholeTable, type Interest } from '../store/storageChanges';
 import { metaKey, type ShopDatabase } from '../store/store';
 import type { SyncContext } from '../sync/syncContext';
@@ -18,7 +19,7 @@ export interface LookupPlan {
   /** The object store `request` reads (together with the confirmations, in one transaction: readLocal.ts). */
   store: 'coupons' | 'issuedCoupons' | 'options';
   /** The lookup's data as one IndexedDB request on that store (the one way a lookup reads, see readLocal). */
-  request(store: IDBObjectStore): IDBRequest;
+  request(store: IDBObjectStore, keyRange: typeof IDBKeyRange): IDBRequest;
   /** Lists only: watches of the same list share one read (readCache), under this key. */
   cacheKey?: string;
   /** The primary keys `read` depends on, per table: a write to them makes the watch read again. */
@@ -69,25 +70,30 @@ export function planLookup(q: LookupQuery): LookupPlan {
         interest: { coupons: wholeTable() },
         refresh: 'sync',
       });
-    case 'coupon':
-      return itemPlan(metaKey.coupon(q.code), metaKey.coupons, {
+    case 'coupon': {
+      // a code as typed: the form validateCoupon uses too (pathSegment.ts)
+      const code = typedCode(q.code);
+      return itemPlan(metaKey.coupon(code), metaKey.coupons, {
         store: 'coupons',
-        request: (store) => store.get(q.code),
-        interest: { coupons: keysOf(q.code) },
-        readAlias: (db, code) => db.coupons.get(code),
-        refresh: (ctx, net) => net.refreshCoupon(ctx, q.code),
+        request: (store) => store.get(code),
+        interest: { coupons: keysOf(code) },
+        readAlias: (db, alias) => db.coupons.get(alias),
+        refresh: (ctx, net) => net.refreshCoupon(ctx, code),
       });
-    case 'issuedCoupon':
-      return itemPlan(metaKey.issued(q.code), null, {
+    }
+    case 'issuedCoupon': {
+      const code = typedCode(q.code);
+      return itemPlan(metaKey.issued(code), null, {
         store: 'issuedCoupons',
-        request: (store) => store.get(q.code),
-        interest: { issuedCoupons: keysOf(q.code) },
-        refresh: (ctx, net) => net.refreshIssuedCoupon(ctx, q.code),
+        request: (store) => store.get(code),
+        interest: { issuedCoupons: keysOf(code) },
+        refresh: (ctx, net) => net.refreshIssuedCoupon(ctx, code),
       });
+    }
     case 'productOptions':
       return listPlan(metaKey.options(q.productNo), {
         store: 'options',
-        request: (store) => store.getAll(Dexie.dependencies.IDBKeyRange.bound([q.productNo, MIN_KEY], [q.productNo, MAX_KEY])),
+        request: (store, keyRange) => store.getAll(keyRange.bound([q.productNo, MIN_KEY], [q.productNo, MAX_KEY])),
         interest: { options: productKeys(q.productNo) },
         refresh: (ctx, net) => net.syncProductOptions(ctx, q.productNo),
       });

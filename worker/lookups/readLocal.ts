@@ -11,6 +11,8 @@ export interface Local {
   itemConfirmedAt: number | null;
   /** The code the API answered this item under, when not the one asked (Confirmation.code). */
   aliasOf?: string;
+  /** Why the latest record the API sent for this item could not be read (an unreadable mark): the copy shown is unconfirmed. */
+  unreadable?: string;
 }
 
 function toLocal(plan: LookupPlan, data: unknown, confirmations: (MetaRow | undefined)[]): Local {
@@ -21,6 +23,7 @@ function toLocal(plan: LookupPlan, data: unknown, confirmations: (MetaRow | unde
     itemConfirmedAt: latestConfirmation([item]),
   };
   if (item && 'code' in item && typeof item.code === 'string') local.aliasOf = item.code;
+  if (item && 'unreadable' in item) local.unreadable = item.unreadable.message;
   return local;
 }
 
@@ -37,7 +40,7 @@ async function followAlias(plan: LookupPlan, db: ShopDatabase, local: Local): Pr
  */
 function readDirect(plan: LookupPlan, db: ShopDatabase): Promise<Local> {
   const tx = db.backendDB().transaction([plan.store, db.meta.name], 'readonly');
-  const data = plan.request(tx.objectStore(plan.store));
+  const data = plan.request(tx.objectStore(plan.store), db.keyRange);
   const meta = tx.objectStore(db.meta.name);
   const confirmations = plan.confirmKeys.map((key) => meta.get(key) as IDBRequest<MetaRow | undefined>);
   return new Promise((resolve, reject) => {
@@ -77,4 +80,4 @@ export function readLocal(plan: LookupPlan, db: ShopDatabase): Promise<Local> {
 
 /** The same data, confirmed at the same times: nothing to tell a subscriber. */
 export const sameLocal = (a: Local, b: Local) =>
-  a.syncedAt === b.syncedAt && a.itemConfirmedAt === b.itemConfirmedAt && sameRecord(a.data, b.data);
+  a.syncedAt === b.syncedAt && a.itemConfirmedAt === b.itemConfirmedAt && a.unreadable === b.unreadable && sameRecord(a.data, b.data);

@@ -13,6 +13,7 @@ import { sameRecord } from '../records/sameRecord';
 import { readLocal, sameLocal, type Local } from './readLocal';
 import { keysOf, type Interest, type StorageChanges } from '../store/storageChanges';
 import type { ShopDatabase } from '../store/store';
+import { olderThan } from '../store/dataAge';
 
 /** Longest wait for the re-read after a refresh ended (it normally takes a few ms). */
 const SETTLE_MS = 1000;
@@ -59,7 +60,8 @@ export function watchLookup(plan: LookupPlan, env: WatchEnv): Watch {
       const e = env.resources.errorOf(key);
       if (e && (syncedAt === null || e.at >= syncedAt) && (!latest || e.at > latest.at)) latest = e;
     }
-    return latest?.error ?? null;
+    // the copy shown is confirmed by nothing: its newer record could not be read
+    return latest?.error ?? (local?.unreadable ? { code: 'invalid_record', message: local.unreadable } : null);
   }
 
   function emit(dataChanged: boolean): void {
@@ -86,11 +88,8 @@ export function watchLookup(plan: LookupPlan, env: WatchEnv): Watch {
   function refreshIfDue(): void {
     if (stopped || local === null || env.connectivity.offline) return;
     const t = env.now();
-    const stale = local.syncedAt === null || t - local.syncedAt > env.refreshIntervalMs;
-    const missing =
-      plan.empty === null &&
-      local.data === null &&
-      (local.itemConfirmedAt === null || t - local.itemConfirmedAt > env.refreshIntervalMs);
+    const stale = olderThan(local.syncedAt, t, env.refreshIntervalMs);
+    const missing = plan.empty === null && local.data === null && olderThan(local.itemConfirmedAt, t, env.refreshIntervalMs);
     if (stale || missing) env.refresh(plan);
   }
 

@@ -31,7 +31,10 @@ export interface FeedState {
 export interface FeedStageRow {
   resource: string;
   key: string;
+  /** null: the snapshot's record was rejected and no copy was held (nothing goes live for it). */
   record: unknown;
+  /** The snapshot's record was rejected: this is the copy held before, which stays unconfirmed (unreadableMarks.ts). */
+  kept?: true;
 }
 
 export const EMPTY_FEED_STATE: FeedState = { key: FEED_STATE_KEY, handle: null, version: null, etag: null, snapshot: null };

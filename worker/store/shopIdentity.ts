@@ -62,7 +62,7 @@ function mismatch(db: ShopDatabase, stored: ShopIdentity, mine: ShopIdentity, ve
   const whose = stored.shopId ? `shop ${JSON.stringify(stored.shopId)} at ${stored.baseUrl}` : stored.baseUrl;
   return {
     code: 'shop_mismatch',
-    message: `The local database "${db.name}" holds the data of another shop (${whose}), so it is not served here. Use one dbName per shop (and a shopId), or call clear() to drop the other shop's data.`,
+    message: `The local database "${db.name}" holds the data of another shop (${whose}), so it is not served here. Use one dbName per shop (and a shopId). To drop the other shop's data, first export its offline journal (open the database with that shop's settings: offlineJournal(), then clearOfflineJournal(lastId)), then call clear().`,
   };
 }
 

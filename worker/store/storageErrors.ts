@@ -53,8 +53,18 @@ function namesOf(error: unknown): string[] {
   return names;
 }
 
+/** A storage error of ours in the chain (refuseNewerSchema's `storage_upgraded`), which says it best. */
+function ownError(error: unknown): LookupError | null {
+  for (let e = error as { code?: unknown; message?: unknown; inner?: unknown } | undefined, i = 0; e && i < 4; e = e.inner as typeof e, i++) {
+    if (typeof e.code === 'string' && e.code.startsWith('storage_') && typeof e.message === 'string') return { code: e.code, message: e.message };
+  }
+  return null;
+}
+
 /** The storage failure as a readable LookupError, or null when `error` is not a storage failure. */
 export function storageError(error: unknown): LookupError | null {
+  const own = ownError(error);
+  if (own) return own;
   const names = namesOf(error);
   for (const name of names) {
     const known = ADVICE[name];

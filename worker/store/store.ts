@@ -3,6 +3,10 @@
 import Dexie, { type Table } from 'dexie';
 import type { Coupon, IssuedCoupon, JournalEntry, ProductOption } from '../../src/protocol';
 import type { FeedStageRow, FeedState } from './feedState';
+import { refuseNewerSchema } from './refuseNewerSchema';
+
+/** The schema version this release declares last (below); a database at a later one is refused (refuseNewerSchema.ts). */
+export const SCHEMA_VERSION = 5;
 
 /** When the API last confirmed a resource or an item (`coupons`, `coupon:<code>`, `options:<no>`, ...). */
 export interface Confirmation {
@@ -13,6 +17,27 @@ export interface Confirmation {
    * without regard to case). Lookups of `code` follow it there.
    */
   code?: string;
+}
+
+/**
+ * `coupon:<code>` when the latest record the API sent for that code could not be read (it failed the schema): the
+ * copy stored (if any) stays, but nothing confirms it any more. Lookups show it with `confirmedAt`, when the API
+ * last confirmed that copy (null: never), whatever later listings say, and validateCoupon answers `unreadable`,
+ * until a readable record arrives (unreadableMarks.ts).
+ */
+export interface UnreadableMark {
+  key: string;
+  confirmedAt: number | null;
+  /** As on a Confirmation: the API answered this code with the coupon stored under another one. */
+  code?: string;
+  unreadable: {
+    /** When the unreadable record arrived. */
+    since: number;
+    /** Why it could not be read, in words (the rejection's message). */
+    message: string;
+    /** The coupon listing that rejected it (absent: a read-through or the relay's feed). */
+    listing?: string;
+  };
 }
 
 /**
@@ -49,7 +74,25 @@ export interface TrackedProducts {
   products: number[];
 }
 
-export type MetaRow = Confirmation | ListingCheckpointRow | CommittedListing | ShopIdentity | TrackedProducts | FeedState;
+/**
+ * A complete coupon listing came back empty while coupons were stored: nothing was deleted. The next complete
+ * listing confirms it (empty again: then they go) or ends the question (any coupon listed); see syncCoupons.
+ */
+export interface EmptyListing {
+  key: '@emptyListing';
+  /** When that listing started. */
+  at: number;
+}
+
+export type MetaRow =
+  | Confirmation
+  | UnreadableMark
+  | ListingCheckpointRow
+  | CommittedListing
+  | ShopIdentity
+  | TrackedProducts
+  | FeedState
+  | EmptyListing;
 
 /**
  * The codes of one listed page of the running coupon sync. A unique index over all of them finds a code listed
@@ -95,11 +138,16 @@ export class ShopDatabase extends Dexie {
   /** A relay snapshot being built aside while the last good data keeps answering (version 5; see feedState.ts). */
   feedStage!: Table<FeedStageRow, [string, string]>;
 
+  /** The IDBKeyRange of this database's IndexedDB (a lookup's plain requests build their ranges with it). */
+  readonly keyRange: typeof IDBKeyRange;
+
   constructor(name: string, deps: { indexedDB?: IDBFactory | undefined; IDBKeyRange?: typeof IDBKeyRange | undefined }) {
     const options: ConstructorParameters<typeof Dexie>[1] = {};
-    if (deps.indexedDB) options.indexedDB = deps.indexedDB;
+    const factory = deps.indexedDB ?? Dexie.dependencies.indexedDB;
+    if (factory) options.indexedDB = refuseNewerSchema(factory, SCHEMA_VERSION);
     if (deps.IDBKeyRange) options.IDBKeyRange = deps.IDBKeyRange;
     super(name, options);
+    this.keyRange = deps.IDBKeyRange ?? Dexie.dependencies.IDBKeyRange;
     this.version(1).stores({
       coupons: 'coupon_code',
       issuedCoupons: '',
@@ -119,7 +167,7 @@ export class ShopDatabase extends Dexie {
         await tx.table('couponStage').clear();
       });
     // version 5: the relay feed's staging table (version 4 is left to another change; Dexie accepts the gap)
-    this.version(5).stores({ feedStage: '[resource+key]' });
+    this.version(SCHEMA_VERSION).stores({ feedStage: '[resource+key]' });
   }
 }
 
@@ -152,6 +200,7 @@ export const metaKey = {
   optionCode: (productNo: number, code: string) => `option:${productNo}:code:${code}`,
   couponSync: '@couponSync',
   couponListing: '@couponListing',
+  emptyListing: '@emptyListing',
   shop: '@shop',
   products: '@products',
 } as const;
@@ -161,11 +210,15 @@ export function confirm(db: ShopDatabase, keys: string[], at: number) {
   return db.meta.bulkPut(keys.map((key) => ({ key, confirmedAt: at })));
 }
 
-/** The latest confirmation among `keys`, or null. */
+/**
+ * The latest confirmation among `rows`, or null. An unreadable mark among them decides alone: the listing that
+ * carried the unreadable record confirms nothing of the copy kept.
+ */
 export function latestConfirmation(rows: (MetaRow | undefined)[]): number | null {
   let latest: number | null = null;
   for (const r of rows) {
-    if (r && 'confirmedAt' in r && (latest === null || r.confirmedAt > latest)) latest = r.confirmedAt;
+    if (r && 'unreadable' in r) return r.confirmedAt;
+    if (r && 'confirmedAt' in r && r.confirmedAt !== null && (latest === null || r.confirmedAt > latest)) latest = r.confirmedAt;
   }
   return latest;
 }

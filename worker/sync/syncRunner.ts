@@ -60,8 +60,8 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
       call: (step) =>
         retry(step, deps.policy, {
           signal,
-          onWait: () => status.facts.set({ waiting: true }),
-          onResume: () => status.facts.set({ waiting: false }),
+          onWait: (ms) => status.facts.set({ waiting: true, waitingUntil: now() + ms }),
+          onResume: () => status.facts.set({ waiting: false, waitingUntil: null }),
         }),
       progress(resource, done, total) {
         // at most every PROGRESS_MS (and the last step): each update reaches every status watcher and every tab
@@ -119,6 +119,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
     status.facts.set({
       syncing: false,
       waiting: false,
+      waitingUntil: null,
       progress: null,
       failed: !report.complete,
       lastError: report.errors.at(-1) ?? (report.complete ? null : f.lastError),

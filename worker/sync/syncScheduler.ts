@@ -2,6 +2,7 @@
 // closed leader, and after any failed sync with growing pauses (2 s ... 60 s) until one succeeds. Only the leader
 // (one engine per database across tabs) schedules syncs; every engine refreshes its own on-screen lookups on reconnect.
 import type { SyncReport } from '../../src/protocol';
+import { olderThan } from '../store/dataAge';
 import { FEED_STATE_KEY, type FeedState } from '../store/feedState';
 import { metaKey, type Confirmation, type ShopDatabase } from '../store/store';
 import type { Connectivity } from '../tabs/connectivity';
@@ -40,7 +41,7 @@ export async function isSyncDue(db: ShopDatabase, now: number, refreshIntervalMs
   const [coupons, checkpoint, feed] = await db.meta.bulkGet([metaKey.coupons, metaKey.couponSync, FEED_STATE_KEY]);
   const at = (coupons as Confirmation | undefined)?.confirmedAt;
   const snapshotUnderWay = (feed as FeedState | undefined)?.snapshot;
-  return checkpoint !== undefined || !!snapshotUnderWay || at === undefined || now - at > refreshIntervalMs;
+  return checkpoint !== undefined || !!snapshotUnderWay || olderThan(at, now, refreshIntervalMs);
 }
 
 /** @example const scheduler = createSyncScheduler({ sync, isDue, ready, connectivity, leadership, refreshIntervalMs, onReconnect }); */

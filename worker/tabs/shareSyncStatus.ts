@@ -22,8 +22,8 @@ export function shareSyncStatus({ name, status, ownSync, onCleared }: SharedStat
   let applyingRemote = false;
   let speaking = false;
   const facts = (): SharedSyncFacts => {
-    const { syncing, waiting, failed, progress, lastSyncedAt, lastError, source, relayVersion, relay } = status.facts.get();
-    return { syncing, waiting, failed, progress, lastSyncedAt, lastError, source, relayVersion, relay };
+    const { syncing, waiting, waitingUntil, failed, progress, lastSyncedAt, lastError, source, relayVersion, relay } = status.facts.get();
+    return { syncing, waiting, waitingUntil, failed, progress, lastSyncedAt, lastError, source, relayVersion, relay };
   };
   const channel = createTabChannel(name, {
     onFacts(theirs) {
@@ -32,6 +32,7 @@ export function shareSyncStatus({ name, status, ownSync, onCleared }: SharedStat
       const mine = status.facts.get().lastSyncedAt;
       status.facts.set({
         ...theirs,
+        waitingUntil: theirs.waitingUntil ?? null,
         lastSyncedAt: { coupons: later(mine.coupons, theirs.lastSyncedAt.coupons), options: later(mine.options, theirs.lastSyncedAt.options) },
       });
       applyingRemote = false;

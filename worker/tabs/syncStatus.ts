@@ -7,6 +7,8 @@ interface StatusFacts {
   syncing: boolean;
   /** A backoff or Retry-After pause is under way. */
   waiting: boolean;
+  /** When that pause ends, epoch ms (null: none, or not known). */
+  waitingUntil: number | null;
   /** The last sync did not complete. */
   failed: boolean;
   progress: SyncStatus['progress'];
@@ -17,9 +19,21 @@ interface StatusFacts {
   /** Where the data comes from; null until the first sync found out. */
   source: SyncStatus['source'] | null;
   relayVersion: number | null;
+  /** How far this till's clock is off the API's, ms (positive: ahead); null until an answer told. */
+  clockOffsetMs: number | null;
+  /** Local storage cannot be used as it should (no IndexedDB, a newer schema), since the engine started. */
+  storageError: LookupError | null;
+  /** There is no usable IndexedDB: the data lives in memory. */
+  memoryOnly: boolean;
+  /** Offline-journal entries waiting in memory for storage, and why it refused the last one. */
+  unsavedJournal: number;
+  journalError: LookupError | null;
   /** The relay's own state from its last answer; null until it answered. */
   relay: SyncStatus['relay'] | null;
 }
+
+/** A clock off by more than this is shown in status(). @example Math.abs(offset) > CLOCK_SHOWN_MS */
+const CLOCK_SHOWN_MS = 60_000;
 
 export type SyncStatusState = ReturnType<typeof createSyncStatus>;
 
@@ -35,6 +49,7 @@ export function createSyncStatus(connectivity: Connectivity) {
   const facts = observableState<StatusFacts>({
     syncing: false,
     waiting: false,
+    waitingUntil: null,
     failed: false,
     progress: null,
     lastSyncedAt: { coupons: null, options: null },
@@ -43,6 +58,11 @@ export function createSyncStatus(connectivity: Connectivity) {
     persisted: undefined,
     source: null,
     relayVersion: null,
+    clockOffsetMs: null,
+    storageError: null,
+    memoryOnly: false,
+    unsavedJournal: 0,
+    journalError: null,
     relay: null,
   });
   const view = (): SyncStatus => {
@@ -58,6 +78,10 @@ export function createSyncStatus(connectivity: Connectivity) {
     if (f.persisted !== undefined) status.persisted = f.persisted;
     if (f.source) status.source = f.source;
     if (f.source === 'relay') status.relayVersion = f.relayVersion ?? null;
+    if (f.waiting && f.waitingUntil !== null) status.waitingUntil = f.waitingUntil;
+    if (f.clockOffsetMs !== null && Math.abs(f.clockOffsetMs) > CLOCK_SHOWN_MS) status.clockOffsetMs = f.clockOffsetMs;
+    const storageError = f.journalError ?? f.storageError;
+    if (storageError) status.storage = { error: storageError, memoryOnly: f.memoryOnly, unsavedJournal: f.unsavedJournal };
     if (f.source === 'relay' && f.relay) status.relay = f.relay;
     return status;
   };

@@ -8,6 +8,8 @@ import type { SyncStatus } from '../../src/protocol';
 export interface SharedSyncFacts {
   syncing: boolean;
   waiting: boolean;
+  /** When the sync's pause ends (absent from older builds). */
+  waitingUntil?: number | null;
   failed: boolean;
   progress: SyncStatus['progress'];
   lastSyncedAt: SyncStatus['lastSyncedAt'];

@@ -9,6 +9,7 @@ import { parseRecords, rejectionError } from '../../records/parseRecords';
 import { RECORD_READERS_VERSION } from '../../records/schemas';
 import { sameRecord } from '../../records/sameRecord';
 import { confirm, metaKey, type PageHash, type ShopDatabase, type StagedCoupon } from '../../store/store';
+import { clearMarks, markUnreadable, unreadableMarks, type UnreadableRecord } from '../../store/unreadableMarks';
 import type { ReportDraft } from '../syncReport';
 import {
   diffs,
@@ -223,6 +224,7 @@ export async function storePages(
       const records: Coupon[] = [];
       const pageOf: number[] = [];
       const fetchedAt: number[] = [];
+      const unreadable: UnreadableRecord[] = [];
       batch.forEach((b, i) => {
         const k = known[i];
         if (trusted && k?.hash === b.hash && k.listing === committed && k.readers === RECORD_READERS_VERSION) {
@@ -233,7 +235,10 @@ export async function storePages(
         const parsed = parseRecords('coupon', b.rows, b.rowsPath);
         for (const r of parsed.rejected) {
           report.rejected++;
-          report.errors.push(rejectionError(`GET /v2/shop/coupons page ${b.page}`, r));
+          const error = rejectionError(`GET /v2/shop/coupons page ${b.page}`, r);
+          report.errors.push(error);
+          // the copy kept is no longer confirmed by anything (unless a read-through since brought a newer one)
+          if (r.key !== null && !rereadSince(cp, String(r.key), b.fetchedAt)) unreadable.push({ code: String(r.key), message: error.message });
         }
         for (const r of parsed.records) {
           // a read-through asked the API for this coupon after this page was requested: its copy is the newer
@@ -245,6 +250,7 @@ export async function storePages(
         rejected ||= parsed.rejected.length > 0;
         hashes.push(parsed.rejected.length === 0 ? b.hash : null);
       });
+      await markUnreadable(db, unreadable, batch[0]!.fetchedAt, listing);
       const next = nextCheckpoint(cp, { type: 'pagesStored', progress: batch[batch.length - 1]!.progress, unmatched, rejected })!;
       // the codes listed so far move to where the new state keeps them
       const codesIn = listedCodesIn(next.state);
@@ -347,6 +353,10 @@ export async function commitListing(db: ShopDatabase, listing: string, committed
     if (hashesStale(cp.state)) await db.couponHashes.clear();
     else await db.couponHashes.where(':id').above(cp.page).delete();
     await db.meta.put({ key: metaKey.couponListing, listing });
+    await db.meta.delete(metaKey.emptyListing);
+    // A code marked unreadable before this listing began, and not rejected again by it, was listed readable or
+    // not at all (gone): its mark ends. Unless a row without a readable code was rejected: it may have been that one.
+    if (mayDelete) await clearMarks(db, (await unreadableMarks(db)).filter((m) => m.unreadable.listing !== listing && m.unreadable.since < cp.startedAt));
     // confirmed as of when the listing started: every record is at least that fresh
     await confirm(db, [metaKey.coupons], cp.startedAt);
     return { written, deleted };

@@ -24,7 +24,8 @@ import {
   type PageToStore,
 } from './couponListing';
 import { progressOf, writesInto, type ListingProgress } from './listingCheckpoint';
-import { metaKey, type CommittedListing } from '../../store/store';
+import { ShopLookupError } from '../../../src/protocol';
+import { metaKey, type CommittedListing, type EmptyListing } from '../../store/store';
 import type { SyncContext } from '../syncContext';
 import { writeBehind } from '../../store/writeBehind';
 
@@ -32,6 +33,8 @@ import { writeBehind } from '../../store/writeBehind';
 const MAX_RESTARTS = 2;
 /** List pages requested ahead of the one being stored. */
 const FETCH_AHEAD = 4;
+/** The engine's clock moved by more than this while a listing ran: it starts over (see syncCoupons). */
+const CLOCK_MOVED_MS = 1000;
 /** Pages waiting for the transaction under way (they go into the next one); beyond that the listing waits. */
 const MAX_QUEUED_PAGES = 8;
 
@@ -69,6 +72,23 @@ function changedUnder(cp: ListingProgress, p: ListPage): boolean {
 }
 
 /**
+ * A complete listing with no coupon at all, while coupons are stored: deleting them all takes a second complete
+ * listing that is empty too (an API or gateway briefly answering "none" must not empty every till). The first
+ * keeps everything and fails the sync; the next one that is empty again goes on to the commit.
+ */
+async function confirmEmpty(ctx: SyncContext, startedAt: number): Promise<void> {
+  const { db } = ctx;
+  const stored = await db.coupons.count();
+  if (stored === 0 || (await db.meta.get(metaKey.emptyListing)) !== undefined) return;
+  await discardCouponListing(db);
+  await db.meta.put({ key: metaKey.emptyListing, at: startedAt } satisfies EmptyListing);
+  throw new ShopLookupError(
+    'empty_listing_unconfirmed',
+    `The shop API listed no coupons at all, while ${stored} are stored here: nothing was deleted. If the shop really has no coupons, the next sync that finds none again deletes them.`,
+  );
+}
+
+/**
  * Syncs all coupons. Throws (after recording what it learned) when the listing could not be completed;
  * the last complete snapshot then stays as it was.
  * @example await syncCoupons(ctx); // ctx.report now says what was fetched, written, deleted, rejected
@@ -81,6 +101,11 @@ export async function syncCoupons(ctx: SyncContext): Promise<void> {
   const committed = ((await db.meta.get(metaKey.couponListing)) as CommittedListing | undefined)?.listing ?? null;
   let restarts = 0;
   let lastRows = 0;
+  // How far the engine's clock is from the platform's: it moves when the first answers tell the API's time
+  // (serverClock.ts). A listing stamped (its start, its pages' requests) before that would be confirmed by a clock
+  // that was wrong, and its stamps compared with later ones taken by the right clock: it starts over, once.
+  const correction = () => ctx.now() - Date.now();
+  let stampedWith: number | null = correction();
   const pages = fetchAhead(
     (page, signal, answered) =>
       ctx.call(async () => {
@@ -106,8 +131,10 @@ export async function syncCoupons(ctx: SyncContext): Promise<void> {
     for (let page = progress.page + 1; ; page++) {
       const p = await pages.get(page);
       report.fetched += p.rows.length;
-      if (changedUnder(progress, p)) {
-        if (++restarts > MAX_RESTARTS) throw inconsistent('it kept changing while it was being read');
+      const clockMoved = stampedWith !== null && Math.abs(correction() - stampedWith) > CLOCK_MOVED_MS;
+      if (clockMoved || changedUnder(progress, p)) {
+        if (clockMoved) stampedWith = null;
+        else if (++restarts > MAX_RESTARTS) throw inconsistent('it kept changing while it was being read');
         pages.reset();
         await writer.drain();
         cp = await beginListing(db, ctx.now());
@@ -151,6 +178,7 @@ export async function syncCoupons(ctx: SyncContext): Promise<void> {
     await discardCouponListing(db);
     throw inconsistent(`${listed + unkeyed} coupons were listed but the API counted ${dataCount} (rows skipped or shifted between pages; last page had ${lastRows})`);
   }
+  if (listed + unkeyed === 0) await confirmEmpty(ctx, cp.startedAt);
   const blind = unkeyed > 0;
   const { written, deleted } = await commitListing(db, cp.listing, committed, !blind);
   if (writesInto(cp.state) === 'stage') report.written += written;

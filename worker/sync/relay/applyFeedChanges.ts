@@ -6,6 +6,7 @@ import type { FeedAnswer } from './relayFeedClient';
 import { FEED_STATE_KEY, type FeedStageRow, type FeedState } from '../../store/feedState';
 import { parseRecord, rejectionError } from '../../records/parseRecords';
 import { confirm, metaKey, productRange, type ShopDatabase } from '../../store/store';
+import { clearMarks, clearUnreadable, markUnreadable, unreadableMarks } from '../../store/unreadableMarks';
 
 /** An answer's records, checked and sorted by where they go. */
 export interface CheckedFeed {
@@ -14,8 +15,8 @@ export interface CheckedFeed {
   couponDeletes: string[];
   optionDeletes: [number, number][];
   stageDeletes: [string, string][];
-  /** Records rejected whose key was readable: a staged snapshot keeps their live copy. */
-  rejectedKeys: { resource: string; key: string }[];
+  /** Records rejected whose key was readable: a staged snapshot keeps their live copy (a coupon's, unconfirmed). */
+  rejectedKeys: { resource: string; key: string; message: string }[];
   errors: LookupError[];
 }
 
@@ -32,8 +33,9 @@ export function checkFeed(answer: Pick<FeedAnswer, 'upserts' | 'deletes'>): Chec
     if (u.resource !== 'coupons' && productNo === null) return; // a resource this engine does not know
     const r = productNo === null ? parseRecord('coupon', u.record, `feed.upserts[${i}].record`) : parseRecord('productOption', u.record, `feed.upserts[${i}].record`, productNo);
     if (!r.ok) {
-      out.errors.push(rejectionError(`GET relay/v1/feed`, r.rejected));
-      out.rejectedKeys.push({ resource: u.resource, key: u.key });
+      const error = rejectionError(`GET relay/v1/feed`, r.rejected);
+      out.errors.push(error);
+      out.rejectedKeys.push({ resource: u.resource, key: u.key, message: error.message });
     } else if (productNo === null) out.coupons.push({ key: u.key, record: r.record });
     else out.options.push({ productNo, key: u.key, record: r.record });
   });
@@ -46,6 +48,10 @@ export function checkFeed(answer: Pick<FeedAnswer, 'upserts' | 'deletes'>): Chec
   }
   return out;
 }
+
+/** The answer's coupons whose record was rejected. */
+const unreadableCoupons = (feed: CheckedFeed) =>
+  feed.rejectedKeys.filter((r) => r.resource === 'coupons').map((r) => ({ code: r.key, message: r.message }));
 
 /** The confirmations an answer carries: `coupons`, `options:<no>`, and `options` (the oldest of the products'). */
 function confirmations(answer: Pick<FeedAnswer, 'confirmedAt' | 'products'>): [string, number][] {
@@ -79,6 +85,9 @@ export function applyToLive(db: ShopDatabase, feed: CheckedFeed, answer: FeedAns
   return db.transaction('rw', [db.coupons, db.options, db.meta], async () => {
     const now = ((await db.meta.get(FEED_STATE_KEY)) as FeedState | undefined) ?? null;
     if ((now?.version ?? null) !== expect.version || (now?.handle ?? null) !== expect.handle) return null;
+    // a coupon whose record could not be read keeps its copy, unconfirmed; a readable one (or its deletion) ends that
+    await markUnreadable(db, unreadableCoupons(feed), Date.now());
+    await clearUnreadable(db, [...feed.coupons.map((c) => c.key), ...feed.couponDeletes]);
     if (feed.coupons.length > 0) await db.coupons.bulkPut(feed.coupons.map((c) => c.record) as never[]);
     if (feed.options.length > 0) await db.options.bulkPut(feed.options.map((o) => o.record) as never[]);
     if (feed.couponDeletes.length > 0) await db.coupons.bulkDelete(feed.couponDeletes);
@@ -96,12 +105,15 @@ export function applyToStage(db: ShopDatabase, feed: CheckedFeed, next: FeedStat
       ...feed.coupons.map((c) => ({ resource: 'coupons', key: c.key, record: c.record })),
       ...feed.options.map((o) => ({ resource: `options:${o.productNo}`, key: o.key, record: o.record })),
     ];
-    // a rejected record never replaces a good copy: the live one goes into the new snapshot instead
+    // a rejected record never replaces a good copy: the live one goes into the new snapshot instead (a coupon's
+    // unconfirmed, and kept in mind even when there is none, so the swap leaves its mark)
     for (const { resource, key } of feed.rejectedKeys) {
       const productNo = productOf(resource);
       const live = productNo === null ? await db.coupons.get(key) : await db.options.get([productNo, Number(key)]);
-      if (live) rows.push({ resource, key, record: live });
+      if (productNo === null) rows.push({ resource, key, record: live ?? null, kept: true });
+      else if (live) rows.push({ resource, key, record: live });
     }
+    await markUnreadable(db, unreadableCoupons(feed), Date.now());
     if (rows.length > 0) await db.feedStage.bulkPut(rows);
     if (feed.stageDeletes.length > 0) await db.feedStage.bulkDelete(feed.stageDeletes);
     await db.meta.put(next);
@@ -121,9 +133,14 @@ export function swapInStage(db: ShopDatabase, answer: FeedAnswer, next: FeedStat
   const listed = (resource: string) => typeof answer.confirmedAt?.[resource] === 'number';
   return db.transaction('rw', [db.coupons, db.options, db.meta, db.feedStage], async () => {
     const staged = await db.feedStage.toArray();
-    if (listed('coupons')) await db.coupons.clear();
+    if (listed('coupons')) {
+      // the snapshot's unreadable coupons are its kept rows: every other mark ends with it
+      const kept = new Set(staged.filter((r) => r.kept && r.resource === 'coupons').map((r) => r.key));
+      await clearMarks(db, (await unreadableMarks(db)).filter((m) => !kept.has(m.key.slice(metaKey.coupon('').length))));
+      await db.coupons.clear();
+    }
     for (const p of answer.products) if (listed(`options:${p}`)) await productRange(db, p).delete();
-    const coupons = staged.filter((r) => r.resource === 'coupons').map((r) => r.record);
+    const coupons = staged.filter((r) => r.resource === 'coupons' && r.record !== null).map((r) => r.record);
     const options = staged.filter((r) => r.resource !== 'coupons').map((r) => r.record);
     if (coupons.length > 0) await db.coupons.bulkPut(coupons as never[]);
     if (options.length > 0) await db.options.bulkPut(options as never[]);

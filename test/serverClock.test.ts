@@ -1,0 +1,41 @@
+// The till's clock against the API's Date headers (worker/api/serverClock.ts), and the age of data stamped by it
+// (worker/store/dataAge.ts).
+import { describe, expect, it } from 'vitest';
+import { createServerClock } from '../worker/api/serverClock';
+import { dataAge, olderThan } from '../worker/store/dataAge';
+
+const T = Date.UTC(2026, 5, 1, 3, 0, 0);
+const header = (ms: number) => new Date(ms).toUTCString();
+
+describe('createServerClock', () => {
+  it("is the till's clock until an answer tells the time, then the server's", () => {
+    let local = T - 2 * 86_400_000; // two days behind
+    const clock = createServerClock(() => local);
+    expect([clock.now(), clock.offsetMs()]).toEqual([local, null]);
+    clock.sample(header(T));
+    expect(clock.offsetMs()).toBe(-2 * 86_400_000 - 500);
+    local += 1000;
+    expect(clock.now()).toBe(T + 1500);
+  });
+
+  it('ignores offsets within the header\'s resolution, answers without a readable Date, and one odd clock', () => {
+    const clock = createServerClock(() => T);
+    clock.sample(header(T - 2000));
+    expect(clock.now()).toBe(T); // 1.5 s: the way there and whole seconds, not a wrong clock
+    clock.sample(null);
+    clock.sample('yesterday');
+    for (const at of [T - 3_600_000, T - 3_600_000, T - 3_600_000]) clock.sample(header(at));
+    clock.sample(header(T + 86_400_000)); // a gateway whose clock is a day off
+    expect(clock.now()).toBe(T - 3_600_000 + 500); // the median: the three that agree
+  });
+});
+
+describe('dataAge', () => {
+  it('counts data stamped more than a minute in the future as old, a few seconds ahead as new', () => {
+    expect(dataAge(T - 5000, T)).toBe(5000);
+    expect(dataAge(T + 5000, T)).toBe(0);
+    expect(dataAge(T + 47 * 3_600_000, T)).toBe(Number.POSITIVE_INFINITY);
+    expect(dataAge(null, T)).toBeNull();
+    expect([olderThan(T + 47 * 3_600_000, T, 86_400_000), olderThan(T - 1000, T, 86_400_000), olderThan(null, T, 1)]).toEqual([true, false, true]);
+  });
+});

@@ -1,0 +1,55 @@
+// Coupons whose latest record could not be read. A listing (or a read-through, or the relay's feed) that carries
+// a record failing the schema keeps the copy stored before, but must not confirm it: the shop may have stopped
+// that coupon, and the new record that says so is the one we cannot read. The mark sits on the code's own
+// confirmation row (`coupon:<code>`), which lookups and the checkout read anyway; see UnreadableMark.
+import { latestConfirmation, metaKey, type MetaRow, type ShopDatabase, type UnreadableMark } from './store';
+
+/** One unreadable record: the code it is for, and why it was rejected. */
+export interface UnreadableRecord {
+  code: string;
+  message: string;
+}
+
+const isMark = (row: MetaRow | undefined): row is UnreadableMark => row !== undefined && 'unreadable' in row;
+
+/**
+ * Marks these codes unreadable, in the running transaction (it must include `meta`); call before the listing's or
+ * feed's own confirmation is written. A code already marked keeps its mark (and so its true age), now owned by
+ * `listing` if given.
+ * @example await markUnreadable(db, [{ code: 'WELCOME10', message: 'apply_sale_percent: expected an integer' }], Date.now());
+ */
+export async function markUnreadable(db: ShopDatabase, records: UnreadableRecord[], at: number, listing?: string): Promise<void> {
+  if (records.length === 0) return;
+  const [list, ...rows] = await db.meta.bulkGet([metaKey.coupons, ...records.map((r) => metaKey.coupon(r.code))]);
+  const marks = records.flatMap(({ code, message }, i): UnreadableMark[] => {
+    const row = rows[i];
+    if (isMark(row)) return listing === undefined || row.unreadable.listing === listing ? [] : [{ ...row, unreadable: { ...row.unreadable, listing } }];
+    // the copy held is as old as its last confirmation: the listing before, or its own lookup
+    const mark: UnreadableMark = { key: metaKey.coupon(code), confirmedAt: latestConfirmation([list, row]), unreadable: { since: at, message } };
+    if (listing !== undefined) mark.unreadable.listing = listing;
+    if (row && 'code' in row && typeof row.code === 'string') mark.code = row.code;
+    return [mark];
+  });
+  if (marks.length > 0) await db.meta.bulkPut(marks);
+}
+
+/** Ends the marks of `codes` (a readable record arrived, or the code is gone), in the running transaction. */
+export async function clearUnreadable(db: ShopDatabase, codes: string[]): Promise<void> {
+  if (codes.length === 0) return;
+  const rows = await db.meta.bulkGet(codes.map(metaKey.coupon));
+  await clearMarks(db, rows.filter(isMark));
+}
+
+/** Every code marked unreadable now (the per-code rows, few: codes looked up one by one, and the marked). */
+export function unreadableMarks(db: ShopDatabase): Promise<UnreadableMark[]> {
+  const prefix = metaKey.coupon('');
+  return db.meta.where(':id').between(prefix, `${prefix}\uffff`).filter(isMark).toArray() as Promise<UnreadableMark[]>;
+}
+
+/** Removes these marks, keeping what their rows confirmed besides (the copy's last confirmation, an alias). */
+export async function clearMarks(db: ShopDatabase, marks: UnreadableMark[]): Promise<void> {
+  const keep = marks.filter((m) => m.confirmedAt !== null || m.code !== undefined);
+  const drop = marks.filter((m) => m.confirmedAt === null && m.code === undefined);
+  if (keep.length > 0) await db.meta.bulkPut(keep.map(({ unreadable: _u, confirmedAt, ...row }) => ({ ...row, confirmedAt: confirmedAt ?? 0 })));
+  if (drop.length > 0) await db.meta.bulkDelete(drop.map((m) => m.key));
+}
