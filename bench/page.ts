@@ -64,12 +64,19 @@ async function close(name: string): Promise<void> {
   s.worker.terminate();
 }
 
+/**
+ * Deletes a database once every connection to it is closed. A terminated worker's connections close when the
+ * browser gets to it (WebKit: a moment after terminate()), so "blocked" waits, up to 10 s, instead of failing.
+ */
 function deleteDatabase(dbName: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const req = indexedDB.deleteDatabase(dbName);
-    req.onsuccess = () => resolve();
-    req.onerror = () => reject(req.error);
-    req.onblocked = () => reject(new Error(`deleting ${dbName} is blocked by an open connection`));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    req.onsuccess = () => (clearTimeout(timer), resolve());
+    req.onerror = () => (clearTimeout(timer), reject(req.error));
+    req.onblocked = () => {
+      timer ??= setTimeout(() => reject(new Error(`deleting ${dbName} is blocked by an open connection for 10 s`)), 10_000);
+    };
   });
 }
 
