@@ -220,6 +220,14 @@ export interface ShopLookupOptions {
    */
   source?: 'auto' | 'direct' | 'relay';
   /**
+   * Which coupons this engine keeps. `'all'` (default, a till): the whole coupon list is synced. `'byCode'` (a
+   * storefront): the list is never asked for; `coupon(code)`, `issuedCoupon(code)` and `validateCoupon` read one
+   * coupon through by its exact code and keep it for offline use; `coupons()` emits only the coupons this device read
+   * that way, with `syncedAt: null` (the shop's list is never confirmed); tracked products' options sync as usual.
+   * @example createShopLookup({ baseUrl: '/shop-api', products: [13805], coupons: 'byCode' })
+   */
+  coupons?: 'all' | 'byCode';
+  /**
    * Which shop this is, in your own terms (the Imweb site code, your tenant id). The local database is claimed for
    * it and refuses every other shop's data, whatever the auth mode: set it whenever the base URL alone does not
    * tell shops apart (behind a proxy, with `accessToken`, several shops on one origin). It also names the default

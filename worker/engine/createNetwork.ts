@@ -98,7 +98,10 @@ export function createNetwork(deps: NetworkDeps): Network {
     checkShop: (name) => checkShop(name),
     onRelayState: (relay) => deps.status.facts.set({ relay }),
   });
-  const direct = createDirectListingSource(db, now);
+  // coupons: 'byCode' (a storefront) never lists coupons, and the relay's feed is the coupon list: such an engine
+  // reads the tracked products' options by their GET route (the relay answers them from its snapshot)
+  const byCode = options.coupons === 'byCode';
+  const direct = createDirectListingSource(db, now, !byCode);
   const chooser = createSourceChooser(sourceModeOf(options.source, options.auth), async (s) => {
     const answer = await probeRelay(fetch, options.baseUrl, timeoutMs, s ? AbortSignal.any([signal, s]) : signal);
     if (answer.kind === 'unknown') onUnreachable();
@@ -116,11 +119,11 @@ export function createNetwork(deps: NetworkDeps): Network {
     const choice = await chooser.choose(s);
     // another shop's relay is refused before anything is asked of it (its feed answers are checked too)
     if (choice.kind === 'relay' && choice.info) await checkShop(choice.info.shop || null);
-    relayAccepted = choice.kind === 'relay';
+    relayAccepted = choice.kind === 'relay' && !byCode;
     return choice;
   }
   const runner = createSyncRunner({
-    source: async (s) => ((await choose(s)).kind === 'relay' ? relay : direct),
+    source: async (s) => ((await choose(s)).kind === 'relay' && !byCode ? relay : direct),
     db,
     client,
     resources: deps.resources,
@@ -134,7 +137,7 @@ export function createNetwork(deps: NetworkDeps): Network {
   // The scheduler only ever starts syncs, which run on this side: it comes with this chunk, not the worker's entry.
   const scheduler = createSyncScheduler({
     sync: () => runner.sync(),
-    isDue: () => isSyncDue(db, now(), deps.refreshIntervalMs),
+    isDue: () => isSyncDue(db, now(), deps.refreshIntervalMs, byCode ? 'options' : metaKey.coupons),
     ready: deps.syncAllowed(),
     connectivity: deps.connectivity,
     leadership: deps.leadership,
@@ -145,7 +148,7 @@ export function createNetwork(deps: NetworkDeps): Network {
   // came). With a relay, the leader keeps a long-poll open for live changes (the status change wakes it).
   choose(signal)
     .catch(() => undefined)
-    .then(() => chooser.current && deps.status.facts.set({ source: chooser.current }));
+    .then(() => chooser.current && deps.status.facts.set({ source: byCode ? 'direct' : chooser.current }));
   const live = startRelayLive({
     poll: (waitS, s) => relay.poll(waitS, s),
     isRelay: () => relayAccepted,

@@ -32,8 +32,8 @@ export interface LookupPlan {
   stateKeys: string[];
   /** Reads the record a confirmation points to when the API answered this item under another code (coupons). */
   readAlias?(db: ShopDatabase, code: string): Promise<unknown>;
-  /** A network refresh of this item: 'sync' = the full sync does it. */
-  refresh: 'sync' | ((ctx: SyncContext, net: RefreshUnits) => Promise<void>);
+  /** A network refresh of this item: 'sync' = the full sync does it; 'none' = nothing refreshes it (never listed). */
+  refresh: 'sync' | 'none' | ((ctx: SyncContext, net: RefreshUnits) => Promise<void>);
 }
 
 /** The primary keys of one product's options. */
@@ -60,10 +60,31 @@ const itemPlan = (item: string, list: string | null, parts: Parts & Pick<LookupP
   stateKeys: list === null ? [item] : [item, list],
 });
 
-/** @example const local = await readLocal(planLookup({ kind: 'coupon', code: 'WELCOME10' }), db) */
-export function planLookup(q: LookupQuery): LookupPlan {
+/** Which coupons an engine keeps (ShopLookupOptions.coupons): the whole list, or only those read by exact code. */
+export type CouponMode = 'all' | 'byCode';
+
+/**
+ * @param coupons `'byCode'`: the coupon list is never synced, so `coupons()` shows what was read by code (never
+ * confirmed as the shop's list, never refreshed) and a coupon is confirmed by its own read alone.
+ * @example const local = await readLocal(planLookup({ kind: 'coupon', code: 'WELCOME10' }), db)
+ */
+export function planLookup(q: LookupQuery, coupons: CouponMode = 'all'): LookupPlan {
+  const byCode = coupons === 'byCode';
   switch (q.kind) {
     case 'coupons':
+      if (byCode) {
+        return {
+          empty: [],
+          cacheKey: metaKey.coupons,
+          store: 'coupons',
+          request: (store) => store.getAll(),
+          interest: { coupons: wholeTable() },
+          confirmKeys: [],
+          itemKey: metaKey.coupons,
+          stateKeys: [],
+          refresh: 'none',
+        };
+      }
       return listPlan(metaKey.coupons, {
         store: 'coupons',
         request: (store) => store.getAll(),
@@ -73,7 +94,7 @@ export function planLookup(q: LookupQuery): LookupPlan {
     case 'coupon': {
       // a code as typed: the form validateCoupon uses too (pathSegment.ts)
       const code = typedCode(q.code);
-      return itemPlan(metaKey.coupon(code), metaKey.coupons, {
+      return itemPlan(metaKey.coupon(code), byCode ? null : metaKey.coupons, {
         store: 'coupons',
         request: (store) => store.get(code),
         interest: { coupons: keysOf(code) },
