@@ -149,6 +149,13 @@ export interface SyncStatus {
   clockOffsetMs?: number;
   /** Present while local storage has a problem: what it is, and what it costs (see StorageProblem). */
   storage?: StorageProblem;
+  /**
+   * What the shop's server (its relay or proxy) refused this engine (`forbidden`, one error per refused part, such as
+   * the coupon list): those parts are skipped by the background syncs, not asked again, until the engine restarts or
+   * the host calls `sync()`. Absent when nothing was refused.
+   * @example if (s.refused) note(s.refused.map((e) => e.message).join(' '));
+   */
+  refused?: LookupError[];
 }
 
 /**
@@ -179,6 +186,11 @@ export interface SyncReport {
   rejected: number;
   requests: number;
   errors: LookupError[];
+  /**
+   * Parts of the sync not run because the shop's server refused them earlier since the engine started (`forbidden`,
+   * with the reason); a sync whose only trouble is skipped parts is `ok`. Absent when nothing was skipped.
+   */
+  skipped?: LookupError[];
 }
 
 /** Per-class request rate limits, in requests per second. @example createShopLookup({ baseUrl, rateLimits: { list: 1, other: 5 } }) */

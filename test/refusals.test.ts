@@ -8,7 +8,7 @@ import type { MockShopApi } from '../mock-server';
 import { createShopApiProxy, type ShopApiProxy } from '../proxy';
 import type { Authorize } from '../relay';
 import { BASE, relaysPerTest } from './relayUtils';
-import { confirmed, KEY, lookupFor, SECRET, startMock } from './utils';
+import { confirmed, KEY, lookupFor, next, SECRET, startMock } from './utils';
 
 const PRODUCT = 13805;
 const storefront: Authorize = (_req, route) => ['productOptions', 'productOption', 'coupon'].includes(route);
@@ -88,5 +88,67 @@ describe('refusals', () => {
     mock.inject('permission', { path: '/v2/shop/issue-coupons/IC-0000-OPEN' });
     const report = await shop.prefetchIssuedCoupons(['IC-0000-OPEN']);
     expect(report.errors[0]).toMatchObject({ code: 'permission_denied', apiCode: -5 });
+  });
+});
+
+describe('refusals remembered', () => {
+  const { relayWith } = relaysPerTest();
+
+  /** A lookup on the relay whose every request path (under the base path) is recorded. */
+  function recorded(origin: string, options: Parameters<typeof lookupFor>[1]) {
+    const asked: string[] = [];
+    const fetchRecording: typeof fetch = (input, init) => {
+      const url = new URL(String(input instanceof Request ? input.url : input));
+      asked.push(`${init?.method ?? 'GET'} ${url.pathname.slice(BASE.length)}`);
+      return fetch(input, init);
+    };
+    const shop = lookupFor({ url: `${origin}${BASE}` }, { auth: undefined, fetch: fetchRecording, ...options });
+    cleanups.push(() => shop.close());
+    return { shop, asked, count: (what: string) => asked.filter((a) => a === what).length };
+  }
+
+  /** Resolves once `n` syncs have ended (status leaves 'syncing' n times). */
+  function syncsEnded(shop: ReturnType<typeof lookupFor>, n: number): Promise<void> {
+    let ended = 0;
+    let wasSyncing = false;
+    return new Promise((resolve) => {
+      const sub = shop.status().subscribe((s) => {
+        if (s.phase === 'syncing') wasSyncing = true;
+        else if (wasSyncing) {
+          wasSyncing = false;
+          if (++ended >= n) {
+            queueMicrotask(() => sub.unsubscribe());
+            resolve();
+          }
+        }
+      });
+    });
+  }
+
+  it('asks a refused coupon list once per start, reports it skipped after, and asks again on sync()', async () => {
+    const f = await relayWith({ public: false, authorize: storefront }, {}, { listed: true });
+    const r = recorded(f.origin, { products: [PRODUCT], source: 'direct', refreshIntervalMs: 30 });
+    await syncsEnded(r.shop, 4);
+    expect(r.count('GET /v2/shop/coupons')).toBe(1);
+    expect(r.count(`GET /v2/shop/products/${PRODUCT}/options`)).toBeGreaterThanOrEqual(4);
+    const status = await next(r.shop.status(), (s) => s.phase === 'idle');
+    expect(status.refused?.map((e) => e.code)).toEqual(['forbidden']);
+    expect(status.lastError).toBeNull();
+    const report = await r.shop.sync(); // the host asks: once more
+    expect(r.count('GET /v2/shop/coupons')).toBe(2);
+    expect(report.errors.map((e) => e.code)).toEqual(['forbidden']);
+  });
+
+  it('on a relay that refuses the feed and products, asks each once per start, and a later sync is ok with them skipped', async () => {
+    const f = await relayWith({ public: false, authorize: storefront }, {}, { listed: true });
+    const r = recorded(f.origin, { products: [PRODUCT], source: 'relay', refreshIntervalMs: 30 });
+    await syncsEnded(r.shop, 4);
+    expect(r.count('POST /relay/v1/products')).toBe(1);
+    expect(r.asked.filter((a) => a.startsWith('GET /relay/v1/feed'))).toHaveLength(1);
+    const status = await next(r.shop.status(), (s) => s.phase === 'idle');
+    expect(status.refused?.map((e) => e.message.match(/allow this client to (.*?)\./)?.[1])).toEqual([
+      'add products to the shop-wide tracked set',
+      "read the relay's feed (the coupon list and the options)",
+    ]);
   });
 });

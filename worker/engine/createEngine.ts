@@ -141,7 +141,7 @@ function assembleEngine(options: EngineOptions, listener: WatchListener, deps: E
     validateCoupon: checkout.validateCoupon,
     offlineJournal: checkout.offlineJournal,
     clearOfflineJournal: checkout.clearOfflineJournal,
-    sync: engineSync.sync,
+    sync: () => engineSync.hostSync(),
     trackProducts: engineSync.trackProducts,
     prefetchIssuedCoupons: engineSync.prefetchIssuedCoupons,
     ...clearAndClose({ life, db, claim, load, refreshes, watches, engineSync, tabs, changes, cache, connectivity, checkout }),

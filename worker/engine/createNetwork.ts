@@ -151,7 +151,9 @@ export function createNetwork(deps: NetworkDeps): Network {
     .then(() => chooser.current && deps.status.facts.set({ source: byCode ? 'direct' : chooser.current }));
   const live = startRelayLive({
     poll: (waitS, s) => relay.poll(waitS, s),
-    isRelay: () => relayAccepted,
+    // after the first sync (which finds out whether the relay serves this client its feed): a relay that refused it
+    // is not asked again by the live long-poll either
+    isRelay: () => relayAccepted && runner.ranOnce && !runner.isRefused(metaKey.coupons),
     resync: deps.resync,
     leadership: deps.leadership,
     connectivity: deps.connectivity,
