@@ -2,7 +2,8 @@
 // Only loadNetwork.ts imports it, with import(), so it stays out of the worker's entry: answering from IndexedDB
 // needs none of it, and the first answer after a reload does not wait for it to parse. Import nothing from here
 // statically (types aside).
-import { toLookupError } from '../../src/protocol';
+import { ShopLookupError, toLookupError } from '../../src/protocol';
+import { serverRefusal } from '../api/apiError';
 import type { SyncReport } from '../../src/protocol';
 import { createApiClient } from '../api/apiClient';
 import { createTransport } from '../api/httpTransport';
@@ -13,9 +14,9 @@ import type { SyncContext } from '../sync/syncContext';
 import { createReportDraft, finishReport } from '../sync/syncReport';
 import { refreshIssuedCoupon } from '../sync/readThrough';
 import { createDirectListingSource } from '../sync/direct/directListingSource';
-import { createSourceChooser, probeRelay, sourceModeOf } from '../sync/relay/relayDiscovery';
+import { createSourceChooser, probeRelay, sourceModeOf, type SourceChoice } from '../sync/relay/relayDiscovery';
 import { createRelayFeedClient } from '../sync/relay/relayFeedClient';
-import { createRelayFeedSource } from '../sync/relay/relayFeedSource';
+import { createRelayFeedSource, PRODUCTS_UNIT } from '../sync/relay/relayFeedSource';
 import { startRelayLive } from '../sync/relay/relayLive';
 import { createSyncRunner } from '../sync/syncRunner';
 import { createSyncScheduler, isSyncDue, type SyncScheduler } from '../sync/syncScheduler';
@@ -23,6 +24,14 @@ import type { EngineCore } from './engineCore';
 
 export { refreshCoupon, refreshIssuedCoupon, refreshOptionByCode, refreshOptionByNo } from '../sync/readThrough';
 export { syncProductOptions } from '../sync/direct/syncProductOptions';
+
+/** The refusal a relay's discovery answer implies for `route` (it left the route out for this client). */
+function refusedByDiscovery(route: string): ShopLookupError {
+  const label = { method: 'GET', path: '/relay/v1' };
+  const error = serverRefusal(label, 403, { refusal: { code: 'forbidden', route, by: 'relay' } }, 'its discovery answer leaves this route out')!;
+  delete error.status;
+  return error;
+}
 
 export interface NetworkDeps extends Pick<EngineCore, 'options' | 'db' | 'now' | 'refreshIntervalMs' | 'connectivity' | 'resources' | 'status' | 'signal' | 'leadership'> {
   fetch: typeof fetch;
@@ -115,15 +124,24 @@ export function createNetwork(deps: NetworkDeps): Network {
       relayAccepted = false;
       throw error;
     });
+  /** Whether a relay that said which routes this client may use allows `route` (a relay that did not say: yes). */
+  const allows = (choice: SourceChoice, route: string) => choice.kind !== 'relay' || !choice.info?.routes || choice.info.routes.includes(route);
   async function choose(s?: AbortSignal) {
     const choice = await chooser.choose(s);
     // another shop's relay is refused before anything is asked of it (its feed answers are checked too)
     if (choice.kind === 'relay' && choice.info) await checkShop(choice.info.shop || null);
-    relayAccepted = choice.kind === 'relay' && !byCode;
+    // what the relay's discovery answer leaves out is never asked (the storefront mode): without its feed the
+    // options come by their GET route, without the coupon list no coupon is listed
+    if (!byCode && !allows(choice, 'feed') && !allows(choice, 'coupons')) runner.refuseAhead(metaKey.coupons, refusedByDiscovery('coupons'));
+    if (!allows(choice, 'products')) runner.refuseAhead(PRODUCTS_UNIT, refusedByDiscovery('products'));
+    relayAccepted = choice.kind === 'relay' && !byCode && allows(choice, 'feed');
     return choice;
   }
   const runner = createSyncRunner({
-    source: async (s) => ((await choose(s)).kind === 'relay' && !byCode ? relay : direct),
+    source: async (s) => {
+      const choice = await choose(s);
+      return choice.kind === 'relay' && !byCode && allows(choice, 'feed') ? relay : direct;
+    },
     db,
     client,
     resources: deps.resources,

@@ -184,6 +184,12 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
     get ranOnce() {
       return ranOnce;
     },
+    /** The unit `key` is refused ahead (the relay's discovery answer left its route out): skipped, never asked. */
+    refuseAhead(key: string, error: LookupError): void {
+      if (refused.has(key)) return;
+      refused.set(key, error);
+      tellRefused();
+    },
     /** Whether the unit `key` was refused by the shop's server since the start (its work is skipped). */
     isRefused: (key: string): boolean => refused.has(key),
     /** A full sync of this engine is under way (it holds the sync lock); false while one only waits for it. */

@@ -17,7 +17,7 @@ import type { SyncSource } from '../syncSource';
 /** Records per feed answer while reading a snapshot (the protocol's maximum). */
 const SNAPSHOT_LIMIT = 10_000;
 /** The unit that tells the relay this engine's products (POST relay/v1/products). */
-const PRODUCTS_UNIT = 'relay:products';
+export const PRODUCTS_UNIT = 'relay:products';
 /** A feed that keeps saying "start again" within one sync: give up for now, keep the local data. */
 const MAX_RESTARTS = 2;
 
