@@ -63,6 +63,8 @@ export interface Network {
   live: { dispose(): void };
   /** The context of work somebody waits for (a lookup's refresh): quick retries, ahead of background work. */
   userContext(): SyncContext;
+  /** The refusal of `route` the relay's discovery answer implies (it left the route out for this client), else null. */
+  refusal(route: string): ShopLookupError | null;
   /** Fetches these issued coupons (background work outside a sync, patient retries); the outcome is a report. */
   prefetchIssuedCoupons(codes: string[]): Promise<SyncReport>;
 }
@@ -126,8 +128,10 @@ export function createNetwork(deps: NetworkDeps): Network {
     });
   /** Whether a relay that said which routes this client may use allows `route` (a relay that did not say: yes). */
   const allows = (choice: SourceChoice, route: string) => choice.kind !== 'relay' || !choice.info?.routes || choice.info.routes.includes(route);
+  let lastChoice: SourceChoice | null = null;
   async function choose(s?: AbortSignal) {
     const choice = await chooser.choose(s);
+    lastChoice = choice;
     // another shop's relay is refused before anything is asked of it (its feed answers are checked too)
     if (choice.kind === 'relay' && choice.info) await checkShop(choice.info.shop || null);
     // what the relay's discovery answer leaves out is never asked (the storefront mode): without its feed the
@@ -194,6 +198,7 @@ export function createNetwork(deps: NetworkDeps): Network {
     scheduler,
     live,
     userContext: () => context('user', deps.lookupRetry ?? LOOKUP_RETRY),
+    refusal: (route) => (lastChoice && !allows(lastChoice, route) ? refusedByDiscovery(route) : null),
     async prefetchIssuedCoupons(codes) {
       const ctx = context('background', syncPolicy);
       for (const code of codes) {

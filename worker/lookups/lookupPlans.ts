@@ -32,6 +32,8 @@ export interface LookupPlan {
   stateKeys: string[];
   /** Reads the record a confirmation points to when the API answered this item under another code (coupons). */
   readAlias?(db: ShopDatabase, code: string): Promise<unknown>;
+  /** The relay or proxy route its refresh asks (`coupon`, `issuedCoupon`, ...): one a relay refused is not asked. */
+  route?: string;
   /** A network refresh of this item: 'sync' = the full sync does it; 'none' = nothing refreshes it (never listed). */
   refresh: 'sync' | 'none' | ((ctx: SyncContext, net: RefreshUnits) => Promise<void>);
 }
@@ -39,7 +41,7 @@ export interface LookupPlan {
 /** The primary keys of one product's options. */
 const productKeys = (productNo: number) => rangeOf([productNo, MIN_KEY] as IndexableType, [productNo, MAX_KEY] as IndexableType);
 
-type Parts = Pick<LookupPlan, 'store' | 'request' | 'interest' | 'refresh'>;
+type Parts = Pick<LookupPlan, 'store' | 'request' | 'interest' | 'refresh' | 'route'>;
 
 /** A whole list: [] when unknown, confirmed (and refreshed) as one, and read once for all its watches. */
 const listPlan = (list: string, parts: Parts): LookupPlan => ({
@@ -95,6 +97,7 @@ export function planLookup(q: LookupQuery, coupons: CouponMode = 'all'): LookupP
       // a code as typed: the form validateCoupon uses too (pathSegment.ts)
       const code = typedCode(q.code);
       return itemPlan(metaKey.coupon(code), byCode ? null : metaKey.coupons, {
+        route: 'coupon',
         store: 'coupons',
         request: (store) => store.get(code),
         interest: { coupons: keysOf(code) },
@@ -105,6 +108,7 @@ export function planLookup(q: LookupQuery, coupons: CouponMode = 'all'): LookupP
     case 'issuedCoupon': {
       const code = typedCode(q.code);
       return itemPlan(metaKey.issued(code), null, {
+        route: 'issuedCoupon',
         store: 'issuedCoupons',
         request: (store) => store.get(code),
         interest: { issuedCoupons: keysOf(code) },
@@ -113,6 +117,7 @@ export function planLookup(q: LookupQuery, coupons: CouponMode = 'all'): LookupP
     }
     case 'productOptions':
       return listPlan(metaKey.options(q.productNo), {
+        route: 'productOptions',
         store: 'options',
         request: (store, keyRange) => store.getAll(keyRange.bound([q.productNo, MIN_KEY], [q.productNo, MAX_KEY])),
         interest: { options: productKeys(q.productNo) },
@@ -120,6 +125,7 @@ export function planLookup(q: LookupQuery, coupons: CouponMode = 'all'): LookupP
       });
     case 'productOptionByNo':
       return itemPlan(metaKey.optionNo(q.productNo, q.optionNo), metaKey.options(q.productNo), {
+        route: 'productOption',
         store: 'options',
         request: (store) => store.get([q.productNo, q.optionNo]),
         interest: { options: keysOf([q.productNo, q.optionNo]) },
@@ -127,6 +133,7 @@ export function planLookup(q: LookupQuery, coupons: CouponMode = 'all'): LookupP
       });
     case 'productOptionByCode':
       return itemPlan(metaKey.optionCode(q.productNo, q.optionCode), metaKey.options(q.productNo), {
+        route: 'productOption',
         store: 'options',
         // the first by primary key among equals, as Dexie's first() over the index
         request: (store) => store.index('[product_no+code]').get([q.productNo, q.optionCode]),
