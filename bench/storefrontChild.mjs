@@ -2,16 +2,16 @@
 // the engine loads its network side with import(), which the bench's module runner cannot serve). Prints one JSON
 // line: the first-visit runs and the anonymous reads.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { createServer } from 'node:http';
 import { startMockShopApi } from '../mock-server/index.ts';
 import { createMemoryStore, createShopRelay } from '../relay/index.ts';
 import { createShopLookup } from '../src/index.ts';
+import { listen, stop } from './relayBench.mjs';
 
 const { sizes, smoke } = JSON.parse(process.argv[2]);
 const mockServer = { startMockShopApi };
 const relayEntry = { createMemoryStore, createShopRelay };
 const lib = { createShopLookup };
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+import { median } from './stats.mjs';
 const log = (m) => process.stderr.write(`${m}\n`);
 const results = { scenarios: {} };
 const rows = [];
@@ -21,15 +21,6 @@ const BASE = '/shop-api';
 const PRODUCTS = Array.from({ length: 20 }, (_, i) => 13801 + i);
 const UNTRACKED = 13830;
 const storefrontRoutes = ['productOptions', 'productOption', 'coupon'];
-
-function listen(handler) {
-  const server = createServer(handler);
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${server.address().port}` })));
-}
-function stop(server) {
-  server.closeAllConnections();
-  return new Promise((resolve) => server.close(() => resolve()));
-}
 
 /** A fetch that counts the bytes of every answer body it reads. */
 function countingFetch() {
