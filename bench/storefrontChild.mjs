@@ -6,12 +6,12 @@ import { startMockShopApi } from '../mock-server/index.ts';
 import { createMemoryStore, createShopRelay } from '../relay/index.ts';
 import { createShopLookup } from '../src/index.ts';
 import { listen, stop } from './relayBench.mjs';
+import { median } from './stats.mjs';
 
 const { sizes, smoke } = JSON.parse(process.argv[2]);
 const mockServer = { startMockShopApi };
 const relayEntry = { createMemoryStore, createShopRelay };
 const lib = { createShopLookup };
-import { median } from './stats.mjs';
 const log = (m) => process.stderr.write(`${m}\n`);
 const results = { scenarios: {} };
 const rows = [];
