@@ -102,6 +102,9 @@ describe('storefrontMode on a relay', () => {
       expect(await shop.validateCoupon('WELCOME10', ORDER)).toMatchObject({ ok: true, source: 'network' });
       expect(asked.filter((p) => p.startsWith('/relay/v1/feed') || p === '/v2/shop/coupons' || p === '/relay/v1/products')).toEqual([]);
       expect(asked).toContain('/v2/shop/coupons/WELCOME10');
+      // a code the shop does not have: not found (issued coupons, which this client may not read, are not asked)
+      expect(await shop.validateCoupon('NO-SUCH-CODE', ORDER)).toMatchObject({ ok: false, reason: 'not_found', source: 'network' });
+      expect(asked.filter((p) => p.startsWith('/v2/shop/issue-coupons'))).toEqual([]);
     } finally {
       await shop.close();
     }
