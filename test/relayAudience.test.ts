@@ -103,4 +103,26 @@ describe('relayAudience', () => {
       await shop.close();
     }
   });
+
+  it('an engine on a relay whose feed leaves coupons out syncs the options from it and keeps the coupons it read by code', async () => {
+    const f = await relayWith({ public: false, authorize: noCoupons, products: [PRODUCT] }, {}, { listed: true });
+    const shop = lookupFor({ url: `${f.origin}${BASE}` }, { auth: undefined, products: [PRODUCT] });
+    try {
+      const read = await next(shop.coupon('WELCOME10'), (r) => r.data !== null && !r.fetching);
+      expect(read.data?.coupon_code).toBe('WELCOME10');
+      const report = await shop.sync(); // the feed (options only): a snapshot written aside, then swapped in
+      expect(report.ok).toBe(true);
+      const options = await confirmed(shop.productOptions(PRODUCT));
+      expect(options.data.length).toBe(f.api.data.products.get(PRODUCT)!.length);
+      const status = await next(shop.status(), (s) => s.phase === 'idle');
+      expect(status.source).toBe('relay');
+      expect(status.lastSyncedAt.coupons).toBeNull(); // the coupon list was never confirmed
+      const kept = await next(shop.coupon('WELCOME10'), (r) => !r.fetching);
+      expect(kept.data?.coupon_code).toBe('WELCOME10');
+      const list = await next(shop.coupons(), (r) => !r.fetching);
+      expect(list.data.map((c) => c.coupon_code)).toEqual(['WELCOME10']);
+    } finally {
+      await shop.close();
+    }
+  });
 });
