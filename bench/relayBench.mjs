@@ -12,11 +12,13 @@ import { median, quantile } from './stats.mjs';
 
 const BASE = '/shop-api';
 
-function listen(handler) {
+/** A node:http server on a free loopback port. @example const { server, origin } = await listen(handler); */
+export function listen(handler) {
   const server = createServer(handler);
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${server.address().port}` })));
 }
-function stop(server) {
+/** Closes it, its open connections too. */
+export function stop(server) {
   server.closeAllConnections();
   return new Promise((resolve) => server.close(() => resolve()));
 }

@@ -5,7 +5,7 @@
 // worker as the engine. Options: --smoke (tiny sizes, seconds), --runs N, --out FILE, --site DIR (where the page
 // is built), --only a,b (scenarios: bundle, lists, sync, lookups, reload, tills (a till on a relay), throttled,
 // relay (the relay itself), engines (first load, reload and coupon(code) in Chromium, Firefox and WebKit; --engines
-// a,b for some of them)).
+// a,b for some of them), storefront (a storefront's first visit and 1,000 anonymous reads: storefrontBench.mjs)).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
@@ -14,6 +14,7 @@ import { cpuBetween, cpuByProcess } from './processCpu.mjs';
 import { log, root, startHarness } from './harness.mjs';
 import { benchEngines } from './engineBench.mjs';
 import { benchRelay } from './relayBench.mjs';
+import { benchStorefront } from './storefrontBench.mjs';
 import { createRandom, formatTable, median, quantile, sample } from './stats.mjs';
 import { attachWorker, sampleHeap, workerTargets } from './workerHeap.mjs';
 
@@ -334,6 +335,7 @@ try {
 
   // ---- the relay (Node side, loopback) ------------------------------------------------------------------------------
   if (wants('relay')) await benchRelay({ root, sizes, log, row, results, smoke });
+  if (wants('storefront')) await benchStorefront({ root, sizes, log, row, results, smoke });
 
   // ---- every engine: the same page in Chromium, Firefox and WebKit, each against its own floors -------------------
   if (wants('engines')) await benchEngines({ h, sizes, log, row, results, randomOf, ...(option('engines', '') ? { engines: option('engines', '').split(',') } : {}) });

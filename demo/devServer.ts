@@ -2,12 +2,16 @@
 // as a real deployment runs it, in front of either the embedded mock API (default) or the real shop API
 // (SHOP_API_KEY / SHOP_API_SECRET set); SHOP_DEMO_SOURCE=direct puts the bare credential proxy there instead. Plus
 // /__demo/api, the page's "cut the API" switch, and (mock mode) the mock's /__mock/* control endpoints on the same
-// origin, for tests: a change made there is listed by the relay at once, as its next refresh would.
+// origin, for tests: a change made there is listed by the relay at once, as its next refresh would. The storefront
+// page (storefront.html) has a relay of its own at /storefront-api, with the storefront authorize, on the same store.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Connect, Plugin } from 'vite';
 import { startMockShopApi, type MockShopApi } from '../mock-server/index';
 import { createShopApiProxy } from '../proxy/index';
-import { createShopRelay, type ShopRelay } from '../relay/index';
+import { createMemoryStore, createShopRelay, type Authorize, type ShopRelay } from '../relay/index';
+
+/** The storefront page's relay: anonymous shoppers read product options and one coupon by its exact code (docs/embedding.md). */
+const STOREFRONT: Authorize = (_req, route) => ['productOptions', 'productOption', 'coupon'].includes(route);
 
 /** What the page is told about its server (inlined as `__SHOP_DEMO__`). */
 export interface DemoPageConfig {
@@ -68,6 +72,8 @@ export interface DemoBackend {
   relay: ShopRelay | null;
   /** Every /shop-api request URL the page's tills made (path and query), for tests. */
   relayRequests: string[];
+  /** Every /storefront-api request URL the storefront page made (its relay: the storefront authorize), for tests. */
+  storefrontRequests: string[];
   /** The "cut the API" switch. */
   readonly apiDown: boolean;
   setApiDown(down: boolean): void;
@@ -85,11 +91,18 @@ async function startBackend(settings: DemoSettings): Promise<DemoBackend & { pro
   const upstream = mock ? mock.url : settings.target;
   const common = { key: settings.key, secret: settings.secret, target: upstream, basePath: '/shop-api' };
   // public: the demo's dev server is a developer's own machine; a deployment passes `authorize` instead
-  const relay = settings.source === 'relay' ? createShopRelay({ ...common, public: true, products: settings.page.products.map((p) => p.no) }) : null;
+  // the till's relay and the storefront's share one store: one listing, one token, one rate limit for both
+  const store = createMemoryStore();
+  const relay = settings.source === 'relay' ? createShopRelay({ ...common, store, public: true, products: settings.page.products.map((p) => p.no) }) : null;
+  const storefront = createShopRelay({ ...common, store, basePath: '/storefront-api', authorize: STOREFRONT });
+  const storefrontRequests: string[] = [];
   const proxy = relay ? null : createShopApiProxy({ ...common, public: true });
   const relayRequests: string[] = [];
   const open = new Set<ServerResponse>();
-  const refresh = () => void relay?.refresh().catch(() => undefined);
+  const refresh = () => {
+    void relay?.refresh().catch(() => undefined);
+    void storefront.refresh().catch(() => undefined);
+  };
   if (mock && relay) {
     for (const name of MOCK_CHANGES) {
       const original = (mock as unknown as Record<string, unknown>)[name];
@@ -105,6 +118,11 @@ async function startBackend(settings: DemoSettings): Promise<DemoBackend & { pro
   let closing: Promise<void> | undefined;
   // "cut the API" with a relay: the tills lose the relay (502, and open long-polls dropped), the relay its upstream
   const serve: Middleware = (req, res, next) => {
+    if ((req.url ?? '').startsWith('/storefront-api')) {
+      storefrontRequests.push(req.url!);
+      if (apiDown) return sendJson(res, 502, { code: 'upstream_unreachable', message: 'The demo cut the API ("Cut the API").' });
+      return storefront(req, res, next);
+    }
     if (!(req.url ?? '').startsWith('/shop-api')) return next();
     relayRequests.push(req.url!);
     if (relay && apiDown) return sendJson(res, 502, { code: 'upstream_unreachable', message: 'The demo cut the API ("Cut the API").' });
@@ -118,6 +136,7 @@ async function startBackend(settings: DemoSettings): Promise<DemoBackend & { pro
     upstream,
     relay,
     relayRequests,
+    storefrontRequests,
     proxy: serve,
     get apiDown() {
       return apiDown;
@@ -132,6 +151,7 @@ async function startBackend(settings: DemoSettings): Promise<DemoBackend & { pro
     close() {
       closing ??= (async () => {
         proxy?.close();
+        await storefront.close();
         await relay?.close();
         await mock?.close();
       })();

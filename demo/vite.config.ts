@@ -36,6 +36,8 @@ export default defineConfig(() => {
       emptyOutDir: true,
       target: 'es2022',
       sourcemap: true,
+      // two pages: the till (index.html) and the storefront (storefront.html)
+      rolldownOptions: { input: { main: `${demoRoot}index.html`, storefront: `${demoRoot}storefront.html` } },
     },
     plugins: [shopApiDemo(settings)],
   };

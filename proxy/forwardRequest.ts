@@ -7,7 +7,7 @@ import type { RateLimiter } from '../worker/api/rateLimiter';
 import type { AllowedRoute } from './allowedPaths';
 import { retryAfterMs } from '../worker/api/retryAfter';
 import { callUpstream, type UpstreamRequest, type UpstreamResult } from './callUpstream';
-import { envelopeAnswer, PROXY_CODES, safeRetryAfter, upstreamAnswer, type ProxyAnswer } from './proxyAnswers';
+import { envelopeAnswer, markRefusal, PROXY_CODES, safeRetryAfter, upstreamAnswer, type ProxyAnswer } from './proxyAnswers';
 import { safeOrigin, type Redaction } from './redaction';
 import { apiErrorText } from './upstreamErrors';
 import type { SharedTokenSlot } from '../worker/api/tokenHolder';
@@ -44,11 +44,12 @@ export interface Forwarder {
 }
 
 /** A client's turn refused (its queue of upstream requests is full, fairShare.ts): 429 with Retry-After. */
-function turnRefusal(error: unknown): ProxyAnswer | undefined {
+function turnRefusal(error: unknown, route: string, by: string): ProxyAnswer | undefined {
   const e = error as { code?: unknown; message?: unknown; retryAfterMs?: unknown } | undefined;
   if (e?.code !== 'too_many_requests' || typeof e.message !== 'string') return undefined;
   const seconds = Math.max(1, Math.ceil((typeof e.retryAfterMs === 'number' ? e.retryAfterMs : 1000) / 1000));
-  return envelopeAnswer(429, PROXY_CODES.throttled, e.message, { 'retry-after': String(seconds) });
+  const answer = envelopeAnswer(429, PROXY_CODES.throttled, e.message, { 'retry-after': String(seconds) });
+  return markRefusal(answer, { code: 'too_many_requests', route, by });
 }
 
 /** A -2 (or a 401 that is not a permission/credential refusal) means our token is no longer accepted. */
@@ -135,7 +136,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       try {
         await turn.acquire(route.cls, 'user', signal);
       } catch (error) {
-        const refused = turnRefusal(error);
+        const refused = turnRefusal(error, route.name, options.label);
         return refused ?? failureAnswer({ kind: 'aborted' });
       }
       // The switch may have flipped while this request waited for its slot.

@@ -46,6 +46,28 @@ export function apiRefusal(status: number, _code: string, message: string, heade
 }
 
 /**
+ * Who refused and what: the mark the proxy and the relay put on their own 401/403/429 (the door's, not the API's),
+ * so an engine can tell "this server does not let this client ask for `route`" from the shop API's own refusals.
+ */
+export interface RefusalMark {
+  /** Our code: `unauthorized`, `forbidden` or `too_many_requests`. */
+  code: string;
+  /** The route refused (`coupons`, `coupon`, `feed`, ...: RouteName). */
+  route: string;
+  /** `'proxy'` or `'relay'`. */
+  by: string;
+}
+
+/**
+ * The same answer with `refusal: { code, route, by }` in its JSON body (the API envelope or the relay's error).
+ * @example markRefusal(apiRefusal(403, 'forbidden', 'FORBIDDEN: ...'), { code: 'forbidden', route: 'coupons', by: 'relay' })
+ */
+export function markRefusal(answer: ProxyAnswer, refusal: RefusalMark): ProxyAnswer {
+  const body = { ...(JSON.parse(answer.body.toString('utf8')) as object), refusal };
+  return { ...answer, body: Buffer.from(JSON.stringify(body), 'utf8') };
+}
+
+/**
  * A JSON answer of the server's own (the relay's feed, its errors).
  * @example jsonAnswer(400, { code: 'bad_request', message: 'since must be a whole number' })
  */

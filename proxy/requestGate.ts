@@ -6,7 +6,7 @@ import { checkAccess } from './access';
 import { createClientBounds, DEFAULT_CLIENT_LIMITS } from './clientBounds';
 import { createRefusalBounds } from './refusalBounds';
 import type { ServerLog } from './serverLog';
-import { sendAnswer, type ProxyAnswer } from './proxyAnswers';
+import { markRefusal, sendAnswer, type ProxyAnswer } from './proxyAnswers';
 import type { Authorize, ClientLimits, RouteName } from './types';
 
 /** Turns a refusal into an answer in the route's own format (API envelope or relay error). */
@@ -65,8 +65,15 @@ export function createRequestGate(options: RequestGateOptions): RequestGate {
   const limits = options.clientLimits;
   const refusals = createRefusalBounds(limits === false ? false : (limits?.refusedPerMinute ?? DEFAULT_CLIENT_LIMITS.refusedPerMinute));
   const clientOf = options.clientId ?? remoteAddress;
+  // 'relay' or 'proxy': the word the engine shows (createShopRelay -> relay)
+  const by = options.component === 'createShopRelay' ? 'relay' : 'proxy';
   return {
-    async admit(req, res, route, format) {
+    async admit(req, res, route, plain) {
+      // every refusal of the door says so, with the route: the engine then blames this server, never the API key
+      const format: RefusalFormat = (status, code, message, headers) => {
+        const answer = plain(status, code, message, headers);
+        return status === 500 ? answer : markRefusal(answer, { code, route, by });
+      };
       const client = clientOf(req);
       const waitS = refusals.wait(client);
       if (waitS > 0) {

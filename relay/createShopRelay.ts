@@ -13,6 +13,8 @@ import { createRedaction, urlSecrets } from '../proxy/redaction';
 import { answerAdmitted, createRequestGate } from '../proxy/requestGate';
 import { createServerLog, type ServerLog } from '../proxy/serverLog';
 import type { RouteName } from '../proxy/types';
+import { checkAccess, type AccessOptions } from '../proxy/access';
+import { allowedRoutes, discoveryOpen } from './routeAccess';
 import { failureText } from '../proxy/upstreamErrors';
 import { createApiClient } from '../worker/api/apiClient';
 import { createTransport } from '../worker/api/httpTransport';
@@ -112,7 +114,9 @@ export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
   const log: ServerLog = observer.log
     ? (level, message, error) => observer.log!(level, redaction.text(message), error)
     : createServerLog(redaction, 'shop-relay');
-  const gate = createRequestGate({ component: 'createShopRelay', ...options, log });
+  // what this relay's authorize says, route by route (the discovery answer, the feed's coupons)
+  const access: AccessOptions = { authorize: options.authorize, public: options.public, component: 'createShopRelay', log };
+  const gate = createRequestGate({ component: 'createShopRelay', ...options, authorize: discoveryOpen(options.authorize), log });
   const polls = createLongPolls(options.maxLongPolls ?? 5_000);
   const items = createSingleFlight<ProxyAnswer>(options.itemCacheMs ?? 2_000, now);
   let forwarder: ReturnType<typeof createForwarder> | undefined;
@@ -260,12 +264,21 @@ export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
   async function serveRelay(r: Running, name: RouteName, req: IncomingMessage, search: string, clientId: string, signal: AbortSignal) {
     switch (name) {
       case 'discovery':
-        return jsonAnswer(200, { relay: 'shop-lookup', protocol: 1, shop: shopId, feed: 'relay/v1/feed', products: 'relay/v1/products' });
+        return jsonAnswer(200, {
+          relay: 'shop-lookup',
+          protocol: 1,
+          shop: shopId,
+          feed: 'relay/v1/feed',
+          products: 'relay/v1/products',
+          routes: await allowedRoutes(access, req),
+        });
       case 'status':
         return jsonAnswer(200, await status(r));
       case 'feed': {
         const tag = req.headers['if-none-match'];
-        return serveFeed(r.feed, search, Array.isArray(tag) ? tag[0] : tag, signal);
+        // the feed carries the coupon list only to a client that may list coupons
+        const coupons = (await checkAccess(access, req, 'coupons')) === null;
+        return serveFeed(r.feed, search, Array.isArray(tag) ? tag[0] : tag, signal, { coupons });
       }
       default:
         // new products are checked with the API, then listed at once by whichever instance holds the lease

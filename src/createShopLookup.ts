@@ -49,6 +49,9 @@ export function createShopLookup(options: ShopLookupOptions): ShopLookup {
   if (!options || typeof options.baseUrl !== 'string' || options.baseUrl === '') {
     throw new ShopLookupError('bad_options', "createShopLookup needs a baseUrl: the API origin or a same-origin proxy path such as '/shop-api'.");
   }
+  if (options.coupons !== undefined && options.coupons !== 'all' && options.coupons !== 'byCode') {
+    throw new ShopLookupError('bad_options', "createShopLookup: option \"coupons\" must be 'all' (a till: sync the coupon list) or 'byCode' (a storefront: one coupon by its exact code).");
+  }
   const hub = createWatchHub();
   const connection: Promise<Connection> = connectEngine(options, hub.listener);
   connection.catch(() => undefined); // surfaced by each call and subscription

@@ -27,6 +27,7 @@ export type EngineOptions = Pick<
   | 'products'
   | 'refreshIntervalMs'
   | 'source'
+  | 'coupons'
   | 'dbName'
   | 'shopId'
   | 'rateLimits'

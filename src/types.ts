@@ -149,6 +149,13 @@ export interface SyncStatus {
   clockOffsetMs?: number;
   /** Present while local storage has a problem: what it is, and what it costs (see StorageProblem). */
   storage?: StorageProblem;
+  /**
+   * What the shop's server (its relay or proxy) refused this engine (`forbidden`, one error per refused part, such as
+   * the coupon list): those parts are skipped by the background syncs, not asked again, until the engine restarts or
+   * the host calls `sync()`. Absent when nothing was refused.
+   * @example if (s.refused) note(s.refused.map((e) => e.message).join(' '));
+   */
+  refused?: LookupError[];
 }
 
 /**
@@ -179,6 +186,11 @@ export interface SyncReport {
   rejected: number;
   requests: number;
   errors: LookupError[];
+  /**
+   * Parts of the sync not run because the shop's server refused them earlier since the engine started (`forbidden`,
+   * with the reason); a sync whose only trouble is skipped parts is `ok`. Absent when nothing was skipped.
+   */
+  skipped?: LookupError[];
 }
 
 /** Per-class request rate limits, in requests per second. @example createShopLookup({ baseUrl, rateLimits: { list: 1, other: 5 } }) */
@@ -219,6 +231,14 @@ export interface ShopLookupOptions {
    * @example createShopLookup({ baseUrl: '/shop-api', source: 'relay' })
    */
   source?: 'auto' | 'direct' | 'relay';
+  /**
+   * Which coupons this engine keeps. `'all'` (default, a till): the whole coupon list is synced. `'byCode'` (a
+   * storefront): the list is never asked for; `coupon(code)`, `issuedCoupon(code)` and `validateCoupon` read one
+   * coupon through by its exact code and keep it for offline use; `coupons()` emits only the coupons this device read
+   * that way, with `syncedAt: null` (the shop's list is never confirmed); tracked products' options sync as usual.
+   * @example createShopLookup({ baseUrl: '/shop-api', products: [13805], coupons: 'byCode' })
+   */
+  coupons?: 'all' | 'byCode';
   /**
    * Which shop this is, in your own terms (the Imweb site code, your tenant id). The local database is claimed for
    * it and refuses every other shop's data, whatever the auth mode: set it whenever the base URL alone does not

@@ -46,7 +46,8 @@ describe('relay access', () => {
 
   it("lets a storefront ask for product options and one coupon, and refuses it the coupon list, issued coupons and the relay's own routes", async () => {
     const f = await relayWith({ public: false, authorize: storefront });
-    const allowed: RouteName[] = ['productOptions', 'productOption', 'coupon'];
+    // discovery too: a client allowed any route learns which ones (relayAudience.test.ts)
+    const allowed: RouteName[] = ['productOptions', 'productOption', 'coupon', 'discovery'];
     for (const [name, path] of Object.entries(ROUTES) as [RouteName, string][]) {
       const answer = await f.get(path);
       if (allowed.includes(name)) expect(answer.status, name).toBe(200);

@@ -11,7 +11,14 @@ describe('relay feed', () => {
     const f = await relayWith({ shopId: 'shop-7' });
     const d = await f.get('/relay/v1');
     expect(d.status).toBe(200);
-    expect(d.body).toEqual({ relay: 'shop-lookup', protocol: 1, shop: 'shop-7', feed: 'relay/v1/feed', products: 'relay/v1/products' });
+    expect(d.body).toEqual({
+      relay: 'shop-lookup',
+      protocol: 1,
+      shop: 'shop-7',
+      feed: 'relay/v1/feed',
+      products: 'relay/v1/products',
+      routes: ['coupons', 'coupon', 'issuedCoupon', 'productOptions', 'productOption', 'discovery', 'feed', 'products', 'status'],
+    });
     expect(d.headers.get('x-content-type-options')).toBe('nosniff');
     expect(d.headers.get('content-type')).toBe('application/json; charset=utf-8');
   });

@@ -27,13 +27,31 @@ export function feedError(status: number, code: string, message: string, headers
 }
 
 /**
- * `"<handle>.<version>.<newest confirmedAt>"`, and `.degraded` while the relay is: a till that holds the data sees
- * the relay's state change in a 200 answer (with its reason) instead of a 304.
- * @example etagOf(head, head.version, false) // '"m1x2-ab12.812.1763900000000"'
+ * What one client's feed carries: `coupons: false` (a client `authorize` does not let list coupons, a storefront)
+ * gets the options only: no coupon record, no coupon deletion, no coupon confirmation.
  */
-function etagOf(head: FeedHead, version: number, degraded: boolean): string {
-  const confirmed = Math.max(0, ...Object.values(head.confirmedAt).map((v) => v ?? 0));
-  return `"${head.handle}.${version}.${confirmed}${degraded ? '.degraded' : ''}"`;
+export interface FeedLists {
+  coupons: boolean;
+}
+
+/** A snapshot position after every coupon (positions are `resource\0key`; `\1` sorts after any `coupons\0…`). */
+const AFTER_COUPONS = 'coupons\u0001';
+
+/**
+ * `"<handle>.<version>.<newest confirmedAt>"`, `.options` for a feed without coupons, and `.degraded` while the
+ * relay is: a till that holds the data sees the relay's state change in a 200 answer (with its reason) instead of a 304.
+ * @example etagOf(head, head.version, false, { coupons: true }) // '"m1x2-ab12.812.1763900000000"'
+ */
+function etagOf(head: FeedHead, version: number, degraded: boolean, lists: FeedLists): string {
+  const confirmed = Math.max(0, ...Object.entries(head.confirmedAt).map(([r, v]) => (lists.coupons || r !== 'coupons' ? (v ?? 0) : 0)));
+  return `"${head.handle}.${version}.${confirmed}${lists.coupons ? '' : '.options'}${degraded ? '.degraded' : ''}"`;
+}
+
+/** The confirmations a client's feed tells: without `coupons` for a client that may not list them. */
+function confirmedFor(head: FeedHead, lists: FeedLists): FeedHead['confirmedAt'] {
+  if (lists.coupons) return head.confirmedAt;
+  const { coupons: _hidden, ...rest } = head.confirmedAt;
+  return rest;
 }
 
 const mustRefetch = (why: string): ProxyAnswer =>
@@ -65,6 +83,7 @@ export async function serveFeed(
   search: string,
   ifNoneMatch: string | undefined,
   signal: AbortSignal,
+  lists: FeedLists = { coupons: true },
 ): Promise<ProxyAnswer> {
   const q = parseFeedQuery(search, ctx.maxWaitSeconds);
   if (typeof q === 'string') return feedError(400, 'bad_request', `BAD REQUEST: ${q}.`);
@@ -102,14 +121,15 @@ export async function serveFeed(
     handle: current.handle,
     ...fields,
     products: mirror.products(),
-    confirmedAt: current.confirmedAt,
+    confirmedAt: confirmedFor(current, lists),
     relay: state,
   });
   // the state travels with a 304 too (a till that restarted holds an ETag, and no body tells it)
   const headers = (etag: string) => ({ etag, 'cache-control': 'no-cache', ...(state.degraded ? { 'x-shop-relay-degraded': 'true' } : {}) });
-  const etag = (h: FeedHead, version = h.version) => etagOf(h, version, state.degraded);
+  const etag = (h: FeedHead, version = h.version) => etagOf(h, version, state.degraded, lists);
   // what an answer's fields around its records depend on, besides the version: part of the cache key
-  const envelopeKey = (current: FeedHead): string => JSON.stringify([mirror.products(), current.confirmedAt, state]);
+  const envelopeKey = (current: FeedHead): string => JSON.stringify([mirror.products(), current.confirmedAt, state, lists.coupons]);
+  const mayHave = (r: { resource: string }) => lists.coupons || r.resource !== 'coupons';
 
   if (q.since === null) {
     // a snapshot chunk, from this instance's copy; its content may be newer than the cursor's version (the till's
@@ -121,14 +141,16 @@ export async function serveFeed(
       if (q.cursor.version > head.version) return mustRefetch(`this snapshot's version ${q.cursor.version} is newer than this relay's (${head.version})`);
     }
     const version = q.cursor?.version ?? head.version;
-    const after = q.cursor?.after ?? null;
+    let after = q.cursor?.after ?? null;
+    // without coupons the snapshot starts after them (they come first in position order)
+    if (!lists.coupons && (after === null || after < AFTER_COUPONS)) after = AFTER_COUPONS;
     // every till reads the same chunks: each is serialised once per version of this instance's copy
     const key = `snapshot\0${head.handle}\0${head.version}\0${version}\0${after}\0${q.limit}\0${envelopeKey(head)}`;
     const current = head;
     return feedAnswerCache(mirror).get(key, async () => {
       const chunk = mirror.chunk(after, q.limit);
       const cursor = chunk.done ? null : encodeCursor(version, chunk.last ?? '');
-      const fields = { version, kind: 'snapshot', cursor, upserts: chunk.records, deletes: [], more: !chunk.done };
+      const fields = { version, kind: 'snapshot', cursor, upserts: chunk.records.filter(mayHave), deletes: [], more: !chunk.done };
       return { answer: jsonAnswer(200, body(current, fields), headers(etag(current, version))), keep: true };
     });
   }
@@ -175,7 +197,7 @@ export async function serveFeed(
     const version = changes.length > 0 ? changes[changes.length - 1]!.version : since;
     const more = changes.length >= q.limit;
     const { upserts, deletes } = compact(changes);
-    const fields = { version, kind: 'changes', cursor: null, upserts, deletes, more };
+    const fields = { version, kind: 'changes', cursor: null, upserts: upserts.filter(mayHave), deletes: deletes.filter(mayHave), more };
     return { answer: jsonAnswer(200, body(current, fields), headers(etag(current, version))), keep: true };
   });
 }

@@ -125,6 +125,9 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     opsToken: config.opsToken,
     trustProxyHops: config.trustProxyHops,
     onRefused: ({ req, route, reason, till }) => {
+      // the relay also asks authorize about other routes (the discovery answer lists them, the feed checks
+      // coupons): only a refusal of the route asked for is the request's
+      if (routes.has(req) && routes.get(req) !== route) return;
       metrics.refused(reason);
       log.warn({ reqId: requestIds.get(req), route, reason, till, client: access.identify(req).address }, 'refused');
     },
@@ -202,7 +205,7 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     maxLongPolls: config.limits.maxLongPolls,
     fetch: metrics.observeFetch(spyingFetch),
     authorize: (req, route) => {
-      routes.set(req, route);
+      if (!routes.has(req)) routes.set(req, route); // the first route asked is the request's (see onRefused)
       return access.authorize(req, route);
     },
     clientId: access.clientId,

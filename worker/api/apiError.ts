@@ -27,7 +27,11 @@ export interface ApiErrorExtra {
   cause?: unknown;
 }
 
-export type ApiError = ShopLookupError & { retryAfterMs?: number };
+export type ApiError = ShopLookupError & {
+  retryAfterMs?: number;
+  /** A refusal of the shop's own server (relay or proxy): the route it refused (RouteName). */
+  refusedRoute?: string;
+};
 
 function make(code: string, message: string, extra: ApiErrorExtra): ApiError {
   const error: ApiError = new ShopLookupError(code, message, extra);
@@ -57,6 +61,56 @@ export function apiErrorFromAnswer(
   if (apiCode !== null) extra.apiCode = apiCode;
   if (retryAfterMs !== undefined) extra.retryAfterMs = retryAfterMs;
   return make(code, message, extra);
+}
+
+/** What each route of the relay and the proxy lets a client do, for "does not allow this client to …". */
+const ROUTE_WORDS: Record<string, string> = {
+  coupons: 'list the coupons',
+  coupon: 'read a coupon by its code',
+  issuedCoupon: 'read an issued coupon',
+  productOptions: "read a product's options",
+  productOption: 'read a product option',
+  discovery: 'ask the relay what it serves',
+  feed: "read the relay's feed (the coupon list and the options)",
+  products: 'add products to the shop-wide tracked set',
+  status: "read the relay's status",
+};
+
+/**
+ * A refusal the relay or the proxy marked as its own (`refusal: { code, route, by }` in the body), else null:
+ * 401/403 become `forbidden` (this client is not let through; the API key is not at fault), a 429 `rate_limited`
+ * naming the server's bounds, not the API's limit.
+ * @example serverRefusal({ method: 'GET', path: '/v2/shop/coupons' }, 403, body, 'FORBIDDEN: ...')
+ */
+export function serverRefusal(
+  label: { method: string; path: string },
+  status: number,
+  body: unknown,
+  msg: string,
+  retryAfterMs?: number,
+): ApiError | null {
+  const mark = (body as { refusal?: { code?: unknown; route?: unknown; by?: unknown } } | null)?.refusal;
+  if (!mark || typeof mark.code !== 'string' || typeof mark.route !== 'string') return null;
+  const server = mark.by === 'proxy' ? 'proxy' : 'relay';
+  const what = ROUTE_WORDS[mark.route] ?? `use ${mark.route}`;
+  const asked = requestLabel(label.method, label.path, status, msg);
+  let error: ApiError;
+  if (status === 429) {
+    error = make(
+      'rate_limited',
+      `The shop's ${server} asks this client to slow down (it is past its bounds for this client); it is retried after the pause it gave. ${asked}`,
+      retryAfterMs === undefined ? { status } : { status, retryAfterMs },
+    );
+  } else if (status === 401 || status === 403) {
+    error = make(
+      'forbidden',
+      `The shop's server (its ${server}) does not allow this client to ${what}. The shop's API key is not at fault: ` +
+        `whoever runs the ${server} decides this in its authorize. ${asked}`,
+      { status },
+    );
+  } else return null;
+  error.refusedRoute = mark.route;
+  return error;
 }
 
 /** Where requests go, for error messages: the origin of an absolute baseUrl, else the path as given. @example originOf('/shop-api') // '/shop-api' */

@@ -1,7 +1,7 @@
 // One request to the shop API: rate limit slot, token header, timeout, envelope, and a single token renewal on
 // -2/401. Everything that goes wrong becomes an ApiError with a readable message (see apiError.ts).
 import type { ShopAuth } from '../../src/protocol';
-import { apiErrorFromAnswer, networkError, originOf, timeoutError, type ApiError } from './apiError';
+import { apiErrorFromAnswer, networkError, originOf, serverRefusal, timeoutError, type ApiError } from './apiError';
 import { readEnvelope, type Envelope } from './envelope';
 import type { Priority, RateLimiter, RequestClass } from './rateLimiter';
 import { retryAfterMs } from './retryAfter';
@@ -98,7 +98,9 @@ export function createTransport(options: TransportOptions): Transport {
     options.onAnswer?.();
     const envelope = readEnvelope(text, status, label);
     if (envelope.code < 0 || status >= 400) {
-      const error = apiErrorFromAnswer(label, status, envelope.code < 0 ? envelope.code : null, envelope.msg, retryAfter);
+      const error =
+        serverRefusal(label, status, envelope.body, envelope.msg, retryAfter) ??
+        apiErrorFromAnswer(label, status, envelope.code < 0 ? envelope.code : null, envelope.msg, retryAfter);
       // everyone of this class waits out a throttle answer, not only the request that drew it
       if (error.code === 'rate_limited') options.limiter.pause(spec.cls, error.retryAfterMs ?? 1000);
       throw error;

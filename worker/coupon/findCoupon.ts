@@ -63,15 +63,21 @@ async function readCodeSpaces(db: ShopDatabase, code: string): Promise<LocalStat
 
 const NETWORK_CODES = new Set(['network_error', 'timeout']);
 
-/** Runs one refresh within `waitMs`: ok, or failed (and whether at network level). */
-function ask(refresh: () => Promise<void>, waitMs: number): Promise<{ ok: boolean; network: boolean }> {
+/**
+ * Runs one refresh within `waitMs`: ok, or failed (and whether at network level, or refused to this client by the
+ * shop's server: `forbidden`).
+ */
+function ask(refresh: () => Promise<void>, waitMs: number): Promise<{ ok: boolean; network: boolean; refused?: boolean }> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve({ ok: false, network: true }), waitMs);
     Promise.resolve()
       .then(refresh)
       .then(
         () => resolve({ ok: true, network: false }),
-        (e: unknown) => resolve({ ok: false, network: NETWORK_CODES.has(String((e as { code?: unknown })?.code)) }),
+        (e: unknown) => {
+          const code = String((e as { code?: unknown })?.code);
+          resolve({ ok: false, network: NETWORK_CODES.has(code), refused: code === 'forbidden' });
+        },
       )
       .finally(() => clearTimeout(timer));
   });
@@ -87,6 +93,9 @@ function ask(refresh: () => Promise<void>, waitMs: number): Promise<{ ok: boolea
 export async function findCoupon(code: string, deps: FindCouponDeps): Promise<FindOutcome> {
   const waitMs = deps.waitMs ?? NETWORK_WAIT_MS;
   const fromNetwork = new Set<Space>();
+  // spaces the shop's server does not let this client read (a storefront: issued coupons): none of its codes
+  // can apply here, so they count as answered "not there"
+  const refused = new Set<Space>();
   let networkTrouble = false;
   let local = await readCodeSpaces(deps.db, code);
 
@@ -96,6 +105,7 @@ export async function findCoupon(code: string, deps: FindCouponDeps): Promise<Fi
     );
     answers.forEach((a, i) => {
       if (a.ok) fromNetwork.add(spaces[i]!);
+      if (a.refused) refused.add(spaces[i]!);
       if (a.network) networkTrouble = true;
     });
     local = await readCodeSpaces(deps.db, code);
@@ -121,11 +131,12 @@ export async function findCoupon(code: string, deps: FindCouponDeps): Promise<Fi
     return { found: { kind: 'issued', record: local.issued, syncedAt: local.confirmed.issued, source: source('issued') }, networkTrouble };
   }
   const now = deps.now();
-  const trusted = (s: Space) => fromNetwork.has(s) || !olderThan(local.confirmed[s], now, deps.maxDataAgeMs);
+  const trusted = (s: Space) => fromNetwork.has(s) || refused.has(s) || !olderThan(local.confirmed[s], now, deps.maxDataAgeMs);
   if (trusted('coupon') && trusted('issued')) {
     const both = [local.confirmed.coupon, local.confirmed.issued].filter((t): t is number => t !== null);
     const syncedAt = both.length === 2 ? Math.min(...both) : null;
-    const src = fromNetwork.has('coupon') && fromNetwork.has('issued') ? 'network' : 'local';
+    const answered = (s: Space) => fromNetwork.has(s) || refused.has(s);
+    const src = answered('coupon') && answered('issued') && fromNetwork.size > 0 ? 'network' : 'local';
     return { absent: 'not_found', syncedAt, source: src, networkTrouble };
   }
   return { absent: 'unknown_offline', syncedAt: null, source: 'local', networkTrouble };

@@ -127,7 +127,7 @@ function assembleEngine(options: EngineOptions, listener: WatchListener, deps: E
   const checkout = loadCouponValidator({
     ...core,
     claim,
-    refreshCoupon: (code) => refreshes.refreshNow(planLookup({ kind: 'coupon', code })),
+    refreshCoupon: (code) => refreshes.refreshNow(planLookup({ kind: 'coupon', code }, options.coupons)),
     refreshIssuedCoupon: (code) => refreshes.refreshNow(planLookup({ kind: 'issuedCoupon', code })),
   });
   const watches = createWatchRegistry({ ...core, claim, changes, cache, refresh: refreshes.refresh, listener });
@@ -141,7 +141,7 @@ function assembleEngine(options: EngineOptions, listener: WatchListener, deps: E
     validateCoupon: checkout.validateCoupon,
     offlineJournal: checkout.offlineJournal,
     clearOfflineJournal: checkout.clearOfflineJournal,
-    sync: engineSync.sync,
+    sync: () => engineSync.hostSync(),
     trackProducts: engineSync.trackProducts,
     prefetchIssuedCoupons: engineSync.prefetchIssuedCoupons,
     ...clearAndClose({ life, db, claim, load, refreshes, watches, engineSync, tabs, changes, cache, connectivity, checkout }),

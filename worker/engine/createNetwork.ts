@@ -2,7 +2,8 @@
 // Only loadNetwork.ts imports it, with import(), so it stays out of the worker's entry: answering from IndexedDB
 // needs none of it, and the first answer after a reload does not wait for it to parse. Import nothing from here
 // statically (types aside).
-import { toLookupError } from '../../src/protocol';
+import { ShopLookupError, toLookupError } from '../../src/protocol';
+import { serverRefusal } from '../api/apiError';
 import type { SyncReport } from '../../src/protocol';
 import { createApiClient } from '../api/apiClient';
 import { createTransport } from '../api/httpTransport';
@@ -13,9 +14,9 @@ import type { SyncContext } from '../sync/syncContext';
 import { createReportDraft, finishReport } from '../sync/syncReport';
 import { refreshIssuedCoupon } from '../sync/readThrough';
 import { createDirectListingSource } from '../sync/direct/directListingSource';
-import { createSourceChooser, probeRelay, sourceModeOf } from '../sync/relay/relayDiscovery';
+import { createSourceChooser, probeRelay, sourceModeOf, type SourceChoice } from '../sync/relay/relayDiscovery';
 import { createRelayFeedClient } from '../sync/relay/relayFeedClient';
-import { createRelayFeedSource } from '../sync/relay/relayFeedSource';
+import { createRelayFeedSource, PRODUCTS_UNIT } from '../sync/relay/relayFeedSource';
 import { startRelayLive } from '../sync/relay/relayLive';
 import { createSyncRunner } from '../sync/syncRunner';
 import { createSyncScheduler, isSyncDue, type SyncScheduler } from '../sync/syncScheduler';
@@ -23,6 +24,14 @@ import type { EngineCore } from './engineCore';
 
 export { refreshCoupon, refreshIssuedCoupon, refreshOptionByCode, refreshOptionByNo } from '../sync/readThrough';
 export { syncProductOptions } from '../sync/direct/syncProductOptions';
+
+/** The refusal a relay's discovery answer implies for `route` (it left the route out for this client). */
+function refusedByDiscovery(route: string): ShopLookupError {
+  const label = { method: 'GET', path: '/relay/v1' };
+  const error = serverRefusal(label, 403, { refusal: { code: 'forbidden', route, by: 'relay' } }, 'its discovery answer leaves this route out')!;
+  delete error.status;
+  return error;
+}
 
 export interface NetworkDeps extends Pick<EngineCore, 'options' | 'db' | 'now' | 'refreshIntervalMs' | 'connectivity' | 'resources' | 'status' | 'signal' | 'leadership'> {
   fetch: typeof fetch;
@@ -54,6 +63,8 @@ export interface Network {
   live: { dispose(): void };
   /** The context of work somebody waits for (a lookup's refresh): quick retries, ahead of background work. */
   userContext(): SyncContext;
+  /** The refusal of `route` the relay's discovery answer implies (it left the route out for this client), else null. */
+  refusal(route: string): ShopLookupError | null;
   /** Fetches these issued coupons (background work outside a sync, patient retries); the outcome is a report. */
   prefetchIssuedCoupons(codes: string[]): Promise<SyncReport>;
 }
@@ -98,7 +109,10 @@ export function createNetwork(deps: NetworkDeps): Network {
     checkShop: (name) => checkShop(name),
     onRelayState: (relay) => deps.status.facts.set({ relay }),
   });
-  const direct = createDirectListingSource(db, now);
+  // coupons: 'byCode' (a storefront) never lists coupons, and the relay's feed is the coupon list: such an engine
+  // reads the tracked products' options by their GET route (the relay answers them from its snapshot)
+  const byCode = options.coupons === 'byCode';
+  const direct = createDirectListingSource(db, now, !byCode);
   const chooser = createSourceChooser(sourceModeOf(options.source, options.auth), async (s) => {
     const answer = await probeRelay(fetch, options.baseUrl, timeoutMs, s ? AbortSignal.any([signal, s]) : signal);
     if (answer.kind === 'unknown') onUnreachable();
@@ -112,15 +126,26 @@ export function createNetwork(deps: NetworkDeps): Network {
       relayAccepted = false;
       throw error;
     });
+  /** Whether a relay that said which routes this client may use allows `route` (a relay that did not say: yes). */
+  const allows = (choice: SourceChoice, route: string) => choice.kind !== 'relay' || !choice.info?.routes || choice.info.routes.includes(route);
+  let lastChoice: SourceChoice | null = null;
   async function choose(s?: AbortSignal) {
     const choice = await chooser.choose(s);
+    lastChoice = choice;
     // another shop's relay is refused before anything is asked of it (its feed answers are checked too)
     if (choice.kind === 'relay' && choice.info) await checkShop(choice.info.shop || null);
-    relayAccepted = choice.kind === 'relay';
+    // what the relay's discovery answer leaves out is never asked (the storefront mode): without its feed the
+    // options come by their GET route, without the coupon list no coupon is listed
+    if (!byCode && !allows(choice, 'feed') && !allows(choice, 'coupons')) runner.refuseAhead(metaKey.coupons, refusedByDiscovery('coupons'));
+    if (!allows(choice, 'products')) runner.refuseAhead(PRODUCTS_UNIT, refusedByDiscovery('products'));
+    relayAccepted = choice.kind === 'relay' && !byCode && allows(choice, 'feed');
     return choice;
   }
   const runner = createSyncRunner({
-    source: async (s) => ((await choose(s)).kind === 'relay' ? relay : direct),
+    source: async (s) => {
+      const choice = await choose(s);
+      return choice.kind === 'relay' && !byCode && allows(choice, 'feed') ? relay : direct;
+    },
     db,
     client,
     resources: deps.resources,
@@ -134,7 +159,7 @@ export function createNetwork(deps: NetworkDeps): Network {
   // The scheduler only ever starts syncs, which run on this side: it comes with this chunk, not the worker's entry.
   const scheduler = createSyncScheduler({
     sync: () => runner.sync(),
-    isDue: () => isSyncDue(db, now(), deps.refreshIntervalMs),
+    isDue: () => isSyncDue(db, now(), deps.refreshIntervalMs, byCode ? 'options' : metaKey.coupons),
     ready: deps.syncAllowed(),
     connectivity: deps.connectivity,
     leadership: deps.leadership,
@@ -145,10 +170,12 @@ export function createNetwork(deps: NetworkDeps): Network {
   // came). With a relay, the leader keeps a long-poll open for live changes (the status change wakes it).
   choose(signal)
     .catch(() => undefined)
-    .then(() => chooser.current && deps.status.facts.set({ source: chooser.current }));
+    .then(() => chooser.current && deps.status.facts.set({ source: byCode ? 'direct' : chooser.current }));
   const live = startRelayLive({
     poll: (waitS, s) => relay.poll(waitS, s),
-    isRelay: () => relayAccepted,
+    // after the first sync (which finds out whether the relay serves this client its feed): a relay that refused it
+    // is not asked again by the live long-poll either
+    isRelay: () => relayAccepted && runner.ranOnce && !runner.isRefused(metaKey.coupons),
     resync: deps.resync,
     leadership: deps.leadership,
     connectivity: deps.connectivity,
@@ -171,6 +198,7 @@ export function createNetwork(deps: NetworkDeps): Network {
     scheduler,
     live,
     userContext: () => context('user', deps.lookupRetry ?? LOOKUP_RETRY),
+    refusal: (route) => (lastChoice && !allows(lastChoice, route) ? refusedByDiscovery(route) : null),
     async prefetchIssuedCoupons(codes) {
       const ctx = context('background', syncPolicy);
       for (const code of codes) {

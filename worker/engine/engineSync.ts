@@ -14,6 +14,8 @@ export interface EngineSyncDeps extends EngineCore {
 }
 
 export interface EngineSync extends Pick<EngineApi, 'sync' | 'trackProducts' | 'prefetchIssuedCoupons'> {
+  /** The host's sync(): also asks again what the shop's server refused since the start. */
+  hostSync(): Promise<SyncReport>;
   /** The database was claimed again: background syncs resume once the claim holds. */
   allow(claimed: Promise<LookupError | null>): void;
   dispose(): void;
@@ -34,6 +36,10 @@ export function createEngineSync(deps: EngineSyncDeps): EngineSync {
       const blocked = await claim.ready;
       if (blocked || deps.isClosed()) return failedReport(blocked ?? { code: 'closed', message: 'shop-lookup was closed.' });
       return scheduler.then((s) => s.sync(), notStarted);
+    },
+    async hostSync() {
+      await network.then((n) => n.runner.forgetRefusals(), ignore);
+      return this.sync();
     },
     async trackProducts(productNos) {
       const added = await claim.track(productNos);

@@ -27,6 +27,7 @@ export function createItemRefreshes(deps: ItemRefreshesDeps): ItemRefreshes {
 
   function refreshNow(plan: LookupPlan): Promise<void> {
     if (plan.refresh === 'sync') return deps.sync().then(() => undefined);
+    if (plan.refresh === 'none') return Promise.resolve();
     const key = plan.stateKeys[0]!;
     if (deps.isClosed()) return Promise.reject(new ShopLookupError('closed', 'shop-lookup was closed.'));
     const running = inflight.get(key);
@@ -34,6 +35,9 @@ export function createItemRefreshes(deps: ItemRefreshesDeps): ItemRefreshes {
     const work = plan.refresh;
     const run = deps.resources.track(key, async () => {
       const net = await deps.network;
+      // a route the relay's discovery answer left out for this client is not asked (it would only be refused)
+      const refused = plan.route === undefined ? null : net.refusal(plan.route);
+      if (refused) throw refused;
       return work(net.userContext(), net.module);
     }).finally(() => inflight.delete(key));
     inflight.set(key, run);
@@ -44,7 +48,7 @@ export function createItemRefreshes(deps: ItemRefreshesDeps): ItemRefreshes {
     refreshNow,
     refresh(plan) {
       // the full listing is the leader's job; other engines see its results through the shared database
-      if (plan.refresh === 'sync' && !deps.leadership.isLeader) return;
+      if (plan.refresh === 'none' || (plan.refresh === 'sync' && !deps.leadership.isLeader)) return;
       refreshNow(plan).catch(() => undefined);
     },
     settled: () => Promise.allSettled(inflight.values()),

@@ -32,14 +32,16 @@ export interface LookupPlan {
   stateKeys: string[];
   /** Reads the record a confirmation points to when the API answered this item under another code (coupons). */
   readAlias?(db: ShopDatabase, code: string): Promise<unknown>;
-  /** A network refresh of this item: 'sync' = the full sync does it. */
-  refresh: 'sync' | ((ctx: SyncContext, net: RefreshUnits) => Promise<void>);
+  /** The relay or proxy route its refresh asks (`coupon`, `issuedCoupon`, ...): one a relay refused is not asked. */
+  route?: string;
+  /** A network refresh of this item: 'sync' = the full sync does it; 'none' = nothing refreshes it (never listed). */
+  refresh: 'sync' | 'none' | ((ctx: SyncContext, net: RefreshUnits) => Promise<void>);
 }
 
 /** The primary keys of one product's options. */
 const productKeys = (productNo: number) => rangeOf([productNo, MIN_KEY] as IndexableType, [productNo, MAX_KEY] as IndexableType);
 
-type Parts = Pick<LookupPlan, 'store' | 'request' | 'interest' | 'refresh'>;
+type Parts = Pick<LookupPlan, 'store' | 'request' | 'interest' | 'refresh' | 'route'>;
 
 /** A whole list: [] when unknown, confirmed (and refreshed) as one, and read once for all its watches. */
 const listPlan = (list: string, parts: Parts): LookupPlan => ({
@@ -60,10 +62,31 @@ const itemPlan = (item: string, list: string | null, parts: Parts & Pick<LookupP
   stateKeys: list === null ? [item] : [item, list],
 });
 
-/** @example const local = await readLocal(planLookup({ kind: 'coupon', code: 'WELCOME10' }), db) */
-export function planLookup(q: LookupQuery): LookupPlan {
+/** Which coupons an engine keeps (ShopLookupOptions.coupons): the whole list, or only those read by exact code. */
+export type CouponMode = 'all' | 'byCode';
+
+/**
+ * @param coupons `'byCode'`: the coupon list is never synced, so `coupons()` shows what was read by code (never
+ * confirmed as the shop's list, never refreshed) and a coupon is confirmed by its own read alone.
+ * @example const local = await readLocal(planLookup({ kind: 'coupon', code: 'WELCOME10' }), db)
+ */
+export function planLookup(q: LookupQuery, coupons: CouponMode = 'all'): LookupPlan {
+  const byCode = coupons === 'byCode';
   switch (q.kind) {
     case 'coupons':
+      if (byCode) {
+        return {
+          empty: [],
+          cacheKey: metaKey.coupons,
+          store: 'coupons',
+          request: (store) => store.getAll(),
+          interest: { coupons: wholeTable() },
+          confirmKeys: [],
+          itemKey: metaKey.coupons,
+          stateKeys: [],
+          refresh: 'none',
+        };
+      }
       return listPlan(metaKey.coupons, {
         store: 'coupons',
         request: (store) => store.getAll(),
@@ -73,7 +96,8 @@ export function planLookup(q: LookupQuery): LookupPlan {
     case 'coupon': {
       // a code as typed: the form validateCoupon uses too (pathSegment.ts)
       const code = typedCode(q.code);
-      return itemPlan(metaKey.coupon(code), metaKey.coupons, {
+      return itemPlan(metaKey.coupon(code), byCode ? null : metaKey.coupons, {
+        route: 'coupon',
         store: 'coupons',
         request: (store) => store.get(code),
         interest: { coupons: keysOf(code) },
@@ -84,6 +108,7 @@ export function planLookup(q: LookupQuery): LookupPlan {
     case 'issuedCoupon': {
       const code = typedCode(q.code);
       return itemPlan(metaKey.issued(code), null, {
+        route: 'issuedCoupon',
         store: 'issuedCoupons',
         request: (store) => store.get(code),
         interest: { issuedCoupons: keysOf(code) },
@@ -92,6 +117,7 @@ export function planLookup(q: LookupQuery): LookupPlan {
     }
     case 'productOptions':
       return listPlan(metaKey.options(q.productNo), {
+        route: 'productOptions',
         store: 'options',
         request: (store, keyRange) => store.getAll(keyRange.bound([q.productNo, MIN_KEY], [q.productNo, MAX_KEY])),
         interest: { options: productKeys(q.productNo) },
@@ -99,6 +125,7 @@ export function planLookup(q: LookupQuery): LookupPlan {
       });
     case 'productOptionByNo':
       return itemPlan(metaKey.optionNo(q.productNo, q.optionNo), metaKey.options(q.productNo), {
+        route: 'productOption',
         store: 'options',
         request: (store) => store.get([q.productNo, q.optionNo]),
         interest: { options: keysOf([q.productNo, q.optionNo]) },
@@ -106,6 +133,7 @@ export function planLookup(q: LookupQuery): LookupPlan {
       });
     case 'productOptionByCode':
       return itemPlan(metaKey.optionCode(q.productNo, q.optionCode), metaKey.options(q.productNo), {
+        route: 'productOption',
         store: 'options',
         // the first by primary key among equals, as Dexie's first() over the index
         request: (store) => store.index('[product_no+code]').get([q.productNo, q.optionCode]),

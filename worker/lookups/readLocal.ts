@@ -44,8 +44,9 @@ function readDirect(plan: LookupPlan, db: ShopDatabase): Promise<Local> {
   const meta = tx.objectStore(db.meta.name);
   const confirmations = plan.confirmKeys.map((key) => meta.get(key) as IDBRequest<MetaRow | undefined>);
   return new Promise((resolve, reject) => {
-    // requests of a transaction complete in order: the last one's success means all are in
-    confirmations[confirmations.length - 1]!.onsuccess = () =>
+    // requests of a transaction complete in order: the last one's success means all are in (a plan confirmed by
+    // nothing, coupons() of an engine that never lists them, has only its data request)
+    (confirmations.at(-1) ?? data).onsuccess = () =>
       resolve(toLocal(plan, data.result, confirmations.map((r) => r.result)));
     tx.onabort = () => reject(tx.error ?? new DOMException('The read was aborted.', 'AbortError'));
   });

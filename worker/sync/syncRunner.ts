@@ -3,7 +3,7 @@
 // the running sync's promise (after dexie-cloud's syncIfPossible). Failures are data in the report and in
 // status(), never thrown at the caller.
 import { ShopLookupError } from '../../src/protocol';
-import type { SyncReport } from '../../src/protocol';
+import type { LookupError, SyncReport } from '../../src/protocol';
 import type { ApiClient } from '../api/apiClient';
 import type { ResourceState } from '../lookups/resourceState';
 import { retry, type RetryPolicy } from '../api/retryer';
@@ -47,6 +47,13 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
   let controller = new AbortController();
 
   let lastProgressAt = 0;
+  /**
+   * Units the shop's server refused (`forbidden`) since the start, by unit key: later syncs skip them (reported as
+   * skipped) instead of asking again every few minutes; the host's sync() forgets them and asks once more.
+   */
+  const refused = new Map<string, LookupError>();
+  let ranOnce = false;
+  const tellRefused = () => status.facts.set({ refused: [...refused.values()] });
 
   function context(report: ReportDraft, signal: AbortSignal): SyncContext {
     return {
@@ -78,6 +85,11 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
 
   /** Runs one unit; returns false when the sync should stop here. */
   async function unit(report: ReportDraft, key: string, work: () => Promise<void>): Promise<boolean> {
+    const known = refused.get(key);
+    if (known) {
+      report.skipped.push(known);
+      return true;
+    }
     try {
       await resources.track(key, work);
       return true;
@@ -85,6 +97,10 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
       const e = engineError(error);
       report.complete = false;
       report.errors.push(e);
+      if (e.code === 'forbidden') {
+        refused.set(key, e);
+        tellRefused();
+      }
       return !STOPS_SYNC.has(e.code);
     }
   }
@@ -116,6 +132,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
     const coupons = (await db.meta.get(metaKey.coupons).catch(() => undefined)) as { confirmedAt?: number } | undefined;
     const f = status.facts.get();
     ended();
+    ranOnce = true; // (before the status change below, which wakes the relay's live long-poll)
     status.facts.set({
       syncing: false,
       waiting: false,
@@ -157,6 +174,24 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
         return finishReport(report);
       }).catch(notRun);
     },
+    /** The host asked for a sync: what the server refused is asked once more (the host may have changed it). */
+    forgetRefusals(): void {
+      if (refused.size === 0) return;
+      refused.clear();
+      tellRefused();
+    },
+    /** A full sync has ended since the start (whatever its outcome): what the server refuses is known by then. */
+    get ranOnce() {
+      return ranOnce;
+    },
+    /** The unit `key` is refused ahead (the relay's discovery answer left its route out): skipped, never asked. */
+    refuseAhead(key: string, error: LookupError): void {
+      if (refused.has(key)) return;
+      refused.set(key, error);
+      tellRefused();
+    },
+    /** Whether the unit `key` was refused by the shop's server since the start (its work is skipped). */
+    isRefused: (key: string): boolean => refused.has(key),
     /** A full sync of this engine is under way (it holds the sync lock); false while one only waits for it. */
     get active() {
       return active;

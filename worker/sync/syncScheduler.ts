@@ -34,11 +34,12 @@ export interface SyncScheduler {
 
 /**
  * Whether a sync is due: the coupons were never confirmed or not for `refreshIntervalMs`, or a listing or a relay
- * snapshot was left unfinished (resuming it is due at once).
+ * snapshot was left unfinished (resuming it is due at once). `listKey`: the confirmation a sync renews (`'options'`
+ * for an engine that never lists coupons).
  * @example await isSyncDue(db, Date.now(), 300_000)
  */
-export async function isSyncDue(db: ShopDatabase, now: number, refreshIntervalMs: number): Promise<boolean> {
-  const [coupons, checkpoint, feed] = await db.meta.bulkGet([metaKey.coupons, metaKey.couponSync, FEED_STATE_KEY]);
+export async function isSyncDue(db: ShopDatabase, now: number, refreshIntervalMs: number, listKey: string = metaKey.coupons): Promise<boolean> {
+  const [coupons, checkpoint, feed] = await db.meta.bulkGet([listKey, metaKey.couponSync, FEED_STATE_KEY]);
   const at = (coupons as Confirmation | undefined)?.confirmedAt;
   const snapshotUnderWay = (feed as FeedState | undefined)?.snapshot;
   return checkpoint !== undefined || !!snapshotUnderWay || olderThan(at, now, refreshIntervalMs);

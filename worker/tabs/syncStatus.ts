@@ -30,6 +30,8 @@ interface StatusFacts {
   journalError: LookupError | null;
   /** The relay's own state from its last answer; null until it answered. */
   relay: SyncStatus['relay'] | null;
+  /** What the shop's server refused this engine since it started (or since the host's last sync()). */
+  refused: LookupError[];
 }
 
 /** A clock off by more than this is shown in status(). @example Math.abs(offset) > CLOCK_SHOWN_MS */
@@ -64,6 +66,7 @@ export function createSyncStatus(connectivity: Connectivity) {
     unsavedJournal: 0,
     journalError: null,
     relay: null,
+    refused: [],
   });
   const view = (): SyncStatus => {
     const f = facts.get();
@@ -83,6 +86,7 @@ export function createSyncStatus(connectivity: Connectivity) {
     const storageError = f.journalError ?? f.storageError;
     if (storageError) status.storage = { error: storageError, memoryOnly: f.memoryOnly, unsavedJournal: f.unsavedJournal };
     if (f.source === 'relay' && f.relay) status.relay = f.relay;
+    if (f.refused.length > 0) status.refused = f.refused;
     return status;
   };
   return {

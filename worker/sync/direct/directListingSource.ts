@@ -1,16 +1,20 @@
-// The shop API listed page by page: every coupon page, then each tracked product's option list (as before relays).
+// The shop API listed page by page: every coupon page (unless the engine keeps coupons by code only), then each
+// tracked product's option list (as before relays).
 import { confirm, metaKey, type ShopDatabase } from '../../store/store';
 import { syncCoupons } from './syncCoupons';
 import { syncProductOptions } from './syncProductOptions';
 import type { SyncSource } from '../syncSource';
 
-/** @example const source = createDirectListingSource(db, now); await source.syncAll(run, [13805]); */
-export function createDirectListingSource(db: ShopDatabase, now: () => number): SyncSource {
+/**
+ * @param listCoupons false (`coupons: 'byCode'`): the coupon list is never asked for, only the options.
+ * @example const source = createDirectListingSource(db, now); await source.syncAll(run, [13805]);
+ */
+export function createDirectListingSource(db: ShopDatabase, now: () => number, listCoupons = true): SyncSource {
   return {
     kind: 'direct',
     async syncAll(run, products) {
       const { ctx } = run;
-      let go = await run.unit(metaKey.coupons, () => syncCoupons(ctx));
+      let go = listCoupons ? await run.unit(metaKey.coupons, () => syncCoupons(ctx)) : true;
       let optionsDone = 0;
       for (const [i, productNo] of products.entries()) {
         if (!go) break;

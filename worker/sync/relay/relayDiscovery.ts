@@ -15,6 +15,8 @@ export interface RelayInfo {
   relay: 'shop-lookup';
   protocol: number;
   shop: string;
+  /** The routes this client may use, as the relay's authorize answered for this very request; null: not said (all). */
+  routes: string[] | null;
 }
 
 export interface SourceChoice {
@@ -45,7 +47,8 @@ export function sourceModeOf(source: SourceMode | undefined, auth: object | null
 export function readRelayInfo(body: unknown): RelayInfo | null {
   const b = body as Partial<RelayInfo> | null;
   if (!b || typeof b !== 'object' || b.relay !== 'shop-lookup' || b.protocol !== 1) return null;
-  return { relay: 'shop-lookup', protocol: 1, shop: typeof b.shop === 'string' ? b.shop : '' };
+  const routes = Array.isArray(b.routes) ? b.routes.filter((r): r is string => typeof r === 'string') : null;
+  return { relay: 'shop-lookup', protocol: 1, shop: typeof b.shop === 'string' ? b.shop : '', routes };
 }
 
 /**

@@ -2,7 +2,7 @@
 // the shop API's envelope, and are not held back by the client's API rate limits (the relay has its own budget and
 // says so with 429 + Retry-After). Everything that goes wrong becomes an ApiError, as the API client's do.
 import { ShopLookupError } from '../../../src/protocol';
-import { apiErrorFromAnswer, badResponseError, networkError, originOf, timeoutError, type ApiError } from '../../api/apiError';
+import { apiErrorFromAnswer, badResponseError, networkError, originOf, serverRefusal, timeoutError, type ApiError } from '../../api/apiError';
 import { retryAfterMs } from '../../api/retryAfter';
 
 /** One record as the feed carries it (validated again by the engine before it is stored). */
@@ -69,6 +69,9 @@ function isFeedAnswer(v: unknown): v is FeedAnswer {
   );
 }
 
+/** The route a relay path is (`relay/v1/feed` -> feed, `relay/v1/products` -> products). */
+const routeOf = (path: string): string => path.split('/').pop() || 'discovery';
+
 /** @example const feed = createRelayFeedClient({ baseUrl: '/shop-api', fetch, timeoutMs: 15_000 }); await feed.feed({ since: 12, handle }); */
 export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFeedClient {
   const base = options.baseUrl.replace(/\/+$/, '');
@@ -121,8 +124,12 @@ export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFee
         throw new ShopLookupError('relay_not_ready', `${message} (This till waits for it and takes the data as soon as the relay has it.)`, { status: 503 });
       }
       if (res.status === 503) throw networkError(label, origin, new Error(`the relay has no data to serve (${message})`));
-      const error = apiErrorFromAnswer(label, res.status, null, message, retryAfterMs(res.headers.get('retry-after')));
-      if (res.status === 401 || res.status === 403) error.code = 'permission_denied';
+      const wait = retryAfterMs(res.headers.get('retry-after'));
+      const refused = serverRefusal(label, res.status, json, message, wait);
+      if (refused) throw refused;
+      const error = apiErrorFromAnswer(label, res.status, null, message, wait);
+      // an unmarked 401/403 on a relay route: still the relay's door (a relay before refusals were marked)
+      if (res.status === 401 || res.status === 403) throw serverRefusal(label, res.status, { refusal: { code: 'forbidden', route: routeOf(path), by: 'relay' } }, message)!;
       throw error;
     }
     return { status: res.status, etag: res.headers.get('etag'), json, degraded };

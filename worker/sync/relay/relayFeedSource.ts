@@ -16,6 +16,8 @@ import type { SyncSource } from '../syncSource';
 
 /** Records per feed answer while reading a snapshot (the protocol's maximum). */
 const SNAPSHOT_LIMIT = 10_000;
+/** The unit that tells the relay this engine's products (POST relay/v1/products). */
+export const PRODUCTS_UNIT = 'relay:products';
 /** A feed that keeps saying "start again" within one sync: give up for now, keep the local data. */
 const MAX_RESTARTS = 2;
 
@@ -219,18 +221,13 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
   return {
     kind: 'relay',
     async syncAll(run, products) {
-      await run.unit(metaKey.coupons, async () => {
-        await postProducts(run.ctx, products);
-        await syncFeed(run.ctx);
-      });
+      // a relay that does not let this client add products (a storefront) still serves it the feed
+      if (await run.unit(PRODUCTS_UNIT, () => postProducts(run.ctx, products))) await run.unit(metaKey.coupons, () => syncFeed(run.ctx));
       const options = (await db.meta.get('options').catch(() => undefined)) as Confirmation | undefined;
       return products.length > 0 && run.ctx.report.complete ? (options?.confirmedAt ?? null) : null;
     },
     async syncProducts(run, products) {
-      await run.unit(metaKey.coupons, async () => {
-        await postProducts(run.ctx, products);
-        await syncFeed(run.ctx);
-      });
+      if (await run.unit(PRODUCTS_UNIT, () => postProducts(run.ctx, products))) await run.unit(metaKey.coupons, () => syncFeed(run.ctx));
     },
     async poll(waitS, signal) {
       const state = await loadFeedState(db);
