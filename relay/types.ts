@@ -23,8 +23,9 @@ export interface ShopRelayOptions {
    */
   basePath?: string;
   /**
-   * Where the shared state lives: a Redis URL or a node-redis client (several instances share one sync); omitted:
-   * the embedded in-memory store (one instance).
+   * Where the shared state lives: a Redis URL, a node-redis client, or a node-redis cluster (createCluster(); every
+   * key of a shop carries the hash tag `{shopId}`), so several instances share one sync; omitted: the embedded
+   * in-memory store (one instance).
    * @example { redis: process.env.REDIS_URL }
    */
   redis?: string | object;

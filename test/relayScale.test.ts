@@ -204,7 +204,7 @@ async function syncAll(): Promise<string[][]> {
 /** The sync lease as Redis holds it (who lists now, and until when), or null. */
 async function readLease(): Promise<{ owner: string; expiresAt: number } | null> {
   const keys: string[] = [];
-  for await (const batch of reader!.scanIterator({ MATCH: `shop-lookup:${SHOP}:lease:*` })) keys.push(...batch);
+  for await (const batch of reader!.scanIterator({ MATCH: `shop-lookup:{${SHOP}}:lease:*` })) keys.push(...batch);
   const leaseKey = keys.find((k) => !k.endsWith(':fence'));
   const value = leaseKey ? await reader!.get(leaseKey) : null;
   return value ? (JSON.parse(value) as { owner: string; expiresAt: number }) : null;
