@@ -135,18 +135,26 @@ export async function connectRedis(options: RedisConnectionOptions): Promise<Red
 
   // Ok only while all three connections are up: a commit needs the transaction one, wake-ups the subscriber.
   const down = new Set<RedisClient>();
+  // taken off at close: a client the host shares between stores (a hub's shops) must not keep ours
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  type Listener = (...args: any[]) => void;
+  const listening: [RedisClient, string, Listener][] = [];
+  const on = (c: RedisClient, event: string, fn: Listener): void => {
+    c.on(event, fn);
+    listening.push([c, event, fn]);
+  };
   const watchConnection = (c: RedisClient): void => {
-    c.on('error', (error: unknown) => {
+    on(c, 'error', (error: unknown) => {
       if (closing || !everReady) return;
       down.add(c);
       setHealth(false, `Redis at ${where} is unreachable: ${reason(error)}. Serving the last snapshot; reconnecting.`);
     });
-    c.on('reconnecting', () => {
+    on(c, 'reconnecting', () => {
       if (closing || !everReady) return;
       down.add(c);
       if (health.ok) setHealth(false, `Redis at ${where}: connection lost; reconnecting.`);
     });
-    c.on('ready', () => {
+    on(c, 'ready', () => {
       down.delete(c);
       if (!everReady || closing || down.size > 0 || health.ok) return;
       setHealth(true, null);
@@ -156,7 +164,7 @@ export async function connectRedis(options: RedisConnectionOptions): Promise<Red
   // (these listeners also keep node-redis from throwing an 'error' nobody listens to)
   if (cluster) {
     // a cluster's own events are per node and come without 'ready': health follows the shop's master (txClient)
-    for (const c of [client, subscriber]) c.on('error', () => undefined);
+    for (const c of [client, subscriber]) on(c, 'error', () => undefined);
   } else {
     for (const c of [client, txClient, subscriber]) watchConnection(c);
   }
@@ -211,6 +219,8 @@ export async function connectRedis(options: RedisConnectionOptions): Promise<Red
     },
     async close() {
       closing = true;
+      // (our own connections keep theirs while they close: an 'error' nobody listens to would throw)
+      for (const [c, event, fn] of listening) if (c === client && !ownsMain) c.off(event, fn);
       const mine = ownsMain ? [client, txClient, subscriber] : [txClient, subscriber];
       await Promise.all(mine.map(async (c) => {
         if (!c.isOpen) return;
