@@ -193,10 +193,11 @@ export interface ShopRelay {
   /**
    * Lists everything now (after a listing this instance has under way), resolving when done; for tests and
    * operators. When another instance is listing, this one waits for that listing and counts it: it resolves when
-   * that listing commits (and lists only what it left out).
+   * that listing commits (and lists only what it left out). `{ due: true }`: only what is due, as the relay's own
+   * timer would (a hub's sweep over its shops).
    * @example await relay.refresh();
    */
-  refresh(): Promise<void>;
+  refresh(options?: { due?: boolean }): Promise<void>;
   /** Where the relay stands. @example (await relay.status()).version */
   status(): Promise<RelayStatus>;
   /**

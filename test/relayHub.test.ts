@@ -218,6 +218,42 @@ describe('createRelayHub', () => {
     expect(hub.status().hot).toEqual(['shop-c', 'shop-a']);
   });
 
+  it('lists every shop the host names once over two instances, and takes over a shop whose lister died', async () => {
+    // a lister that died mid-listing of shop-c: its lease (as the Redis store writes it) runs out in 600 ms
+    const writer = createClient({ url: redis.url });
+    await writer.connect();
+    const deadUntil = Date.now() + 600;
+    await writer.set('shop-lookup:{shop-c}:lease:sync', JSON.stringify({ owner: 'crashed-instance', token: 1, expiresAt: deadUntil }), { PX: 600 });
+    await writer.close();
+    const shops = (): string[] => [...SHOPS];
+    await startHub({ shops, maxHotShops: 1 });
+    const first = hub;
+    const second = createRelayHub({
+      credentials: (shopId) => registry.get(shopId) ?? null, redis: redis.url, rateLimits: false, shops, maxHotShops: 1,
+      refreshIntervalMs: 60 * 60 * 1000, retry: { retries: 2, baseDelayMs: 10, maxDelayMs: 50 }, observer: { log: () => undefined },
+    });
+    try {
+      await Promise.all([first.sweep(), second.sweep()]);
+      // shop-c is not listed while the dead lister's lease runs: both instances watch it
+      expect(listCalls(mocks['shop-c'])).toBe(0);
+      expect([...first.status().watching, ...second.status().watching]).toContain('shop-c');
+      for (const shop of ['shop-a', 'shop-b'] as const) expect(listCalls(mocks[shop]), shop).toBe(1);
+      // once it lapses, one of them takes it over: listed once, not twice
+      await expect.poll(() => listCalls(mocks['shop-c']), { timeout: 5_000 }).toBe(1);
+      await expect.poll(() => [...first.status().watching, ...second.status().watching, ...first.status().listings.running, ...second.status().listings.running]).toEqual([]);
+      expect(Date.now()).toBeGreaterThanOrEqual(deadUntil);
+      expect(listCalls(mocks['shop-c'])).toBe(1);
+      await Promise.all([first.sweep(), second.sweep()]);
+      for (const shop of SHOPS) expect(listCalls(mocks[shop]), shop).toBe(1);
+      // each instance kept at most one shop hot while walking three
+      expect(first.status().hot.length).toBeLessThanOrEqual(1);
+      expect(second.status().hot.length).toBeLessThanOrEqual(1);
+      expect((await snapshotOf('shop-c')).codes).toContain('ONLY-shop-c');
+    } finally {
+      await second.close();
+    }
+  });
+
   it('bounds the listings running at once over all shops of an instance', async () => {
     await startHub({ maxConcurrentListings: 1 });
     // shop-a's first page is held at the API: shop-b's listing waits for the one slot meanwhile
@@ -225,11 +261,11 @@ describe('createRelayHub', () => {
     const a = hub.refresh('shop-a');
     await held.arrived;
     const b = hub.refresh('shop-b');
-    await expect.poll(() => hub.status().listings).toEqual({ running: 1, waiting: 1 });
+    await expect.poll(() => hub.status().listings).toEqual({ running: ['shop-a'], waiting: 1 });
     expect(listCalls(mocks['shop-b'])).toBe(0);
     held.release();
     await Promise.all([a, b]);
     expect(listCalls(mocks['shop-b'])).toBeGreaterThan(0);
-    expect(hub.status().listings).toEqual({ running: 0, waiting: 0 });
+    expect(hub.status().listings).toEqual({ running: [], waiting: 0 });
   });
 });

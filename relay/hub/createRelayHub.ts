@@ -17,6 +17,8 @@ import { createHotShops, type HotShop } from './hotShops';
 import type { RelayHub, RelayHubOptions, ShopCredentials } from './hubTypes';
 import { createListingSlots, gateListings } from './listingSlots';
 import { parseShopPath } from './shopPath';
+import { createShopSweep } from './shopSweep';
+import type { ShopProbe } from '../store/redis/redisShopProbe';
 
 interface Shop {
   relay: ShopRelay;
@@ -29,13 +31,18 @@ interface Shop {
 /** Where the shops' stores come from: one shared Redis connection, or a memory store each. */
 interface StoreSource {
   open(shopId: string): Promise<RelayStore>;
+  /** Whether the shop is due, read without opening it (memory stores: always due). */
+  probe(shopId: string): Promise<ShopProbe>;
   close(): Promise<void>;
 }
 
 /** Unknown shop ids remembered (so a guesser does not reach the host's `credentials` with every request). */
 const MAX_UNKNOWN = 10_000;
 
-const HUB_OPTIONS = ['credentials', 'credentialsTtlMs', 'basePath', 'redis', 'authorize', 'public', 'maxHotShops', 'maxConcurrentListings', 'observer'];
+const HUB_OPTIONS = [
+  'credentials', 'credentialsTtlMs', 'basePath', 'redis', 'authorize', 'public', 'maxHotShops', 'maxConcurrentListings',
+  'observer', 'shops', 'sweepIntervalMs',
+];
 
 function checkHubOptions(options: RelayHubOptions): void {
   const wrong: string[] = [];
@@ -47,6 +54,8 @@ function checkHubOptions(options: RelayHubOptions): void {
   whole('credentialsTtlMs', 0);
   whole('maxHotShops', 1);
   whole('maxConcurrentListings', 1);
+  whole('sweepIntervalMs', 1);
+  if (options.shops !== undefined && typeof options.shops !== 'function') wrong.push('option "shops" must be a function () => shop ids');
   if (options.authorize !== undefined && typeof options.authorize !== 'function') wrong.push('option "authorize" must be a function (req, route, shopId)');
   if (wrong.length > 0) throw new TypeError(`createRelayHub: ${wrong.join('; ')}.`);
 }
@@ -87,12 +96,17 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
     if (!HUB_OPTIONS.includes(name) && value !== undefined) (shared as Record<string, unknown>)[name] = value;
   }
   let closed = false;
+  const refreshIntervalMs = options.refreshIntervalMs ?? 300_000;
 
   let source: Promise<StoreSource> | undefined;
   function stores(): Promise<StoreSource> {
     source ??= (async (): Promise<StoreSource> => {
-      if (options.redis === undefined) return { open: async () => createMemoryStore({ now }), close: async () => undefined };
-      const [{ createClient }, { createRedisStore }] = await Promise.all([import('redis'), import('../store/redis/redisStore')]);
+      if (options.redis === undefined) {
+        return { open: async () => createMemoryStore({ now }), probe: async () => ({ due: true, leaseUntil: null }), close: async () => undefined };
+      }
+      const [{ createClient }, { createRedisStore }, { probeShop }] = await Promise.all([
+        import('redis'), import('../store/redis/redisStore'), import('../store/redis/redisShopProbe'),
+      ]);
       const owned = typeof options.redis === 'string';
       const client = (owned ? createClient({ url: options.redis as string, disableOfflineQueue: true }) : options.redis) as ReturnType<typeof createClient>;
       // every hot shop's store listens to the shared connection's events
@@ -101,6 +115,7 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
       if (!client.isOpen) await client.connect();
       return {
         open: (shopId) => createRedisStore({ redis: client, shopId, now }),
+        probe: (shopId) => probeShop(client as never, shopId, { refreshIntervalMs, now: now() }),
         close: async () => {
           if (owned && client.isOpen) await client.close().catch(() => client.destroy());
         },
@@ -131,7 +146,7 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
       ...(credentials.target !== undefined ? { target: credentials.target } : {}),
       shopId,
       basePath: `${basePath}/shops/${shopId}`,
-      store: gateListings(store, slots, closing.signal),
+      store: gateListings(store, slots, closing.signal, shopId),
       ...(authorize ? { authorize: (req: IncomingMessage, route) => authorize(req, route, shopId) } : { public: options.public === true }),
       observer: { log: (level, message, error) => log(level, `shop ${shopId}: ${message}`, error) },
     });
@@ -233,11 +248,41 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
     if (entry) retire(entry, 'close');
     await Promise.all([...retiring]);
   };
-  hub.status = () => ({ hot: hot.ids(), listings: { running: slots.running(), waiting: slots.waiting() } });
+  /** Lists what is due of one shop, holding it hot meanwhile (the sweep's visit). */
+  async function listDue(shopId: string): Promise<void> {
+    const entry = await shopFor(shopId);
+    if (!entry) return;
+    entry.inFlight++;
+    try {
+      await entry.value.relay.refresh({ due: true });
+    } finally {
+      entry.inFlight--;
+      for (const old of hot.trim()) retire(old, 'close');
+    }
+  }
+  const sweep = options.shops
+    ? createShopSweep({
+        shops: options.shops,
+        probe: async (shopId) => (await stores()).probe(shopId),
+        list: listDue,
+        workers: options.maxConcurrentListings ?? 4,
+        intervalMs: options.sweepIntervalMs ?? Math.min(refreshIntervalMs, 60_000),
+        now,
+        log,
+      })
+    : null;
+  if (sweep) void sweep.sweep();
+  hub.sweep = () => sweep?.sweep() ?? Promise.resolve();
+  hub.status = () => ({
+    hot: hot.ids(),
+    listings: { running: slots.running(), waiting: slots.waiting() },
+    watching: sweep?.watching() ?? [],
+  });
   let closedAll: Promise<void> | undefined;
   hub.close = () =>
     (closedAll ??= (async () => {
       closed = true;
+      sweep?.close();
       await Promise.all([...opening.values()].map((p) => p.catch(() => null)));
       for (const entry of hot.all()) retire(entry, 'close');
       await Promise.all([...retiring]);

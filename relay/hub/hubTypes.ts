@@ -69,6 +69,15 @@ export interface RelayHubOptions extends HubShopOptions {
   maxHotShops?: number;
   /** Upstream listings this instance runs at once, over all its shops (a shop lists under its own lease); default 4. */
   maxConcurrentListings?: number;
+  /**
+   * Every shop the hub serves, so shops nobody asks for are listed too: each instance walks them every
+   * `sweepIntervalMs` (and at start), lists the due ones nobody else is listing (up to `maxConcurrentListings` at
+   * once), and takes a shop over when another instance's lease on it lapses (a crashed instance). Without it, only
+   * shops asked for (hot) are listed. Needs `redis` to share the work. @example { shops: () => db.shopIds() }
+   */
+  shops?: () => Iterable<string> | Promise<Iterable<string>>;
+  /** How often the walk over `shops` starts, ms; default min(refreshIntervalMs, 60_000). @example { sweepIntervalMs: 30_000 } */
+  sweepIntervalMs?: number;
   /** Told what the hub does (a shop made hot, evicted, its credentials changed) and its log lines. */
   observer?: RelayHubObserver;
 }
@@ -85,8 +94,10 @@ export interface RelayHubObserver {
 export interface RelayHubStatus {
   /** Shops hot in this instance, least recently asked first. */
   hot: string[];
-  /** Listings running in this instance now, and waiting for a turn. */
-  listings: { running: number; waiting: number };
+  /** Listings running in this instance now (by shop), and how many wait for a turn. */
+  listings: { running: string[]; waiting: number };
+  /** Shops another instance lists now, looked at again when its lease would lapse. */
+  watching: string[];
 }
 
 /**
@@ -100,6 +111,11 @@ export interface RelayHub {
    * @example await hub.refresh('shop-7f3a');
    */
   refresh(shopId: string): Promise<void>;
+  /**
+   * Walks every shop of `shops` now (joins a walk under way), listing the due ones; resolves when its listings are
+   * done. @example await hub.sweep();
+   */
+  sweep(): Promise<void>;
   /**
    * Forgets a shop's cached credentials and closes it here at once (after a rotation or removal the host knows of);
    * the next request asks `credentials` again. @example await hub.forget('shop-7f3a');

@@ -5,34 +5,39 @@ import type { Lease, RelayStore } from '../store/relayStore';
 
 export interface ListingSlots {
   /** Resolves with the function that gives the slot back (once), when one is free; rejects when `signal` aborts. */
-  take(signal: AbortSignal): Promise<() => void>;
-  running(): number;
+  take(signal: AbortSignal, shopId: string): Promise<() => void>;
+  /** The shops holding a slot now. */
+  running(): string[];
   waiting(): number;
 }
 
-/** @example const slots = createListingSlots(4); const give = await slots.take(signal); give(); */
+/** @example const slots = createListingSlots(4); const give = await slots.take(signal, 'shop-1'); give(); */
 export function createListingSlots(max: number): ListingSlots {
   let used = 0;
+  const holders = new Map<object, string>();
   const queue: { grant: () => void }[] = [];
-  const grant = (): (() => void) => {
+  const grant = (shopId: string): (() => void) => {
     used++;
+    const slot = {};
+    holders.set(slot, shopId);
     let given = false;
     return () => {
       if (given) return;
       given = true;
       used--;
+      holders.delete(slot);
       queue.shift()?.grant();
     };
   };
   return {
-    take(signal) {
+    take(signal, shopId) {
       if (signal.aborted) return Promise.reject(signal.reason);
-      if (used < max) return Promise.resolve(grant());
+      if (used < max) return Promise.resolve(grant(shopId));
       return new Promise((resolve, reject) => {
         const waiter = {
           grant: () => {
             signal.removeEventListener('abort', abort);
-            resolve(grant());
+            resolve(grant(shopId));
           },
         };
         const abort = (): void => {
@@ -43,16 +48,16 @@ export function createListingSlots(max: number): ListingSlots {
         queue.push(waiter);
       });
     },
-    running: () => used,
+    running: () => [...holders.values()],
     waiting: () => queue.length,
   };
 }
 
 /**
  * The store as one shop's sync sees it in a hub: acquiring the sync lease first takes a listing slot.
- * @example createShopRelay({ ..., store: gateListings(store, slots, closing.signal) })
+ * @example createShopRelay({ ..., store: gateListings(store, slots, closing.signal, shopId) })
  */
-export function gateListings(store: RelayStore, slots: ListingSlots, signal: AbortSignal): RelayStore {
+export function gateListings(store: RelayStore, slots: ListingSlots, signal: AbortSignal, shopId: string): RelayStore {
   const held = new Map<string, () => void>();
   const giveBack = (lease: Lease): void => {
     held.get(lease.name)?.();
@@ -61,7 +66,7 @@ export function gateListings(store: RelayStore, slots: ListingSlots, signal: Abo
   return {
     ...store,
     async acquireLease(name, owner, ttlMs) {
-      const give = await slots.take(signal);
+      const give = await slots.take(signal, shopId);
       try {
         const lease = await store.acquireLease(name, owner, ttlMs);
         if (!lease) give();
