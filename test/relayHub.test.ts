@@ -6,7 +6,7 @@ import { createClient } from 'redis';
 import type { IncomingMessage } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startMockShopApi, type MockShopApi } from '../mock-server';
-import { createRelayHub, type RelayHub, type RelayHubOptions, type ShopCredentials } from '../relay';
+import { createMemoryStore, createRelayHub, createShopRelay, type RelayHub, type RelayHubOptions, type RelayStore, type ShopCredentials, type ShopRelay } from '../relay';
 import { startRedisServer, type RedisServer } from './redisServer';
 import { listen, type Json } from './relayUtils';
 
@@ -267,5 +267,39 @@ describe('createRelayHub', () => {
     await Promise.all([a, b]);
     expect(listCalls(mocks['shop-b'])).toBeGreaterThan(0);
     expect(hub.status().listings).toEqual({ running: [], waiting: 0 });
+  });
+});
+
+describe('two instances sweeping one shop', () => {
+  it('does not list the shop again when the other committed between its look and its lease', async () => {
+    const api = mocks['shop-a'];
+    const store = createMemoryStore();
+    const relays: ShopRelay[] = [];
+    const options = { ...credentialsOf('shop-a', api), shopId: 'shop-a', public: true, rateLimits: false as const, refreshIntervalMs: 3_600_000 };
+    // the second instance looks (coupons due), then the first lists and commits before the second gets the lease
+    let raced = false;
+    const racing: RelayStore = {
+      ...store,
+      async acquireLease(name, owner, ttlMs) {
+        if (!raced) {
+          raced = true;
+          const first = createShopRelay({ ...options, store });
+          relays.push(first);
+          await first.refresh({ due: true });
+          expect(listCalls(api)).toBe(1);
+        }
+        return store.acquireLease(name, owner, ttlMs);
+      },
+    };
+    const second = createShopRelay({ ...options, store: racing });
+    relays.push(second);
+    try {
+      await second.refresh({ due: true });
+      expect(raced).toBe(true);
+      expect(listCalls(api)).toBe(1);
+      expect((await second.status()).confirmedAt.coupons).toBeGreaterThan(0);
+    } finally {
+      for (const relay of relays) await relay.close();
+    }
   });
 });
