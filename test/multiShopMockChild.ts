@@ -2,7 +2,7 @@
 // `shop-007` is the mock API under `/shops/shop-007/v2/…` with its own key, secret, rate limits and data, every coupon
 // name ending in `[shop-007]` and one coupon `ONLY-shop-007`, so a till can check each record's shop. It logs every
 // /v2 request (shop, path, offset, the hub instance that sent it, when it arrived and ended) and holds a shop's list
-// request on demand. argv[2]: { shops, coupons }. Steered over IPC: log, hold, release, close.
+// request on demand. argv[2]: { shops, coupons }. Steered over IPC: log, reset (the log and holds), hold, release, close.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMockShopApiHandler, type MockHold, type MockShopApiHandler } from '../mock-server';
@@ -49,6 +49,12 @@ process.on('message', (raw) => {
   const message = raw as { id: number; type: string; shop?: string };
   const reply = (result: unknown): void => void process.send?.({ id: message.id, result });
   if (message.type === 'log') reply(log);
+  else if (message.type === 'reset') {
+    log.splice(0);
+    for (const hold of holds.values()) hold.release();
+    holds.clear();
+    reply(true);
+  }
   else if (message.type === 'hold') {
     // answers once the shop's first list request arrived: with the instance that sent it
     const hold = shops.get(message.shop!)!.hold({ path: '/v2/shop/coupons' });

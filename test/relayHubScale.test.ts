@@ -1,15 +1,16 @@
 // The hub at scale (issue 20, proof): 200 small shops on one multi-shop mock API process, three hub instances (each a
-// process of its own) on one real redis-server, sweeping the shops with at most 4 listings each at once and 20 shops
+// process of its own) on one real redis-server, and again on a three-master Redis Cluster, sweeping the shops with at most 4 listings each at once and 20 shops
 // hot. One shop's list request is held at the mock until the test has SIGKILLed the instance that sent it (a crash:
 // no lease released); the other two take its shops over once their leases lapse. Checked from the mock's request log
 // and Redis: every shop listed exactly once, never by two instances at once, the crashed instance's shop by a
 // survivor after the crash; then tills of 20 shops sync through the survivors and every record they hold is checked
 // to be their own shop's.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { createClient } from 'redis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, createCluster } from 'redis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createShopLookup, type ShopLookup } from '../src';
 import { startChildServer, type ChildServer } from './childProcess';
+import { startRedisCluster, type RedisClusterServers } from './redisCluster';
 import { startRedisServer, type RedisServer } from './redisServer';
 import { confirmed } from './utils';
 
@@ -24,28 +25,52 @@ interface Entry { shop: string; path: string; offset: string | null; instance: s
 interface HubStatus { hot: string[]; listings: { running: string[]; waiting: number }; watching: string[] }
 
 let redis: RedisServer;
+let cluster: RedisClusterServers;
 let mock: ChildServer<{ port: number }>;
 const hubs = new Map<string, ChildServer<{ port: number }>>();
 const tills: ShopLookup[] = [];
 
 beforeAll(async () => {
-  [redis, mock] = await Promise.all([startRedisServer(), startChildServer<{ port: number }>('multiShopMockChild.ts', { shops: SHOPS, coupons: COUPONS })]);
+  [redis, cluster, mock] = await Promise.all([
+    startRedisServer(), startRedisCluster(), startChildServer<{ port: number }>('multiShopMockChild.ts', { shops: SHOPS, coupons: COUPONS }),
+  ]);
 }, 30_000);
 
 afterAll(async () => {
-  for (const till of tills) await till.close();
-  await Promise.all([...hubs.values()].map((hub) => (hub.alive() ? hub.stop() : undefined)));
+  await cluster?.stop();
   await mock?.stop();
   await redis?.stop();
 }, 30_000);
 
-describe('the relay hub at scale', () => {
+// what one run started: its tills, its hubs still alive
+afterEach(async () => {
+  for (const till of tills.splice(0)) await till.close();
+  await Promise.all([...hubs.values()].map((hub) => (hub.alive() ? hub.stop() : undefined)));
+  hubs.clear();
+}, 30_000);
+
+/** Whether a shop's coupons were ever confirmed, read from the single server or the cluster. */
+async function confirmedShops(on: 'redis' | 'cluster'): Promise<Set<string>> {
+  const reader = on === 'redis' ? createClient({ url: redis.url }) : createCluster({ rootNodes: cluster.urls.map((url) => ({ url })) });
+  await reader.connect();
+  const found = new Set<string>();
+  try {
+    for (const id of ids) if ((await reader.hGet(`shop-lookup:{${id}}:feed:confirmed`, 'coupons')) !== null) found.add(id);
+  } finally {
+    await reader.close();
+  }
+  return found;
+}
+
+describe.each(['redis', 'cluster'] as const)('the relay hub at scale on %s', (on) => {
   it('lists 200 shops once over three instances, takes a crashed one\'s shops over, and keeps every till to its own shop', async () => {
+    // each run has a mock of its own state: a fresh log and holds (the shops' data are the same)
+    await mock.request({ type: 'reset' });
     // the first list request of HELD is held at the mock; the mock answers this with the instance that sent it
     const heldBy = mock.request({ type: 'hold', shop: HELD } as { type: string }) as Promise<string>;
     const started = await Promise.all(['hub-1', 'hub-2', 'hub-3'].map((instance) =>
       startChildServer<{ port: number }>('hubChild.ts', {
-        instance, redis: redis.url, mock: mock.url, shops: ids, leaseMs: LEASE_MS, maxConcurrentListings: 4, maxHotShops: 20,
+        instance, redis: redis.url, ...(on === 'cluster' ? { cluster: cluster.urls } : {}), mock: mock.url, shops: ids, leaseMs: LEASE_MS, maxConcurrentListings: 4, maxHotShops: 20,
       }).then((child) => [instance, child] as const),
     ));
     for (const [instance, child] of started) hubs.set(instance, child);
@@ -65,12 +90,8 @@ describe('the relay hub at scale', () => {
     }, { timeout: 20_000, interval: 100 }).toEqual([]);
 
     // every shop confirmed in Redis
-    const reader = createClient({ url: redis.url });
-    await reader.connect();
-    const unconfirmed: string[] = [];
-    for (const id of ids) if ((await reader.hGet(`shop-lookup:{${id}}:feed:confirmed`, 'coupons')) === null) unconfirmed.push(id);
-    await reader.close();
-    expect(unconfirmed).toEqual([]);
+    const confirmedIn = await confirmedShops(on);
+    expect(ids.filter((id) => !confirmedIn.has(id))).toEqual([]);
 
     const log = (await mock.request({ type: 'log' })) as Entry[];
     const lists = log.filter((e) => e.path === '/v2/shop/coupons');
@@ -103,7 +124,7 @@ describe('the relay hub at scale', () => {
     const perInstance = new Map<string, number>();
     for (const e of lists) if (e.status === 200) perInstance.set(e.instance, (perInstance.get(e.instance) ?? 0) + 1);
     for (const hub of hubs.keys()) if (hub !== crashed) expect(perInstance.get(hub) ?? 0, hub).toBeGreaterThan(SHOPS / 10);
-    console.info(`hub scale: listings per instance ${JSON.stringify(Object.fromEntries(perInstance))}; ${crashed} crashed; ${HELD} taken over ${takeover.at - crashedAt} ms after the crash (lease ${LEASE_MS} ms)`);
+    console.info(`hub scale on ${on}: listings per instance ${JSON.stringify(Object.fromEntries(perInstance))}; ${crashed} crashed; ${HELD} taken over ${takeover.at - crashedAt} ms after the crash (lease ${LEASE_MS} ms)`);
 
     // tills of 20 shops, through the survivors in turn: each holds its shop's coupons, and only them
     const tillShops = ids.filter((_, i) => i % (SHOPS / TILLS) === 2);
@@ -118,7 +139,7 @@ describe('the relay hub at scale', () => {
         rateLimits: false,
         refreshIntervalMs: 3_600_000,
         retry: { retries: 1, baseDelayMs: 10, maxDelayMs: 50 },
-        dbName: `hub-till-${shop}`,
+        dbName: `hub-till-${on}-${shop}`,
         fetch: (input, init) => {
           const headers = new Headers(init?.headers);
           headers.set('authorization', `Bearer till-${shop}`);
