@@ -212,7 +212,7 @@ async function readLease(): Promise<{ owner: string; expiresAt: number } | null>
 
 /** The upstream token the relays share now (kept for the log check). */
 async function noteUpstreamToken(): Promise<void> {
-  const token = await reader!.get(`shop-lookup:${SHOP}:token`).catch(() => null);
+  const token = await reader!.get(`shop-lookup:{${SHOP}}:token`).catch(() => null);
   if (token) tokens.add(token);
 }
 
@@ -255,7 +255,7 @@ beforeAll(async () => {
   reader = listener.duplicate();
   reader.on('error', () => undefined);
   await reader.connect();
-  await listener.subscribe(`shop-lookup:${SHOP}:feed:head`, (message) => {
+  await listener.subscribe(`shop-lookup:{${SHOP}}:feed:head`, (message) => {
     const at = (JSON.parse(message) as { confirmedAt: { coupons?: number } }).confirmedAt.coupons;
     if (at !== undefined && confirmations.at(-1) !== at) confirmations.push(at);
   });
