@@ -201,6 +201,24 @@ describe('createRelayHub', () => {
     }
   });
 
+  it("keeps a hot shop serving while the host's credentials cannot be read, and answers a cold one 503 in words", async () => {
+    let failing = false;
+    await startHub({
+      credentialsTtlMs: 1_000,
+      credentials: (shopId) => {
+        if (failing) throw new Error('the shops database is down');
+        return registry.get(shopId) ?? null;
+      },
+    });
+    await hub.refresh('shop-a');
+    failing = true;
+    clock.offset += 1_000;
+    expect((await get('/shops/shop-a/relay/v1', TILL_TOKENS['shop-a'])).status).toBe(200);
+    expect(hub.status().hot).toContain('shop-a');
+    const cold = await get('/shops/shop-b/relay/v1', TILL_TOKENS['shop-b']);
+    expect(cold).toEqual({ status: 503, body: { code: 'shop_unavailable', message: 'SHOP UNAVAILABLE: this shop could not be opened now (see the server log); try again later.' } });
+  });
+
   it('keeps at most maxHotShops hot, and serves an evicted shop again from Redis without listing the API', async () => {
     await startHub({ maxHotShops: 2 });
     await hub.refresh('shop-a');

@@ -154,8 +154,19 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
   }
 
   async function load(shopId: string): Promise<HotShop<Shop> | null> {
-    const credentials = checkCredentials(shopId, await options.credentials(shopId));
     const current = hot.get(shopId);
+    let answer: unknown;
+    try {
+      answer = await options.credentials(shopId);
+    } catch (error) {
+      if (!current) throw error;
+      // the host's store is away: a hot shop goes on with the credentials it has until the next look
+      log('warn', `shop ${shopId}: its credentials could not be read again; serving with the ones it has`, error);
+      current.value.checkedAt = now();
+      hot.touch(current);
+      return current;
+    }
+    const credentials = checkCredentials(shopId, answer);
     if (current && credentials && sameCredentials(current.value.credentials, credentials)) {
       current.value.checkedAt = now();
       hot.touch(current);
