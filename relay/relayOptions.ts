@@ -93,6 +93,6 @@ const RELAY_EXPECTED: Record<string, string> = {
  * The relay's options, checked; throws `bad_options` naming each wrong option and what it must be.
  * @example createShopRelay(checkRelayOptions(options))
  */
-export function checkRelayOptions(options: ShopRelayOptions): ShopRelayOptions {
-  return checkOptions(relaySchema, options, 'createShopRelay', RELAY_EXPECTED);
+export function checkRelayOptions(options: ShopRelayOptions, component = 'createShopRelay'): ShopRelayOptions {
+  return checkOptions(relaySchema, options, component, RELAY_EXPECTED);
 }

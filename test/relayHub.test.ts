@@ -288,6 +288,16 @@ describe('createRelayHub', () => {
   });
 });
 
+describe('createRelayHub options', () => {
+  it('refuses wrong options when it is called, naming each', () => {
+    const credentials = () => null;
+    expect(() => createRelayHub({ credentials, maxHotShops: 0 })).toThrow(/^createRelayHub: option "maxHotShops" must be a whole number, at least 1\.$/);
+    expect(() => createRelayHub({ credentials, refreshIntervalMs: -1 } as RelayHubOptions)).toThrow(/^createRelayHub: .*"refreshIntervalMs"/);
+    expect(() => createRelayHub({ credentials, maxHotShop: 5 } as unknown as RelayHubOptions)).toThrow(/^createRelayHub: .*unknown option: "maxHotShop"/);
+    expect(() => createRelayHub({ credentials: 'db' } as unknown as RelayHubOptions)).toThrow(/option "credentials" must be a function/);
+  });
+});
+
 describe('two instances sweeping one shop', () => {
   it('does not list the shop again when the other committed between its look and its lease', async () => {
     const api = mocks['shop-a'];

@@ -9,6 +9,7 @@ import { envelopeAnswer, jsonAnswer, PROXY_CODES, sendAnswer, type ProxyAnswer }
 import { createRedaction, urlSecrets } from '../../proxy/redaction';
 import { createServerLog, type ServerLog } from '../../proxy/serverLog';
 import { createShopRelay } from '../createShopRelay';
+import { checkRelayOptions } from '../relayOptions';
 import { feedError } from '../feed/serveFeed';
 import { createMemoryStore } from '../store/memoryStore';
 import type { RelayStore } from '../store/relayStore';
@@ -95,6 +96,8 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
   for (const [name, value] of Object.entries(options)) {
     if (!HUB_OPTIONS.includes(name) && value !== undefined) (shared as Record<string, unknown>)[name] = value;
   }
+  // the shops' own options (and any unknown one) checked now, as createShopRelay would for each shop later
+  checkRelayOptions({ ...shared, key: 'checked-per-shop', secret: 'checked-per-shop' }, 'createRelayHub');
   let closed = false;
   const refreshIntervalMs = options.refreshIntervalMs ?? 300_000;
 
