@@ -280,7 +280,13 @@ export async function storePages(
         if (codesIn === 'listedPages') putDirect(db.listedPages, batch.map((b) => ({ page: b.page, codes: b.codes })), onRefused);
       }
       await db.meta.put(next);
-      const pageHashes = batch.map((b, i): PageHash => ({ page: b.page, hash: hashes[i] ?? null, listing, readers: RECORD_READERS_VERSION, codes: b.codes }));
+      // a page's codes ride along only while they are kept nowhere else (matching: fillListedPages reads them back)
+      const keepCodes = codesIn === 'couponHashes';
+      const pageHashes = batch.map((b, i): PageHash => {
+        const row: PageHash = { page: b.page, hash: hashes[i] ?? null, listing, readers: RECORD_READERS_VERSION };
+        if (keepCodes) row.codes = b.codes;
+        return row;
+      });
       putDirect(db.couponHashes, pageHashes, onRefused);
       return changed.length;
     });
