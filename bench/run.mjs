@@ -141,7 +141,7 @@ try {
       const floor = { ...(await call('putFloor', 'big')), cpu: cpuBetween(cpu, cpuByProcess()) };
       runs.push({ first, again, listing, floor });
       const total = (c) => `${(Object.values(c).reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s CPU`;
-      log(`  run ${r + 1}: first ${Math.round(first.ms)} ms (written ${first.report.written}, ${total(first.cpu)}), re-sync ${Math.round(again.ms)} ms (written ${again.report.written}, ${total(again.cpu)}), listing alone ${Math.round(listing.ms)} ms (re-sync ${(again.ms / listing.ms).toFixed(2)}×), bulkPut ${Math.round(floor.ms)} ms (${total(floor.cpu)}), heap peak ${(first.heapPeak / 1e6).toFixed(1)} MB`);
+      log(`  run ${r + 1}: first ${Math.round(first.ms)} ms (written ${first.report.written}, ${total(first.cpu)}), re-sync ${Math.round(again.ms)} ms (written ${again.report.written}, ${total(again.cpu)}), listing alone ${Math.round(listing.ms)} ms (re-sync ${(again.ms / listing.ms).toFixed(2)}×), bulkPut ${Math.round(floor.ms)} ms (${total(floor.cpu)}; sync ${(floor.ms / first.ms).toFixed(2)}× its throughput), heap peak ${(first.heapPeak / 1e6).toFixed(1)} MB`);
     }
     const ours = median(runs.map((x) => sizes.big / (x.first.ms / 1000)));
     const floor = median(runs.map((x) => x.floor.records / (x.floor.ms / 1000)));
@@ -167,7 +167,9 @@ try {
     const liveBig = median(live.big);
     results.scenarios.sync = runs;
     const okFirst = runs.every((x) => x.first.report.ok && x.first.report.written === sizes.big);
-    row({ figure: `initial sync, ${sizes.big.toLocaleString('en-US')} coupons`, ours, baseline: floor, unit: 'rec/s', ratio: ours / floor, budget: '≥ 0.75 × bulkPut', pass: okFirst && ours >= 0.75 * floor });
+    // each run's sync against the bulkPut of the same run (the machine's load moves both), then the median ratio
+    const firstRatio = median(runs.map((x) => x.floor.ms / x.first.ms));
+    row({ figure: `initial sync, ${sizes.big.toLocaleString('en-US')} coupons`, ours, baseline: floor, unit: 'rec/s', ratio: firstRatio, budget: '≥ 0.75 × bulkPut', pass: okFirst && firstRatio >= 0.75 });
     row({ figure: 're-sync, nothing changed: records written', ours: written, unit: '', budget: '0', pass: written === 0 && runs.every((x) => x.again.report.ok) });
     // A re-sync must fetch and read every page (the API has no "unchanged" answer): its floor is the listing alone,
     // each run's re-sync against the listing of the same run (both on whatever else the machine does then)
