@@ -139,7 +139,8 @@ function rereadSince(cp: CouponCheckpoint, code: string, fetchedAt: number): boo
  */
 async function fillListedPages(db: ShopDatabase, listing: string, refused: (error: DOMException | null) => void) {
   const rows = await db.couponHashes.filter((h) => h.listing === listing && h.codes !== undefined).toArray();
-  putDirect(db.listedPages, rows.map((h) => ({ page: h.page, codes: h.codes! })), refused);
+  const codesOf = (codes: string | string[]) => (typeof codes === 'string' ? (JSON.parse(codes) as string[]) : codes);
+  putDirect(db.listedPages, rows.map((h) => ({ page: h.page, codes: codesOf(h.codes!) })), refused);
 }
 
 /**
@@ -296,7 +297,7 @@ export async function storePages(
       const keepCodes = codesIn === 'couponHashes';
       const pageHashes = batch.map((b, i): PageHash => {
         const row: PageHash = { page: b.page, hash: hashes[i] ?? null, listing, readers: RECORD_READERS_VERSION };
-        if (keepCodes) row.codes = b.codes;
+        if (keepCodes) row.codes = JSON.stringify(b.codes);
         return row;
       });
       putDirect(db.couponHashes, pageHashes, onRefused);
