@@ -27,8 +27,6 @@ import {
 
 /** Rows moved per transaction step when applying a listing. */
 const APPLY_CHUNK = 2000;
-/** Records a listed batch puts in one go (see inSlices). */
-const WRITE_SLICE = 100;
 
 /** A listed page on its way to IndexedDB. */
 export interface PageToStore {
@@ -158,22 +156,12 @@ async function endLean(db: ShopDatabase, outside: string[], refused: (error: DOM
   }
 }
 
-/**
- * Puts `rows` a slice at a time, each issued once the one before has succeeded (the transaction stays open: a
- * slice is issued as the last one's success arrives). Between slices the worker handles what else came in, above
- * all the answer whose headers send the next list request (fetchAhead): the puts of a whole batch in one go held
- * that request back for as long as they took, and the listing waited on its own writes.
- */
-async function inSlices<R>(rows: R[], put: (slice: R[], offset: number) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < rows.length; i += WRITE_SLICE) await put(rows.slice(i, i + WRITE_SLICE), i);
-}
-
 /** A code added twice to a lean listing's coupons (a BulkError of ConstraintErrors), in words; else null. */
-function leanRepeat(error: unknown, records: Coupon[], pageOf: number[], offset: number): ShopLookupError | null {
+function leanRepeat(error: unknown, records: Coupon[], pageOf: number[]): ShopLookupError | null {
   const byPos = (error as { failuresByPos?: Record<number, { name?: string }> } | null)?.failuresByPos;
   const pos = Object.entries(byPos ?? {}).find(([, e]) => e?.name === 'ConstraintError')?.[0];
   if (pos === undefined) return null;
-  const i = offset + Number(pos);
+  const i = Number(pos);
   return inconsistent(`page ${pageOf[i]} repeats a coupon of earlier rows (e.g. ${JSON.stringify(records[i]!.coupon_code)})`);
 }
 
@@ -273,11 +261,11 @@ export async function storePages(
       let changed = records;
       if (codesIn === 'coupons') {
         // every row of coupons is this listing's: adding fails for a code an earlier row already listed
-        await inSlices(records, (slice, offset) =>
-          db.coupons.bulkAdd(slice).catch((error: unknown) => {
-            throw leanRepeat(error, records, pageOf, offset) ?? error;
-          }),
-        );
+        if (records.length > 0) {
+          await db.coupons.bulkAdd(records).catch((error: unknown) => {
+            throw leanRepeat(error, records, pageOf) ?? error;
+          });
+        }
       } else {
         let when = fetchedAt;
         if (diffs(next.state) && records.length > 0) {
@@ -286,9 +274,9 @@ export async function storePages(
           changed = records.filter((_, i) => keep[i]);
           when = fetchedAt.filter((_, i) => keep[i]);
         }
-        if (writesInto(next.state) === 'coupons') await inSlices(changed, (slice) => db.coupons.bulkPut(slice));
+        if (changed.length > 0 && writesInto(next.state) === 'coupons') await db.coupons.bulkPut(changed);
         // staged copies keep when they were fetched: a read-through after that wins at commit
-        else await inSlices(changed.map((r, i): StagedCoupon => ({ ...r, '@fetchedAt': when[i]! })), (slice) => db.couponStage.bulkPut(slice));
+        else if (changed.length > 0) await db.couponStage.bulkPut(changed.map((r, i): StagedCoupon => ({ ...r, '@fetchedAt': when[i]! })));
         // the unique index over all listed codes refuses a code an earlier row already listed
         if (codesIn === 'listedPages') putDirect(db.listedPages, batch.map((b) => ({ page: b.page, codes: b.codes })), onRefused);
       }
