@@ -98,8 +98,13 @@ export default defineConfig(({ mode }) => ({
   plugins: mode === 'node' ? [] : [literalWorkerUrl('worker.js')],
   optimizeDeps: { include: browserDeps },
   test: {
-    include: ['test/**/*.test.ts'],
     environment: 'node',
     testTimeout: 20_000,
+    // Two lanes (scripts/test-lanes.mjs runs them side by side, each one file at a time): the browser tests and
+    // everything else. `vitest run` alone runs both, one after the other.
+    projects: [
+      { extends: true, test: { name: 'browsers', include: ['test/e2e/**/*.test.ts'], fileParallelism: false } },
+      { extends: true, test: { name: 'node', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', '**/node_modules/**'], fileParallelism: false } },
+    ],
   },
 }));

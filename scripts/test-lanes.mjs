@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// `npm test`'s last step: the two test lanes of vite.config.ts side by side, each one file at a time — the browser
+// tests (a demo server and one engine at a time) and everything else (Node, Redis, relay processes, the packed
+// package). Most of either lane's time is spent waiting on a browser, a server or a timer, so on 2 cores both
+// together take about as long as the longer one. Each line is prefixed with its lane; the exit code is 1 if either
+// lane failed. Arguments (a file filter, -t …) run one plain `vitest run` with them instead.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const vitest = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
+const args = process.argv.slice(2);
+
+function run(lane, extra) {
+  const started = performance.now();
+  const child = spawn(process.execPath, [vitest, 'run', ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on('line', (line) => (stream === child.stdout ? process.stdout : process.stderr).write(lane ? `[${lane}] ${line}\n` : `${line}\n`));
+  }
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => resolve({ lane, code: code ?? (signal ? 1 : 0), seconds: (performance.now() - started) / 1000 }));
+  });
+}
+
+const lanes = args.length > 0 ? [run('', args)] : [run('browsers', ['--project', 'browsers']), run('node', ['--project', 'node'])];
+const results = await Promise.all(lanes);
+if (args.length === 0) {
+  for (const r of results) console.log(`test lane ${r.lane}: ${r.code === 0 ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(0)} s`);
+}
+process.exit(results.some((r) => r.code !== 0) ? 1 : 0);
