@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Where the engine's time goes: runs one bench scenario with the V8 CPU profiler on the engine's worker (CDP) and
 // prints the functions with the most self time; the full profile is written to bench-results/<scenario>.cpuprofile
-// (open it in Chrome DevTools → Performance). Usage: node bench/profile.mjs sync|resync|floor|lookups|floor-lookups [--coupons N]
+// (open it in Chrome DevTools → Performance), and the worker's time by part of the listing. Usage: node bench/profile.mjs sync|resync|floor|lookups|floor-lookups [--coupons N]
 import { mkdir, writeFile } from 'node:fs/promises';
 import { log, root, startHarness } from './harness.mjs';
 import { cpuBetween, cpuByProcess } from './processCpu.mjs';
@@ -24,6 +24,39 @@ function topSelf(profile, n = 30) {
   }
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   return { total, top: [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, n) };
+}
+
+/**
+ * The worker's time by part of the direct listing: each sample goes to the first part named by a frame from the
+ * leaf up (function names need BENCH_MINIFY=0); the rest is Dexie's and the promises' own work.
+ */
+const parts = [
+  ['idle', /^\(idle\)$/],
+  ['garbage collection', /^\(garbage collector\)$/],
+  ['validation (record readers)', /^(parseRecords|parseRecord|readRecord)$/],
+  ['hashing the pages', /^rowsHash$/],
+  ['JSON.parse of the answers', /^readEnvelope$/],
+  ['page hashes, listed codes', /^(putDirect|fillListedPages|endLean)$/],
+  ['the checkpoint', /^(storedCheckpoint|nextCheckpoint|readCheckpoint|markUnreadable)$/],
+  ['putting the records (as bulkPut does)', /^(mutate|bulkAdd|bulkPut|inSlices)$/],
+  ['requests (fetch, transport)', /^(once|fetch|request|text|listCouponRows|acquire)$/],
+  ['status and clock messages', /^(postMessage|set|progress|sample)$/],
+  ['transactions (Dexie)', /^(transaction|tempTransaction|storePages)$/],
+  ['the listing loop', /^(syncCoupons|codeOf|changedUnder|push|kick)$/],
+];
+function byPart(profile) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map(profile.nodes.flatMap((node) => (node.children ?? []).map((c) => [c, node.id])));
+  const ms = new Map();
+  for (let k = 0; k < profile.samples.length; k++) {
+    let part = null;
+    for (let id = profile.samples[k]; id !== undefined && !part; id = parent.get(id)) {
+      part = parts.find(([, re]) => re.test(byId.get(id).callFrame.functionName))?.[0] ?? null;
+    }
+    part ??= 'other (Dexie, promises)';
+    ms.set(part, (ms.get(part) ?? 0) + (profile.timeDeltas[k] ?? 0) / 1000);
+  }
+  return [...ms.entries()].sort((a, b) => b[1] - a[1]);
 }
 
 const h = await startHarness();
@@ -74,6 +107,10 @@ try {
   log(`${scenario} of ${coupons} coupons: ${Math.round(result.ms ?? 0)} ms wall; ${Math.round(total)} ms sampled in the worker; profile: ${file}`);
   if (globalThis.__mockN) log(`mock: ${globalThis.__mockN} requests, ${(globalThis.__mockMs / globalThis.__mockN).toFixed(2)} ms each from arrival to the last byte sent`);
   for (const [k, ms] of top) console.log(`${ms.toFixed(1).padStart(8)} ms  ${(100 * ms / total).toFixed(1).padStart(5)}%  ${k}`);
+  const split = byPart(profile);
+  const busy = split.filter(([k]) => k !== 'idle').reduce((a, [, ms]) => a + ms, 0);
+  log(`by part (${Math.round(busy)} ms busy):`);
+  for (const [k, ms] of split) console.log(`${ms.toFixed(0).padStart(8)} ms  ${k === 'idle' ? '     ' : `${(100 * ms / busy).toFixed(1).padStart(4)}%`}  ${k}`);
 } finally {
   await h.call('close', 'p').catch(() => undefined);
   await h.close();

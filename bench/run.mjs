@@ -138,14 +138,15 @@ try {
       let cpu = cpuByProcess();
       const first = { ...(await firstSyncWithHeap('big', bigOptions)), cpu: cpuBetween(cpu, (cpu = cpuByProcess())) };
       const again = { ...(await call('timedSync', 'big')), cpu: cpuBetween(cpu, (cpu = cpuByProcess())) };
-      // the listing alone, as the sync must do it (one request after the other), for what the re-sync can reach
+      // the re-sync's floor: the listing alone, every page fetched and JSON-parsed, one request after the other (as
+      // the sync must, to see a throttle answer before it sends the next), nothing written
       const listing = await call('fetchListing', 'big', 1);
       await call('loadFloor', 'big');
       cpu = cpuByProcess();
       const floor = { ...(await call('putFloor', 'big')), cpu: cpuBetween(cpu, cpuByProcess()) };
       runs.push({ first, again, listing, floor });
       const total = (c) => `${(Object.values(c).reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s CPU`;
-      log(`  run ${r + 1}: first ${Math.round(first.ms)} ms (written ${first.report.written}, ${total(first.cpu)}), re-sync ${Math.round(again.ms)} ms (written ${again.report.written}, ${total(again.cpu)}), listing alone ${Math.round(listing.ms)} ms, bulkPut ${Math.round(floor.ms)} ms (${total(floor.cpu)}), heap peak ${(first.heapPeak / 1e6).toFixed(1)} MB`);
+      log(`  run ${r + 1}: first ${Math.round(first.ms)} ms (written ${first.report.written}, ${total(first.cpu)}), re-sync ${Math.round(again.ms)} ms (written ${again.report.written}, ${total(again.cpu)}), listing alone ${Math.round(listing.ms)} ms (re-sync ${(again.ms / listing.ms).toFixed(2)}×), bulkPut ${Math.round(floor.ms)} ms (${total(floor.cpu)}; sync ${(floor.ms / first.ms).toFixed(2)}× its throughput), heap peak ${(first.heapPeak / 1e6).toFixed(1)} MB`);
     }
     const ours = median(runs.map((x) => sizes.big / (x.first.ms / 1000)));
     const floor = median(runs.map((x) => x.floor.records / (x.floor.ms / 1000)));
@@ -171,11 +172,16 @@ try {
     const liveBig = median(live.big);
     results.scenarios.sync = runs;
     const okFirst = runs.every((x) => x.first.report.ok && x.first.report.written === sizes.big);
-    row({ figure: `initial sync, ${sizes.big.toLocaleString('en-US')} coupons`, ours, baseline: floor, unit: 'rec/s', ratio: ours / floor, budget: '≥ 0.7 × bulkPut', pass: okFirst && ours >= 0.7 * floor });
+    // each run's sync against the bulkPut of the same run (the machine's load moves both), then the median ratio
+    const firstRatio = median(runs.map((x) => x.floor.ms / x.first.ms));
+    row({ figure: `initial sync, ${sizes.big.toLocaleString('en-US')} coupons`, ours, baseline: floor, unit: 'rec/s', ratio: firstRatio, budget: '≥ 0.75 × bulkPut', pass: okFirst && firstRatio >= 0.75 });
     row({ figure: 're-sync, nothing changed: records written', ours: written, unit: '', budget: '0', pass: written === 0 && runs.every((x) => x.again.report.ok) });
-    row({ figure: 're-sync, nothing changed: time', ours: againMs, baseline: firstMs, unit: 'ms', ratio: againMs / firstMs, budget: '≤ 0.3 × initial', pass: againMs <= 0.3 * firstMs });
+    // A re-sync must fetch and read every page (the API has no "unchanged" answer): its floor is the listing alone,
+    // each run's re-sync against the listing of the same run (both on whatever else the machine does then)
     const listingMs = median(runs.map((x) => x.listing.ms));
-    row({ figure: '  (the listing alone: fetch + JSON.parse, in turn)', ours: listingMs, baseline: firstMs, unit: 'ms', ratio: listingMs / firstMs, budget: 'info', pass: true, info: true });
+    const againRatio = median(runs.map((x) => x.again.ms / x.listing.ms));
+    row({ figure: 're-sync, nothing changed: time', ours: againMs, baseline: listingMs, unit: 'ms', ratio: againRatio, budget: '≤ 1.15 × the listing alone', pass: againRatio <= 1.15 && runs.every((x) => x.listing.rows === sizes.big) });
+    row({ figure: '  (re-sync against the initial sync)', ours: againMs, baseline: firstMs, unit: 'ms', ratio: againMs / firstMs, budget: 'info', pass: true, info: true });
     row({ figure: `worker heap peak (live), ${sizes.big.toLocaleString('en-US')} sync vs ${sizes.mid.toLocaleString('en-US')}`, ours: liveBig / 1e6, baseline: liveMid / 1e6, unit: 'MB', ratio: liveBig / liveMid, budget: '≤ 2 × (10k sync)', pass: liveBig <= 2 * liveMid });
     row({ figure: '  (used heap with garbage, sampled every 50 ms)', ours: bigHeap / 1e6, baseline: midHeap / 1e6, unit: 'MB', ratio: bigHeap / midHeap, budget: 'info', pass: true, info: true });
   }

@@ -349,9 +349,9 @@ export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
     });
   }) as ShopRelay;
   relay.ready = started.then(() => undefined);
-  relay.refresh = async () => {
+  relay.refresh = async ({ due = false }: { due?: boolean } = {}) => {
     const r = await started;
-    await r.sync.run({ force: true });
+    await r.sync.run(due ? {} : { force: true });
     await r.mirror.catchUp();
   };
   relay.status = async () => status(await started);

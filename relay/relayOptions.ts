@@ -1,5 +1,5 @@
-// The options of createShopRelay, checked with zod when the relay is created (see proxy/serverOptions.ts): a Redis
-// Cluster, a store that is not a RelayStore or a negative interval throws there, naming the option, instead of
+// The options of createShopRelay, checked with zod when the relay is created (see proxy/serverOptions.ts): an
+// ioredis instance, a store that is not a RelayStore or a negative interval throws there, naming the option, instead of
 // crashing the process later. Every option of ShopRelayOptions has its entry here (the compiler checks).
 import * as z from 'zod';
 import { checkOptions, SERVER_EXPECTED, serverOptionShape } from '../proxy/serverOptions';
@@ -8,12 +8,13 @@ import type { ShopRelayOptions } from './types';
 
 const wholeNumber = (min: number) => z.number().int().min(min);
 
-/** A node-redis client (createClient()): a Cluster (createCluster()) or an ioredis instance is not one. */
+/** A node-redis client (createClient()) or cluster (createCluster()); an ioredis instance is neither. */
 function isRedisClient(value: unknown): boolean {
   const v = value as Record<string, unknown> | null;
   if (typeof v !== 'object' || v === null) return false;
   const looksLikeClient = ['duplicate', 'connect', 'multi', 'sMembers', 'hGetAll'].every((m) => typeof v[m] === 'function');
-  return looksLikeClient && !('masters' in v) && !('_slots' in v);
+  const isCluster = 'masters' in v && typeof v.getNodeClientForKey === 'function';
+  return looksLikeClient && (isCluster || !('_slots' in v));
 }
 
 function isRedisUrl(value: string): boolean {
@@ -44,7 +45,7 @@ const relayShape = {
   redis: z.optional(z.union([z.string().refine(isRedisUrl), z.custom<object>(isRedisClient)])),
   store: z.optional(z.custom<NonNullable<ShopRelayOptions['store']>>(isStore)),
   refreshIntervalMs: z.optional(wholeNumber(1)),
-  shopId: z.optional(z.string().regex(/^[^\s*?[\]]+$/)),
+  shopId: z.optional(z.string().regex(/^[^\s*?[\]{}]+$/)),
   products: z.optional(z.array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER))),
   itemCacheMs: z.optional(wholeNumber(0)),
   maxWaitSeconds: z.optional(wholeNumber(0)),
@@ -69,11 +70,11 @@ const relaySchema = z.strictObject(relayShape);
 const RELAY_EXPECTED: Record<string, string> = {
   ...SERVER_EXPECTED,
   redis:
-    "a redis:// or rediss:// URL, or a node-redis client (createClient() from 'redis'); " +
-    'a Redis Cluster (createCluster()) and other clients are not supported',
+    "a redis:// or rediss:// URL, or a node-redis client or cluster (createClient() or createCluster() from 'redis'); " +
+    'other clients (ioredis) are not supported',
   store: 'a RelayStore (createMemoryStore(), or your own with every method of the RelayStore interface)',
   refreshIntervalMs: 'a whole number of milliseconds, at least 1',
-  shopId: 'a non-empty string without spaces or glob characters (* ? [ ])',
+  shopId: 'a non-empty string without spaces, braces or glob characters (* ? [ ] { })',
   products: 'an array of product numbers (whole numbers >= 1)',
   itemCacheMs: 'a whole number of milliseconds, at least 0',
   maxWaitSeconds: 'a whole number of seconds, at least 0',
@@ -92,6 +93,6 @@ const RELAY_EXPECTED: Record<string, string> = {
  * The relay's options, checked; throws `bad_options` naming each wrong option and what it must be.
  * @example createShopRelay(checkRelayOptions(options))
  */
-export function checkRelayOptions(options: ShopRelayOptions): ShopRelayOptions {
-  return checkOptions(relaySchema, options, 'createShopRelay', RELAY_EXPECTED);
+export function checkRelayOptions(options: ShopRelayOptions, component = 'createShopRelay'): ShopRelayOptions {
+  return checkOptions(relaySchema, options, component, RELAY_EXPECTED);
 }

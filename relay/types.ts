@@ -23,8 +23,9 @@ export interface ShopRelayOptions {
    */
   basePath?: string;
   /**
-   * Where the shared state lives: a Redis URL or a node-redis client (several instances share one sync); omitted:
-   * the embedded in-memory store (one instance).
+   * Where the shared state lives: a Redis URL, a node-redis client, or a node-redis cluster (createCluster(); every
+   * key of a shop carries the hash tag `{shopId}`), so several instances share one sync; omitted: the embedded
+   * in-memory store (one instance).
    * @example { redis: process.env.REDIS_URL }
    */
   redis?: string | object;
@@ -192,10 +193,11 @@ export interface ShopRelay {
   /**
    * Lists everything now (after a listing this instance has under way), resolving when done; for tests and
    * operators. When another instance is listing, this one waits for that listing and counts it: it resolves when
-   * that listing commits (and lists only what it left out).
+   * that listing commits (and lists only what it left out). `{ due: true }`: only what is due, as the relay's own
+   * timer would (a hub's sweep over its shops).
    * @example await relay.refresh();
    */
-  refresh(): Promise<void>;
+  refresh(options?: { due?: boolean }): Promise<void>;
   /** Where the relay stands. @example (await relay.status()).version */
   status(): Promise<RelayStatus>;
   /**

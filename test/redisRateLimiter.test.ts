@@ -77,7 +77,7 @@ describe('redisRateLimiter', () => {
     const client = createClient({ url: redis.url });
     await client.connect();
     opened.push({ close: () => client.destroy() });
-    const pauseKey = `shop-lookup:limits-${shopCounter}:ratelimit:other:pause`;
+    const pauseKey = `shop-lookup:{limits-${shopCounter}}:ratelimit:other:pause`;
     // the pause reaches Redis asynchronously; the other instance asks only once it is there
     while ((await client.exists(pauseKey)) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
 

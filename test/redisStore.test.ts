@@ -74,7 +74,7 @@ describe('redisStore', () => {
     expect((await a.head()).handle).not.toBe((await b.head()).handle);
     const keys = await keysOf('*two-shops-*');
     expect(keys.length).toBeGreaterThan(0);
-    for (const key of keys) expect(key).toMatch(/^shop-lookup:two-shops-[ab]:/);
+    for (const key of keys) expect(key).toMatch(/^shop-lookup:\{two-shops-[ab]\}:/);
   });
 
   it('keeps the feed handle, version and records when a relay restarts', async () => {

@@ -204,7 +204,7 @@ async function syncAll(): Promise<string[][]> {
 /** The sync lease as Redis holds it (who lists now, and until when), or null. */
 async function readLease(): Promise<{ owner: string; expiresAt: number } | null> {
   const keys: string[] = [];
-  for await (const batch of reader!.scanIterator({ MATCH: `shop-lookup:${SHOP}:lease:*` })) keys.push(...batch);
+  for await (const batch of reader!.scanIterator({ MATCH: `shop-lookup:{${SHOP}}:lease:*` })) keys.push(...batch);
   const leaseKey = keys.find((k) => !k.endsWith(':fence'));
   const value = leaseKey ? await reader!.get(leaseKey) : null;
   return value ? (JSON.parse(value) as { owner: string; expiresAt: number }) : null;
@@ -212,7 +212,7 @@ async function readLease(): Promise<{ owner: string; expiresAt: number } | null>
 
 /** The upstream token the relays share now (kept for the log check). */
 async function noteUpstreamToken(): Promise<void> {
-  const token = await reader!.get(`shop-lookup:${SHOP}:token`).catch(() => null);
+  const token = await reader!.get(`shop-lookup:{${SHOP}}:token`).catch(() => null);
   if (token) tokens.add(token);
 }
 
@@ -255,7 +255,7 @@ beforeAll(async () => {
   reader = listener.duplicate();
   reader.on('error', () => undefined);
   await reader.connect();
-  await listener.subscribe(`shop-lookup:${SHOP}:feed:head`, (message) => {
+  await listener.subscribe(`shop-lookup:{${SHOP}}:feed:head`, (message) => {
     const at = (JSON.parse(message) as { confirmedAt: { coupons?: number } }).confirmedAt.coupons;
     if (at !== undefined && confirmations.at(-1) !== at) confirmations.push(at);
   });

@@ -28,6 +28,22 @@ describe('createServerClock', () => {
     clock.sample(header(T + 86_400_000)); // a gateway whose clock is a day off
     expect(clock.now()).toBe(T - 3_600_000 + 500); // the median: the three that agree
   });
+
+  it('tells its listeners the first estimate and each move of a second or more, not the jitter of whole-second headers', () => {
+    let local = T;
+    const clock = createServerClock(() => local);
+    const told: number[] = [];
+    clock.subscribe((offset) => told.push(offset));
+    // answers 40 ms apart from a server whose clock agrees: each offset moves with where in its second it answered
+    for (let i = 0; i < 60; i++, local += 40) clock.sample(header(local - (local % 1000)));
+    expect(told).toHaveLength(1);
+    expect(Math.abs(clock.offsetMs()! - told[0]!)).toBeLessThan(1000);
+    // the till's clock jumps 10 s ahead: heard once the median moves
+    local += 10_000;
+    for (let i = 0; i < 5; i++, local += 40) clock.sample(header(local - 10_000 - ((local - 10_000) % 1000)));
+    expect(told).toHaveLength(2);
+    expect(told[1]! - told[0]!).toBeGreaterThan(9_000);
+  });
 });
 
 describe('dataAge', () => {

@@ -3,7 +3,7 @@
 import { createMemoryStore } from './memoryStore';
 import type { RelayStore } from './relayStore';
 
-/** What the Redis store module exports (relay/redisStore.ts). */
+/** What the Redis store module exports (relay/store/redis/redisStore.ts). */
 interface RedisStoreModule {
   createRedisStore(options: { redis: string | object; shopId: string; now?: () => number }): Promise<RelayStore>;
 }

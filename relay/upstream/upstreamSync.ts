@@ -187,7 +187,18 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
       if (resources.length === 0 || closing.signal.aborted) return retryFailing();
       const lease = await store.acquireLease(LEASE, options.owner, leaseMs);
       if (lease) {
-        await listUnderLease(lease, resources);
+        // looked at again under the lease: another instance may have committed and let go between our look and our
+        // lease (hub instances sweeping the same shops), and its listing counts
+        const still = await due(force, only, since).catch(async (e: unknown) => {
+          await store.releaseLease(lease).catch(() => undefined);
+          throw e;
+        });
+        const todo = resources.filter((r) => still.includes(r));
+        if (todo.length === 0) {
+          await store.releaseLease(lease).catch(() => undefined);
+          return retryFailing();
+        }
+        await listUnderLease(lease, todo);
         return retryFailing();
       }
       // another instance lists: wait for it, then look again at what its listing left to do

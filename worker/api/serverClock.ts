@@ -6,6 +6,12 @@
 const DEAD_BAND_MS = 5_000;
 /** The estimate is the median of the last answers' offsets: one odd gateway clock does not move it. */
 const SAMPLES = 5;
+/**
+ * Listeners hear of a move this large or larger (from what they were last told): the header's whole seconds make
+ * the estimate jitter by up to a second from answer to answer, and telling every jitter cost a status message to
+ * every tab for each page of a listing.
+ */
+const TELL_MS = 1_000;
 
 export interface ServerClock {
   /** Now, epoch ms, by the server's clock as far as known (until an answer told, the till's own). */
@@ -14,7 +20,7 @@ export interface ServerClock {
   offsetMs(): number | null;
   /** An answer with this `Date` header just arrived (its headers, as they came in). */
   sample(dateHeader: string | null | undefined): void;
-  /** Told the new offset whenever the estimate moves. */
+  /** Told the new offset when the estimate first exists and whenever it moves by a second or more since last told. */
   subscribe(listener: (offsetMs: number) => void): () => void;
 }
 
@@ -25,6 +31,7 @@ export interface ServerClock {
 export function createServerClock(localNow: () => number): ServerClock {
   const offsets: number[] = [];
   let estimate: number | null = null;
+  let told: number | null = null;
   const listeners = new Set<(offsetMs: number) => void>();
   return {
     now() {
@@ -40,8 +47,9 @@ export function createServerClock(localNow: () => number): ServerClock {
       if (offsets.length > SAMPLES) offsets.shift();
       const sorted = [...offsets].sort((a, b) => a - b);
       const next = Math.round(sorted[sorted.length >> 1]!);
-      if (next === estimate) return;
       estimate = next;
+      if (told !== null && Math.abs(next - told) < TELL_MS) return;
+      told = next;
       for (const l of [...listeners]) l(next);
     },
     subscribe(listener) {

@@ -117,8 +117,13 @@ export interface PageHash {
    * readers of today: after a reader change every page is read once more. Absent in rows of earlier builds.
    */
   readers?: number;
-  /** The page's codes: listedPages is filled from them once the listing differs (absent in rows written by earlier builds). */
-  codes?: string[];
+  /**
+   * The page's codes, kept while a re-sync matches (listedPages is filled from them once the listing differs): as
+   * the text of a JSON array, which clones and stores for a fraction of a hundred strings' cost. Absent in rows of
+   * pages whose codes are kept elsewhere and in rows of builds before version 3's codes; an array in rows of the
+   * builds between (read both).
+   */
+  codes?: string | string[];
 }
 
 export class ShopDatabase extends Dexie {

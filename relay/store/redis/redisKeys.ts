@@ -1,13 +1,26 @@
-// Every Redis key and channel of one shop's relay state, under one prefix (`shop-lookup:<shopId>:`), so one Redis
-// serves many shops and `SCAN MATCH shop-lookup:<shopId>:*` finds everything of one shop.
+// Every Redis key and channel of one shop's relay state, under one prefix (`shop-lookup:{<shopId>}:`), so one Redis
+// serves many shops and `SCAN MATCH shop-lookup:{<shopId>}:*` finds everything of one shop. The braces are a Redis
+// Cluster hash tag: every key of a shop hashes to one slot, so its MULTI/EXEC and scripts run on a cluster unchanged.
 import type { ResourceId } from '../relayStore';
 
-/** The default prefix of a shop's keys. @example redisPrefix('shop-1') // 'shop-lookup:shop-1:' */
+/** The default prefix of a shop's keys. @example redisPrefix('shop-1') // 'shop-lookup:{shop-1}:' */
 export function redisPrefix(shopId: string): string {
-  if (shopId === '' || /[\s*?[\]]/.test(shopId)) {
-    throw new TypeError(`shopId ${JSON.stringify(shopId)} must be non-empty, without spaces or glob characters`);
+  if (shopId === '' || /[\s*?[\]{}]/.test(shopId)) {
+    throw new TypeError(`shopId ${JSON.stringify(shopId)} must be non-empty, without spaces, braces or glob characters`);
   }
-  return `shop-lookup:${shopId}:`;
+  return `shop-lookup:{${shopId}}:`;
+}
+
+/**
+ * The hash tag a prefix gives its keys (what Redis Cluster hashes: the text between the first `{` and the next `}`),
+ * or null when it gives none (then a shop's keys spread over slots and a cluster refuses its transactions).
+ * @example hashTag('shop-lookup:{shop-1}:') // 'shop-1'
+ */
+export function hashTag(prefix: string): string | null {
+  const open = prefix.indexOf('{');
+  if (open < 0) return null;
+  const close = prefix.indexOf('}', open + 1);
+  return close > open + 1 ? prefix.slice(open + 1, close) : null;
 }
 
 /** The key names under `prefix`. @example redisKeys('shop-lookup:s1:').records('coupons') */

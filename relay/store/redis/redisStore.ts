@@ -1,10 +1,11 @@
 // The RelayStore over Redis: what several relay instances of one shop share (see relayStore.ts). Keys live under
-// `shop-lookup:<shopId>:` (redisKeys.ts), so one Redis serves many shops. Built from node-redis (connections,
-// MULTI/WATCH, pub/sub, reconnects) and rate-limiter-flexible (the shared upstream limit); no scripts of our own.
+// `shop-lookup:{<shopId>}:` (redisKeys.ts), so one Redis serves many shops and a Redis Cluster keeps each shop in one
+// slot. Built from node-redis (connections, MULTI/WATCH, pub/sub, reconnects) and rate-limiter-flexible (the shared
+// upstream limit); no scripts of our own.
 import { WatchError } from 'redis';
-import { connectRedis, type RedisClient } from './redisConnection';
+import { connectRedis, isRedisCluster, type RedisClient, type RedisCluster } from './redisConnection';
 import { readHead, redisFeed } from './redisFeed';
-import { redisKeys, redisPrefix } from './redisKeys';
+import { hashTag, redisKeys, redisPrefix } from './redisKeys';
 import { redisLeases } from './redisLease';
 import { redisListing } from './redisListing';
 import { createRedisRateLimiter } from './redisRateLimiter';
@@ -12,11 +13,17 @@ import { tooManyProducts } from '../../upstream/productTracking';
 import type { FeedHead, RelayStore } from '../relayStore';
 
 export interface RedisStoreOptions {
-  /** `redis://host:port[/db]` (password allowed; never shown), or a node-redis client the host owns. */
-  redis: string | RedisClient;
-  /** Names the shop: keys go under `shop-lookup:<shopId>:`. @example { shopId: 'shop-7f3a' } */
+  /**
+   * `redis://host:port[/db]` (password allowed; never shown), or a node-redis client or cluster (createCluster())
+   * the host owns. @example { redis: createCluster({ rootNodes: [{ url: 'redis://10.0.0.1:7000' }] }) }
+   */
+  redis: string | RedisClient | RedisCluster;
+  /** Names the shop: keys go under `shop-lookup:{<shopId>}:`. @example { shopId: 'shop-7f3a' } */
   shopId: string;
-  /** Replaces the whole key prefix (default `shop-lookup:<shopId>:`). @example { prefix: 'staging:shop-7f3a:' } */
+  /**
+   * Replaces the whole key prefix (default `shop-lookup:{<shopId>}:`); on a cluster it must hold a hash tag.
+   * @example { prefix: 'staging:{shop-7f3a}:' }
+   */
   prefix?: string;
   /** Changes kept for `since` (older: start again). Default 100,000, as the memory store. @example { maxChanges: 10_000 } */
   maxChanges?: number;
@@ -38,8 +45,12 @@ export interface RedisStoreOptions {
 export async function createRedisStore(options: RedisStoreOptions): Promise<RelayStore> {
   const now = options.now ?? (() => Date.now());
   const keys = redisKeys(options.prefix ?? redisPrefix(options.shopId));
+  if (isRedisCluster(options.redis) && hashTag(keys.prefix) === null) {
+    throw new TypeError(`createRedisStore: on a Redis Cluster the prefix ${JSON.stringify(keys.prefix)} must hold a hash tag such as {shop-7f3a}, so a shop's keys share one slot`);
+  }
   const conn = await connectRedis({
     redis: options.redis,
+    slotKey: keys.handle,
     ...(options.startAttempts !== undefined ? { startAttempts: options.startAttempts } : {}),
     ...(options.maxBackoffMs !== undefined ? { maxBackoffMs: options.maxBackoffMs } : {}),
     now,

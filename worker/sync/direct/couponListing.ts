@@ -137,7 +137,8 @@ function rereadSince(cp: CouponCheckpoint, code: string, fetchedAt: number): boo
  */
 async function fillListedPages(db: ShopDatabase, listing: string, refused: (error: DOMException | null) => void) {
   const rows = await db.couponHashes.filter((h) => h.listing === listing && h.codes !== undefined).toArray();
-  putDirect(db.listedPages, rows.map((h) => ({ page: h.page, codes: h.codes! })), refused);
+  const codesOf = (codes: string | string[]) => (typeof codes === 'string' ? (JSON.parse(codes) as string[]) : codes);
+  putDirect(db.listedPages, rows.map((h) => ({ page: h.page, codes: codesOf(h.codes!) })), refused);
 }
 
 /**
@@ -280,7 +281,13 @@ export async function storePages(
         if (codesIn === 'listedPages') putDirect(db.listedPages, batch.map((b) => ({ page: b.page, codes: b.codes })), onRefused);
       }
       await db.meta.put(next);
-      const pageHashes = batch.map((b, i): PageHash => ({ page: b.page, hash: hashes[i] ?? null, listing, readers: RECORD_READERS_VERSION, codes: b.codes }));
+      // a page's codes ride along only while they are kept nowhere else (matching: fillListedPages reads them back)
+      const keepCodes = codesIn === 'couponHashes';
+      const pageHashes = batch.map((b, i): PageHash => {
+        const row: PageHash = { page: b.page, hash: hashes[i] ?? null, listing, readers: RECORD_READERS_VERSION };
+        if (keepCodes) row.codes = JSON.stringify(b.codes);
+        return row;
+      });
       putDirect(db.couponHashes, pageHashes, onRefused);
       return changed.length;
     });
