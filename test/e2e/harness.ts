@@ -5,8 +5,7 @@
 // engine's name is in every test's name. `built: true`: the demo built once (`vite build`, the worker split into
 // chunks as in production) and served by `vite preview` instead of the dev server. Screenshots go to
 // test-results/e2e/<name>-<engine>.png.
-import { rmSync } from 'node:fs';
-import { appendFile, mkdir, mkdtemp } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,16 +76,23 @@ const demoConfig = () =>
   }) as const;
 
 let built: Promise<string> | undefined;
-/** The demo built into a temp folder, once per test file (removed when the process exits). */
+let builtDir: string | undefined;
+/** The demo built into a temp folder, once per test file (removed after the file: removeBuiltDemo). */
 function builtDemo(): Promise<string> {
   built ??= (async () => {
-    const outDir = await mkdtemp(join(tmpdir(), 'shop-lookup-demo-built-'));
-    process.once('exit', () => rmSync(outDir, { recursive: true, force: true }));
+    const outDir = (builtDir = await mkdtemp(join(tmpdir(), 'shop-lookup-demo-built-')));
     // (no plugin timings: the build's worker transform is slow on a busy machine, and says so as a warning)
     await build({ ...demoConfig(), build: { outDir, emptyOutDir: true, sourcemap: false, rolldownOptions: { checks: { pluginTimings: false } } } });
     return outDir;
   })();
   return built;
+}
+
+async function removeBuiltDemo(): Promise<void> {
+  await built?.catch(() => undefined);
+  const outDir = builtDir;
+  built = builtDir = undefined;
+  if (outDir) await rm(outDir, { recursive: true, force: true });
 }
 
 /** Starts the demo server in mock mode, the network cut in front of it, and the engine. */
@@ -184,6 +190,8 @@ export function e2eSuite(
       });
     });
   }
+  // the build is shared by the engines' suites of this file: gone after the last
+  if (options.demo?.built) afterAll(removeBuiltDemo);
 }
 
 /** The status bar's network badge, offline / online. */
