@@ -9,6 +9,9 @@ import MagicString from 'magic-string';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
+// the relay as processes under real rate limits (see test.projects)
+const PROCESS_TESTS = ['test/relayScale.test.ts', 'test/relayHubScale.test.ts'];
+
 const browserDeps = ['dexie', 'comlink', 'rxjs', 'zod', 'fake-indexeddb'];
 // optional peer dependencies: the app's own copy, never bundled
 const peerDeps = ['react'];
@@ -101,10 +104,13 @@ export default defineConfig(({ mode }) => ({
     environment: 'node',
     testTimeout: 20_000,
     // Two lanes (scripts/test-lanes.mjs runs them side by side, each one file at a time): the browser tests and
-    // everything else. `vitest run` alone runs both, one after the other.
+    // everything else; then, alone on the machine, the relay's process tests, whose upstream rate limits are real
+    // (a relay process starved of CPU by a browser sends its request late and meets a 429 it never earned).
+    // `vitest run` alone runs all three, one after the other.
     projects: [
       { extends: true, test: { name: 'browsers', include: ['test/e2e/**/*.test.ts'], fileParallelism: false } },
-      { extends: true, test: { name: 'node', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', '**/node_modules/**'], fileParallelism: false } },
+      { extends: true, test: { name: 'node', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', ...PROCESS_TESTS, '**/node_modules/**'], fileParallelism: false } },
+      { extends: true, test: { name: 'processes', include: PROCESS_TESTS, fileParallelism: false } },
     ],
   },
 }));

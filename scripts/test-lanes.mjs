@@ -2,8 +2,8 @@
 // `npm test`'s last step: the two test lanes of vite.config.ts side by side, each one file at a time — the browser
 // tests (a demo server and one engine at a time) and everything else (Node, Redis, relay processes, the packed
 // package). Most of either lane's time is spent waiting on a browser, a server or a timer, so on 2 cores both
-// together take about as long as the longer one. Each line is prefixed with its lane; the exit code is 1 if either
-// lane failed. Arguments (a file filter, -t …) run one plain `vitest run` with them instead.
+// together take about as long as the longer one. Then, alone, the relay's process tests (real rate limits, which a
+// process starved of CPU would meet). Each line is prefixed with its lane; the exit code is 1 if a lane failed. Arguments (a file filter, -t …) run one plain `vitest run` with them instead.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -22,8 +22,14 @@ function run(lane, extra) {
   });
 }
 
-const lanes = args.length > 0 ? [run('', args)] : [run('browsers', ['--project', 'browsers']), run('node', ['--project', 'node'])];
-const results = await Promise.all(lanes);
+const results =
+  args.length > 0
+    ? [await run('', args)]
+    : [
+        ...(await Promise.all([run('browsers', ['--project', 'browsers']), run('node', ['--project', 'node'])])),
+        // then alone: relay processes under the mock's real rate limits (vite.config.ts, test.projects)
+        await run('processes', ['--project', 'processes']),
+      ];
 if (args.length === 0) {
   for (const r of results) console.log(`test lane ${r.lane}: ${r.code === 0 ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(0)} s`);
 }

@@ -29,3 +29,6 @@ import('./exposeEngine').then(
 );
 
 type WorkerScope = import('./exposeEngine').WorkerScope;
+
+// a module with nothing to export: `import 'shop-lookup/worker'` type-checks
+export {};
