@@ -2,12 +2,16 @@
 // API on a free port behind a TCP proxy that can cut the network (networkCut.ts), one browser engine (engines/),
 // a fresh context (device) per test, and the demo's usual steps written once for every engine. `e2eSuite` runs a
 // suite on each engine in turn (E2E_ENGINES), each with its own demo server and its engine started once; the
-// engine's name is in every test's name. Screenshots go to test-results/e2e/<name>-<engine>.png.
-import { appendFile, mkdir } from 'node:fs/promises';
+// engine's name is in every test's name. `built: true`: the demo built once (`vite build`, the worker split into
+// chunks as in production) and served by `vite preview` instead of the dev server. Screenshots go to
+// test-results/e2e/<name>-<engine>.png.
+import { appendFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { createServer, type Plugin, type ViteDevServer } from 'vite';
+import { build, createServer, preview, type Plugin, type PreviewServer, type ViteDevServer } from 'vite';
 import type { DemoBackend, DemoPluginApi } from '../../demo/devServer';
 import type { MockShopApi } from '../../mock-server';
 import { enginesOfRun, launchEngine, type Engine, type EngineContext, type EngineName, type EngineOptions, type EnginePage } from './engines';
@@ -21,9 +25,11 @@ export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const artifacts = fileURLToPath(new URL('../../test-results/e2e/', import.meta.url));
 
 export interface Demo {
-  /** http://127.0.0.1:<port> of the demo's dev server, through the network cut. */
+  /** http://127.0.0.1:<port> of the demo's dev server (or preview server), through the network cut. */
   url: string;
-  server: ViteDevServer;
+  server: ViteDevServer | PreviewServer;
+  /** The built demo's folder (`built: true`), else null. */
+  outDir: string | null;
   backend: DemoBackend;
   /** The embedded mock API behind the relay or proxy: change its data, take it down, read its request log. */
   mock: MockShopApi;
@@ -40,6 +46,8 @@ export interface Demo {
 export interface DemoOptions extends EngineOptions {
   /** 'direct': the bare credential proxy at /shop-api instead of the relay (tests of the till's own listing). */
   source?: 'relay' | 'direct';
+  /** The demo as production runs it: built once per test file (code-split worker) and served by `vite preview`. */
+  built?: boolean;
 }
 
 /**
@@ -57,24 +65,53 @@ function noFileWatching(): Plugin {
   };
 }
 
-/** Starts the demo server in mock mode, the network cut in front of it, and the engine. */
-export async function startDemo(engineName: EngineName, options: DemoOptions = {}): Promise<Demo> {
-  // mock mode whatever the developer's shell says
-  process.env.SHOP_API_KEY = '';
-  process.env.SHOP_API_SECRET = '';
-  process.env.SHOP_PRODUCTS = '';
-  process.env.SHOP_DEMO_SOURCE = options.source ?? 'relay';
-  const server = await createServer({
+const demoConfig = () =>
+  ({
     configFile: `${repoRoot}demo/vite.config.ts`,
     configLoader: 'runner',
     // one dependency cache per vitest pool slot: test files running side by side never optimise into one folder
     cacheDir: `${repoRoot}node_modules/.vite/demo-e2e-${process.env.VITEST_POOL_ID ?? '0'}`,
     logLevel: (process.env.E2E_VITE_LOG as 'info' | undefined) ?? 'warn',
     clearScreen: false,
-    server: { port: 0, host: '127.0.0.1', strictPort: false },
-    plugins: [noFileWatching()],
-  });
-  await server.listen();
+  }) as const;
+
+let built: Promise<string> | undefined;
+let builtDir: string | undefined;
+/** The demo built into a temp folder, once per test file (removed after the file: removeBuiltDemo). */
+function builtDemo(): Promise<string> {
+  built ??= (async () => {
+    const outDir = (builtDir = await mkdtemp(join(tmpdir(), 'shop-lookup-demo-built-')));
+    // (no plugin timings: the build's worker transform is slow on a busy machine, and says so as a warning)
+    await build({ ...demoConfig(), build: { outDir, emptyOutDir: true, sourcemap: false, rolldownOptions: { checks: { pluginTimings: false } } } });
+    return outDir;
+  })();
+  return built;
+}
+
+async function removeBuiltDemo(): Promise<void> {
+  await built?.catch(() => undefined);
+  const outDir = builtDir;
+  built = builtDir = undefined;
+  if (outDir) await rm(outDir, { recursive: true, force: true });
+}
+
+/** Starts the demo server in mock mode, the network cut in front of it, and the engine. */
+export async function startDemo(engineName: EngineName, options: DemoOptions = {}): Promise<Demo> {
+  // mock mode whatever the developer's shell says (the build inlines the page's settings too)
+  process.env.SHOP_API_KEY = '';
+  process.env.SHOP_API_SECRET = '';
+  process.env.SHOP_PRODUCTS = '';
+  process.env.SHOP_DEMO_SOURCE = options.source ?? 'relay';
+  const listen = { port: 0, host: '127.0.0.1', strictPort: false };
+  let server: ViteDevServer | PreviewServer;
+  const outDir = options.built ? await builtDemo() : null;
+  if (outDir) {
+    server = await preview({ ...demoConfig(), build: { outDir }, preview: listen });
+  } else {
+    const dev = await createServer({ ...demoConfig(), server: listen, plugins: [noFileWatching()] });
+    await dev.listen();
+    server = dev;
+  }
   const network = await startNetworkCut((server.httpServer?.address() as AddressInfo).port);
   const url = `http://127.0.0.1:${network.port}`;
   const plugin = server.config.plugins.find((p) => p.name === 'shop-lookup-demo');
@@ -100,6 +137,7 @@ export async function startDemo(engineName: EngineName, options: DemoOptions = {
   return {
     url,
     server,
+    outDir,
     backend,
     mock,
     engine,
@@ -152,6 +190,8 @@ export function e2eSuite(
       });
     });
   }
+  // the build is shared by the engines' suites of this file: gone after the last
+  if (options.demo?.built) afterAll(removeBuiltDemo);
 }
 
 /** The status bar's network badge, offline / online. */
