@@ -5,7 +5,9 @@
 // worker as the engine. Options: --smoke (tiny sizes, seconds), --runs N, --out FILE, --site DIR (where the page
 // is built), --only a,b (scenarios: bundle, lists, sync, lookups, reload, tills (a till on a relay), throttled,
 // relay (the relay itself), engines (first load, reload and coupon(code) in Chromium, Firefox and WebKit; --engines
-// a,b for some of them), storefront (a storefront's first visit and 1,000 anonymous reads: storefrontBench.mjs)).
+// a,b for some of them), storefront (a storefront's first visit and 1,000 anonymous reads: storefrontBench.mjs), hub
+// (the relay hub's heap with 1, 100, 200 shops, --hub-shops 1,100,1000 for more, and a cold shop's first sync:
+// hubBench.mjs)).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
@@ -13,6 +15,7 @@ import { minGzipSize } from './bundleSize.mjs';
 import { cpuBetween, cpuByProcess } from './processCpu.mjs';
 import { log, root, startHarness } from './harness.mjs';
 import { benchEngines } from './engineBench.mjs';
+import { benchHub } from './hubBench.mjs';
 import { benchRelay } from './relayBench.mjs';
 import { benchStorefront } from './storefrontBench.mjs';
 import { createRandom, formatTable, median, quantile, sample } from './stats.mjs';
@@ -341,6 +344,10 @@ try {
 
   // ---- the relay (Node side, loopback) ------------------------------------------------------------------------------
   if (wants('relay')) await benchRelay({ root, sizes, log, row, results, smoke });
+  if (wants('hub')) {
+    const shops = option('hub-shops', '') ? option('hub-shops', '').split(',').map(Number) : undefined;
+    await benchHub({ root, log, row, results, smoke, shops });
+  }
   if (wants('storefront')) await benchStorefront({ root, sizes, log, row, results, smoke });
 
   // ---- every engine: the same page in Chromium, Firefox and WebKit, each against its own floors -------------------

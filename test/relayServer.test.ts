@@ -385,7 +385,7 @@ describe('relay command: bounds (issue 25, item 13)', () => {
       const poll = `${server.origin}${BASE}/relay/v1/feed?since=${head.version}&handle=${head.handle}&wait=60`;
       // 100 tills, each with one long-poll parked on a connection of its own
       const polls = Array.from({ length: 100 }, (_, i) => ask(poll, bearer(signed(`busy-${i}`)), stop.signal).catch(() => null));
-      for (let i = 0; (await server.relay.status()).waiting < 100; i++) await new Promise((resolve) => setImmediate(resolve));
+      for (let i = 0; (await server.relay!.status()).waiting < 100; i++) await new Promise((resolve) => setImmediate(resolve));
       const busy = await ask(`${server.origin}${BASE}/relay/v1/feed?limit=1`, bearer(STATIC_TOKEN));
       expect(busy).toMatchObject({ status: 503, headers: { 'retry-after': '5', connection: 'close' }, body: { code: 'relay_busy' } });
       expect((await ask(`${server.origin}/healthz`)).status).toBe(200);
@@ -407,7 +407,7 @@ describe('relay command: bounds (issue 25, item 13)', () => {
       const head = (await ask(`${feed}?limit=1`, bearer(STATIC_TOKEN))).body as Json;
       const poll = `${feed}?since=${head.version}&handle=${head.handle}&wait=60`;
       const parked = [ask(poll, bearer(signed('lp-1')), stop.signal).catch(() => null), ask(poll, bearer(signed('lp-2')), stop.signal).catch(() => null)];
-      while ((await server.relay.status()).waiting < 2) await new Promise((resolve) => setImmediate(resolve));
+      while ((await server.relay!.status()).waiting < 2) await new Promise((resolve) => setImmediate(resolve));
       const third = await ask(poll, bearer(signed('lp-3')));
       expect(third).toMatchObject({ status: 503, headers: { 'retry-after': '5' }, body: { code: 'relay_busy' } });
       expect((await ask(`${feed}?limit=1`, bearer(signed('lp-3')))).status).toBe(200);

@@ -22,6 +22,8 @@ export interface ReadinessInputs {
   /** The store's health as last reported (Redis lost: its error). */
   storeError: string | null;
   status: RelayStatus | null;
+  /** Hub mode: no one snapshot to wait for (each shop is listed when due; its own relay/v1/status tells). */
+  hub?: boolean;
 }
 
 /**
@@ -32,6 +34,7 @@ export function notReadyReason(r: ReadinessInputs): string | null {
   if (r.stopping) return 'shutting down';
   if (r.starting !== null) return r.starting;
   if (r.storeError !== null) return `the store is unreachable: ${r.storeError}`;
+  if (r.hub) return null;
   if (r.status === null) return 'starting';
   if (r.status.confirmedAt.coupons === undefined) return 'no snapshot loaded yet: the first listing of the coupons has not completed';
   return null;

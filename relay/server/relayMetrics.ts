@@ -31,7 +31,9 @@ export interface RelayMetricsOptions {
 
 /** The upstream route of a URL: 'auth', or the name of one of the six paths, or 'other'. */
 function upstreamRoute(url: string): string {
-  const path = new URL(url).pathname;
+  // an upstream origin with a path of its own (a hub shop's `target`, a gateway) puts it before /v2/
+  const full = new URL(url).pathname;
+  const path = full.slice(Math.max(0, full.indexOf('/v2/')));
   if (path === '/v2/auth') return 'auth';
   const match = matchAllowedPath(path);
   return match.ok ? match.name : 'other';

@@ -26,6 +26,11 @@ const httpUrl = z
 export const RELAY_VARIABLES = {
   SHOP_API_KEY: { expected: "the shop's admin API key", secret: true, schema: z.string().trim().min(1) },
   SHOP_API_SECRET: { expected: "the shop's admin API secret", secret: true, schema: z.string().trim().min(1) },
+  SHOPS_FILE: {
+    expected: 'hub mode: a readable JSON file of every shop served under /shops/{shopId}/, `{ "<shopId>": { "key", "secret", "target"?, "tills"? } }` (instead of SHOP_API_KEY, SHOP_API_SECRET, SHOP_ID)',
+    schema: z.string().min(1),
+  },
+  MAX_HOT_SHOPS: { expected: 'hub mode: shops kept in memory at once (1 to 100000); the others are served again from the store', fallback: '100', schema: whole(1, 100_000) },
   SHOP_API_BASE: { expected: 'the shop API origin, an http(s) URL', fallback: 'https://api.imweb.me', schema: httpUrl },
   SHOP_ID: {
     expected: 'a name for the shop of 1 to 64 letters, digits, dots, dashes or underscores (default: a SHA-256 prefix of the key)',
@@ -102,8 +107,12 @@ type Parsed = { [K in RelayVariableName]: z.output<(typeof RELAY_VARIABLES)[K]['
 
 /** The checked configuration of one relay process. */
 export interface RelayServerConfig {
+  /** The shop's key and secret ('' in hub mode). */
   key: string;
   secret: string;
+  /** Hub mode: the file of every shop (SHOPS_FILE); undefined: one shop. */
+  shopsFile: string | undefined;
+  maxHotShops: number;
   target: string;
   shopId: string | undefined;
   redisUrl: string | undefined;
@@ -199,22 +208,35 @@ function parseVariables<N extends RelayVariableName>(
  */
 export function readRelayConfig(env: Environment, readFile: (path: string) => string): ConfigResult<RelayServerConfig> {
   const names = Object.keys(RELAY_VARIABLES) as RelayVariableName[];
-  const result = parseVariables(env, names, ['SHOP_API_KEY', 'SHOP_API_SECRET'], readFile);
+  const hub = env.SHOPS_FILE !== undefined && env.SHOPS_FILE !== '';
+  if (hub) {
+    // one shop's variables have no meaning in hub mode: each shop's are in SHOPS_FILE
+    const single = (['SHOP_API_KEY', 'SHOP_API_SECRET', 'SHOP_ID', 'PRODUCTS', 'TILL_TOKENS_FILE'] as const).find(
+      (name) => (env[name] !== undefined && env[name] !== '') || (env[`${name}_FILE`] !== undefined && env[`${name}_FILE`] !== ''),
+    );
+    if (single) {
+      const where = single === 'TILL_TOKENS_FILE' ? "each shop's static till tokens go in its \"tills\" in SHOPS_FILE" : "each shop's credentials go in SHOPS_FILE";
+      return { ok: false, message: `${single} is set with SHOPS_FILE: unset it (hub mode: ${where})` };
+    }
+  }
+  const result = parseVariables(env, names, hub ? [] : ['SHOP_API_KEY', 'SHOP_API_SECRET'], readFile);
   if (!result.ok) return result;
   const v = result.config;
-  if (!v.TILL_TOKENS_FILE && !v.TILL_TOKEN_SECRET && !v.STOREFRONT_OPEN && !v.RELAY_PUBLIC) {
+  if (!hub && !v.TILL_TOKENS_FILE && !v.TILL_TOKEN_SECRET && !v.STOREFRONT_OPEN && !v.RELAY_PUBLIC) {
     return {
       ok: false,
       message:
-        'nobody may ask this relay: set TILL_TOKENS_FILE and/or TILL_TOKEN_SECRET (till tokens), STOREFRONT_OPEN=true ' +
+        'nobody may ask this relay: set TILL_TOKENS_FILE and/or TILL_TOKEN_SECRET (till tokens; in hub mode SHOPS_FILE\'s "tills"), STOREFRONT_OPEN=true ' +
         '(the storefront routes for everybody), or RELAY_PUBLIC=true (everything for everybody, private networks only)',
     };
   }
   return {
     ok: true,
     config: {
-      key: v.SHOP_API_KEY!,
-      secret: v.SHOP_API_SECRET!,
+      key: v.SHOP_API_KEY ?? '',
+      secret: v.SHOP_API_SECRET ?? '',
+      shopsFile: v.SHOPS_FILE,
+      maxHotShops: v.MAX_HOT_SHOPS!,
       target: v.SHOP_API_BASE!,
       shopId: v.SHOP_ID,
       redisUrl: v.REDIS_URL,

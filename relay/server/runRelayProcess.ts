@@ -1,7 +1,8 @@
 // A relay as the whole process: configuration from the environment, the optional peers, the server, and the
-// signals (SIGTERM/SIGINT stop it gracefully and exit with the stop's code, SIGHUP reloads the till tokens). Shared
+// signals (SIGTERM/SIGINT stop it gracefully and exit with the stop's code, SIGHUP reloads the till tokens, or in hub
+// mode SHOPS_FILE, which is also read again when it changes). Shared
 // by the `shop-lookup-relay` command and `npm run relay` (which puts the mock API's address in the environment).
-import { readFileSync } from 'node:fs';
+import { readFileSync, watchFile } from 'node:fs';
 import { fail } from './fail';
 import { loadServerPeers } from './optionalPeers';
 import { flushRelayLog } from './relayLogger';
@@ -52,6 +53,13 @@ export async function runRelayProcess(env: Environment, hooks: RelayProcessHooks
     });
   }
   process.on('SIGHUP', () => server.reloadTokens());
+  const shopsFile = config.config.shopsFile;
+  if (shopsFile !== undefined) {
+    // stat-polled, so a Kubernetes secret's symlink swap is seen too; unchanged files are not read again
+    watchFile(shopsFile, { interval: 1000 }, (now, before) => {
+      if (now.mtimeMs !== before.mtimeMs || now.ino !== before.ino || now.size !== before.size) server.reloadTokens();
+    }).unref();
+  }
   process.on('uncaughtException', (error) => {
     log.fatal({ err: error }, 'uncaught exception');
     exit(1);

@@ -1,19 +1,23 @@
-// One relay process, as `shop-lookup-relay` (and `npm run relay`) runs it: the relay behind a node:http server with
-// till tokens, the operators' routes, JSON logs with request ids, metrics, bounded connections, and a graceful stop:
+// One relay process, as `shop-lookup-relay` (and `npm run relay`) runs it: the relay (or, with SHOPS_FILE, the hub of
+// many shops) behind a node:http server with till tokens, the operators' routes, JSON logs with request ids, metrics, bounded connections, and a graceful stop:
 // stop accepting, answer parked long-polls at once, let a commit under way finish, release the sync lease, close.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createShopRelay, defaultShopId } from '../createShopRelay';
+import { createRelayHub } from '../hub/createRelayHub';
+import type { RelayHub } from '../hub/hubTypes';
 import type { RelayStatus, RouteName, ShopRelay } from '../types';
+import { createHubAccess, type HubAccess } from './hubAccess';
 import { guardConnections, serverOptions } from './connectionGuard';
 import type { ServerPeers } from './optionalPeers';
 import { notReadyReason, opsRouteOf, serveOps, type OpsRoute, type ReadinessInputs } from './opsRoutes';
 import { createRelayLogger, type RelayLogger } from './relayLogger';
 import { createRelayMetrics } from './relayMetrics';
 import type { RelayServerConfig } from './relayServerConfig';
-import { createTillAccess } from './tillAccess';
+import { parseShopsFile, type ShopsFileEntry } from './shopsFile';
+import { createTillAccess, type TillAccess } from './tillAccess';
 import { createTillTokens, parseTokenFile, type TillTokenEntry } from './tillTokens';
 
 /** Why the server could not start, in one line naming what to change. */
@@ -37,9 +41,15 @@ export interface RelayServer {
   /** 'http://<host>:<port>' (loopback when listening on every address). */
   origin: string;
   port: number;
-  relay: ShopRelay;
+  /** The relay of the one shop (null in hub mode). */
+  relay: ShopRelay | null;
+  /** Hub mode (SHOPS_FILE): the hub of every shop (else null). */
+  hub: RelayHub | null;
   log: RelayLogger;
-  /** Reads TILL_TOKENS_FILE again (SIGHUP): a till added or removed without a restart; a bad file keeps the old list. */
+  /**
+   * Reads TILL_TOKENS_FILE again (SIGHUP), or in hub mode SHOPS_FILE (SIGHUP, or the file changed): a till or a shop
+   * added, rotated or removed without a restart; a bad file keeps the old list.
+   */
   reloadTokens(): void;
   /**
    * Stops gracefully (SIGTERM, SIGINT): resolves with the exit code, 0 when everything ended within
@@ -74,6 +84,23 @@ function readTokens(config: RelayServerConfig, readFile: (path: string) => strin
   return parsed.entries;
 }
 
+function readShops(file: string, readFile: (path: string) => string): Map<string, ShopsFileEntry> {
+  let text: string;
+  try {
+    text = readFile(file);
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? (error as Error).message;
+    throw new RelayStartError('config', `SHOPS_FILE: cannot read ${file} (${code})`);
+  }
+  const parsed = parseShopsFile(text);
+  if (!parsed.ok) throw new RelayStartError('config', `SHOPS_FILE ${file}, ${parsed.message}`);
+  return parsed.shops;
+}
+
+/** The secrets of SHOPS_FILE's shops, kept out of every log line. */
+const shopSecrets = (shops: ReadonlyMap<string, ShopsFileEntry>): string[] =>
+  [...shops.values()].flatMap((s) => [s.key, s.secret, ...s.tills.map((t) => t.token)]);
+
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
@@ -97,16 +124,18 @@ function listen(server: Server, port: number, host: string): Promise<void> {
  */
 export async function startRelayServer(config: RelayServerConfig, deps: RelayServerDeps): Promise<RelayServer> {
   const readFile = deps.readFile ?? ((path: string) => readFileSync(path, 'utf8'));
-  const shop = config.shopId ?? defaultShopId(config.key);
+  const hubMode = config.shopsFile !== undefined;
+  let shops = config.shopsFile !== undefined ? readShops(config.shopsFile, readFile) : new Map<string, ShopsFileEntry>();
+  const shop = hubMode ? 'hub' : (config.shopId ?? defaultShopId(config.key));
   const entries = readTokens(config, readFile);
   const tokens = createTillTokens({ entries, secret: config.tillTokenSecret, shop });
   const upstreamTokens = new Set<string>();
   const secrets = [config.key, config.secret, config.tillTokenSecret, config.opsToken, passwordOf(config.redisUrl)];
-  let tokenSecrets = entries.map((e) => e.token);
+  let tokenSecrets = [...entries.map((e) => e.token), ...shopSecrets(shops)];
   const log = createRelayLogger(deps.peers.pino, {
     level: config.logLevel,
     secrets: () => [...secrets, ...tokenSecrets, ...upstreamTokens],
-    bindings: { shop },
+    bindings: hubMode ? { hub: true } : { shop },
     ...(deps.logTo ? { destination: deps.logTo } : {}),
   });
 
@@ -114,12 +143,11 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
   let starting: string | null = 'starting';
   let storeError: string | null = null;
   let status: () => Promise<RelayStatus | null> = async () => null;
-  const readiness = async (): Promise<ReadinessInputs> => ({ stopping: stopping !== null, starting, storeError, status: await status() });
+  const readiness = async (): Promise<ReadinessInputs> => ({ stopping: stopping !== null, starting, storeError, status: await status(), hub: hubMode });
   const server = createServer(serverOptions(config.limits));
   const guard = guardConnections(server, config.limits);
   const metrics = createRelayMetrics(deps.peers.prom, { status: () => status(), connections: guard.count, ready: async () => notReadyReason(await readiness()) === null });
-  const access = createTillAccess({
-    tokens,
+  const accessOptions = {
     storefrontOpen: config.storefrontOpen,
     public: config.public,
     opsToken: config.opsToken,
@@ -131,11 +159,17 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       metrics.refused(reason);
       log.warn({ reqId: requestIds.get(req), route, reason, till, client: access.identify(req).address }, 'refused');
     },
-  });
+  } satisfies Partial<Parameters<typeof createTillAccess>[0]>;
+  // hub mode: each shop checks tokens of its own (a till token of one shop never opens another)
+  const hubAccess: HubAccess | null = hubMode
+    ? createHubAccess({ ...accessOptions, shops, secret: config.tillTokenSecret, basePath: config.basePath })
+    : null;
+  const access: TillAccess = hubAccess ?? createTillAccess({ ...accessOptions, tokens });
   const routes = new WeakMap<IncomingMessage, RouteName | OpsRoute>();
   const requestIds = new WeakMap<IncomingMessage, string>();
   const inFlight = new Set<ServerResponse>();
   let relay: ShopRelay | undefined;
+  let hub: RelayHub | undefined;
 
   // the token the relay sends upstream is seen here, so that no log line can ever carry it
   const baseFetch = deps.fetch ?? globalThis.fetch;
@@ -185,12 +219,107 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       res.end(JSON.stringify({ code: 'relay_busy', message: `RELAY BUSY: this relay instance has ${guard.count()} connections open, its limit; try again after Retry-After.` }));
       return;
     }
+    if (hub) return hub(req, res);
     if (!relay) return void res.writeHead(503, { 'retry-after': '1', 'content-type': 'application/json; charset=utf-8' }).end('{"code":"relay_starting","message":"RELAY STARTING: try again after Retry-After."}');
     relay(req, res);
   });
 
+  /** The graceful stop of either mode: `close` ends the relay or hub (long-polls answered, leases released). */
+  function stopGracefully(reason: string, close: () => Promise<void>, parked: () => Promise<number> = async () => 0): Promise<number> {
+    stopping ??= (async () => {
+      const t0 = performance.now();
+      log.info({ reason, parked: await parked().catch(() => 0) }, 'shutting down');
+      server.close(); // no new connections
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+      server.closeIdleConnections();
+      const closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const bound = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), config.shutdownTimeoutMs)));
+      // parked long-polls are answered now; a commit under way finishes; the lease is released; the store closed
+      const graceful = (async () => {
+        await close();
+        server.closeIdleConnections();
+        await closed;
+      })();
+      const outcome = await Promise.race([graceful.then(() => 'done' as const), bound]);
+      clearTimeout(timer);
+      if (outcome === 'late') {
+        log.error({ ms: config.shutdownTimeoutMs, connections: guard.count() }, 'shutdown took longer than SHUTDOWN_TIMEOUT_MS: the rest is cut');
+        server.closeAllConnections();
+        return 1;
+      }
+      log.info({ ms: Math.round(performance.now() - t0) }, 'stopped');
+      return 0;
+    })();
+    return stopping;
+  }
+
   // the port first: a port in use ends the start before anything else began (no listing, no store connection)
   await listen(server, config.port, config.host);
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (hubAccess) {
+    const current = (): Map<string, ShopsFileEntry> => shops;
+    hub = createRelayHub({
+      credentials: (id) => {
+        const entry = current().get(id);
+        return entry ? { key: entry.key, secret: entry.secret, target: entry.target ?? config.target } : null;
+      },
+      shops: () => current().keys(),
+      target: config.target,
+      basePath: config.basePath,
+      ...(config.redisUrl ? { redis: config.redisUrl } : {}),
+      maxHotShops: config.maxHotShops,
+      rateLimits: config.rateLimits,
+      refreshIntervalMs: config.refreshIntervalMs,
+      leaseMs: config.leaseMs,
+      maxLongPolls: config.limits.maxLongPolls,
+      fetch: metrics.observeFetch(spyingFetch),
+      authorize: (req, route, shopId) => {
+        if (!routes.has(req)) routes.set(req, route);
+        return hubAccess.forShop(shopId).authorize(req, route);
+      },
+      clientId: access.clientId,
+      observer: {
+        shop: ({ shopId, kind }) => log.info({ shopId, kind }, `shop ${kind}`),
+        log: (level, message, error) => (error === undefined ? log[level](message) : log[level]({ err: error }, message)),
+      },
+    });
+    starting = null;
+    log.info({ port, host: config.host, basePath: config.basePath, shops: shops.size, store: config.redisUrl ? 'redis' : 'memory' }, 'listening');
+    const served = hub;
+    return {
+      origin,
+      port,
+      relay: null,
+      hub: served,
+      log,
+      reloadTokens() {
+        let fresh: Map<string, ShopsFileEntry>;
+        try {
+          fresh = readShops(config.shopsFile!, readFile);
+        } catch (error) {
+          log.error({ error: (error as Error).message }, 'shops not reloaded: the old list stays');
+          return;
+        }
+        const before = shops;
+        shops = fresh;
+        hubAccess.replaceShops(fresh);
+        tokenSecrets = [...new Set([...tokenSecrets, ...shopSecrets(fresh)])];
+        // a shop removed or rotated is closed here now; the next request makes it again with what the file says
+        const changed = [...before].filter(([id, old]) => {
+          const now = fresh.get(id);
+          return !now || now.key !== old.key || now.secret !== old.secret || now.target !== old.target;
+        });
+        for (const [id] of changed) void served.forget(id);
+        const added = [...fresh.keys()].filter((id) => !before.has(id));
+        for (const id of added) void served.forget(id); // an unknown shop's cached "no such shop" is dropped
+        log.info({ shops: fresh.size, changed: changed.map(([id]) => id), added }, 'shops reloaded');
+      },
+      stop: (reason) => stopGracefully(reason, () => served.close()),
+    };
+  }
   relay = createShopRelay({
     key: config.key,
     secret: config.secret,
@@ -238,16 +367,15 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     throw new RelayStartError('store_unreachable', `the relay could not open its store: ${(error as Error)?.message ?? error}`);
   }
   starting = null;
-  status = () => relay.status().catch(() => null);
-  const port = (server.address() as AddressInfo).port;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const single = relay;
+  status = () => single.status().catch(() => null);
   const first = await relay.status();
   log.info({ port, host: config.host, basePath: config.basePath, instance: first.instance, store: first.store }, 'listening');
   return {
     origin,
     port,
-    relay,
+    relay: single,
+    hub: null,
     log,
     reloadTokens() {
       try {
@@ -260,33 +388,6 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
         log.error({ error: (error as Error).message }, 'till tokens not reloaded: the old list stays');
       }
     },
-    stop(reason) {
-      stopping ??= (async () => {
-        const t0 = performance.now();
-        log.info({ reason, parked: (await relay.status()).waiting }, 'shutting down');
-        server.close(); // no new connections
-        for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
-        server.closeIdleConnections();
-        const closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const bound = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), config.shutdownTimeoutMs)));
-        // parked long-polls are answered now; a commit under way finishes; the lease is released; the store closed
-        const graceful = (async () => {
-          await relay.close();
-          server.closeIdleConnections();
-          await closed;
-        })();
-        const outcome = await Promise.race([graceful.then(() => 'done' as const), bound]);
-        clearTimeout(timer);
-        if (outcome === 'late') {
-          log.error({ ms: config.shutdownTimeoutMs, connections: guard.count() }, 'shutdown took longer than SHUTDOWN_TIMEOUT_MS: the rest is cut');
-          server.closeAllConnections();
-          return 1;
-        }
-        log.info({ ms: Math.round(performance.now() - t0) }, 'stopped');
-        return 0;
-      })();
-      return stopping;
-    },
+    stop: (reason) => stopGracefully(reason, () => single.close(), async () => (await single.status()).waiting),
   };
 }
