@@ -86,7 +86,9 @@ async function until<T>(check: () => Promise<T | null | undefined | false>, what
     const value = await check().catch(() => null);
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    // every 100 ms: one status request a relay, well under a client's 20 a second (this test process is one client
+    // to each relay; polling faster drained its bucket and an operator's status answer became a 429)
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
