@@ -31,11 +31,13 @@ async function command(serverUrl, method, path, body) {
 }
 
 /** The script WebDriver runs for `execute`: calls `source` (a function's text) with `arg`, awaits it, reports errors. */
+// The result travels as one JSON text made in the page: WebKitWebDriver now and then failed a plain object result
+// with "Could not parse script result" (seen in a CI-like run); a string always crosses.
 function asyncCall(source) {
   return `const done = arguments[arguments.length - 1];
 Promise.resolve().then(() => (${source})(arguments[0])).then(
-  (value) => done({ ok: true, value: value === undefined ? null : value }),
-  (error) => done({ ok: false, error: String(error) + (error && error.stack ? ' | ' + error.stack : '') }),
+  (value) => done(JSON.stringify({ ok: true, value: value === undefined ? null : value })),
+  (error) => done(JSON.stringify({ ok: false, error: String(error) + (error && error.stack ? ' | ' + error.stack : '') })),
 );`;
 }
 
@@ -73,7 +75,8 @@ function webDriverSession(serverUrl, id) {
     refresh: () => send('POST', '/refresh', {}),
     /** Runs a function's source in the current window with one JSON argument; resolves with its (awaited) result. */
     async execute(source, arg) {
-      const out = await send('POST', '/execute/async', { script: asyncCall(source), args: [arg === undefined ? null : arg] });
+      const text = await send('POST', '/execute/async', { script: asyncCall(source), args: [arg === undefined ? null : arg] });
+      const out = typeof text === 'string' ? JSON.parse(text) : text;
       if (!out || out.ok !== true) throw new Error(`in the page: ${out?.error ?? 'no answer'}`);
       return out.value;
     },
