@@ -6,6 +6,7 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './redisServer';
 
 export interface RedisClusterServers {
   /** 'redis://127.0.0.1:<port>' of each master. */
@@ -22,18 +23,6 @@ process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The first line a node answers to an inline command (`PING`, `CLUSTER INFO`'s bulk text). */
 function ask(port: number, command: string): Promise<string> {

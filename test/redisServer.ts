@@ -32,7 +32,8 @@ export interface RedisServerOptions {
   persistent?: boolean;
 }
 
-function freePort(): Promise<number> {
+/** A free TCP port on 127.0.0.1 (also for the cluster's nodes: redisCluster.ts). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
