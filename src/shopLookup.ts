@@ -36,7 +36,12 @@ export interface ShopLookup {
   productOptionByNo(productNo: number, optionNo: number): Observable<LookupResult<ProductOption | null>>;
   /** One option by its code (never matched by number, even if the code looks like one). @example lookup.productOptionByCode(13805, '12') */
   productOptionByCode(productNo: number, optionCode: string): Observable<LookupResult<ProductOption | null>>;
-  /** Refreshes everything now; resolves with a report when done or failed (never rejects for API trouble). @example const r = await lookup.sync(); */
+  /**
+   * Refreshes everything now; resolves with a report when done or failed (never rejects for API trouble). Its data
+   * is the API's as of the call: a sync already reading when it is called (the engine's own, an earlier `sync()`)
+   * is waited for, then one more runs, shared by every `sync()` made meanwhile.
+   * @example const r = await lookup.sync();
+   */
   sync(): Promise<SyncReport>;
   /** Keeps these products' options synced too, shop-wide: every tab's syncs list them (and they are synced now when online). @example await lookup.trackProducts([13801]); */
   trackProducts(productNos: number[]): Promise<void>;

@@ -158,7 +158,7 @@ export function createNetwork(deps: NetworkDeps): Network {
   });
   // The scheduler only ever starts syncs, which run on this side: it comes with this chunk, not the worker's entry.
   const scheduler = createSyncScheduler({
-    sync: () => runner.sync(),
+    sync: (options) => runner.sync(options),
     isDue: () => isSyncDue(db, now(), deps.refreshIntervalMs, byCode ? 'options' : metaKey.coupons),
     ready: deps.syncAllowed(),
     connectivity: deps.connectivity,

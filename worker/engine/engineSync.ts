@@ -4,6 +4,7 @@
 import { toLookupError } from '../../src/protocol';
 import type { EngineApi, LookupError, SyncReport } from '../../src/protocol';
 import { failedReport } from '../sync/syncReport';
+import type { SyncOptions } from '../sync/syncRunner';
 import type { DatabaseClaim } from './databaseClaim';
 import type { EngineCore } from './engineCore';
 import type { LoadedNetwork } from './loadNetwork';
@@ -13,8 +14,10 @@ export interface EngineSyncDeps extends EngineCore {
   claim: DatabaseClaim;
 }
 
-export interface EngineSync extends Pick<EngineApi, 'sync' | 'trackProducts' | 'prefetchIssuedCoupons'> {
-  /** The host's sync(): also asks again what the shop's server refused since the start. */
+export interface EngineSync extends Pick<EngineApi, 'trackProducts' | 'prefetchIssuedCoupons'> {
+  /** A sync: a running one is joined, or with `fresh` one that starts after this call is made. */
+  sync(options?: SyncOptions): Promise<SyncReport>;
+  /** The host's sync(): a fresh one, which also asks again what the shop's server refused since the start. */
   hostSync(): Promise<SyncReport>;
   /** The database was claimed again: background syncs resume once the claim holds. */
   allow(claimed: Promise<LookupError | null>): void;
@@ -32,14 +35,14 @@ export function createEngineSync(deps: EngineSyncDeps): EngineSync {
   // a claim made again (after clear()) reaches the scheduler in order, also when it came before the chunk loaded
   const scheduler = network.then((n) => n.scheduler);
   return {
-    async sync() {
+    async sync(options) {
       const blocked = await claim.ready;
       if (blocked || deps.isClosed()) return failedReport(blocked ?? { code: 'closed', message: 'shop-lookup was closed.' });
-      return scheduler.then((s) => s.sync(), notStarted);
+      return scheduler.then((s) => s.sync(options), notStarted);
     },
     async hostSync() {
       await network.then((n) => n.runner.forgetRefusals(), ignore);
-      return this.sync();
+      return this.sync({ fresh: true });
     },
     async trackProducts(productNos) {
       const added = await claim.track(productNos);

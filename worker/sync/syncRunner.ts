@@ -1,7 +1,8 @@
 // One sync at a time: coupons, then the options of every tracked product, from the source of this engine (the
-// API listed page by page, or a relay's feed: syncSource.ts). A caller who arrives mid-sync gets
-// the running sync's promise (after dexie-cloud's syncIfPossible). Failures are data in the report and in
-// status(), never thrown at the caller.
+// API listed page by page, or a relay's feed: syncSource.ts). A background caller who arrives mid-sync gets
+// the running sync's promise (after dexie-cloud's syncIfPossible); the host's sync() (`fresh`) gets one that starts
+// after it asked, as TanStack's refetch does not hand back a fetch begun before it: the running sync may have read
+// the API before the change the host knows of. Failures are data in the report and in status(), never thrown.
 import { ShopLookupError } from '../../src/protocol';
 import type { LookupError, SyncReport } from '../../src/protocol';
 import type { ApiClient } from '../api/apiClient';
@@ -14,6 +15,11 @@ import type { SyncContext } from './syncContext';
 import { createReportDraft, failedReport, finishReport, type ReportDraft } from './syncReport';
 import type { SourceRun, SyncSource } from './syncSource';
 import type { SyncStatusState } from '../tabs/syncStatus';
+
+export interface SyncOptions {
+  /** Start after this call: never hand back a sync that began before it (the host's sync()). */
+  fresh?: boolean;
+}
 
 export interface SyncRunnerDeps {
   db: ShopDatabase;
@@ -42,6 +48,10 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
   const { db, resources, status, now } = deps;
   const exclusive = deps.exclusive ?? (<T>(work: () => Promise<T>) => work());
   let running: Promise<SyncReport> | null = null;
+  /** The one fresh sync queued behind the running one (every host sync() meanwhile shares it). */
+  let queued: Promise<SyncReport> | null = null;
+  /** The running sync has begun to read the data (before that it is as fresh as a new one). */
+  let reading = false;
   /** A full sync holds the lock and runs (not merely waits for its turn). */
   let active = false;
   let controller = new AbortController();
@@ -128,6 +138,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
     status.facts.set({ syncing: true, progress: { resource: 'coupons', done: 0, total: null } });
     const source = await sourceFor(report, controller.signal);
     const unitRun: SourceRun = { ctx, unit: (key, work) => unit(report, key, work) };
+    reading = true;
     const optionsAt = source ? await source.syncAll(unitRun, products) : null;
     const coupons = (await db.meta.get(metaKey.coupons).catch(() => undefined)) as { confirmedAt?: number } | undefined;
     const f = status.facts.get();
@@ -148,20 +159,34 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
     return finishReport(report);
   }
 
+  function start(): Promise<SyncReport> {
+    const done = () => {
+      active = false;
+      if (running === mine) running = null;
+    };
+    // waiting for the lock can end too (the engine closes meanwhile): that is a report, never a rejection
+    const mine: Promise<SyncReport> = exclusive(async () => run(await deps.trackedProducts(), done))
+      .catch(notRun)
+      .finally(done);
+    running = mine;
+    reading = false;
+    return mine;
+  }
+
   return {
-    /** Syncs everything; a second caller gets the running sync. */
-    sync(): Promise<SyncReport> {
-      if (running) return running;
-      const done = () => {
-        active = false;
-        if (running === mine) running = null;
-      };
-      // waiting for the lock can end too (the engine closes meanwhile): that is a report, never a rejection
-      const mine: Promise<SyncReport> = exclusive(async () => run(await deps.trackedProducts(), done))
-        .catch(notRun)
-        .finally(done);
-      running = mine;
-      return mine;
+    /**
+     * Syncs everything. A caller who arrives mid-sync gets the running sync, or with `fresh` (the host's sync(),
+     * which must see the API as it is now) one sync after it, shared by every fresh caller until it starts, unless
+     * the running one has not begun to read the data yet.
+     */
+    sync(options: SyncOptions = {}): Promise<SyncReport> {
+      if (!running) return start();
+      if (!options.fresh || !reading) return running;
+      queued ??= running.then(() => {
+        queued = null;
+        return running ?? start(); // (one begun since this call asked is fresh enough)
+      });
+      return queued;
     },
     /** Syncs only these products' options (newly tracked ones), after any running sync. */
     async syncProducts(productNos: number[]): Promise<SyncReport> {

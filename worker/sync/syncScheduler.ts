@@ -2,6 +2,7 @@
 // closed leader, and after any failed sync with growing pauses (2 s ... 60 s) until one succeeds. Only the leader
 // (one engine per database across tabs) schedules syncs; every engine refreshes its own on-screen lookups on reconnect.
 import type { SyncReport } from '../../src/protocol';
+import type { SyncOptions } from './syncRunner';
 import { olderThan } from '../store/dataAge';
 import { FEED_STATE_KEY, type FeedState } from '../store/feedState';
 import { metaKey, type Confirmation, type ShopDatabase } from '../store/store';
@@ -9,7 +10,7 @@ import type { Connectivity } from '../tabs/connectivity';
 import type { Leadership } from '../tabs/leadership';
 
 export interface SyncSchedulerDeps {
-  sync(): Promise<SyncReport>;
+  sync(options?: SyncOptions): Promise<SyncReport>;
   /** Whether the data is old enough (or a listing was left unfinished) to sync now. */
   isDue(): Promise<boolean>;
   /** Resolves when syncing may start at all (false: never, e.g. another shop's database). */
@@ -26,7 +27,7 @@ export interface SyncSchedulerDeps {
 
 export interface SyncScheduler {
   /** A sync asked for by the host (any engine may run one; the sync lock keeps them apart). */
-  sync(): Promise<SyncReport>;
+  sync(options?: SyncOptions): Promise<SyncReport>;
   /** The database was claimed again (after clear()): syncing may start once `ready` says so, as at start. */
   allow(ready: Promise<boolean>): void;
   dispose(): void;
@@ -90,12 +91,12 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     retryLater();
   }
 
-  async function syncNow(): Promise<SyncReport> {
+  async function syncNow(options?: SyncOptions): Promise<SyncReport> {
     syncing++;
     clearTimeout(retryTimer); // this sync is the retry
     retryTimer = undefined;
     try {
-      const report = await deps.sync();
+      const report = await deps.sync(options);
       if (!disposed) afterSync(report);
       return report;
     } finally {
@@ -104,7 +105,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   }
 
   async function run(): Promise<void> {
-    if (canSync()) await syncNow();
+    if (canSync()) await syncNow(); // (joins a running sync: any sync refreshes the data)
   }
 
   async function runIfDue(): Promise<void> {
