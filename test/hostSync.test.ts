@@ -35,6 +35,12 @@ describe("the host's sync()", () => {
     expect((await confirmed(lookup.coupon(code))).data?.name).toBe('바뀐 이름');
   });
 
+  it("joins the engine's own first sync when asked at opening, before that one began reading: one listing", async () => {
+    lookup = lookupFor(mock);
+    expect(await lookup.sync()).toMatchObject({ ok: true });
+    expect(listRequests()).toBe(3);
+  });
+
   it('runs one sync after the running one for every host call made meanwhile', async () => {
     lookup = lookupFor(mock);
     expect(await lookup.sync()).toMatchObject({ ok: true });

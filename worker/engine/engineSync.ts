@@ -15,9 +15,12 @@ export interface EngineSyncDeps extends EngineCore {
 }
 
 export interface EngineSync extends Pick<EngineApi, 'trackProducts' | 'prefetchIssuedCoupons'> {
-  /** A sync: a running one is joined, or with `fresh` one that starts after this call is made. */
+  /** A sync: a running one is joined (with `freshAfter`, only one that began reading after the ask). */
   sync(options?: SyncOptions): Promise<SyncReport>;
-  /** The host's sync(): a fresh one, which also asks again what the shop's server refused since the start. */
+  /**
+   * The host's sync(): its data is the API's as of the call (a sync that was reading by then is waited for, then
+   * one more runs); it also asks again what the shop's server refused since the start.
+   */
   hostSync(): Promise<SyncReport>;
   /** The database was claimed again: background syncs resume once the claim holds. */
   allow(claimed: Promise<LookupError | null>): void;
@@ -34,6 +37,9 @@ export function createEngineSync(deps: EngineSyncDeps): EngineSync {
   const { network, claim, connectivity } = deps;
   // a claim made again (after clear()) reaches the scheduler in order, also when it came before the chunk loaded
   const scheduler = network.then((n) => n.scheduler);
+  // (read when the host asks, before any await: no sync can be reading before the network side has loaded)
+  let loaded: LoadedNetwork | undefined;
+  void network.then((n) => (loaded = n), ignore);
   return {
     async sync(options) {
       const blocked = await claim.ready;
@@ -41,8 +47,9 @@ export function createEngineSync(deps: EngineSyncDeps): EngineSync {
       return scheduler.then((s) => s.sync(options), notStarted);
     },
     async hostSync() {
+      const freshAfter = loaded?.runner.readsBegun ?? 0;
       await network.then((n) => n.runner.forgetRefusals(), ignore);
-      return this.sync({ fresh: true });
+      return this.sync({ freshAfter });
     },
     async trackProducts(productNos) {
       const added = await claim.track(productNos);

@@ -1,8 +1,9 @@
 // One sync at a time: coupons, then the options of every tracked product, from the source of this engine (the
 // API listed page by page, or a relay's feed: syncSource.ts). A background caller who arrives mid-sync gets
-// the running sync's promise (after dexie-cloud's syncIfPossible); the host's sync() (`fresh`) gets one that starts
-// after it asked, as TanStack's refetch does not hand back a fetch begun before it: the running sync may have read
-// the API before the change the host knows of. Failures are data in the report and in status(), never thrown.
+// the running sync's promise (after dexie-cloud's syncIfPossible); the host's sync() (`freshAfter`) never gets one
+// that had begun reading the data before it asked (that one may have read the API before a change the host knows
+// of), but one more after it, as dexie-cloud's sync({ purpose: 'pull' }) does. Failures are data in the report and
+// in status(), never thrown.
 import { ShopLookupError } from '../../src/protocol';
 import type { LookupError, SyncReport } from '../../src/protocol';
 import type { ApiClient } from '../api/apiClient';
@@ -17,8 +18,11 @@ import type { SourceRun, SyncSource } from './syncSource';
 import type { SyncStatusState } from '../tabs/syncStatus';
 
 export interface SyncOptions {
-  /** Start after this call: never hand back a sync that began before it (the host's sync()). */
-  fresh?: boolean;
+  /**
+   * The host's sync(): `readsBegun` when it was called. A running sync that had begun reading by then is not
+   * handed back; one more runs after it.
+   */
+  freshAfter?: number;
 }
 
 export interface SyncRunnerDeps {
@@ -50,8 +54,9 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
   let running: Promise<SyncReport> | null = null;
   /** The one fresh sync queued behind the running one (every host sync() meanwhile shares it). */
   let queued: Promise<SyncReport> | null = null;
-  /** The running sync has begun to read the data (before that it is as fresh as a new one). */
-  let reading = false;
+  /** How many syncs have begun to read the data, and which of them the running one is (0: not reading yet). */
+  let readsBegun = 0;
+  let runningRead = 0;
   /** A full sync holds the lock and runs (not merely waits for its turn). */
   let active = false;
   let controller = new AbortController();
@@ -138,7 +143,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
     status.facts.set({ syncing: true, progress: { resource: 'coupons', done: 0, total: null } });
     const source = await sourceFor(report, controller.signal);
     const unitRun: SourceRun = { ctx, unit: (key, work) => unit(report, key, work) };
-    reading = true;
+    runningRead = ++readsBegun;
     const optionsAt = source ? await source.syncAll(unitRun, products) : null;
     const coupons = (await db.meta.get(metaKey.coupons).catch(() => undefined)) as { confirmedAt?: number } | undefined;
     const f = status.facts.get();
@@ -169,24 +174,29 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
       .catch(notRun)
       .finally(done);
     running = mine;
-    reading = false;
+    runningRead = 0;
     return mine;
   }
 
   return {
     /**
-     * Syncs everything. A caller who arrives mid-sync gets the running sync, or with `fresh` (the host's sync(),
-     * which must see the API as it is now) one sync after it, shared by every fresh caller until it starts, unless
-     * the running one has not begun to read the data yet.
+     * Syncs everything. A caller who arrives mid-sync gets the running sync; with `freshAfter` (the host's sync(),
+     * which must see the API as it was when it asked) only if that one began to read after the ask, else one more
+     * sync after it, shared by every such caller until it starts.
      */
     sync(options: SyncOptions = {}): Promise<SyncReport> {
       if (!running) return start();
-      if (!options.fresh || !reading) return running;
+      const { freshAfter } = options;
+      if (freshAfter === undefined || runningRead === 0 || runningRead > freshAfter) return running;
       queued ??= running.then(() => {
         queued = null;
-        return running ?? start(); // (one begun since this call asked is fresh enough)
+        return running ?? start(); // (one begun since then is fresh enough)
       });
       return queued;
+    },
+    /** How many syncs have begun to read the data so far (the host's sync() notes it when it is called). */
+    get readsBegun() {
+      return readsBegun;
     },
     /** Syncs only these products' options (newly tracked ones), after any running sync. */
     async syncProducts(productNos: number[]): Promise<SyncReport> {
