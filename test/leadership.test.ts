@@ -39,7 +39,7 @@ describe('several engines on one database', () => {
 
   it('lets exactly one of three engines sync, and the others answer from the shared database', async () => {
     const [a, b, c] = [open(), open(), open()];
-    await next(a.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    await next(a.status(), (s) => s.lastSyncedAt.coupons !== null);
     expect(await leaders()).toEqual([true, false, false]);
     // a follower answers once its claim is checked, and its scheduler decided at that very claim (not to sync)
     for (const follower of [b!, c!]) {
@@ -50,14 +50,14 @@ describe('several engines on one database', () => {
 
   it("shows a follower the leader's changes live, and the leader's sync in its status", async () => {
     const [a, b] = [open(), open()];
-    await next(a.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    await next(a.status(), (s) => s.lastSyncedAt.coupons !== null);
     const seen: string[] = [];
     const phases: string[] = [];
     const sub = b!.coupon('WELCOME10').subscribe((r) => seen.push(String(r.data?.name)));
     const statusSub = b!.status().subscribe((s) => phases.push(s.phase));
     mock.upsertCoupon({ ...mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!, name: '다른 탭에서 바뀜' });
     await a!.sync();
-    await next(b!.coupon('WELCOME10'), (r) => r.data?.name === '다른 탭에서 바뀜', 3000);
+    await next(b!.coupon('WELCOME10'), (r) => r.data?.name === '다른 탭에서 바뀜');
     sub.unsubscribe();
     statusSub.unsubscribe();
     expect(seen.at(-1)).toBe('다른 탭에서 바뀜');
@@ -80,7 +80,7 @@ describe('several engines on one database', () => {
     tabs.push(...engines);
     const [a, b, c] = engines;
     try {
-      await next(a!.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+      await next(a!.status(), (s) => s.lastSyncedAt.coupons !== null);
       mock.upsertCoupon({ coupon_code: 'AFTER-HANDOVER', name: '넘겨받은 뒤', apply_sale_price: 100 });
       clock += 10 * 60 * 1000; // older than the refresh interval (5 minutes): a sync is due
       mock.resetRequests();
@@ -89,7 +89,7 @@ describe('several engines on one database', () => {
       await next(b!.status(), (s) => s.leader === true); // the next in line takes the lock
       expect(await leaders()).toEqual([true, false]);
       // nobody asked: the new leader's background sync, at taking over, listed the data again
-      const synced = await next(b!.status(), (s) => s.phase === 'idle' && s.lastSyncedAt.coupons === clock, 5000);
+      const synced = await next(b!.status(), (s) => s.phase === 'idle' && s.lastSyncedAt.coupons === clock);
       expect(synced.leader).toBe(true);
       expect(mock.requests.filter((r) => r.path === LIST && r.query.offset === '1')).toHaveLength(1);
       // only a full listing brings a new coupon into coupons(): the follower sees it through the shared database
@@ -103,7 +103,7 @@ describe('several engines on one database', () => {
 
   it("syncs the products a follower tracks in the leader's every sync, and keeps them across a reload", async () => {
     const [a, b] = [open(), open({ products: [13805] })];
-    await next(a!.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    await next(a!.status(), (s) => s.lastSyncedAt.coupons !== null);
     await b!.trackProducts([13801]);
     const options = mock.data.products.get(13801)!;
     mock.setProductOptions(13801, options.map((o) => ({ ...o, name: '리더가 가져옴' })));
@@ -124,7 +124,7 @@ describe('several engines on one database', () => {
 
   it("waits with clear() for another engine's sync to end, so none of its pages lands in the emptied database", async () => {
     const [leader] = [open()];
-    await next(leader!.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    await next(leader!.status(), (s) => s.lastSyncedAt.coupons !== null);
     const follower = open();
     const page2 = mock.hold({ path: LIST, after: 1 });
     const running = follower.sync();
@@ -141,7 +141,7 @@ describe('several engines on one database', () => {
 
   it("lets another shop's clear() wait for this shop's sync, and this shop's later syncs then write nothing there", async () => {
     const shop1 = open({ shopId: 'shop-1' });
-    await next(shop1.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    await next(shop1.status(), (s) => s.lastSyncedAt.coupons !== null);
     const page2 = mock.hold({ path: LIST, after: 1 });
     const running = shop1.sync();
     await page2.arrived;
@@ -159,20 +159,20 @@ describe('several engines on one database', () => {
 
   it("syncs in the background again after clear() on another shop's database", async () => {
     const shop1 = open({ shopId: 'shop-1' });
-    await next(shop1.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    await next(shop1.status(), (s) => s.lastSyncedAt.coupons !== null);
     await shop1.close();
     tabs.splice(0);
     const shop2 = open({ shopId: 'shop-2' }); // alone: the leader, but refused
     expect((await next(shop2.status(), (s) => s.lastError !== null)).lastError?.code).toBe('shop_mismatch');
     await shop2.clear();
     // no sync() call: the claim after clear() lets its scheduler sync the now empty database
-    const synced = await next(shop2.status(), (s) => s.lastSyncedAt.coupons !== null && s.phase === 'idle', 5000);
+    const synced = await next(shop2.status(), (s) => s.lastSyncedAt.coupons !== null && s.phase === 'idle');
     expect(synced.lastError).toBeNull();
   });
 
   it('shows a tab opened mid-sync the running sync, and that tab does not make the syncing one show idle', async () => {
     const a = open();
-    await next(a.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    await next(a.status(), (s) => s.lastSyncedAt.coupons !== null);
     const page2 = mock.hold({ path: LIST, after: 1 });
     const running = a.sync();
     await page2.arrived;
@@ -189,7 +189,7 @@ describe('several engines on one database', () => {
 
   it("keeps a tab that cannot reach the API offline while another tab's sync reaches it", async () => {
     const a = open();
-    await next(a.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    await next(a.status(), (s) => s.lastSyncedAt.coupons !== null);
     const unreachable: typeof fetch = () => Promise.reject(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }));
     const b = open({ fetch: unreachable });
     await b.validateCoupon('WELCOME10', { amount: 1000 }); // its own request finds no API
@@ -203,7 +203,7 @@ describe('several engines on one database', () => {
 
   it('never runs two syncs at once, even when a follower is asked to sync', async () => {
     const a = open();
-    await next(a.status(), (s) => s.lastSyncedAt.coupons !== null, 5000);
+    await next(a.status(), (s) => s.lastSyncedAt.coupons !== null);
     // the follower's locks tell when its sync asks for the sync lock, and when it gets it
     let asked = () => undefined as void;
     let granted = 0;

@@ -26,10 +26,15 @@ afterEach(async () => {
 });
 afterAll(() => redis?.stop());
 
-/** `count` instances (each its own store, so its own connections) of one shop on the same Redis. */
+/**
+ * `count` instances (each its own store, so its own connections) of one shop on the same Redis. Their lanes are held
+ * 600 ms past each second (the default is 200): these tests are about instances sharing one limit, and the test
+ * command's two lanes on 2 cores have delayed a granted request's arrival at the API by more than 200 ms, so that
+ * the next one, granted a second later, arrived less than a second after it.
+ */
 async function instances(count: number): Promise<RelayStore[]> {
   const shopId = `limits-${++shopCounter}`;
-  const stores = await Promise.all(Array.from({ length: count }, () => createRedisStore({ redis: redis.url, shopId })));
+  const stores = await Promise.all(Array.from({ length: count }, () => createRedisStore({ redis: redis.url, shopId, rateLimitMarginMs: 600 })));
   opened.push(...stores);
   return stores;
 }

@@ -45,13 +45,16 @@ export function lookupFor(
   return Object.assign(lookup, { idb });
 }
 
-/** The first emission that satisfies `predicate` (fails the test after `ms`). */
-export function next<T>(source: Observable<T>, predicate: (value: T) => boolean = () => true, ms = 5000): Promise<T> {
+/**
+ * The first emission that satisfies `predicate` (fails the test after `ms`: long, since the test command shares 2
+ * cores between two lanes; how fast an answer comes is the bench's to say).
+ */
+export function next<T>(source: Observable<T>, predicate: (value: T) => boolean = () => true, ms = 15_000): Promise<T> {
   return firstValueFrom(source.pipe(filter(predicate), timeout({ first: ms })));
 }
 
 /** The first emission confirmed by the API and not fetching any more. */
-export function confirmed<T>(source: Observable<LookupResult<T>>, ms = 5000): Promise<LookupResult<T>> {
+export function confirmed<T>(source: Observable<LookupResult<T>>, ms = 15_000): Promise<LookupResult<T>> {
   return next(source, (r) => r.syncedAt !== null && !r.fetching, ms);
 }
 
