@@ -103,6 +103,8 @@ export default defineConfig(({ mode }) => ({
   test: {
     environment: 'node',
     testTimeout: 20_000,
+    // expect.poll waits up to 10 s (default 1 s): the two lanes share 2 cores (how fast is the bench's to say)
+    expect: { poll: { timeout: 10_000 } },
     // Two lanes (scripts/test-lanes.mjs runs them side by side, each one file at a time): the browser tests and
     // everything else; then, alone on the machine, the relay's process tests, whose upstream rate limits are real
     // (a relay process starved of CPU by a browser sends its request late and meets a 429 it never earned).

@@ -1,12 +1,12 @@
 // The engine's fast paths must answer exactly as the slow ones they stand in for: the direct field readers as the
 // zod schemas, and a re-sync that skips pages whose rows hash as before as one that reads every page.
 import * as z from 'zod/mini';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMockData, type MockShopApi } from '../mock-server';
 import type { IDBFactory } from 'fake-indexeddb';
 import type { ShopLookup } from '../src';
 import { readRecord, schemas, type RecordKind } from '../worker/records/schemas';
-import { listedPage, lookupFor, next, startMock } from './utils';
+import { listedPage, lookupFor, next, startMock, waitFor } from './utils';
 
 /** The record as zod reads it, or null when zod rejects it. */
 function zodRecord(kind: RecordKind, raw: Record<string, unknown>) {
@@ -103,7 +103,7 @@ describe('re-sync of unchanged pages', () => {
     const page2 = mock.hold({ path: '/v2/shop/coupons', after: 1 });
     const running = lookup.sync();
     await page2.arrived;
-    await vi.waitFor(async () => expect(await listedPage(lookup.idb, dbName)).toBe(1)); // page 1 is stored, with the hash of its rows
+    await waitFor(async () => expect(await listedPage(lookup.idb, dbName)).toBe(1)); // page 1 is stored, with the hash of its rows
     mock.upsertCoupon({ ...original, name: '동기화 중 바뀜' });
     await lookup.validateCoupon(code, { amount: 1_000_000 }); // read through: the change lands locally
     mock.upsertCoupon(original); // page 1 hashes as this listing stored it, but the local copy is not that one

@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../mock-server';
 import type { ShopLookup } from '../src';
-import { confirmed, lookupFor, lookupWithEngine, next, record, startMock } from './utils';
+import { confirmed, lookupFor, lookupWithEngine, next, record, startMock, waitFor } from './utils';
 
 /** Ten minutes: older than the default refresh interval (5 minutes), so everything local is due for a refresh. */
 const LATER = 10 * 60 * 1000;
@@ -95,12 +95,12 @@ describe('the six lookups', () => {
     await lookup.sync();
     const seen = record(lookup.coupon('WELCOME10'));
     const before = await next(lookup.coupon('WELCOME10'));
-    await vi.waitFor(() => expect(seen.values.length).toBeGreaterThan(0));
+    await waitFor(() => expect(seen.values.length).toBeGreaterThan(0));
     expect(seen.values.every((v) => v.data?.name !== '바뀐 이름')).toBe(true);
     mock.upsertCoupon({ ...mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!, name: '바뀐 이름' });
     await lookup.sync();
     // the subscription open since before the sync is told, without subscribing again
-    await vi.waitFor(() => expect(seen.values.at(-1)?.data?.name).toBe('바뀐 이름'));
+    await waitFor(() => expect(seen.values.at(-1)?.data?.name).toBe('바뀐 이름'));
     seen.stop();
     expect(seen.values.at(-1)!.syncedAt!).toBeGreaterThanOrEqual(before.syncedAt!);
   });
@@ -109,12 +109,12 @@ describe('the six lookups', () => {
     await lookup.sync();
     const list = record(lookup.coupons());
     // settled: it has shown the synced list, confirmed and not fetching
-    await vi.waitFor(() => expect(list.values.at(-1)).toMatchObject({ fetching: false, syncedAt: expect.any(Number) }));
+    await waitFor(() => expect(list.values.at(-1)).toMatchObject({ fetching: false, syncedAt: expect.any(Number) }));
     const emissionsBefore = list.values.length;
     const syncedBefore = list.values.at(-1)!.syncedAt!;
     const report = await lookup.sync();
     // the list's last word on this sync: its new syncedAt (told after the writes the sync made, if any)
-    await vi.waitFor(() => expect(list.values.at(-1)!.syncedAt!).toBeGreaterThan(syncedBefore));
+    await waitFor(() => expect(list.values.at(-1)!.syncedAt!).toBeGreaterThan(syncedBefore));
     list.stop();
     expect(report).toMatchObject({ ok: true, written: 0, deleted: 0 });
     expect(report.fetched).toBe(mock.data.coupons.length + mock.data.products.get(PRODUCT)!.length);
@@ -146,7 +146,7 @@ describe('the six lookups', () => {
   it('reports progress and last sync times in status()', async () => {
     const phases = record(lookup.status());
     await lookup.sync();
-    await vi.waitFor(() => expect(phases.values.at(-1)?.phase).toBe('idle'));
+    await waitFor(() => expect(phases.values.at(-1)?.phase).toBe('idle'));
     phases.stop();
     expect(phases.values.some((s) => s.phase === 'syncing' && s.progress?.resource === 'coupons')).toBe(true);
     const last = phases.values.at(-1)!;
@@ -222,7 +222,7 @@ describe('the six lookups without the API', () => {
         expect({ name, data: first.data, syncedAt: first.syncedAt }).toEqual({ name, ...online[name] });
       }
       // the refreshes do go out, and none of them ever answers: the first answers did not wait for them
-      await vi.waitFor(() => expect(mock.requests.filter((r) => r.fault === 'hang').length).toBeGreaterThan(0));
+      await waitFor(() => expect(mock.requests.filter((r) => r.fault === 'hang').length).toBeGreaterThan(0));
       expect(mock.requests.filter((r) => r.status !== 0)).toEqual([]);
     } finally {
       await restarted.close();

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { waitFor } from './utils';
 import {
   createMockData,
   createMockShopApiHandler,
@@ -309,7 +310,7 @@ describe('startMockShopApi', () => {
     const hung = get('/v2/shop/coupons');
     hung.then(() => (settled = true), () => (settled = true));
     // arrived, and no answer was sent: it hangs (until the mock goes down, below)
-    await vi.waitFor(() => expect(api.requests.at(-1)).toMatchObject({ fault: 'hang', status: 0 }));
+    await waitFor(() => expect(api.requests.at(-1)).toMatchObject({ fault: 'hang', status: 0 }));
     expect(settled).toBe(false);
     api.setDown(true);
     expect((await failure(hung)).name).toBe('TypeError');
@@ -338,7 +339,7 @@ describe('startMockShopApi', () => {
     const made = await call(api, '/__mock/holds', undefined, { method: 'POST', body: JSON.stringify({ when: { path: '/v2/shop/coupons/FIXED3000' } }) });
     const { id } = made.body as { id: number };
     const held = get('/v2/shop/coupons/FIXED3000');
-    await vi.waitFor(async () => expect((await call(api, `/__mock/holds/${id}`)).body).toMatchObject({ caught: true, held: 1 }));
+    await waitFor(async () => expect((await call(api, `/__mock/holds/${id}`)).body).toMatchObject({ caught: true, held: 1 }));
     expect((await call(api, `/__mock/holds/${id}`, undefined, { method: 'DELETE' })).body).toMatchObject({ ok: true, held: 0 });
     expect((await held).status).toBe(200);
     expect((await call(api, '/__mock/holds/999')).status).toBe(404);
@@ -442,7 +443,7 @@ describe('startMockShopApi', () => {
     expect((await call(api, '/v2/shop/coupons', token)).status).toBe(200);
     api.inject('hang');
     const hung = failure(call(api, '/v2/shop/coupons', token));
-    await vi.waitFor(() => expect(api.requests.at(-1)?.fault).toBe('hang'));
+    await waitFor(() => expect(api.requests.at(-1)?.fault).toBe('hang'));
     const started = performance.now();
     await api.close();
     expect(performance.now() - started).toBeLessThan(1000);

@@ -1,10 +1,10 @@
 // The full coupon sync against the mock API: snapshots, deletions, resuming, read-throughs meanwhile, bad rows.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../mock-server';
 import type { ShopLookup } from '../src';
 import { IDBFactory } from 'fake-indexeddb';
 import { RECORD_READERS_VERSION } from '../worker/records/schemas';
-import { confirmed, lookupFor, next, peek, startMock } from './utils';
+import { confirmed, lookupFor, next, peek, startMock, waitFor } from './utils';
 
 const LIST = '/v2/shop/coupons';
 const codesOf = (rows: { coupon_code?: unknown }[]) => rows.map((c) => String(c.coupon_code)).sort();
@@ -56,7 +56,7 @@ describe('syncCoupons', () => {
     const running = lookup.sync();
     await lastPage.arrived;
     // page 1's change is staged: the listing is really mid-way
-    await vi.waitFor(async () => expect((await stagedCodes()).includes(firstPageCode)).toBe(true));
+    await waitFor(async () => expect((await stagedCodes()).includes(firstPageCode)).toBe(true));
     const mid = await next(lookup.coupon(firstPageCode));
     expect(mid.data?.name).not.toBe('새 이름');
     expect((await next(lookup.coupon('FIXED3000'))).data).not.toBeNull();
@@ -75,7 +75,7 @@ describe('syncCoupons', () => {
     const lastPage = mock.hold({ path: LIST, after: 2 });
     const running = lookup.sync();
     await lastPage.arrived; // page 1 (with the copy above) is in
-    await vi.waitFor(async () => expect(await stagedCodes()).toContain('WELCOME10'));
+    await waitFor(async () => expect(await stagedCodes()).toContain('WELCOME10'));
     // the shop stops the coupon; the checkout asks the API and gets the stopped copy
     mock.upsertCoupon({ ...welcome, name: '중지됨', status: 'stop' });
     const online = await lookup.validateCoupon('WELCOME10', { amount: 32000 });
@@ -114,7 +114,7 @@ describe('syncCoupons', () => {
     const lastPage = mock.hold({ path: LIST, after: 2 });
     const running = lookup.sync();
     await lastPage.arrived;
-    await vi.waitFor(async () => expect(await stagedCodes()).toContain(gone));
+    await waitFor(async () => expect(await stagedCodes()).toContain(gone));
     mock.removeCoupon(gone);
     mock.upsertCoupon({ coupon_code: 'NEW-MID-SYNC', name: '새 쿠폰', status: 'progress', apply_sale_price: 1000, apply_sale_percent: 0 });
     // the checkout asks the API: one is confirmed gone, the other found

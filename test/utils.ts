@@ -53,6 +53,11 @@ export function next<T>(source: Observable<T>, predicate: (value: T) => boolean 
   return firstValueFrom(source.pipe(filter(predicate), timeout({ first: ms })));
 }
 
+/** `vi.waitFor` with a long timeout (its default is 1 s; the test command shares 2 cores between two lanes). */
+export function waitFor<T>(check: () => T | Promise<T>, options: { timeout?: number; interval?: number } = {}): Promise<T> {
+  return vi.waitFor(check, { timeout: 15_000, ...options });
+}
+
 /** The first emission confirmed by the API and not fetching any more. */
 export function confirmed<T>(source: Observable<LookupResult<T>>, ms = 15_000): Promise<LookupResult<T>> {
   return next(source, (r) => r.syncedAt !== null && !r.fetching, ms);

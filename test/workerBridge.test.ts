@@ -3,12 +3,12 @@
 import { expose } from 'comlink';
 import type { Observable } from 'rxjs';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../mock-server';
 import { createShopLookup, type ShopLookup } from '../src';
 import type { WorkerApi } from '../src/protocol';
 import { createWorkerApi } from '../worker/workerApi';
-import { confirmed, KEY, next, SECRET, startMock } from './utils';
+import { confirmed, KEY, next, SECRET, startMock, waitFor } from './utils';
 
 /**
  * Counts the MessageChannels Comlink makes (one per proxied value) and whether the end that stays here (port1,
@@ -108,7 +108,7 @@ describe('the worker bridge over a MessageChannel', () => {
       subs.forEach((s) => s.unsubscribe());
     }
     // each unwatch crosses the channel: wait for the engine to have had them all
-    await vi.waitFor(() => expect(engineSide.activeWatches()).toBe(0));
+    await waitFor(() => expect(engineSide.activeWatches()).toBe(0));
     expect(channels.created).toBe(madeAtStart);
   });
 
@@ -119,7 +119,7 @@ describe('the worker bridge over a MessageChannel', () => {
     expect(channels.open).toBeGreaterThan(0);
     await lookup.close();
     expect(completed).toBe(true);
-    await vi.waitFor(() => expect(channels.open).toBe(0)); // the release message crosses the channel
+    await waitFor(() => expect(channels.open).toBe(0)); // the release message crosses the channel
     await expect(lookup.sync()).rejects.toMatchObject({ code: 'closed' });
   });
 
