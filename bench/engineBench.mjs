@@ -1,4 +1,4 @@
-// `npm run bench -- --only engines`: the same bench page in each engine (Chromium through playwright-core, Firefox
+// `npm run bench -- --only engines`: the same bench page in each engine (Chromium over a DevTools pipe, Firefox
 // ESR over WebDriver BiDi, WebKitGTK over W3C WebDriver), each against its own floors measured in the same page and
 // worker: the first load of the mid-sized coupon set against that engine's bare bulkPut, a warm reload to the first
 // coupon(code), and coupon(code) p50/p99 against a bare Comlink call doing one Dexie get. Same budgets as Chromium's
@@ -14,10 +14,8 @@ const callSource = '([f, a]) => window.bench[f](...a)';
 async function openBenchPage(engine, h) {
   const url = `${h.origin}/index.html`;
   if (engine === 'chromium') {
-    const page = await (await h.browser.newContext()).newPage();
-    await page.goto(url);
-    await page.waitForFunction(() => 'bench' in window);
-    return { version: `Chromium ${h.browser.version()}`, call: (f, ...a) => page.evaluate(([f, a]) => window.bench[f](...a), [f, a]), close: () => page.context().close() };
+    // the harness's own page: Chromium as the other rows measure it (a plain DevTools pipe, cdpPage.mjs)
+    return { version: `Chromium ${h.version}`, call: h.call, close: async () => undefined };
   }
   if (engine === 'firefox') {
     const browser = await launchFirefox();

@@ -1,9 +1,10 @@
 // The bench's environment: the bench page built and served cross-origin isolated by `vite preview`, mock shop
 // APIs mounted at /api/<name>/ on the same origin (no CORS preflights, as behind the usual same-origin proxy),
-// headless Chromium through playwright-core, and a browser-level CDP session (worker heap and CPU profiles).
+// headless Chromium over a plain DevTools pipe (cdpPage.mjs: nothing instruments the page's workers), and its
+// browser-level session (worker heap and CPU profiles).
 import { fileURLToPath } from 'node:url';
 import { build, preview, runnerImport } from 'vite';
-import { launchChromium } from '../scripts/launch-chromium.mjs';
+import { openChromiumPage } from './cdpPage.mjs';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 const benchConfig = fileURLToPath(new URL('./vite.config.ts', import.meta.url));
@@ -64,19 +65,17 @@ export async function startHarness(siteDir = undefined) {
   server.httpServer.removeAllListeners('request');
   server.httpServer.on('request', (req, res) => routeToMock(req, res) || routeToRelay(req, res) || serveSite(req, res));
   const origin = server.resolvedUrls.local[0].replace(/\/$/, '');
-  const browser = await launchChromium();
+  let chromium;
   try {
-    const page = await browser.newContext().then((c) => c.newPage());
-    page.on('pageerror', (e) => log('page error:', String(e)));
-    page.on('console', (m) => (m.type() === 'error' || process.env.BENCH_CONSOLE) && !m.text().includes('404') && log('console:', m.text()));
-    await page.goto(`${origin}/index.html`);
-    await page.waitForFunction(() => 'bench' in window);
-    if (!(await page.evaluate(() => window.bench.crossOriginIsolated()))) throw new Error('the bench page is not cross-origin isolated');
-    const cdp = await browser.newBrowserCDPSession();
+    chromium = await openChromiumPage(`${origin}/index.html`, `'bench' in window`, { onError: (m) => (!m.includes('404') || process.env.BENCH_CONSOLE) && log(m) });
+    const { cdp, evaluate } = chromium;
+    if (!(await evaluate('window.bench.crossOriginIsolated()'))) throw new Error('the bench page is not cross-origin isolated');
     return {
       origin,
-      browser,
-      page,
+      /** Chromium's version ("156.0.…"). */
+      version: chromium.version,
+      /** The page's own DevTools session (its CPU profile: profile.mjs). */
+      pageSession: chromium.pageSession,
       cdp,
       mockServer,
       /** A mock shop API at /api/<name>/ (options of createMockShopApiHandler). */
@@ -99,18 +98,18 @@ export async function startHarness(siteDir = undefined) {
       /** /relay/<alias>/ reaches relay `name`, except its long-polls (parked until close): re-syncs measured alone. */
       quietDoor: (alias, name) => quiet.set(alias, name),
       /** Calls window.bench[fn](...args) in the page. */
-      call: (fn, ...a) => page.evaluate(([f, a]) => window.bench[f](...a), [fn, a]),
+      call: (fn, ...a) => evaluate(`window.bench[${JSON.stringify(fn)}](...${JSON.stringify(a)})`),
       /** createShopLookup options of a session against mock `api`. */
       sessionOptions: (api, dbName, extra = {}) => ({ baseUrl: `${origin}/api/${api}`, auth: AUTH, dbName, rateLimits: false, refreshIntervalMs: 24 * 60 * 60 * 1000, ...extra }),
       async close() {
         for (const res of parked) res.destroy();
         for (const relay of relays.values()) await relay.close();
-        await browser.close().catch(() => undefined);
+        await chromium.close();
         await new Promise((r) => server.httpServer.close(r));
       },
     };
   } catch (error) {
-    await browser.close().catch(() => undefined);
+    await chromium?.close();
     await new Promise((r) => server.httpServer.close(r));
     throw error;
   }

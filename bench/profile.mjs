@@ -67,13 +67,13 @@ try {
   const before = new Set((await workerTargets(h.cdp)).map((t) => t.targetId));
   await h.call('prepare', 'p', options);
   const target = (await workerTargets(h.cdp)).find((t) => !before.has(t.targetId));
-  const worker = await attachWorker(h.cdp, target.targetId);
+  const worker = await attachWorker(h, target.targetId);
   await worker.send('Profiler.enable');
   await worker.send('Profiler.setSamplingInterval', { interval: 200 });
   if (scenario !== 'sync') await h.call('timedFirstSync', 'p');
-  if (scenario === 'floor') await h.page.evaluate(() => window.bench.loadFloor('p'));
+  if (scenario === 'floor') await h.call('loadFloor', 'p');
   const codes = mock.data.coupons.slice(0, 1000).map((c) => String(c.coupon_code));
-  const pageCdp = await h.page.context().newCDPSession(h.page);
+  const pageCdp = h.pageSession;
   if (scenario === 'lookups' || scenario === 'floor-lookups') {
     await h.call('keyedLookups', 'p', 'coupon', codes.slice(0, 200), scenario === 'floor-lookups');
     await pageCdp.send('Profiler.enable');
@@ -85,7 +85,7 @@ try {
   let result;
   if (scenario === 'sync') result = await h.call('timedFirstSync', 'p');
   else if (scenario === 'resync') result = await h.call('timedSync', 'p');
-  else if (scenario === 'floor') result = await h.page.evaluate(() => window.bench.putFloor('p'));
+  else if (scenario === 'floor') result = await h.call('putFloor', 'p');
   else if (scenario === 'lookups' || scenario === 'floor-lookups') {
     const r = await h.call('keyedLookups', 'p', 'coupon', codes.slice(200, 1000), scenario === 'floor-lookups');
     const sorted = [...r.ms].sort((a, b) => a - b);

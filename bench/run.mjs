@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench`: builds the bench page, serves it cross-origin isolated with the mock shop API mounted on the
-// same origin, drives headless Chromium through playwright-core, and prints one table (figure, ours, baseline,
+// same origin, drives headless Chromium over a plain DevTools pipe (cdpPage.mjs), and prints one table (figure, ours, baseline,
 // ratio, budget, result) plus bench-results/bench.json. Baselines are measured in the same run, in the same
 // worker as the engine. Options: --smoke (tiny sizes, seconds), --runs N, --out FILE, --site DIR (where the page
 // is built), --only a,b (scenarios: bundle, lists, sync, lookups, reload, tills (a till on a relay), throttled,
@@ -47,7 +47,7 @@ async function firstSyncWithHeap(name, options, collect = false) {
   const before = new Set((await workerTargets(cdp)).map((t) => t.targetId));
   await call('prepare', name, options);
   const target = (await workerTargets(cdp)).find((t) => !before.has(t.targetId));
-  const worker = target ? await attachWorker(cdp, target.targetId) : null;
+  const worker = target ? await attachWorker(h, target.targetId) : null;
   const heap = worker ? await sampleHeap(worker, collect ? { everyMs: 250, collect } : {}) : null;
   const sync = await call('timedFirstSync', name);
   const mem = heap ? await heap.stop() : null;
@@ -61,7 +61,7 @@ const row = (r) => rows.push({ baseline: null, ratio: null, ...r });
 const randomOf = createRandom(20_260_101);
 
 try {
-  const version = await h.browser.version();
+  const version = h.version;
   results.machine = { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, chromium: version };
 
   // ---- bundle sizes -------------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // One worker seen through the Chrome DevTools Protocol: a browser-level session attached to the worker target
-// (playwright's own CDP sessions only reach pages), for its heap and CPU profiles.
+// (cdpPage.mjs's browser session), for its heap and CPU profiles; only while attached does the worker pay for it.
 
 /** Worker targets of the browser. */
 export async function workerTargets(cdp) {
@@ -8,33 +8,27 @@ export async function workerTargets(cdp) {
 }
 
 /**
- * A protocol session with the worker target `targetId`: `send(method, params)` → result.
- * @example const w = await attachWorker(cdp, id); await w.send('Profiler.enable'); await w.detach();
+ * A protocol session with the worker target `targetId` of the page: `send(method, params)` → result. A dedicated
+ * worker answers only a session its page's auto-attach opened (one attached from the browser gets no answer), so
+ * the page auto-attaches its workers (no domain enabled in them) until `detach()`.
+ * @example const w = await attachWorker(h, id); await w.send('Profiler.enable'); await w.detach();
  */
-export async function attachWorker(cdp, targetId) {
-  const { sessionId } = await cdp.send('Target.attachToTarget', { targetId, flatten: false });
-  let nextId = 1;
-  const pending = new Map();
-  const onMessage = (e) => {
-    if (e.sessionId !== sessionId) return;
-    const m = JSON.parse(e.message);
-    const settle = pending.get(m.id);
-    if (settle) {
-      pending.delete(m.id);
-      settle(m);
-    }
-  };
-  cdp.on('Target.receivedMessageFromTarget', onMessage);
+export async function attachWorker({ cdp, pageSession }, targetId) {
+  let onAttached;
+  const attached = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker ${targetId} was not attached in 10 s`)), 10_000);
+    onAttached = (e) => e.targetInfo.targetId === targetId && (clearTimeout(timer), resolve(e.sessionId));
+  });
+  pageSession.on('Target.attachedToTarget', onAttached);
+  const autoAttach = (on) => pageSession.send('Target.setAutoAttach', { autoAttach: on, waitForDebuggerOnStart: false, flatten: true });
+  await autoAttach(true);
+  const sessionId = await attached.finally(() => pageSession.off('Target.attachedToTarget', onAttached));
+  const worker = cdp.sessionOf(sessionId);
   return {
-    send: (method, params = {}) =>
-      new Promise((resolve, reject) => {
-        const id = nextId++;
-        pending.set(id, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
-        cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) }).catch(reject);
-      }),
+    send: (method, params = {}) => worker.send(method, params),
     async detach() {
-      cdp.off('Target.receivedMessageFromTarget', onMessage);
-      await cdp.send('Target.detachFromTarget', { sessionId }).catch(() => undefined);
+      await pageSession.send('Target.detachFromTarget', { sessionId }).catch(() => undefined);
+      await autoAttach(false).catch(() => undefined);
     },
   };
 }
