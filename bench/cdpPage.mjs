@@ -123,7 +123,7 @@ export async function openChromiumPage(url, ready, { onError = () => undefined }
       if (i > 600) throw new Error(`the page at ${url} was not ready after 60 s`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    return { version: product.replace(/^[^/]*\//, ''), cdp, pageSession: page, evaluate, close };
+    return { version: product.replace(/^[^/]*\//, ''), pid: child.pid, cdp, pageSession: page, evaluate, close };
   } catch (error) {
     await close();
     throw new Error(`${error.message}${stderr ? `\n${stderr}` : ''}`);

@@ -81,7 +81,7 @@ try {
     await pageCdp.send('Profiler.start');
   }
   await worker.send('Profiler.start');
-  const cpuBefore = cpuByProcess();
+  const cpuBefore = cpuByProcess(h.browserPid);
   let result;
   if (scenario === 'sync') result = await h.call('timedFirstSync', 'p');
   else if (scenario === 'resync') result = await h.call('timedSync', 'p');
@@ -96,7 +96,7 @@ try {
     log(`page: ${Math.round(total)} ms sampled`);
     for (const [k, ms] of top) console.log(`  page ${ms.toFixed(1).padStart(8)} ms  ${(100 * ms / total).toFixed(1).padStart(5)}%  ${k}`);
   } else throw new Error(`unknown scenario ${scenario}`);
-  const cpu = cpuBetween(cpuBefore, cpuByProcess());
+  const cpu = cpuBetween(cpuBefore, cpuByProcess(h.browserPid));
   const { profile } = await worker.send('Profiler.stop');
   log(`CPU time by process: ${Object.entries(cpu).map(([k, v]) => `${k} ${v} ms`).join(', ')}`);
   await worker.detach();

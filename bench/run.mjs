@@ -138,15 +138,15 @@ try {
       await call('close', 'big');
       await call('deleteDatabase', 'bench-big');
       // with the CPU time each process used (on 2 cores, none of these can take less than its total / 2)
-      let cpu = cpuByProcess();
-      const first = { ...(await firstSyncWithHeap('big', bigOptions)), cpu: cpuBetween(cpu, (cpu = cpuByProcess())) };
-      const again = { ...(await call('timedSync', 'big')), cpu: cpuBetween(cpu, (cpu = cpuByProcess())) };
+      let cpu = cpuByProcess(h.browserPid);
+      const first = { ...(await firstSyncWithHeap('big', bigOptions)), cpu: cpuBetween(cpu, (cpu = cpuByProcess(h.browserPid))) };
+      const again = { ...(await call('timedSync', 'big')), cpu: cpuBetween(cpu, (cpu = cpuByProcess(h.browserPid))) };
       // the re-sync's floor: the listing alone, every page fetched and JSON-parsed, one request after the other (as
       // the sync must, to see a throttle answer before it sends the next), nothing written
       const listing = await call('fetchListing', 'big', 1);
       await call('loadFloor', 'big');
-      cpu = cpuByProcess();
-      const floor = { ...(await call('putFloor', 'big')), cpu: cpuBetween(cpu, cpuByProcess()) };
+      cpu = cpuByProcess(h.browserPid);
+      const floor = { ...(await call('putFloor', 'big')), cpu: cpuBetween(cpu, cpuByProcess(h.browserPid)) };
       runs.push({ first, again, listing, floor });
       const total = (c) => `${(Object.values(c).reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s CPU`;
       log(`  run ${r + 1}: first ${Math.round(first.ms)} ms (written ${first.report.written}, ${total(first.cpu)}), re-sync ${Math.round(again.ms)} ms (written ${again.report.written}, ${total(again.cpu)}), listing alone ${Math.round(listing.ms)} ms (re-sync ${(again.ms / listing.ms).toFixed(2)}×), bulkPut ${Math.round(floor.ms)} ms (${total(floor.cpu)}; sync ${(floor.ms / first.ms).toFixed(2)}× its throughput), heap peak ${(first.heapPeak / 1e6).toFixed(1)} MB`);
