@@ -74,13 +74,19 @@ export async function startHarness(siteDir = undefined) {
       origin,
       /** Chromium's version ("156.0.…"). */
       version: chromium.version,
+      /** The browser process (its children are the renderer, the network service, ...: processCpu.mjs). */
+      browserPid: chromium.pid,
       /** The page's own DevTools session (its CPU profile: profile.mjs). */
       pageSession: chromium.pageSession,
       cdp,
       mockServer,
-      /** A mock shop API at /api/<name>/ (options of createMockShopApiHandler). */
+      /**
+       * A mock shop API at /api/<name>/ (options of createMockShopApiHandler). Its list pages are serialised once
+       * (cacheListPages): the real API's CPU is not on the client's 2 cores, and both rows a ratio compares read
+       * the same records.
+       */
       mount(name, options) {
-        const mock = mockServer.createMockShopApiHandler({ cors: false, ...options });
+        const mock = mockServer.createMockShopApiHandler({ cors: false, cacheListPages: true, ...options });
         mounts.set(name, mock);
         return mock;
       },

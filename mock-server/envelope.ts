@@ -54,6 +54,15 @@ export function successAnswer(data: unknown, requestCount: number): Answer {
   return jsonAnswer(200, 200, { msg: 'SUCCESS', code: 200, request_count: requestCount, version: 'latest', data });
 }
 
+/**
+ * The success envelope of `successAnswer`, around `data` already serialised (`dataText`): the same bytes.
+ * @example successAnswerOfText('{"list":[]}', 3).body // '{"msg":"SUCCESS","code":200,"request_count":3,"version":"latest","data":{"list":[]}}'
+ */
+export function successAnswerOfText(dataText: string, requestCount: number): Answer {
+  const head = JSON.stringify({ msg: 'SUCCESS', code: 200, request_count: requestCount, version: 'latest' });
+  return { status: 200, code: 200, headers: { 'content-type': JSON_TYPE }, body: `${head.slice(0, -1)},"data":${dataText}}` };
+}
+
 /** An error envelope; `detail` is appended to the standard message so tests can see which check failed. */
 export function errorAnswer(code: number, mode: HttpStatusMode, requestCount: number, detail?: string): Answer {
   const base = ERROR_MESSAGES[code] ?? 'ERROR';

@@ -1,7 +1,7 @@
 // One /v2 request, start to end: record, down check, faults, rate limit, method, auth, lookup, answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { credentialsOf } from './auth';
-import { authAnswer, errorAnswer, successAnswer, type Answer } from './envelope';
+import { authAnswer, errorAnswer, successAnswer, successAnswerOfText, type Answer } from './envelope';
 import { faultName, isReplacingFault, malformRecord, replacingAnswer, truncateAnswer } from './faults';
 import { corsHeaders, parseBody, readBody, sendAnswer, sleep, splitUrl } from './http';
 import { listData, parsePaging } from './paging';
@@ -67,6 +67,8 @@ function answerData(
     return successAnswer(fault === 'malformed-record' ? malformRecord(found.item) : found.item, count);
   }
   const validPaging = 'error' in paging ? { page: 1, limit: 25 } : paging;
+  // (a list fault changes the rows of this one answer: never kept)
+  if (state.listPages && fault === undefined) return successAnswerOfText(state.listPages.dataText(found.list, validPaging, options), count);
   return successAnswer(listData(found.list, validPaging, options, fault), count);
 }
 

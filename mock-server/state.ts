@@ -4,6 +4,7 @@ import { createTokenStore, type TokenStore } from './auth';
 import { createMockData, isMockData } from './data';
 import { createFaultQueue, type FaultQueue } from './faults';
 import { createHoldList, type HoldList } from './holds';
+import { createListPageCache, type ListPageCache } from './listPageCache';
 import { createRateLimiter, type RateLimiter } from './rateLimit';
 import type { MockData, MockRequestRecord, MockShopApiHandlerOptions } from './types';
 
@@ -33,6 +34,8 @@ export interface MockState {
   hanging: Set<ServerResponse>;
   /** Running count of /v2 requests, sent as `request_count`. */
   requestCount: number;
+  /** List pages kept as text (option cacheListPages), or null. */
+  listPages: ListPageCache | null;
 }
 
 function nonNegative(value: number | undefined, fallback: number, name: string): number {
@@ -72,5 +75,6 @@ export function createMockState(options: MockShopApiHandlerOptions = {}): MockSt
     down: false,
     hanging: new Set(),
     requestCount: 0,
+    listPages: options.cacheListPages ? createListPageCache() : null,
   };
 }

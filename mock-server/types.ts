@@ -156,6 +156,12 @@ export interface MockShopApiOptions {
   control?: boolean;
   /** Default true: send CORS headers and answer preflights. @example { cors: false } */
   cors?: boolean;
+  /**
+   * Default false: serialise each list page once and send the same text again while the page's rows are the same
+   * objects (upsertCoupon and removeCoupon are seen; a row changed in place is not). For benchmarks, where the
+   * mock shares the client's cores and the real API would not. @example { cacheListPages: true }
+   */
+  cacheListPages?: boolean;
 }
 
 /**

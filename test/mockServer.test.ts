@@ -529,6 +529,29 @@ describe('startMockShopApi', () => {
     expect((await get('/v2/shop/coupons')).body?.data.pagenation.data_count).toBe('0');
   });
 
+  it('sends list pages kept as text with cacheListPages, byte for byte as without, and sees replaced and removed rows', async () => {
+    const plain = await ready({ data: { coupons: 250 } });
+    const cached = await ready({ data: { coupons: 250 }, cacheListPages: true });
+    const both = async (path: string) => [(await plain.get(path)).text, (await cached.get(path)).text];
+    for (const path of ['/v2/shop/coupons?offset=2&limit=100', '/v2/shop/coupons?offset=2&limit=100', '/v2/shop/coupons?offset=3&limit=100', '/v2/shop/coupons']) {
+      const [a, b] = await both(path);
+      expect(b).toBe(a);
+    }
+    for (const api of [plain.api, cached.api]) api.upsertCoupon({ ...api.data.coupons[120], name: '바뀐 이름' });
+    const [a, b] = await both('/v2/shop/coupons?offset=2&limit=100');
+    expect(b).toBe(a);
+    expect((JSON.parse(b!).data.list as Json[])[20]?.name).toBe('바뀐 이름');
+    const removed = String(cached.api.data.coupons[130]!.coupon_code);
+    for (const api of [plain.api, cached.api]) expect(api.removeCoupon(removed)).toBe(true);
+    const [c, d] = await both('/v2/shop/coupons?offset=2&limit=100');
+    expect(d).toBe(c);
+    const page = JSON.parse(d!).data as { list: Json[]; pagenation: Json };
+    expect(page.list.map((r) => r.coupon_code)).not.toContain(removed);
+    expect(page.pagenation.data_count).toBe('249');
+    cached.api.data = createMockData({ coupons: 0 });
+    expect((await cached.get('/v2/shop/coupons?offset=2&limit=100')).body?.data.pagenation.data_count).toBe('0');
+  });
+
   it('works as connect-style middleware, passing on paths outside /v2/ and /__mock/', async () => {
     const mock = createMockShopApiHandler({ rateLimits: false, requireAuth: false });
     const server = createServer((req, res) => mock.handler(req, res, () => res.writeHead(299).end('next')));
