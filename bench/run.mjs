@@ -42,17 +42,24 @@ log(`building the bench page (${smoke ? 'smoke sizes' : 'full sizes'}, ${sizes.r
 const h = await startHarness(option('site', undefined));
 const { call, cdp, mount, sessionOptions } = h;
 
-/** Prepares a worker, samples its heap (with `collect`: the live heap, every 250 ms), runs the engine's first sync. */
-async function firstSyncWithHeap(name, options, collect = false) {
+/**
+ * Prepares a worker, samples its heap (with `collect`: the live heap, every 250 ms), runs the engine's first sync.
+ * With `keep`, the worker stays attached (`sampled(fn)` runs more work under the same sampling; `detach()` ends it).
+ */
+async function firstSyncWithHeap(name, options, collect = false, keep = false) {
   const before = new Set((await workerTargets(cdp)).map((t) => t.targetId));
   await call('prepare', name, options);
   const target = (await workerTargets(cdp)).find((t) => !before.has(t.targetId));
   const worker = target ? await attachWorker(h, target.targetId) : null;
-  const heap = worker ? await sampleHeap(worker, collect ? { everyMs: 250, collect } : {}) : null;
-  const sync = await call('timedFirstSync', name);
-  const mem = heap ? await heap.stop() : null;
-  await worker?.detach();
-  return { ...sync, heapPeak: mem?.peak ?? null, heapStart: mem?.first ?? null };
+  const sampled = async (fn) => {
+    const heap = worker ? await sampleHeap(worker, collect ? { everyMs: 250, collect } : {}) : null;
+    const result = await fn();
+    const mem = heap ? await heap.stop() : null;
+    return { ...result, heapPeak: mem?.peak ?? null, heapStart: mem?.first ?? null };
+  };
+  const sync = await sampled(() => call('timedFirstSync', name));
+  if (!keep) await worker?.detach();
+  return keep ? { ...sync, sampled, detach: async () => worker?.detach() } : sync;
 }
 
 const rows = [];
@@ -139,14 +146,17 @@ try {
       await call('deleteDatabase', 'bench-big');
       // with the CPU time each process used (on 2 cores, none of these can take less than its total / 2)
       let cpu = cpuByProcess(h.browserPid);
-      const first = { ...(await firstSyncWithHeap('big', bigOptions)), cpu: cpuBetween(cpu, (cpu = cpuByProcess(h.browserPid))) };
+      // the worker's heap is sampled (a DevTools call every 50 ms) during the sync and, the same, during bulkPut
+      const { sampled, detach, ...synced } = await firstSyncWithHeap('big', bigOptions, false, true);
+      const first = { ...synced, cpu: cpuBetween(cpu, (cpu = cpuByProcess(h.browserPid))) };
       const again = { ...(await call('timedSync', 'big')), cpu: cpuBetween(cpu, (cpu = cpuByProcess(h.browserPid))) };
       // the re-sync's floor: the listing alone, every page fetched and JSON-parsed, one request after the other (as
       // the sync must, to see a throttle answer before it sends the next), nothing written
       const listing = await call('fetchListing', 'big', 1);
       await call('loadFloor', 'big');
       cpu = cpuByProcess(h.browserPid);
-      const floor = { ...(await call('putFloor', 'big')), cpu: cpuBetween(cpu, cpuByProcess(h.browserPid)) };
+      const floor = { ...(await sampled(() => call('putFloor', 'big'))), cpu: cpuBetween(cpu, cpuByProcess(h.browserPid)) };
+      await detach();
       runs.push({ first, again, listing, floor });
       const total = (c) => `${(Object.values(c).reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s CPU`;
       log(`  run ${r + 1}: first ${Math.round(first.ms)} ms (written ${first.report.written}, ${total(first.cpu)}), re-sync ${Math.round(again.ms)} ms (written ${again.report.written}, ${total(again.cpu)}), listing alone ${Math.round(listing.ms)} ms (re-sync ${(again.ms / listing.ms).toFixed(2)}×), bulkPut ${Math.round(floor.ms)} ms (${total(floor.cpu)}; sync ${(floor.ms / first.ms).toFixed(2)}× its throughput), heap peak ${(first.heapPeak / 1e6).toFixed(1)} MB`);
