@@ -92,6 +92,19 @@ export async function startHarness(siteDir = undefined) {
       },
       unmount: (name) => mounts.delete(name),
       /**
+       * Lists every coupon page of mock `name` once, untimed, so that its page texts are kept (cacheListPages)
+       * before the first timed run, as for the runs after it.
+       */
+      async warmListing(name) {
+        const base = `${origin}/api/${name}`;
+        const auth = await fetch(`${base}/v2/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(AUTH) });
+        const token = (await auth.json()).access_token;
+        for (let page = 1, total = 1; page <= total; page++) {
+          const res = await fetch(`${base}/v2/shop/coupons?offset=${page}&limit=100`, { headers: { 'access-token': token } });
+          total = JSON.parse(await res.text()).data.pagenation.total_page;
+        }
+      },
+      /**
        * A shop relay (shop-lookup/relay, embedded store) at /relay/<name>/ in front of the mock at /api/<api>/ (its
        * upstream calls go through this server, as to any API). Closed by close().
        */
