@@ -1,4 +1,4 @@
-// The bench page: window.bench, driven by bench/run.mjs through playwright. Every timing is taken here, in the
+// The bench page: window.bench, driven by bench/run.mjs over a DevTools pipe (cdpPage.mjs). Every timing is taken here, in the
 // page, as a consumer of `createShopLookup` sees it (performance.now() is fine-grained: the page is cross-origin
 // isolated). Each "session" is one worker running the engine plus its baseline probes.
 import { wrap, type Remote } from 'comlink';
