@@ -148,10 +148,18 @@ export async function serveFeed(
     const key = `snapshot\0${head.handle}\0${head.version}\0${version}\0${after}\0${q.limit}\0${envelopeKey(head)}`;
     const current = head;
     return feedAnswerCache(mirror).get(key, async () => {
-      const chunk = mirror.chunk(after, q.limit);
+      // held: from this instance's copy (and kept for the next till); not held: read from the store each time
+      const held = mirror.holds();
+      let chunk: Awaited<ReturnType<FeedMirror['chunk']>>;
+      try {
+        chunk = await mirror.chunk(after, q.limit);
+      } catch (error) {
+        const why = `the relay store could not be read: ${error instanceof Error ? error.message : String(error)}`;
+        return { answer: feedError(503, 'relay_unavailable', `RELAY UNAVAILABLE: ${why}. Keep using local data and try again shortly.`, { 'retry-after': '5' }), keep: false };
+      }
       const cursor = chunk.done ? null : encodeCursor(version, chunk.last ?? '');
       const fields = { version, kind: 'snapshot', cursor, upserts: chunk.records.filter(mayHave), deletes: [], more: !chunk.done };
-      return { answer: jsonAnswer(200, body(current, fields), headers(etag(current, version))), keep: true };
+      return { answer: jsonAnswer(200, body(current, fields), headers(etag(current, version))), keep: held };
     });
   }
 

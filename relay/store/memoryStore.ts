@@ -113,6 +113,28 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
       return { records, next };
     },
 
+    async readChunk(after, limit) {
+      const keys = keysInOrder();
+      let start = 0;
+      if (after !== null) {
+        let lo = 0;
+        let hi = keys.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (keys[mid]! <= after) lo = mid + 1;
+          else hi = mid;
+        }
+        start = lo;
+      }
+      const slice = keys.slice(start, start + Math.max(1, limit));
+      const records: FeedRecord[] = slice.map((k) => {
+        const at = k.indexOf(SEP);
+        const resource = k.slice(0, at) as ResourceId;
+        return { resource, key: k.slice(at + 1), record: snapshot.get(resource)!.get(k.slice(at + 1))!.record };
+      });
+      return { records, last: slice.at(-1) ?? after, done: start + slice.length >= keys.length };
+    },
+
     async readChanges(since, limit) {
       if (since < oldest) return null;
       // log versions are dense and ascending: the first change after `since` is found by arithmetic

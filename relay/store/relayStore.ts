@@ -113,6 +113,14 @@ export interface RelayStore {
    * resource + key.
    */
   readSnapshot(cursor: string | null, limit: number): Promise<{ records: FeedRecord[]; next: string | null }>;
+  /**
+   * Records of the current snapshot after the position `after` (`resource\0key`, the feed's snapshot positions;
+   * null: from the start), in position order, at most `limit`; `last`: the position of the last one handed out
+   * (`after` when none), `done`: nothing follows it. What a relay serving a shop straight from the store answers
+   * with, without a copy of the shop in memory. Optional (both stores here have it): a relay given a store without
+   * it keeps its shop in memory, as a single-shop relay always does.
+   */
+  readChunk?(after: string | null, limit: number): Promise<{ records: FeedRecord[]; last: string | null; done: boolean }>;
   /** Changes with version > since, oldest first, at most `limit`; null when since < head.oldest (start again). */
   readChanges(since: number, limit: number): Promise<FeedChange[] | null>;
   /** Every record key of one resource with its hash: what a complete listing is diffed against. */

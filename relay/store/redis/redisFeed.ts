@@ -62,6 +62,19 @@ function chunks<T>(items: T[], size = 5000): T[][] {
 /** ZRANGE BYLEX bound just after `key`. */
 const after = (key: string): string => `(${key}`;
 
+const SEP = '\u0000';
+
+/**
+ * The ZRANGE BYLEX start of `resource`'s keys that follow the snapshot position `position` (`resource\0key`), or
+ * null when every key of it comes before.
+ */
+function lexAfter(resource: ResourceId, position: string | null): string | null {
+  const prefix = resource + SEP;
+  if (position === null || position < prefix) return '-';
+  if (position.startsWith(prefix)) return after(position.slice(prefix.length));
+  return null;
+}
+
 /** @example const feed = redisFeed({ conn, keys, now: Date.now, maxChanges: 100_000 }); await feed.head(); */
 export function redisFeed(deps: RedisFeedDeps) {
   const { conn, keys, maxChanges } = deps;
@@ -101,6 +114,38 @@ export function redisFeed(deps: RedisFeedDeps) {
         }
       }
       return { records, next: null };
+    },
+
+    async readChunk(after: string | null, max: number): Promise<{ records: FeedRecord[]; last: string | null; done: boolean }> {
+      const limit = Math.max(1, max);
+      const resources = ((await client.sMembers(keys.resources)) as ResourceId[]).sort();
+      // keys first, one more than asked (to know whether anything follows), then their records per resource
+      const picked: { resource: ResourceId; batch: string[] }[] = [];
+      let count = 0;
+      for (const resource of resources) {
+        const from = lexAfter(resource, after);
+        if (from === null) continue;
+        const batch = (await client.zRange(keys.keys(resource), from, '+', { BY: 'LEX', LIMIT: { offset: 0, count: limit + 1 - count } })) as string[];
+        if (batch.length === 0) continue;
+        picked.push({ resource, batch });
+        count += batch.length;
+        if (count > limit) break;
+      }
+      const done = count <= limit;
+      if (!done) picked.at(-1)!.batch.pop();
+      const records: FeedRecord[] = [];
+      let last = after;
+      for (const { resource, batch } of picked) {
+        if (batch.length === 0) continue;
+        const values = (await client.hmGet(keys.records(resource), batch)) as (string | null)[];
+        batch.forEach((key, i) => {
+          // deleted between the two reads: the changes after the snapshot's version carry the delete
+          const json = values[i];
+          if (json != null) records.push({ resource, key, record: JSON.parse(json) });
+        });
+        last = resource + SEP + batch.at(-1)!;
+      }
+      return { records, last, done };
     },
 
     async readChanges(since: number, limit: number): Promise<FeedChange[] | null> {
