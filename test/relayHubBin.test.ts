@@ -152,6 +152,7 @@ describe('the relay command in hub mode', () => {
       [{ SHOPS_FILE: join(dir, 'missing.json'), RELAY_PUBLIC: 'true' }, /^SHOPS_FILE: cannot read .*missing\.json \(ENOENT\)$/],
       [{ SHOPS_FILE: bad, RELAY_PUBLIC: 'true' }, /^SHOPS_FILE .*bad\.json, shop shop-000: secret is wrong/],
       [{ SHOPS_FILE: shopsFile, MAX_HOT_SHOPS: '0' }, /^MAX_HOT_SHOPS: expected/],
+      [{ SHOPS_FILE: shopsFile, MAX_HOT_RECORDS: '-1' }, /^MAX_HOT_RECORDS: expected/],
     ];
     for (const [env, message] of cases) {
       const run = await runRelayBin([], { PORT: '0', HOST: '127.0.0.1', ...env });
