@@ -162,11 +162,40 @@ function budgetTests(redisOf: () => RelayHubOptions['redis'], flush: () => Promi
 describe('createRelayHub maxHotRecords, on one redis-server', () => {
   let redis: RedisServer;
   beforeAll(async () => {
-    redis = await startRedisServer();
+    redis = await startRedisServer({ persistent: true }); // (one test stops it and starts it again with its data)
   });
   afterAll(async () => {
     await redis.stop();
   });
+  it("answers a shop not in memory 503 in words while Redis is away (its snapshot is Redis'), and serves it once Redis is back", async () => {
+    const hub = await startHub(redis.url, { maxHotRecords: 0 });
+    await hub.hub.refresh('shop-a');
+    const before = await snapshotPages(hub, 'shop-a');
+    await redis.stop();
+    try {
+      const away = await get(hub, '/shops/shop-a/relay/v1/feed?limit=7');
+      expect(away.status).toBe(503);
+      expect(away.body).toMatchObject({ code: 'relay_unavailable', message: expect.stringMatching(/^RELAY UNAVAILABLE: the relay store could not be read: .*Keep using local data/) });
+      const list = await get(hub, '/shops/shop-a/v2/shop/coupons');
+      expect(list.status).toBe(503);
+      expect(JSON.stringify(list.body)).toMatch(/RELAY UNAVAILABLE: the relay store could not be read/);
+    } finally {
+      await redis.start();
+    }
+    await expect.poll(async () => (await get(hub, '/shops/shop-a/relay/v1/feed?limit=7')).status).toBe(200);
+    expect(await snapshotPages(hub, 'shop-a')).toEqual(before);
+
+    // back without its data (a Redis whose disk was lost): never the empty store's records under the old history
+    await redis.stop();
+    await redis.start({ empty: true });
+    const seen: Answer[] = [];
+    await expect.poll(async () => {
+      seen.push(await get(hub, '/shops/shop-a/relay/v1/feed?limit=7'));
+      return seen.at(-1)!.body?.code;
+    }).toBe('relay_not_ready'); // a new history, not listed yet
+    for (const answer of seen) expect(answer.status, JSON.stringify(answer.body)).toBe(503);
+  });
+
   budgetTests(
     () => redis.url,
     async () => {

@@ -143,7 +143,7 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
     // after every coupon (`coupons\u0001`), and after the last key of options:7: the next resources only
     expect((await store.readChunk!('coupons\u0001', 10)).records.map((r) => r.key)).toEqual(['1', '2', '3']);
     expect(await store.readChunk!('options:7\u00002', 10)).toMatchObject({ records: [{ resource: 'options:70', key: '3' }], done: true });
-    expect(await store.readChunk!('options:70\u00003', 10)).toEqual({ records: [], last: 'options:70\u00003', done: true });
+    expect(await store.readChunk!('options:70\u00003', 10)).toEqual({ records: [], last: 'options:70\u00003', done: true, handle: (await store.head()).handle });
   });
 
   it('refuses a commit or a staged page under a lease another owner has taken since (fencing)', async () => {

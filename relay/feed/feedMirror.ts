@@ -47,11 +47,12 @@ export interface FeedMirror {
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** Every record of `resource` read from the store in key order (a lean mirror's list answer). */
-async function readList(store: RelayStore, resource: ResourceId): Promise<unknown[]> {
+async function readList(store: RelayStore, resource: ResourceId, handle: string | undefined): Promise<unknown[]> {
   const out: unknown[] = [];
   // `resource` alone sorts before its first position (`resource\0…`) and after every earlier resource's
   for (let after: string | null = resource; ; ) {
     const chunk = await store.readChunk!(after, CHUNK);
+    if (chunk.handle !== handle) throw new Error(`it holds another feed history (${chunk.handle}) than this relay's (${handle})`);
     for (const r of chunk.records) {
       if (r.resource !== resource) return out;
       out.push(r.record);
@@ -182,7 +183,10 @@ export function createFeedMirror(store: RelayStore, holding: MirrorHolding = {})
     products: () => products,
     async list(resource) {
       if (!records) {
-        const list = await readList(store, resource);
+        const list = await readList(store, resource, head?.handle).catch((error: unknown) => {
+          void catchUp(); // (another history: the head follows the store's)
+          throw error;
+        });
         holding.asked?.(self);
         return list;
       }
@@ -201,8 +205,13 @@ export function createFeedMirror(store: RelayStore, holding: MirrorHolding = {})
     async chunk(after, limit) {
       if (!records) {
         const chunk = await store.readChunk!(after, limit);
+        if (chunk.handle !== head?.handle) {
+          // the store lost its history (a flushed Redis) since this head: its records are not this feed's
+          void catchUp();
+          throw new Error(`it holds another feed history (${chunk.handle}) than this relay's (${head?.handle ?? 'none'}); catching up`);
+        }
         if (chunk.done) holding.asked?.(self); // a till read the snapshot to its end from the store
-        return chunk;
+        return { records: chunk.records, last: chunk.last, done: chunk.done };
       }
       holding.used?.(self);
       if (!order) {

@@ -119,7 +119,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
     },
 
     async readChunk(after, limit) {
-      return recordsAfter(after, limit);
+      return { ...recordsAfter(after, limit), handle };
     },
 
     async readChanges(since, limit) {

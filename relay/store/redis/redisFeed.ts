@@ -6,7 +6,7 @@ import { ShopLookupError } from '../../../src/errors';
 import { underLease, type LeaseContext } from './redisLease';
 import type { RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
-import type { FeedChange, FeedHead, FeedRecord, ListingCommit, ResourceId } from '../relayStore';
+import type { FeedChange, FeedHead, FeedRecord, ListingCommit, ResourceId, SnapshotChunk } from '../relayStore';
 
 export interface RedisFeedDeps extends LeaseContext {
   /** Changes kept in the log; older `since` values must start again. */
@@ -116,9 +116,10 @@ export function redisFeed(deps: RedisFeedDeps) {
       return { records, next: null };
     },
 
-    async readChunk(after: string | null, max: number): Promise<{ records: FeedRecord[]; last: string | null; done: boolean }> {
+    async readChunk(after: string | null, max: number): Promise<SnapshotChunk> {
       const limit = Math.max(1, max);
-      const resources = ((await client.sMembers(keys.resources)) as ResourceId[]).sort();
+      const [handle, members] = (await client.multi().get(keys.handle).sMembers(keys.resources).exec()) as unknown as [string | null, string[]];
+      const resources = (members as ResourceId[]).sort();
       // keys first, one more than asked (to know whether anything follows), then their records per resource
       const picked: { resource: ResourceId; batch: string[] }[] = [];
       let count = 0;
@@ -145,7 +146,7 @@ export function redisFeed(deps: RedisFeedDeps) {
         });
         last = resource + SEP + batch.at(-1)!;
       }
-      return { records, last, done };
+      return { records, last, done, handle: handle ?? '' };
     },
 
     async readChanges(since: number, limit: number): Promise<FeedChange[] | null> {
