@@ -1,6 +1,7 @@
 // GET {basePath}/relay/v1/feed (PROTOCOL.md): a snapshot in chunks, or the changes after a version; ETag and 304;
 // a long-poll that answers as soon as the head moves past the client's, within its wait.
-import { jsonAnswer, type ProxyAnswer } from '../../proxy/proxyAnswers';
+import { jsonAnswer, jsonTextAnswer, type ProxyAnswer } from '../../proxy/proxyAnswers';
+import { feedRecordsJson } from './feedRecordsJson';
 import type { FeedMirror } from './feedMirror';
 import { feedAnswerCache } from './feedAnswerCache';
 import { encodeCursor, parseFeedQuery } from './feedQuery';
@@ -158,8 +159,9 @@ export async function serveFeed(
         return { answer: feedError(503, 'relay_unavailable', `RELAY UNAVAILABLE: ${why}. Keep using local data and try again shortly.`, { 'retry-after': '5' }), keep: false };
       }
       const cursor = chunk.done ? null : encodeCursor(version, chunk.last ?? '');
-      const fields = { version, kind: 'snapshot', cursor, upserts: chunk.records.filter(mayHave), deletes: [], more: !chunk.done };
-      return { answer: jsonAnswer(200, body(current, fields), headers(etag(current, version))), keep: held };
+      const fields = { version, kind: 'snapshot', cursor, upserts: [] as [], deletes: [], more: !chunk.done };
+      const json = feedRecordsJson(body(current, fields), chunk.records.filter(mayHave));
+      return { answer: jsonTextAnswer(200, json, headers(etag(current, version))), keep: held };
     });
   }
 

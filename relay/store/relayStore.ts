@@ -14,6 +14,11 @@ export interface FeedRecord {
   key: string;
   /** The record as validated by the relay (worker/parseRecords), JSON-clonable. */
   record: unknown;
+  /**
+   * The record's JSON as the store keeps it, when it has it (the Redis store's snapshot chunks: `record` is then
+   * parsed from it when first read): a feed answer sends it as it is, not parsed and serialised again.
+   */
+  json?: string;
 }
 
 /** One entry of the change log. Versions are shop-wide: one counter for every resource of the shop. */

@@ -64,6 +64,20 @@ const after = (key: string): string => `(${key}`;
 
 const SEP = '\u0000';
 
+/** A record as stored: its JSON kept for the feed's answer, parsed once when `record` is first read. */
+function storedRecord(resource: ResourceId, key: string, json: string): FeedRecord {
+  let parsed: { value: unknown } | null = null;
+  return {
+    resource,
+    key,
+    json,
+    get record() {
+      parsed ??= { value: JSON.parse(json) };
+      return parsed.value;
+    },
+  };
+}
+
 /**
  * The ZRANGE BYLEX start of `resource`'s keys that follow the snapshot position `position` (`resource\0key`), or
  * null when every key of it comes before.
@@ -142,7 +156,7 @@ export function redisFeed(deps: RedisFeedDeps) {
         batch.forEach((key, i) => {
           // deleted between the two reads: the changes after the snapshot's version carry the delete
           const json = values[i];
-          if (json != null) records.push({ resource, key, record: JSON.parse(json) });
+          if (json != null) records.push(storedRecord(resource, key, json));
         });
         last = resource + SEP + batch.at(-1)!;
       }
