@@ -98,7 +98,15 @@ export interface ShopRelayInternals {
  * Creates the relay. The key and secret never leave this process; tills get a snapshot and its changes.
  * @example const relay = createShopRelay({ key, secret, basePath: '/shop-api', authorize: (req, route) => isTill(req) }); app.use(relay);
  */
-export function createShopRelay(raw: ShopRelayOptions, internals: ShopRelayInternals = {}): ShopRelay {
+export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
+  return createHubShopRelay(raw, {});
+}
+
+/**
+ * createShopRelay with what a hub gives its shops besides the public options (relay/hub; not exported by the package).
+ * @example const relay = createHubShopRelay(options, { holding: budget.forShop(shopId) });
+ */
+export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayInternals): ShopRelay {
   const options = checkRelayOptions(raw);
   const target = (options.target ?? 'https://api.imweb.me').replace(/\/+$/, '');
   const basePath = normalizeBasePath(options.basePath ?? '', 'createShopRelay');

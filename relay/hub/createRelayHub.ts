@@ -10,7 +10,7 @@ import { normalizeBasePath } from '../../proxy/allowedPaths';
 import { envelopeAnswer, jsonAnswer, PROXY_CODES, sendAnswer, type ProxyAnswer } from '../../proxy/proxyAnswers';
 import { createRedaction, urlSecrets } from '../../proxy/redaction';
 import { createServerLog, type ServerLog } from '../../proxy/serverLog';
-import { createShopRelay } from '../createShopRelay';
+import { createHubShopRelay } from '../createShopRelay';
 import type { MirrorHolding } from '../feed/feedMirror';
 import { createRecordBudget } from './recordBudget';
 import { checkRelayOptions } from '../relayOptions';
@@ -153,7 +153,7 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
     const holding = source.holding(shopId);
     const closing = new AbortController();
     const authorize = options.authorize;
-    const relay = createShopRelay({
+    const relay = createHubShopRelay({
       ...shared,
       key: credentials.key,
       secret: credentials.secret,
