@@ -18,21 +18,21 @@ const MAX_TOO_BIG = 10_000;
 
 /** @example const budget = createRecordBudget(500_000); createShopRelay(options, { holding: budget.forShop('s1') }); */
 export function createRecordBudget(maxRecords: number): RecordBudget {
-  // a Map keeps insertion order: re-inserting on every use keeps the least recently used first
-  const held = new Map<string, { mirror: FeedMirror; size: number }>();
+  // by mirror (a shop closed and opened again has a new one, and the old one may report after it): insertion order
+  // kept by re-inserting on every use, the least recently used first
+  const held = new Map<FeedMirror, { shopId: string; size: number }>();
   const tooBig = new Map<string, number>();
   let total = 0;
 
   function set(shopId: string, mirror: FeedMirror, size: number): void {
-    const entry = held.get(shopId);
-    if (entry && entry.mirror !== mirror) return; // an older mirror of the shop (closed since) reporting late
+    const entry = held.get(mirror);
     if (entry) total -= entry.size;
     if (size === 0) {
-      held.delete(shopId);
+      held.delete(mirror);
       return;
     }
     if (entry) entry.size = size;
-    else held.set(shopId, { mirror, size });
+    else held.set(mirror, { shopId, size });
     total += size;
     if (size > maxRecords) {
       if (tooBig.size >= MAX_TOO_BIG) tooBig.delete(tooBig.keys().next().value!);
@@ -41,9 +41,9 @@ export function createRecordBudget(maxRecords: number): RecordBudget {
       return;
     }
     // the least recently used others let theirs go (each release reports 0, which takes it off)
-    for (const [other, { mirror: theirs }] of held) {
+    for (const other of held.keys()) {
       if (total <= maxRecords) break;
-      if (other !== shopId) theirs.release();
+      if (other !== mirror) other.release();
     }
   }
 
@@ -57,13 +57,13 @@ export function createRecordBudget(maxRecords: number): RecordBudget {
       },
       held: (size, mirror) => set(shopId, mirror, size),
       used(mirror) {
-        const entry = held.get(shopId);
-        if (!entry || entry.mirror !== mirror) return;
-        held.delete(shopId);
-        held.set(shopId, entry);
+        const entry = held.get(mirror);
+        if (!entry) return;
+        held.delete(mirror);
+        held.set(mirror, entry);
       },
     }),
     total: () => total,
-    held: () => [...held.keys()],
+    held: () => [...held.values()].map((entry) => entry.shopId),
   };
 }
