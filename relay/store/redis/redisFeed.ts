@@ -11,6 +11,8 @@ import type { FeedChange, FeedHead, FeedRecord, ListingCommit, ResourceId, Snaps
 export interface RedisFeedDeps extends LeaseContext {
   /** Changes kept in the log; older `since` values must start again. */
   maxChanges: number;
+  /** Told when a read finds Redis without the feed's history (flushed, restarted without its data) and starts it anew. */
+  onNewHistory?: () => Promise<unknown>;
 }
 
 
@@ -21,17 +23,19 @@ function parseHead(handle: string, version: string | null, oldest: string | null
 }
 
 /**
- * The head; makes the handle when there is none yet (a new or flushed Redis: the history starts anew). `watching`:
- * inside WATCH, where a MULTI would end the watch, so the reads are plain; elsewhere one MULTI reads them at once.
+ * The head; makes the handle when there is none yet (a new or flushed Redis: the history starts anew), and then
+ * tells `onNewHistory`. `watching`: inside WATCH, where a MULTI would end the watch, so the reads are plain;
+ * elsewhere one MULTI reads them at once.
  */
-export async function readHead(client: RedisClient, keys: RedisKeys, watching = false): Promise<FeedHead> {
+export async function readHead(client: RedisClient, keys: RedisKeys, watching = false, onNewHistory?: () => Promise<unknown>): Promise<FeedHead> {
   const [handle, version, oldest, confirmed] = (watching
     ? await Promise.all([client.get(keys.handle), client.get(keys.version), client.get(keys.oldest), client.hGetAll(keys.confirmed)])
     : await client.multi().get(keys.handle).get(keys.version).get(keys.oldest).hGetAll(keys.confirmed).exec()) as [
     string | null, string | null, string | null, Record<string, string>,
   ];
   if (handle !== null) return parseHead(handle, version, oldest, confirmed);
-  await client.set(keys.handle, `${Date.now().toString(36)}-${randomUUID().slice(0, 8)}`, { NX: true });
+  const made = await client.set(keys.handle, `${Date.now().toString(36)}-${randomUUID().slice(0, 8)}`, { NX: true });
+  if (made !== null) await onNewHistory?.();
   return readHead(client, keys, watching);
 }
 
@@ -91,11 +95,11 @@ function lexAfter(resource: ResourceId, position: string | null): string | null 
 
 /** @example const feed = redisFeed({ conn, keys, now: Date.now, maxChanges: 100_000 }); await feed.head(); */
 export function redisFeed(deps: RedisFeedDeps) {
-  const { conn, keys, maxChanges } = deps;
+  const { conn, keys, maxChanges, onNewHistory } = deps;
   const { client } = conn;
 
   return {
-    head: () => readHead(client, keys),
+    head: () => readHead(client, keys, false, onNewHistory),
 
     async readSnapshot(cursor: string | null, max: number): Promise<{ records: FeedRecord[]; next: string | null }> {
       const limit = Math.max(1, max);
@@ -186,7 +190,7 @@ export function redisFeed(deps: RedisFeedDeps) {
       const done = await underLease(
         deps, commit.lease, [keys.version, keys.oldest, keys.handle, keys.hashes(resource)],
         async (tx) => {
-          const head = await readHead(tx, keys, true);
+          const head = await readHead(tx, keys, true, onNewHistory);
           // only keys in the snapshot are deleted (and get a version)
           const found = commit.deletes.length === 0 ? [] : ((await tx.hmGet(keys.hashes(resource), commit.deletes)) as (string | null)[]);
           return { head, deletes: commit.deletes.filter((_, i) => found[i] != null) };

@@ -8,7 +8,7 @@ import { readHead, redisFeed } from './redisFeed';
 import { hashTag, redisKeys, redisPrefix } from './redisKeys';
 import { redisLeases } from './redisLease';
 import { redisListing } from './redisListing';
-import { createRedisRateLimiter } from './redisRateLimiter';
+import { createRedisRateLimiter, holdRateLimits } from './redisRateLimiter';
 import { tooManyProducts } from '../../upstream/productTracking';
 import type { FeedHead, RelayStore } from '../relayStore';
 
@@ -62,7 +62,11 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
   });
   const { client } = conn;
   const ctx = { conn, keys, now };
-  const feed = redisFeed({ ...ctx, maxChanges: options.maxChanges ?? 100_000 });
+  // Redis found without the feed's history later on (flushed, restarted without its data) forgot the shared rate
+  // limit's last second too: every instance holds its next upstream call one window. Not at this first read: a new
+  // shop's first listing goes at once.
+  const onNewHistory = () => holdRateLimits(client, keys, options.rateLimitMarginMs);
+  const feed = redisFeed({ ...ctx, maxChanges: options.maxChanges ?? 100_000, onNewHistory });
   const listing = redisListing(ctx);
   const leases = redisLeases(ctx);
   const limiters = new Set<{ dispose(): void }>();
@@ -81,7 +85,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
   }
   // Publishes sent while we were away are lost: hand the current head to the listeners, so long-polls look again.
   const offReconnect = conn.onReconnect(() => {
-    if (headListeners.size > 0) readHead(client, keys).then(emitHead, () => undefined);
+    if (headListeners.size > 0) readHead(client, keys, false, onNewHistory).then(emitHead, () => undefined);
   });
 
   // Every call fails with a ShopLookupError naming the URL when Redis is away (no offline queue: no hanging).
