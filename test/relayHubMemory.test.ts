@@ -62,6 +62,12 @@ async function snapshotPages(hub: Hub, shop: string): Promise<Answer[]> {
   return pages;
 }
 
+/**
+ * What a changes answer says of the data. A refresh commits each resource on its own, and the other instance hears
+ * of each through pub/sub: for a moment the two may differ in a resource's confirmedAt (and so the ETag) only.
+ */
+const dataOf = ({ status, body }: Answer) => ({ status, version: body?.version, handle: body?.handle, upserts: body?.upserts, deletes: body?.deletes });
+
 const codesOf = (pages: Answer[]): string[] => pages.flatMap((p) => (p.body!.upserts as Json[]).map((u) => `${u.resource}/${u.key}`));
 
 beforeEach(async () => {
@@ -76,7 +82,8 @@ afterEach(async () => {
   for (const mock of Object.values(mocks)) await mock.close();
 });
 afterAll(async () => {
-  for (const client of clients) if (client.isOpen) await client.close().catch(() => client.destroy());
+  // the cluster is stopped by then (its describe's afterAll runs first): close() would wait for replies that never come
+  for (const client of clients) if (client.isOpen) client.destroy();
 });
 
 /** The tests, on one kind of Redis. */
@@ -112,10 +119,11 @@ function budgetTests(redisOf: () => RelayHubOptions['redis'], flush: () => Promi
     mocks['shop-a']!.removeCoupon(String(mocks['shop-a']!.data.coupons[3]!.coupon_code));
     await held.hub.refresh('shop-a');
     const since = `/shops/shop-a/relay/v1/feed?since=${version}&handle=${handle}`;
+    // the other instance hears of the refresh's commits through Redis' pub/sub: the same answer once it has
+    await expect.poll(async () => JSON.stringify(await get(cold, since))).toBe(JSON.stringify(await get(held, since)));
     const changes = await get(cold, since);
     expect(changes.body!.upserts.map((u: Json) => u.key)).toContain('NEW-shop-a');
     expect(changes.body!.deletes).toHaveLength(1);
-    expect(changes).toEqual(await get(held, since));
 
     // 304 with the ETag of the head, from both
     const head = `/shops/shop-a/relay/v1/feed?since=${changes.body!.version}&handle=${handle}`;
@@ -128,12 +136,13 @@ function budgetTests(redisOf: () => RelayHubOptions['redis'], flush: () => Promi
     await held.hub.refresh('shop-a');
     const [coldLive, heldLive] = await Promise.all(waiting);
     expect(coldLive!.body!.upserts.map((u: Json) => u.key)).toEqual(['LIVE-shop-a']);
-    expect(coldLive).toEqual(heldLive);
+    expect(dataOf(coldLive!)).toEqual(dataOf(heldLive!));
 
     // a new snapshot after the changes: equal again, and the memory copy followed the changes
     const after = await snapshotPages(cold, 'shop-a');
     expect(codesOf(after)).toContain('coupons/LIVE-shop-a');
-    expect(after).toEqual(await snapshotPages(held, 'shop-a'));
+    // every page alike once the other instance heard of both commits (its confirmedAt too)
+    await expect.poll(async () => JSON.stringify(await snapshotPages(cold, 'shop-a'))).toBe(JSON.stringify(await snapshotPages(held, 'shop-a')));
     expect(cold.hub.status().hotRecords).toBe(0);
   });
 
@@ -182,8 +191,8 @@ describe('createRelayHub maxHotRecords, on one redis-server', () => {
     } finally {
       await redis.start();
     }
-    await expect.poll(async () => (await get(hub, '/shops/shop-a/relay/v1/feed?limit=7')).status).toBe(200);
-    expect(await snapshotPages(hub, 'shop-a')).toEqual(before);
+    // answered again (200), then no longer degraded once the store's health has caught up: the same pages as before
+    await expect.poll(async () => JSON.stringify(await snapshotPages(hub, 'shop-a'))).toBe(JSON.stringify(before));
 
     // back without its data (a Redis whose disk was lost): never the empty store's records under the old history
     await redis.stop();
