@@ -6,8 +6,8 @@
 // is built), --only a,b (scenarios: bundle, lists, sync, lookups, reload, tills (a till on a relay), throttled,
 // relay (the relay itself), engines (first load, reload and coupon(code) in Chromium, Firefox and WebKit; --engines
 // a,b for some of them), storefront (a storefront's first visit and 1,000 anonymous reads: storefrontBench.mjs), hub
-// (the relay hub's heap with 1, 100, 200 shops, --hub-shops 1,100,1000 for more, and a cold shop's first sync:
-// hubBench.mjs)).
+// (the relay hub's heap with 1, 100, 1,000 shops seeded through the store, --hub-shops a,b,c for others, a cold
+// shop's first sync, listing throughput with 1 and 3 instances: hubBench.mjs)).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';

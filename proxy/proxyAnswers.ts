@@ -72,7 +72,12 @@ export function markRefusal(answer: ProxyAnswer, refusal: RefusalMark): ProxyAns
  * @example jsonAnswer(400, { code: 'bad_request', message: 'since must be a whole number' })
  */
 export function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): ProxyAnswer {
-  return { status, headers: { ...headers, 'content-type': JSON_TYPE }, body: Buffer.from(JSON.stringify(body), 'utf8') };
+  return jsonTextAnswer(status, JSON.stringify(body), headers);
+}
+
+/** A JSON answer whose body is JSON text already made. @example jsonTextAnswer(200, '{"ok":true}') */
+export function jsonTextAnswer(status: number, json: string, headers: Record<string, string> = {}): ProxyAnswer {
+  return { status, headers: { ...headers, 'content-type': JSON_TYPE }, body: Buffer.from(json, 'utf8') };
 }
 
 /**

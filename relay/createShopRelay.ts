@@ -20,7 +20,7 @@ import { createApiClient } from '../worker/api/apiClient';
 import { createTransport } from '../worker/api/httpTransport';
 import { DEFAULT_RATE_LIMITS } from '../worker/api/rateLimiter';
 import { SYNC_RETRY } from '../worker/api/retryer';
-import { createFeedMirror, type FeedMirror } from './feed/feedMirror';
+import { createFeedMirror, type FeedMirror, type MirrorHolding } from './feed/feedMirror';
 import { createLongPolls } from './feed/longPolls';
 import { openRelayStore } from './store/openStore';
 import type { RelayStore, ResourceId } from './store/relayStore';
@@ -88,11 +88,25 @@ const DEFAULT_LISTING_SHARE = 0.75;
 const DEFAULT_MAX_TRACKED_PRODUCTS = 100;
 const DEFAULT_PRODUCT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
+/** What a hub gives each shop's relay besides the public options (not part of the public API). */
+export interface ShopRelayInternals {
+  /** How the shop's records are kept within the hub's memory budget (default: always in memory). */
+  holding?: MirrorHolding;
+}
+
 /**
  * Creates the relay. The key and secret never leave this process; tills get a snapshot and its changes.
  * @example const relay = createShopRelay({ key, secret, basePath: '/shop-api', authorize: (req, route) => isTill(req) }); app.use(relay);
  */
 export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
+  return createHubShopRelay(raw, {});
+}
+
+/**
+ * createShopRelay with what a hub gives its shops besides the public options (relay/hub; not exported by the package).
+ * @example const relay = createHubShopRelay(options, { holding: budget.forShop(shopId) });
+ */
+export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayInternals): ShopRelay {
   const options = checkRelayOptions(raw);
   const target = (options.target ?? 'https://api.imweb.me').replace(/\/+$/, '');
   const basePath = normalizeBasePath(options.basePath ?? '', 'createShopRelay');
@@ -154,7 +168,7 @@ export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
       label: 'relay',
       redaction,
     });
-    const mirror = createFeedMirror(store);
+    const mirror = createFeedMirror(store, internals.holding);
     mirror.onChange(() => polls.changed());
     const offHealth = observer.storeHealth ? store.onHealthChange((health) => observer.storeHealth!(health)) : () => undefined;
     const sync = createUpstreamSync({
@@ -250,7 +264,14 @@ export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
     if (route.name === 'coupons') resource = 'coupons';
     if (route.name === 'productOptions') resource = `options:${Number(route.path.split('/')[4])}`;
     if (resource && head?.confirmedAt[resource] !== undefined) {
-      return listAnswer(r.mirror.list(resource), route.query, degradedHeaders(r));
+      let records: unknown[];
+      try {
+        records = await r.mirror.list(resource);
+      } catch (error) {
+        // a shop not held in memory is listed from the store: away, the API is not asked in its place
+        return apiRefusal(503, 'relay_unavailable', `RELAY UNAVAILABLE: the relay store could not be read: ${redaction.text(failureText(error))}`);
+      }
+      return listAnswer(records, route.query, degradedHeaders(r));
     }
     // identical requests share one upstream call (in the turn of the client that asked first); the client leaving
     // does not cancel it for the others; only a successful answer is kept for later ones

@@ -2,7 +2,8 @@
 // tsx), so it can be killed (SIGKILL: no lease released) mid-listing. Its shops are `shop-000`… on the multi-shop mock
 // (credentials key-<id> / secret-<id>); a till of a shop sends `authorization: Bearer till-<id>`. Every upstream
 // request carries `x-hub-instance` so the mock's log names the instance. argv[2]: its config (`cluster`: the root
-// nodes of a Redis Cluster, used instead of `redis`). IPC: sweep, status, close.
+// nodes of a Redis Cluster, used instead of `redis`; `gated`: its shops are named only from the first `sweep` message
+// on, so a bench times the walks from one moment). IPC: sweep, status, close.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createCluster } from 'redis';
@@ -10,14 +11,16 @@ import { createRelayHub } from '../relay';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as {
   instance: string; redis: string; cluster?: string[]; mock: string; shops: string[]; leaseMs: number; maxConcurrentListings: number; maxHotShops: number;
+  gated?: boolean;
 };
+let named = config.gated !== true;
 const known = new Set(config.shops);
 // on a Redis Cluster: one node-redis cluster client, given to the hub
 const cluster = config.cluster ? createCluster({ rootNodes: config.cluster.map((url) => ({ url })) }) : null;
 cluster?.on('error', () => undefined);
 const hub = createRelayHub({
   credentials: (shopId) => (known.has(shopId) ? { key: `key-${shopId}`, secret: `secret-${shopId}`, target: `${config.mock}/shops/${shopId}` } : null),
-  shops: () => config.shops,
+  shops: () => (named ? config.shops : []),
   redis: cluster ?? config.redis,
   leaseMs: config.leaseMs,
   maxConcurrentListings: config.maxConcurrentListings,
@@ -39,7 +42,10 @@ process.on('disconnect', () => process.exit(0));
 process.on('message', (raw) => {
   const message = raw as { id: number; type: string };
   const reply = (result: unknown): void => void process.send?.({ id: message.id, result });
-  if (message.type === 'sweep') void hub.sweep().then(() => reply(hub.status()));
+  if (message.type === 'sweep') {
+    named = true;
+    void hub.sweep().then(() => reply(hub.status()));
+  }
   else if (message.type === 'status') reply(hub.status());
   else if (message.type === 'close') {
     void hub.close().then(async () => {

@@ -24,7 +24,7 @@ export interface RelayBinProcess {
   signal(name: NodeJS.Signals): void;
   /** SIGKILL, resolves once it is gone. */
   kill(): Promise<void>;
-  /** Resolves with how it ended. */
+  /** Resolves with how it ended, once everything it wrote has been read. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   alive(): boolean;
 }
@@ -101,8 +101,9 @@ export async function startRelayBin(env: Record<string, string>): Promise<RelayB
   };
   lines(child.stdout, onLine);
   lines(child.stderr, onLine);
+  // 'close', not 'exit': the process may be gone before its last log lines were read from the pipes
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    child.once('close', (code, signal) => resolve({ code, signal })),
   );
   const first = await Promise.race([ready, exited.then((e) => { throw new Error(`the relay exited (${e.code ?? e.signal}) before listening:\n${output}`); })]);
   const alive = (): boolean => child.exitCode === null && child.signalCode === null;

@@ -86,11 +86,15 @@ describe('fair share of the upstream budget', () => {
     await settle();
     for (let slot = 0; slot < 45; slot++) await hand.grant(); // the attackers have all been served, twice
     for (let lookup = 0; lookup < 3; lookup++) {
+      // new addresses join the flood just before the till asks: they join the end of the round, behind the till
+      for (let k = 0; k < 5; k++) flood(`newcomer-${lookup}-${k}`);
+      await settle();
       quiet(fair.forClient('till').acquire('other', 'user').then(() => served.push(`till ${lookup}`)));
       await settle();
       await hand.grant();
       expect(served.at(-1)).toBe(`till ${lookup}`);
-      for (let slot = 0; slot < 25; slot++) await hand.grant();
+      // a full round of the (up to 35) flooding clients: each is served after the till again
+      for (let slot = 0; slot < 40; slot++) await hand.grant();
     }
     fair.dispose();
   });

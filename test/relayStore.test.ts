@@ -121,6 +121,31 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
     );
   });
 
+  it('hands out the snapshot after a position in position order, saying when nothing follows', async () => {
+    store = await make();
+    await commit('coupons', Array.from({ length: 10 }, (_, i) => rec(`C${i}`)));
+    await commit('options:7', [rec('1'), rec('2')]);
+    await commit('options:70', [rec('3')]);
+    const positions: string[] = [];
+    let after: string | null = null;
+    let done = false;
+    let chunks = 0;
+    while (!done && chunks < 100) {
+      const chunk = await store.readChunk!(after, 4);
+      positions.push(...chunk.records.map((r) => `${r.resource}\u0000${r.key}`));
+      expect(chunk.last).toBe(positions.at(-1));
+      ({ last: after, done } = chunk);
+      chunks++;
+    }
+    expect(chunks).toBe(4); // 13 records, 4 a chunk: the fourth says nothing follows, no empty fifth
+    expect(positions).toEqual([...positions].sort());
+    expect(positions).toHaveLength(13);
+    // after every coupon (`coupons\u0001`), and after the last key of options:7: the next resources only
+    expect((await store.readChunk!('coupons\u0001', 10)).records.map((r) => r.key)).toEqual(['1', '2', '3']);
+    expect(await store.readChunk!('options:7\u00002', 10)).toMatchObject({ records: [{ resource: 'options:70', key: '3' }], done: true });
+    expect(await store.readChunk!('options:70\u00003', 10)).toEqual({ records: [], last: 'options:70\u00003', done: true, handle: (await store.head()).handle });
+  });
+
   it('refuses a commit or a staged page under a lease another owner has taken since (fencing)', async () => {
     store = await make();
     const old = await store.acquireLease('sync', 'a', 1_000);

@@ -1,19 +1,40 @@
-// This instance's copy of the feed: the head and every record, caught up from the store whenever any instance
-// commits (onHeadChange). The feed's snapshots, its 304s and long-polls, and the API-shaped list answers are served
-// from here, so they keep working (degraded) while the store is unreachable.
+// This instance's copy of the feed: the head, and every record while the shop is held in memory, caught up from the
+// store whenever any instance commits (onHeadChange). Held, the feed's snapshot chunks and the API-shaped list answers
+// come from here, so they keep working (degraded) while the store is unreachable; not held (a hub's shop beyond its
+// memory budget), only the head is kept and they are read straight from the store (readChunk), in the same order.
 import type { FeedHead, FeedRecord, RelayStore, ResourceId } from '../store/relayStore';
 
 const CHUNK = 5_000;
 const SEP = '\u0000';
 
+/** How a hub keeps its shops' records within its memory budget (relay/hub/recordBudget.ts); every hook is optional. */
+export interface MirrorHolding {
+  /** Start without the records in memory (default: load them, as a single-shop relay does). */
+  lean?: boolean;
+  /** A lean mirror answered from the store what memory would have (a snapshot read to its end, a list answer). */
+  asked?(mirror: FeedMirror): void;
+  /** The records held now (0: none): after loading them, after changes, after letting them go or closing. */
+  held?(size: number, mirror: FeedMirror): void;
+  /** An answer came from the records in memory. */
+  used?(mirror: FeedMirror): void;
+}
+
 export interface FeedMirror {
   /** null until the first load from the store succeeded. */
   head(): FeedHead | null;
   products(): number[];
-  /** Records of one resource, in key order (options: by number). Cached until the next change. */
-  list(resource: ResourceId): unknown[];
+  /** Records of one resource, in key order (options: by number). Held: cached until the next change. */
+  list(resource: ResourceId): Promise<unknown[]>;
   /** Snapshot records after `after` (a `resource\0key` position; null: from the start), in order. */
-  chunk(after: string | null, limit: number): { records: FeedRecord[]; last: string | null; done: boolean };
+  chunk(after: string | null, limit: number): Promise<{ records: FeedRecord[]; last: string | null; done: boolean }>;
+  /** Whether the records are in memory (answers from here, not from the store). */
+  holds(): boolean;
+  /** How many records are in memory. */
+  size(): number;
+  /** Loads the records into memory (with the next catch-up); resolves when they are, or the load failed. */
+  hold(): Promise<void>;
+  /** Lets the records go: answers come from the store again. */
+  release(): void;
   /** Catches up with the store now (one at a time); resolves when done, never throws. */
   catchUp(): Promise<void>;
   /** Why the store could not be read at the last try, or null. */
@@ -25,11 +46,37 @@ export interface FeedMirror {
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
+/** Every record of `resource` read from the store in key order (a lean mirror's list answer). */
+async function readList(store: RelayStore, resource: ResourceId, handle: string | undefined): Promise<unknown[]> {
+  const out: unknown[] = [];
+  // `resource` alone sorts before its first position (`resource\0…`) and after every earlier resource's
+  for (let after: string | null = resource; ; ) {
+    const chunk = await store.readChunk!(after, CHUNK);
+    if (chunk.handle !== handle) throw new Error(`it holds another feed history (${chunk.handle}) than this relay's (${handle})`);
+    for (const r of chunk.records) {
+      if (r.resource !== resource) return out;
+      out.push(r.record);
+    }
+    if (chunk.done || chunk.records.length === 0) return out;
+    after = chunk.last;
+  }
+}
+
+const sizeOf = (records: Map<ResourceId, Map<string, unknown>> | null): number => {
+  let n = 0;
+  for (const map of records?.values() ?? []) n += map.size;
+  return n;
+};
+
 /** @example const mirror = createFeedMirror(store); await mirror.catchUp(); mirror.head()?.version */
-export function createFeedMirror(store: RelayStore): FeedMirror {
+export function createFeedMirror(store: RelayStore, holding: MirrorHolding = {}): FeedMirror {
   let head: FeedHead | null = null;
   let products: number[] = [];
-  let records = new Map<ResourceId, Map<string, unknown>>();
+  // null: not held (lean): snapshot chunks and lists are read from the store; a store without readChunk always holds
+  let records: Map<ResourceId, Map<string, unknown>> | null = null;
+  let wanted = holding.lean !== true || store.readChunk === undefined;
+  let generation = 0; // moves on release(): a load under way then keeps nothing
+  let holdDone: Promise<void> | null = null;
   let order: string[] | null = null; // `resource\0key`, sorted: snapshot positions
   const lists = new Map<ResourceId, unknown[]>();
   let error: string | null = null;
@@ -43,6 +90,7 @@ export function createFeedMirror(store: RelayStore): FeedMirror {
   }
 
   function apply(resource: ResourceId, key: string, record: unknown | undefined): void {
+    if (!records) return;
     let map = records.get(resource);
     if (!map) records.set(resource, (map = new Map()));
     if (record === undefined) map.delete(key);
@@ -61,6 +109,7 @@ export function createFeedMirror(store: RelayStore): FeedMirror {
   }
 
   async function load(latest: FeedHead): Promise<FeedHead> {
+    const at = generation;
     const fresh = new Map<ResourceId, Map<string, unknown>>();
     for (let cursor: string | null = null, first = true; first || cursor !== null; first = false) {
       const chunk = await store.readSnapshot(cursor, CHUNK);
@@ -71,6 +120,7 @@ export function createFeedMirror(store: RelayStore): FeedMirror {
       }
       cursor = chunk.next;
     }
+    if (at !== generation) return latest; // let go meanwhile: stay lean
     records = fresh;
     // commits during the scan: their changes after the head we started from (upserts and deletes are idempotent)
     return (await applyChangesSince(latest.version, latest)) ?? latest;
@@ -79,9 +129,20 @@ export function createFeedMirror(store: RelayStore): FeedMirror {
   async function once(): Promise<void> {
     const [latest, tracked] = await Promise.all([store.head(), store.trackedProducts()]);
     let next: FeedHead;
-    if (!head || head.handle !== latest.handle || latest.version < head.version) next = await load(latest);
+    const before = records;
+    const sizeBefore = sizeOf(records);
+    if (!wanted) {
+      records = null; // lean: the head is all this instance keeps
+      next = latest;
+    } else if (!records || !head || head.handle !== latest.handle || latest.version < head.version) next = await load(latest);
     else if (latest.version > head.version) next = (await applyChangesSince(head.version, latest)) ?? (await load(latest));
     else next = latest;
+    if (records !== before) {
+      order = null;
+      lists.clear();
+    }
+    const size = sizeOf(records);
+    if (records !== before || size !== sizeBefore) holding.held?.(size, self);
     const moved =
       !head ||
       next.handle !== head.handle ||
@@ -117,10 +178,19 @@ export function createFeedMirror(store: RelayStore): FeedMirror {
 
   const off = store.onHeadChange(() => void catchUp());
 
-  return {
+  const self: FeedMirror = {
     head: () => head,
     products: () => products,
-    list(resource) {
+    async list(resource) {
+      if (!records) {
+        const list = await readList(store, resource, head?.handle).catch((error: unknown) => {
+          void catchUp(); // (another history: the head follows the store's)
+          throw error;
+        });
+        holding.asked?.(self);
+        return list;
+      }
+      holding.used?.(self);
       let list = lists.get(resource);
       if (!list) {
         const map = records.get(resource) ?? new Map<string, unknown>();
@@ -132,7 +202,18 @@ export function createFeedMirror(store: RelayStore): FeedMirror {
       }
       return list;
     },
-    chunk(after, limit) {
+    async chunk(after, limit) {
+      if (!records) {
+        const chunk = await store.readChunk!(after, limit);
+        if (chunk.handle !== head?.handle) {
+          // the store lost its history (a flushed Redis) since this head: its records are not this feed's
+          void catchUp();
+          throw new Error(`it holds another feed history (${chunk.handle}) than this relay's (${head?.handle ?? 'none'}); catching up`);
+        }
+        if (chunk.done) holding.asked?.(self); // a till read the snapshot to its end from the store
+        return { records: chunk.records, last: chunk.last, done: chunk.done };
+      }
+      holding.used?.(self);
       if (!order) {
         order = [];
         for (const [resource, map] of records) for (const key of map.keys()) order.push(resource + SEP + key);
@@ -152,9 +233,28 @@ export function createFeedMirror(store: RelayStore): FeedMirror {
         const at = pos.indexOf(SEP);
         const resource = pos.slice(0, at) as ResourceId;
         const key = pos.slice(at + 1);
-        return { resource, key, record: records.get(resource)!.get(key) };
+        return { resource, key, record: records!.get(resource)!.get(key) };
       });
       return { records: out, last: slice.at(-1) ?? after, done: lo + slice.length >= order.length };
+    },
+    holds: () => records !== null,
+    size: () => sizeOf(records),
+    hold() {
+      if (records) return Promise.resolve();
+      if (!holdDone) {
+        wanted = true;
+        holdDone = catchUp().finally(() => (holdDone = null));
+      }
+      return holdDone;
+    },
+    release() {
+      if (store.readChunk === undefined || (!records && !wanted)) return;
+      wanted = false;
+      generation++;
+      records = null;
+      order = null;
+      lists.clear();
+      holding.held?.(0, self);
     },
     catchUp,
     error: () => error,
@@ -165,6 +265,12 @@ export function createFeedMirror(store: RelayStore): FeedMirror {
     close() {
       off();
       listeners.clear();
+      if (records) {
+        generation++;
+        records = null;
+        holding.held?.(0, self);
+      }
     },
   };
+  return self;
 }

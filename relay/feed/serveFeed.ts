@@ -1,6 +1,7 @@
 // GET {basePath}/relay/v1/feed (PROTOCOL.md): a snapshot in chunks, or the changes after a version; ETag and 304;
 // a long-poll that answers as soon as the head moves past the client's, within its wait.
-import { jsonAnswer, type ProxyAnswer } from '../../proxy/proxyAnswers';
+import { jsonAnswer, jsonTextAnswer, type ProxyAnswer } from '../../proxy/proxyAnswers';
+import { feedRecordsJson } from './feedRecordsJson';
 import type { FeedMirror } from './feedMirror';
 import { feedAnswerCache } from './feedAnswerCache';
 import { encodeCursor, parseFeedQuery } from './feedQuery';
@@ -148,10 +149,19 @@ export async function serveFeed(
     const key = `snapshot\0${head.handle}\0${head.version}\0${version}\0${after}\0${q.limit}\0${envelopeKey(head)}`;
     const current = head;
     return feedAnswerCache(mirror).get(key, async () => {
-      const chunk = mirror.chunk(after, q.limit);
+      // held: from this instance's copy (and kept for the next till); not held: read from the store each time
+      const held = mirror.holds();
+      let chunk: Awaited<ReturnType<FeedMirror['chunk']>>;
+      try {
+        chunk = await mirror.chunk(after, q.limit);
+      } catch (error) {
+        const why = `the relay store could not be read: ${error instanceof Error ? error.message : String(error)}`;
+        return { answer: feedError(503, 'relay_unavailable', `RELAY UNAVAILABLE: ${why}. Keep using local data and try again shortly.`, { 'retry-after': '5' }), keep: false };
+      }
       const cursor = chunk.done ? null : encodeCursor(version, chunk.last ?? '');
-      const fields = { version, kind: 'snapshot', cursor, upserts: chunk.records.filter(mayHave), deletes: [], more: !chunk.done };
-      return { answer: jsonAnswer(200, body(current, fields), headers(etag(current, version))), keep: true };
+      const fields = { version, kind: 'snapshot', cursor, upserts: [] as [], deletes: [], more: !chunk.done };
+      const json = feedRecordsJson(body(current, fields), chunk.records.filter(mayHave));
+      return { answer: jsonTextAnswer(200, json, headers(etag(current, version))), keep: held };
     });
   }
 

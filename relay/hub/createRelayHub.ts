@@ -1,14 +1,18 @@
 // The relay for many shops under one mount: `{basePath}/shops/{shopId}/v2/…` and `…/relay/v1/…`. Each shop is a
 // createShopRelay of its own (its credentials from the host's function, its Redis keys under its hash tag, its own
-// upstream rate limit, token and sync lease), made when first asked for and kept hot within `maxHotShops`; the
-// least recently asked one beyond is closed and later made again from what its store (Redis) holds. Listings of all
-// shops of an instance share `maxConcurrentListings` slots.
+// upstream rate limit, token and sync lease), made when first asked for and kept open within `maxHotShops`; the
+// least recently asked one beyond is closed and later made again from what its store (Redis) holds. The shops' stores
+// share the hub's Redis connections (no connection per shop), and their records are in memory only within
+// `maxHotRecords` (recordBudget.ts): the others' snapshot chunks and lists are read straight from Redis. Listings of
+// all shops of an instance share `maxConcurrentListings` slots.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { normalizeBasePath } from '../../proxy/allowedPaths';
 import { envelopeAnswer, jsonAnswer, PROXY_CODES, sendAnswer, type ProxyAnswer } from '../../proxy/proxyAnswers';
 import { createRedaction, urlSecrets } from '../../proxy/redaction';
 import { createServerLog, type ServerLog } from '../../proxy/serverLog';
-import { createShopRelay } from '../createShopRelay';
+import { createHubShopRelay } from '../createShopRelay';
+import type { MirrorHolding } from '../feed/feedMirror';
+import { createRecordBudget } from './recordBudget';
 import { checkRelayOptions } from '../relayOptions';
 import { feedError } from '../feed/serveFeed';
 import { createMemoryStore } from '../store/memoryStore';
@@ -32,6 +36,8 @@ interface Shop {
 /** Where the shops' stores come from: one shared Redis connection, or a memory store each. */
 interface StoreSource {
   open(shopId: string): Promise<RelayStore>;
+  /** How a shop's records are held: within the record budget on Redis; always (memory stores: nothing to read from). */
+  holding(shopId: string): MirrorHolding | undefined;
   /** Whether the shop is due, read without opening it (memory stores: always due). */
   probe(shopId: string): Promise<ShopProbe>;
   close(): Promise<void>;
@@ -41,7 +47,7 @@ interface StoreSource {
 const MAX_UNKNOWN = 10_000;
 
 const HUB_OPTIONS = [
-  'credentials', 'credentialsTtlMs', 'basePath', 'redis', 'authorize', 'public', 'maxHotShops', 'maxConcurrentListings',
+  'credentials', 'credentialsTtlMs', 'basePath', 'redis', 'authorize', 'public', 'maxHotShops', 'maxHotRecords', 'maxConcurrentListings',
   'observer', 'shops', 'sweepIntervalMs',
 ];
 
@@ -54,6 +60,7 @@ function checkHubOptions(options: RelayHubOptions): void {
   };
   whole('credentialsTtlMs', 0);
   whole('maxHotShops', 1);
+  whole('maxHotRecords', 0);
   whole('maxConcurrentListings', 1);
   whole('sweepIntervalMs', 1);
   if (options.shops !== undefined && typeof options.shops !== 'function') wrong.push('option "shops" must be a function () => shop ids');
@@ -83,6 +90,7 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
   const now = options.now ?? (() => Date.now());
   const ttl = options.credentialsTtlMs ?? 60_000;
   const hot = createHotShops<Shop>(options.maxHotShops ?? 100);
+  const budget = createRecordBudget(options.maxHotRecords ?? 500_000);
   const slots = createListingSlots(options.maxConcurrentListings ?? 4);
   const opening = new Map<string, Promise<HotShop<Shop> | null>>();
   const unknown = new Map<string, number>();
@@ -105,23 +113,24 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
   function stores(): Promise<StoreSource> {
     source ??= (async (): Promise<StoreSource> => {
       if (options.redis === undefined) {
-        return { open: async () => createMemoryStore({ now }), probe: async () => ({ due: true, leaseUntil: null }), close: async () => undefined };
+        return {
+          open: async () => createMemoryStore({ now }),
+          holding: () => undefined,
+          probe: async () => ({ due: true, leaseUntil: null }),
+          close: async () => undefined,
+        };
       }
-      const [{ createClient }, { createRedisStore }, { probeShop }] = await Promise.all([
-        import('redis'), import('../store/redis/redisStore'), import('../store/redis/redisShopProbe'),
+      const [{ connectSharedRedis }, { createRedisStore }, { probeShop }, { redisKeys, redisPrefix }] = await Promise.all([
+        import('../store/redis/sharedRedis'), import('../store/redis/redisStore'), import('../store/redis/redisShopProbe'),
+        import('../store/redis/redisKeys'),
       ]);
-      const owned = typeof options.redis === 'string';
-      const client = (owned ? createClient({ url: options.redis as string, disableOfflineQueue: true }) : options.redis) as ReturnType<typeof createClient>;
-      // every hot shop's store listens to the shared connection's events
-      (client as unknown as { setMaxListeners(n: number): void }).setMaxListeners?.(0);
-      if (owned) client.on('error', () => undefined); // each store reports the loss in its health
-      if (!client.isOpen) await client.connect();
+      const redis = await connectSharedRedis({ redis: options.redis as string, now });
       return {
-        open: (shopId) => createRedisStore({ redis: client, shopId, now }),
-        probe: (shopId) => probeShop(client as never, shopId, { refreshIntervalMs, now: now() }),
-        close: async () => {
-          if (owned && client.isOpen) await client.close().catch(() => client.destroy());
-        },
+        open: async (shopId) =>
+          createRedisStore({ redis: options.redis as string, shopId, now, connection: await redis.forShop(redisKeys(redisPrefix(shopId)).handle) }),
+        holding: (shopId) => budget.forShop(shopId),
+        probe: (shopId) => probeShop(redis.client, shopId, { refreshIntervalMs, now: now() }),
+        close: () => redis.close(),
       };
     })();
     source.catch(() => (source = undefined)); // Redis away at start: the next request tries again
@@ -139,10 +148,12 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
   }
 
   async function open(shopId: string, credentials: ShopCredentials): Promise<Shop> {
-    const store = await (await stores()).open(shopId);
+    const source = await stores();
+    const store = await source.open(shopId);
+    const holding = source.holding(shopId);
     const closing = new AbortController();
     const authorize = options.authorize;
-    const relay = createShopRelay({
+    const relay = createHubShopRelay({
       ...shared,
       key: credentials.key,
       secret: credentials.secret,
@@ -152,7 +163,7 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
       store: gateListings(store, slots, closing.signal, shopId),
       ...(authorize ? { authorize: (req: IncomingMessage, route) => authorize(req, route, shopId) } : { public: options.public === true }),
       observer: { log: (level, message, error) => log(level, `shop ${shopId}: ${message}`, error) },
-    });
+    }, holding ? { holding } : {});
     return { relay, store, credentials, checkedAt: now(), closing };
   }
 
@@ -211,6 +222,20 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
     return pending;
   }
 
+  /**
+   * The hot shop with one more request under way on it (the caller ends it with `inFlight--`): opened shops can be
+   * evicted by another shop's opening before the caller resumes, so it is taken only while still the hot one.
+   */
+  async function acquire(shopId: string): Promise<HotShop<Shop> | null> {
+    for (let attempt = 0; ; attempt++) {
+      const entry = await shopFor(shopId);
+      if (!entry || hot.get(shopId) === entry || attempt >= 10) {
+        if (entry) entry.inFlight++;
+        return entry;
+      }
+    }
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): Promise<void> {
     const parsed = parseShopPath(req.url ?? '/', basePath);
     if (!parsed) {
@@ -223,14 +248,13 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
     if (closed) return sendAnswer(res, refuse(503, 'relay_closed', 'RELAY CLOSED: this hub has been closed; restart the server.'));
     let entry: HotShop<Shop> | null;
     try {
-      entry = await shopFor(parsed.shopId);
+      entry = await acquire(parsed.shopId);
     } catch (error) {
       log('error', `shop ${parsed.shopId} could not be opened`, error);
       return sendAnswer(res, refuse(503, 'shop_unavailable', 'SHOP UNAVAILABLE: this shop could not be opened now (see the server log); try again later.', { 'retry-after': '5' }));
     }
     if (!entry) return sendAnswer(res, refuse(404, 'unknown_shop', `NO SUCH SHOP: this hub serves no shop "${parsed.shopId}".`));
     const shop = entry;
-    shop.inFlight++;
     res.once('close', () => {
       shop.inFlight--;
       for (const old of hot.trim()) retire(old, 'close');
@@ -246,9 +270,8 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
   }) as RelayHub;
 
   hub.refresh = async (shopId) => {
-    const entry = await shopFor(shopId);
+    const entry = await acquire(shopId);
     if (!entry) throw new Error(`createRelayHub: no shop "${shopId}" (its credentials function answered null)`);
-    entry.inFlight++;
     try {
       await entry.value.relay.refresh();
     } finally {
@@ -264,9 +287,8 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
   };
   /** Lists what is due of one shop, holding it hot meanwhile (the sweep's visit). */
   async function listDue(shopId: string): Promise<void> {
-    const entry = await shopFor(shopId);
+    const entry = await acquire(shopId);
     if (!entry) return;
-    entry.inFlight++;
     try {
       await entry.value.relay.refresh({ due: true });
     } finally {
@@ -289,6 +311,8 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
   hub.sweep = () => sweep?.sweep() ?? Promise.resolve();
   hub.status = () => ({
     hot: hot.ids(),
+    inMemory: budget.held(),
+    hotRecords: budget.total(),
     listings: { running: slots.running(), waiting: slots.waiting() },
     watching: sweep?.watching() ?? [],
   });

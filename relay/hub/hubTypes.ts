@@ -52,8 +52,9 @@ export interface RelayHubOptions extends HubShopOptions {
   /** Mount prefix; shops are served under `{basePath}/shops/{shopId}/…`; default ''. @example { basePath: '/relay' } */
   basePath?: string;
   /**
-   * Where the shops' state lives: a Redis URL, a node-redis client or cluster (one connection shared by the shops,
-   * plus two per hot shop). Omitted: a memory store per shop, lost when the shop is evicted (one instance, tests).
+   * Where the shops' state lives: a Redis URL, a node-redis client or cluster. The shops share the hub's connections:
+   * the main one, one for pub/sub and one for transactions (on a cluster: the two per master), none per shop.
+   * Omitted: a memory store per shop, lost when the shop is evicted (one instance, tests).
    * @example { redis: process.env.REDIS_URL }
    */
   redis?: string | object;
@@ -62,11 +63,19 @@ export interface RelayHubOptions extends HubShopOptions {
   /** true: anybody may ask everything of every shop (a private network only). Ignored when `authorize` is given. */
   public?: boolean;
   /**
-   * Shops kept hot in this instance (their feed in memory, their connections open); the least recently asked one
-   * beyond it is closed (its data stays in Redis) and served again from Redis when asked. Default 100.
-   * @example { maxHotShops: 500 }
+   * Shops kept open in this instance (each its relay: head, leases, limits, long-polls; about 70 kB without its
+   * records); the least recently asked one beyond it is closed (its data stays in Redis) and opened again when asked.
+   * Default 100. @example { maxHotShops: 500 }
    */
   maxHotShops?: number;
+  /**
+   * Records (coupons and options, over every shop) this instance holds in memory; default 500,000 (about 200 MB at
+   * the 0.8 MB per 2,000 coupons the bench measures; more for larger records). A shop's records are loaded once a
+   * till has read its snapshot to the end from Redis (or a client asked for a list); beyond the budget the least
+   * recently used shops let theirs go and are served straight from Redis (snapshot chunks in key order, changes from
+   * the log). With a memory store (no `redis`) every open shop holds its records. @example { maxHotRecords: 2_000_000 }
+   */
+  maxHotRecords?: number;
   /** Upstream listings this instance runs at once, over all its shops (a shop lists under its own lease); default 4. */
   maxConcurrentListings?: number;
   /**
@@ -92,8 +101,12 @@ export interface RelayHubObserver {
 
 /** Where a hub stands. */
 export interface RelayHubStatus {
-  /** Shops hot in this instance, least recently asked first. */
+  /** Shops open in this instance, least recently asked first. */
   hot: string[];
+  /** Shops whose records are held in memory, least recently used first (the others are read from Redis). */
+  inMemory: string[];
+  /** Records held in memory over every shop: at most `maxHotRecords` (but while one shop's records are loaded). */
+  hotRecords: number;
   /** Listings running in this instance now (by shop), and how many wait for a turn. */
   listings: { running: string[]; waiting: number };
   /** Shops another instance lists now, looked at again when its lease would lapse. */

@@ -30,7 +30,8 @@ export const RELAY_VARIABLES = {
     expected: 'hub mode: a readable JSON file of every shop served under /shops/{shopId}/, `{ "<shopId>": { "key", "secret", "target"?, "tills"? } }` (instead of SHOP_API_KEY, SHOP_API_SECRET, SHOP_ID)',
     schema: z.string().min(1),
   },
-  MAX_HOT_SHOPS: { expected: 'hub mode: shops kept in memory at once (1 to 100000); the others are served again from the store', fallback: '100', schema: whole(1, 100_000) },
+  MAX_HOT_SHOPS: { expected: 'hub mode: shops kept open at once (1 to 100000); the others are opened again from the store when asked', fallback: '100', schema: whole(1, 100_000) },
+  MAX_HOT_RECORDS: { expected: 'hub mode: records held in memory over every shop (0 to 100000000); the other shops are served straight from Redis', fallback: '500000', schema: whole(0, 100_000_000) },
   SHOP_API_BASE: { expected: 'the shop API origin, an http(s) URL', fallback: 'https://api.imweb.me', schema: httpUrl },
   SHOP_ID: {
     expected: 'a name for the shop of 1 to 64 letters, digits, dots, dashes or underscores (default: a SHA-256 prefix of the key)',
@@ -113,6 +114,8 @@ export interface RelayServerConfig {
   /** Hub mode: the file of every shop (SHOPS_FILE); undefined: one shop. */
   shopsFile: string | undefined;
   maxHotShops: number;
+  /** Hub mode: records held in memory over every shop (MAX_HOT_RECORDS). */
+  maxHotRecords: number;
   target: string;
   shopId: string | undefined;
   redisUrl: string | undefined;
@@ -237,6 +240,7 @@ export function readRelayConfig(env: Environment, readFile: (path: string) => st
       secret: v.SHOP_API_SECRET ?? '',
       shopsFile: v.SHOPS_FILE,
       maxHotShops: v.MAX_HOT_SHOPS!,
+      maxHotRecords: v.MAX_HOT_RECORDS!,
       target: v.SHOP_API_BASE!,
       shopId: v.SHOP_ID,
       redisUrl: v.REDIS_URL,

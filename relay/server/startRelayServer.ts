@@ -271,6 +271,7 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       basePath: config.basePath,
       ...(config.redisUrl ? { redis: config.redisUrl } : {}),
       maxHotShops: config.maxHotShops,
+      maxHotRecords: config.maxHotRecords,
       rateLimits: config.rateLimits,
       refreshIntervalMs: config.refreshIntervalMs,
       leaseMs: config.leaseMs,

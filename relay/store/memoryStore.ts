@@ -81,6 +81,30 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
     return sortedKeys;
   }
 
+  /** Snapshot records after the position `after` (`resource\0key`; null: from the start), in position order. */
+  function recordsAfter(after: string | null, limit: number): { records: FeedRecord[]; last: string | null; done: boolean } {
+    const keys = keysInOrder();
+    let start = 0;
+    if (after !== null) {
+      let lo = 0;
+      let hi = keys.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (keys[mid]! <= after) lo = mid + 1;
+        else hi = mid;
+      }
+      start = lo;
+    }
+    const slice = keys.slice(start, start + Math.max(1, limit));
+    const records: FeedRecord[] = slice.map((k) => {
+      const at = k.indexOf(SEP);
+      const resource = k.slice(0, at) as ResourceId;
+      const key = k.slice(at + 1);
+      return { resource, key, record: snapshot.get(resource)!.get(key)!.record };
+    });
+    return { records, last: slice.at(-1) ?? after, done: start + slice.length >= keys.length };
+  }
+
   return {
     kind: 'memory',
 
@@ -89,28 +113,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
     },
 
     async readSnapshot(cursor, limit) {
-      const keys = keysInOrder();
-      // the cursor is the last key handed out: records that stay in the snapshot are never skipped
-      let start = 0;
-      if (cursor !== null) {
-        let lo = 0;
-        let hi = keys.length;
-        while (lo < hi) {
-          const mid = (lo + hi) >> 1;
-          if (keys[mid]! <= cursor) lo = mid + 1;
-          else hi = mid;
-        }
-        start = lo;
-      }
-      const slice = keys.slice(start, start + Math.max(1, limit));
-      const records: FeedRecord[] = slice.map((k) => {
-        const at = k.indexOf(SEP);
-        const resource = k.slice(0, at) as ResourceId;
-        const key = k.slice(at + 1);
-        return { resource, key, record: snapshot.get(resource)!.get(key)!.record };
-      });
-      const next = start + slice.length < keys.length ? slice[slice.length - 1]! : null;
-      return { records, next };
+      // the cursor is the last position handed out: records that stay in the snapshot are never skipped
+      const chunk = recordsAfter(cursor, limit);
+      return { records: chunk.records, next: chunk.done ? null : chunk.last };
+    },
+
+    async readChunk(after, limit) {
+      return { ...recordsAfter(after, limit), handle };
     },
 
     async readChanges(since, limit) {

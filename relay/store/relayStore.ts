@@ -14,6 +14,11 @@ export interface FeedRecord {
   key: string;
   /** The record as validated by the relay (worker/parseRecords), JSON-clonable. */
   record: unknown;
+  /**
+   * The record's JSON as the store keeps it, when it has it (the Redis store's snapshot chunks: `record` is then
+   * parsed from it when first read): a feed answer sends it as it is, not parsed and serialised again.
+   */
+  json?: string;
 }
 
 /** One entry of the change log. Versions are shop-wide: one counter for every resource of the shop. */
@@ -88,6 +93,14 @@ export interface ListingCommit {
   lease: Lease;
 }
 
+/** Records of the snapshot after a position (RelayStore.readChunk). */
+export interface SnapshotChunk {
+  records: FeedRecord[];
+  last: string | null;
+  done: boolean;
+  handle: string;
+}
+
 /** The store's own health, for status and for the relay's "degraded" answers. */
 export interface StoreHealth {
   ok: boolean;
@@ -113,6 +126,15 @@ export interface RelayStore {
    * resource + key.
    */
   readSnapshot(cursor: string | null, limit: number): Promise<{ records: FeedRecord[]; next: string | null }>;
+  /**
+   * Records of the current snapshot after the position `after` (`resource\0key`, the feed's snapshot positions;
+   * null: from the start), in position order, at most `limit`; `last`: the position of the last one handed out
+   * (`after` when none), `done`: nothing follows it; `handle`: the history these records belong to (a reader holding
+   * another head must not hand them out under it). What a relay serving a shop straight from the store answers
+   * with, without a copy of the shop in memory. Optional (both stores here have it): a relay given a store without
+   * it keeps its shop in memory, as a single-shop relay always does.
+   */
+  readChunk?(after: string | null, limit: number): Promise<SnapshotChunk>;
   /** Changes with version > since, oldest first, at most `limit`; null when since < head.oldest (start again). */
   readChanges(since: number, limit: number): Promise<FeedChange[] | null>;
   /** Every record key of one resource with its hash: what a complete listing is diffed against. */

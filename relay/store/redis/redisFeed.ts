@@ -6,11 +6,13 @@ import { ShopLookupError } from '../../../src/errors';
 import { underLease, type LeaseContext } from './redisLease';
 import type { RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
-import type { FeedChange, FeedHead, FeedRecord, ListingCommit, ResourceId } from '../relayStore';
+import type { FeedChange, FeedHead, FeedRecord, ListingCommit, ResourceId, SnapshotChunk } from '../relayStore';
 
 export interface RedisFeedDeps extends LeaseContext {
   /** Changes kept in the log; older `since` values must start again. */
   maxChanges: number;
+  /** Told when a read finds Redis without the feed's history (flushed, restarted without its data) and starts it anew. */
+  onNewHistory?: () => Promise<unknown>;
 }
 
 
@@ -21,17 +23,19 @@ function parseHead(handle: string, version: string | null, oldest: string | null
 }
 
 /**
- * The head; makes the handle when there is none yet (a new or flushed Redis: the history starts anew). `watching`:
- * inside WATCH, where a MULTI would end the watch, so the reads are plain; elsewhere one MULTI reads them at once.
+ * The head; makes the handle when there is none yet (a new or flushed Redis: the history starts anew), and then
+ * tells `onNewHistory`. `watching`: inside WATCH, where a MULTI would end the watch, so the reads are plain;
+ * elsewhere one MULTI reads them at once.
  */
-export async function readHead(client: RedisClient, keys: RedisKeys, watching = false): Promise<FeedHead> {
+export async function readHead(client: RedisClient, keys: RedisKeys, watching = false, onNewHistory?: () => Promise<unknown>): Promise<FeedHead> {
   const [handle, version, oldest, confirmed] = (watching
     ? await Promise.all([client.get(keys.handle), client.get(keys.version), client.get(keys.oldest), client.hGetAll(keys.confirmed)])
     : await client.multi().get(keys.handle).get(keys.version).get(keys.oldest).hGetAll(keys.confirmed).exec()) as [
     string | null, string | null, string | null, Record<string, string>,
   ];
   if (handle !== null) return parseHead(handle, version, oldest, confirmed);
-  await client.set(keys.handle, `${Date.now().toString(36)}-${randomUUID().slice(0, 8)}`, { NX: true });
+  const made = await client.set(keys.handle, `${Date.now().toString(36)}-${randomUUID().slice(0, 8)}`, { NX: true });
+  if (made !== null) await onNewHistory?.();
   return readHead(client, keys, watching);
 }
 
@@ -62,13 +66,40 @@ function chunks<T>(items: T[], size = 5000): T[][] {
 /** ZRANGE BYLEX bound just after `key`. */
 const after = (key: string): string => `(${key}`;
 
+const SEP = '\u0000';
+
+/** A record as stored: its JSON kept for the feed's answer, parsed once when `record` is first read. */
+function storedRecord(resource: ResourceId, key: string, json: string): FeedRecord {
+  let parsed: { value: unknown } | null = null;
+  return {
+    resource,
+    key,
+    json,
+    get record() {
+      parsed ??= { value: JSON.parse(json) };
+      return parsed.value;
+    },
+  };
+}
+
+/**
+ * The ZRANGE BYLEX start of `resource`'s keys that follow the snapshot position `position` (`resource\0key`), or
+ * null when every key of it comes before.
+ */
+function lexAfter(resource: ResourceId, position: string | null): string | null {
+  const prefix = resource + SEP;
+  if (position === null || position < prefix) return '-';
+  if (position.startsWith(prefix)) return after(position.slice(prefix.length));
+  return null;
+}
+
 /** @example const feed = redisFeed({ conn, keys, now: Date.now, maxChanges: 100_000 }); await feed.head(); */
 export function redisFeed(deps: RedisFeedDeps) {
-  const { conn, keys, maxChanges } = deps;
+  const { conn, keys, maxChanges, onNewHistory } = deps;
   const { client } = conn;
 
   return {
-    head: () => readHead(client, keys),
+    head: () => readHead(client, keys, false, onNewHistory),
 
     async readSnapshot(cursor: string | null, max: number): Promise<{ records: FeedRecord[]; next: string | null }> {
       const limit = Math.max(1, max);
@@ -103,6 +134,39 @@ export function redisFeed(deps: RedisFeedDeps) {
       return { records, next: null };
     },
 
+    async readChunk(after: string | null, max: number): Promise<SnapshotChunk> {
+      const limit = Math.max(1, max);
+      const [handle, members] = (await client.multi().get(keys.handle).sMembers(keys.resources).exec()) as unknown as [string | null, string[]];
+      const resources = (members as ResourceId[]).sort();
+      // keys first, one more than asked (to know whether anything follows), then their records per resource
+      const picked: { resource: ResourceId; batch: string[] }[] = [];
+      let count = 0;
+      for (const resource of resources) {
+        const from = lexAfter(resource, after);
+        if (from === null) continue;
+        const batch = (await client.zRange(keys.keys(resource), from, '+', { BY: 'LEX', LIMIT: { offset: 0, count: limit + 1 - count } })) as string[];
+        if (batch.length === 0) continue;
+        picked.push({ resource, batch });
+        count += batch.length;
+        if (count > limit) break;
+      }
+      const done = count <= limit;
+      if (!done) picked.at(-1)!.batch.pop();
+      const records: FeedRecord[] = [];
+      let last = after;
+      for (const { resource, batch } of picked) {
+        if (batch.length === 0) continue;
+        const values = (await client.hmGet(keys.records(resource), batch)) as (string | null)[];
+        batch.forEach((key, i) => {
+          // deleted between the two reads: the changes after the snapshot's version carry the delete
+          const json = values[i];
+          if (json != null) records.push(storedRecord(resource, key, json));
+        });
+        last = resource + SEP + batch.at(-1)!;
+      }
+      return { records, last, done, handle: handle ?? '' };
+    },
+
     async readChanges(since: number, limit: number): Promise<FeedChange[] | null> {
       const [oldest, entries] = (await client.multi()
         .get(keys.oldest)
@@ -126,7 +190,7 @@ export function redisFeed(deps: RedisFeedDeps) {
       const done = await underLease(
         deps, commit.lease, [keys.version, keys.oldest, keys.handle, keys.hashes(resource)],
         async (tx) => {
-          const head = await readHead(tx, keys, true);
+          const head = await readHead(tx, keys, true, onNewHistory);
           // only keys in the snapshot are deleted (and get a version)
           const found = commit.deletes.length === 0 ? [] : ((await tx.hmGet(keys.hashes(resource), commit.deletes)) as (string | null)[]);
           return { head, deletes: commit.deletes.filter((_, i) => found[i] != null) };

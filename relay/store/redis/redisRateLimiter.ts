@@ -41,6 +41,17 @@ interface ClassState {
 }
 
 const WINDOW_MS = 1000;
+const DEFAULT_MARGIN_MS = 200;
+
+/**
+ * Holds every instance's next upstream call of each class for one window (plus the margin). For a Redis found
+ * without the shop's history (flushed, or restarted without its data): it forgot the lanes, that is the calls made
+ * in the last second, and an instance listing again at once would be the API's second call within its second.
+ * @example await holdRateLimits(client, keys, 200);
+ */
+export async function holdRateLimits(client: RedisClient, keys: RedisKeys, marginMs = DEFAULT_MARGIN_MS): Promise<void> {
+  await Promise.all((['list', 'other'] as const).map((cls) => client.set(keys.pause(cls), '1', { NX: true, PX: WINDOW_MS + marginMs })));
+}
 
 /**
  * @example const limiter = createRedisRateLimiter({ client, keys, limits: { list: 1, other: 5 } });
@@ -48,7 +59,7 @@ const WINDOW_MS = 1000;
  */
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
   const { client, keys } = options;
-  const margin = options.marginMs ?? 200;
+  const margin = options.marginMs ?? DEFAULT_MARGIN_MS;
   const setTimer = options.setTimeout ?? ((fn, ms) => setTimeout(fn, ms));
   const clearTimer = options.clearTimeout ?? ((h) => clearTimeout(h as ReturnType<typeof setTimeout>));
   const now = options.now ?? (() => Date.now());

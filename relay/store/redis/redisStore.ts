@@ -3,12 +3,12 @@
 // slot. Built from node-redis (connections, MULTI/WATCH, pub/sub, reconnects) and rate-limiter-flexible (the shared
 // upstream limit); no scripts of our own.
 import { WatchError } from 'redis';
-import { connectRedis, isRedisCluster, type RedisClient, type RedisCluster } from './redisConnection';
+import { connectRedis, isRedisCluster, type RedisClient, type RedisCluster, type RedisConnection } from './redisConnection';
 import { readHead, redisFeed } from './redisFeed';
 import { hashTag, redisKeys, redisPrefix } from './redisKeys';
 import { redisLeases } from './redisLease';
 import { redisListing } from './redisListing';
-import { createRedisRateLimiter } from './redisRateLimiter';
+import { createRedisRateLimiter, holdRateLimits } from './redisRateLimiter';
 import { tooManyProducts } from '../../upstream/productTracking';
 import type { FeedHead, RelayStore } from '../relayStore';
 
@@ -27,6 +27,11 @@ export interface RedisStoreOptions {
   prefix?: string;
   /** Changes kept for `since` (older: start again). Default 100,000, as the memory store. @example { maxChanges: 10_000 } */
   maxChanges?: number;
+  /**
+   * A connection shared with other stores (a hub's shops, relay/store/redis/sharedRedis.ts): the store opens none of
+   * its own and closes none; `redis` then only tells whether it is a cluster.
+   */
+  connection?: RedisConnection;
   /** Attempts at the first connection before failing with `redis_unreachable`. Default 3. */
   startAttempts?: number;
   /** Longest wait between reconnect attempts, ms. Default 2000. */
@@ -48,7 +53,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
   if (isRedisCluster(options.redis) && hashTag(keys.prefix) === null) {
     throw new TypeError(`createRedisStore: on a Redis Cluster the prefix ${JSON.stringify(keys.prefix)} must hold a hash tag such as {shop-7f3a}, so a shop's keys share one slot`);
   }
-  const conn = await connectRedis({
+  const conn = options.connection ?? await connectRedis({
     redis: options.redis,
     slotKey: keys.handle,
     ...(options.startAttempts !== undefined ? { startAttempts: options.startAttempts } : {}),
@@ -57,7 +62,11 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
   });
   const { client } = conn;
   const ctx = { conn, keys, now };
-  const feed = redisFeed({ ...ctx, maxChanges: options.maxChanges ?? 100_000 });
+  // Redis found without the feed's history later on (flushed, restarted without its data) forgot the shared rate
+  // limit's last second too: every instance holds its next upstream call one window. Not at this first read: a new
+  // shop's first listing goes at once.
+  const onNewHistory = () => holdRateLimits(client, keys, options.rateLimitMarginMs);
+  const feed = redisFeed({ ...ctx, maxChanges: options.maxChanges ?? 100_000, onNewHistory });
   const listing = redisListing(ctx);
   const leases = redisLeases(ctx);
   const limiters = new Set<{ dispose(): void }>();
@@ -66,16 +75,17 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
   const emitHead = (head: FeedHead): void => {
     for (const listener of headListeners) listener(head);
   };
+  const onMessage = (message: string): void => emitHead(JSON.parse(message) as FeedHead);
   try {
     await readHead(client, keys); // makes the handle on a new Redis
-    await conn.subscriber.subscribe(keys.channel, (message) => emitHead(JSON.parse(message) as FeedHead));
+    await conn.subscriber.subscribe(keys.channel, onMessage);
   } catch (error) {
     await conn.close();
     throw conn.failure(error);
   }
   // Publishes sent while we were away are lost: hand the current head to the listeners, so long-polls look again.
-  conn.onReconnect(() => {
-    if (headListeners.size > 0) readHead(client, keys).then(emitHead, () => undefined);
+  const offReconnect = conn.onReconnect(() => {
+    if (headListeners.size > 0) readHead(client, keys, false, onNewHistory).then(emitHead, () => undefined);
   });
 
   // Every call fails with a ShopLookupError naming the URL when Redis is away (no offline queue: no hanging).
@@ -92,6 +102,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
     kind: 'redis',
     head: guard(feed.head),
     readSnapshot: guard(feed.readSnapshot),
+    readChunk: guard(feed.readChunk),
     readChanges: guard(feed.readChanges),
     readHashes: guard(feed.readHashes),
     readRecord: guard(feed.readRecord),
@@ -190,6 +201,9 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
       closed ??= (async () => {
         for (const limiter of limiters) limiter.dispose();
         headListeners.clear();
+        offReconnect();
+        // (on a shared connection the other shops' channels stay subscribed)
+        if (conn.subscriber.isReady) await conn.subscriber.unsubscribe(keys.channel, onMessage).catch(() => undefined);
         await conn.close();
       })();
       return closed;

@@ -1,0 +1,60 @@
+// The Redis connections a hub instance shares between all its shops: one main client (given, or made from a URL),
+// one subscriber on which every shop's head channel is subscribed, and one connection for watched transactions,
+// queued (on a Redis Cluster: a subscriber and a transaction connection per master, the one of a shop's slot). A
+// shop's store made on it opens no connection of its own, so a shop asked for once costs no round trip to connect.
+import { connectRedis, isRedisCluster, type RedisClient, type RedisCluster, type RedisConnection } from './redisConnection';
+
+export interface SharedRedis {
+  /** The main client (a cluster client on a cluster): plain reads of any shop. */
+  client: RedisClient;
+  /** The connection a shop's store uses (`createRedisStore({ connection })`); its close() closes nothing. */
+  forShop(slotKey: string): Promise<RedisConnection>;
+  /** Closes what this made (a client or cluster the host gave stays open). */
+  close(): Promise<void>;
+}
+
+/** A view of `conn` whose close() leaves it open for the other shops. */
+const shared = (conn: RedisConnection): RedisConnection => ({ ...conn, close: async () => undefined });
+
+/** Where a cluster node client connects, as a map key. */
+function nodeId(node: unknown): string {
+  const options = (node as { options?: { url?: string; socket?: { host?: string; port?: number } } }).options;
+  return options?.url ?? `${options?.socket?.host ?? 'localhost'}:${options?.socket?.port ?? 6379}`;
+}
+
+/**
+ * Connects (rejects with `redis_unreachable` naming the URL, as a store would).
+ * @example const redis = await connectSharedRedis({ redis: process.env.REDIS_URL! }); const conn = await redis.forShop('shop-lookup:{s1}:feed:handle');
+ */
+export async function connectSharedRedis(options: { redis: string | RedisClient | RedisCluster; now?: () => number }): Promise<SharedRedis> {
+  const now = options.now ?? (() => Date.now());
+  if (!isRedisCluster(options.redis)) {
+    const conn = await connectRedis({ redis: options.redis, now });
+    // every shop's store listens to the shared connections' events
+    for (const c of [conn.client, conn.subscriber]) (c as unknown as { setMaxListeners?(n: number): void }).setMaxListeners?.(0);
+    const view = shared(conn);
+    return { client: conn.client, forShop: async () => view, close: () => conn.close() };
+  }
+  const cluster = options.redis as unknown as RedisClient & { getNodeClientForKey(key: string): Promise<unknown> };
+  (cluster as unknown as { setMaxListeners?(n: number): void }).setMaxListeners?.(0);
+  if (!cluster.isOpen) await cluster.connect();
+  const byMaster = new Map<string, Promise<RedisConnection>>();
+  return {
+    client: cluster,
+    async forShop(slotKey) {
+      const id = nodeId(await cluster.getNodeClientForKey(slotKey));
+      let conn = byMaster.get(id);
+      if (!conn) {
+        conn = connectRedis({ redis: options.redis, slotKey, now });
+        byMaster.set(id, conn);
+        conn.catch(() => byMaster.get(id) === conn && byMaster.delete(id)); // the next shop tries again
+      }
+      return shared(await conn);
+    },
+    async close() {
+      const all = await Promise.all([...byMaster.values()].map((c) => c.catch(() => null)));
+      byMaster.clear();
+      await Promise.all(all.map((c) => c?.close()));
+    },
+  };
+}

@@ -1,0 +1,45 @@
+// Who a request to the relay command comes from behind proxies (TRUST_PROXY_HOPS): the address that many places
+// from the right of X-Forwarded-For, never an entry the client wrote, for the per-client bounds and for the
+// operators' loopback rule.
+import type { IncomingMessage } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { clientAddress, createTillAccess } from '../relay/server/tillAccess';
+import { createTillTokens } from '../relay/server/tillTokens';
+
+const request = (remoteAddress: string, forwardedFor?: string): IncomingMessage =>
+  ({ socket: { remoteAddress }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } }) as unknown as IncomingMessage;
+
+const access = (trustProxyHops: number) =>
+  createTillAccess({ tokens: createTillTokens({ entries: [], shop: 'shop-a' }), storefrontOpen: false, public: false, opsToken: undefined, trustProxyHops });
+
+describe('the client a request comes from (TRUST_PROXY_HOPS)', () => {
+  it('is the connecting address without trusted proxies, whatever X-Forwarded-For says', () => {
+    expect(clientAddress(request('203.0.113.7', '127.0.0.1'), 0)).toBe('203.0.113.7');
+  });
+
+  it('is the entry the trusted proxy appended, not one the client wrote further left', () => {
+    // the client sent "X-Forwarded-For: 127.0.0.1"; the proxy (10.0.0.2) appended the address it was reached from
+    expect(clientAddress(request('10.0.0.2', '127.0.0.1, 198.51.100.4'), 1)).toBe('198.51.100.4');
+    // two proxies: the outer one appended the client, the inner one the outer proxy
+    expect(clientAddress(request('10.0.0.3', 'spoofed, 198.51.100.4, 10.0.0.2'), 2)).toBe('198.51.100.4');
+  });
+
+  it('never goes left of what the proxies wrote when fewer entries came than hops are trusted', () => {
+    expect(clientAddress(request('10.0.0.2'), 1)).toBe('10.0.0.2');
+    expect(clientAddress(request('10.0.0.2', '198.51.100.4'), 3)).toBe('198.51.100.4');
+  });
+
+  it('keeps per-client bounds apart by that address, so two shoppers behind one proxy are two clients', () => {
+    const a = access(1);
+    expect(a.clientId(request('10.0.0.2', '198.51.100.4'))).toBe('ip:198.51.100.4');
+    expect(a.clientId(request('10.0.0.2', '198.51.100.5'))).toBe('ip:198.51.100.5');
+  });
+
+  it("opens the operators' routes (no OPS_TOKEN) to this machine only: a client writing 127.0.0.1 through a proxy is refused", () => {
+    const a = access(1);
+    expect(a.mayOperate(request('10.0.0.2', '127.0.0.1, 198.51.100.4'), 'metrics')).toBe(false);
+    expect(a.mayOperate(request('10.0.0.2', '127.0.0.1'), 'metrics')).toBe(true); // the proxy reached from loopback
+    expect(access(0).mayOperate(request('127.0.0.1', '198.51.100.4'), 'metrics')).toBe(true);
+    expect(access(0).mayOperate(request('198.51.100.4', '127.0.0.1'), 'metrics')).toBe(false);
+  });
+});
