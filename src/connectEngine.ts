@@ -19,9 +19,8 @@ export function engineOptionsOf(o: ShopLookupOptions): EngineOptions {
 function workerFailed(detail: string): ShopLookupError {
   return new ShopLookupError(
     'worker_failed',
-    `The shop-lookup worker could not start (${detail}). If your bundler does not follow ` +
-      "`new Worker(new URL(..., import.meta.url))` inside a dependency, pass `worker: () => new Worker(new URL('shop-lookup/worker', " +
-      "import.meta.url), { type: 'module' })` (or a URL where you serve the worker), or `worker: false`. See the README, \"Bundlers\".",
+    `The shop-lookup worker could not start (${detail}). Pass \`worker: () => new Worker(new URL('shop-lookup/worker', ` +
+      "import.meta.url), { type: 'module' })` or `worker: false` (see docs/embedding.md, \"Bundlers\").",
   );
 }
 

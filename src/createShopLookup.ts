@@ -50,7 +50,7 @@ export function createShopLookup(options: ShopLookupOptions): ShopLookup {
     throw new ShopLookupError('bad_options', "createShopLookup needs a baseUrl: the API origin or a same-origin proxy path such as '/shop-api'.");
   }
   if (options.coupons !== undefined && options.coupons !== 'all' && options.coupons !== 'byCode') {
-    throw new ShopLookupError('bad_options', "createShopLookup: option \"coupons\" must be 'all' (a till: sync the coupon list) or 'byCode' (a storefront: one coupon by its exact code).");
+    throw new ShopLookupError('bad_options', "createShopLookup: option \"coupons\" must be 'all' (a till) or 'byCode' (a storefront).");
   }
   const hub = createWatchHub();
   const connection: Promise<Connection> = connectEngine(options, hub.listener);
