@@ -180,6 +180,33 @@ describe('relay feed source (hand-written answers)', () => {
     expect(await offlineCheckout(db).validate('A', { amount: 1000, acceptStale: true })).toMatchObject({ ok: false, reason: 'unreadable', detail: { rule: 'record' } });
   });
 
+  it('ends the unreadable mark when a readable record comes among many (a chunk of a hundred coupons), as with one', async () => {
+    let step = 'snapshot';
+    const many = Array.from({ length: 100 }, (_, i) => coupon(`M${String(i).padStart(3, '0')}`));
+    server = await scripted((url, _req, res) => {
+      if (!url.searchParams.has('since')) return json(res, 200, answer({ handle: 'h', version: 1, kind: 'snapshot', upserts: [coupon('A'), coupon('B')] }));
+      const since = url.searchParams.get('since');
+      if (since === '1' && step !== 'snapshot') {
+        const bad = (code: string) => ({ resource: 'coupons', key: code, record: { coupon_code: code, apply_sale_price: 'lots' } });
+        return json(res, 200, answer({ handle: 'h', version: 2, kind: 'changes', confirmedAt: { coupons: 2000 }, upserts: [bad('A'), bad('B')] }));
+      }
+      if (since === '2' && step === 'readable') {
+        return json(res, 200, answer({ handle: 'h', version: 3, kind: 'changes', confirmedAt: { coupons: 3000 }, upserts: [...many.slice(0, 50), coupon('A', 'A again'), ...many.slice(50)] }));
+      }
+      json(res, 200, answer({ handle: 'h', version: Number(since), kind: 'changes', upserts: [] }));
+    });
+    const source = sourceFor();
+    await source.syncAll(run(contextFor(db)), []);
+    step = 'unreadable';
+    await source.syncAll(run(contextFor(db)), []);
+    expect(await shown(db, 'A')).toEqual({ syncedAt: 1000, unreadable: true });
+    step = 'readable';
+    await source.syncAll(run(contextFor(db)), []);
+    expect(await db.coupons.get('A')).toMatchObject({ name: 'A again' });
+    expect(await shown(db, 'A')).toEqual({ syncedAt: 3000, unreadable: false });
+    expect(await shown(db, 'B')).toEqual({ syncedAt: 1000, unreadable: true }); // not among them: still marked
+  });
+
   it('keeps the good local copy of a record rejected in a new snapshot built aside, unconfirmed until a readable one comes', async () => {
     let handle = 'h1';
     const good = { resource: 'coupons', key: 'A', record: { coupon_code: 'A', name: 'A', status: 'progress', apply_sale_percent: 10 } };

@@ -33,11 +33,22 @@ export async function markUnreadable(db: ShopDatabase, records: UnreadableRecord
   if (marks.length > 0) await db.meta.bulkPut(marks);
 }
 
-/** Ends the marks of `codes` (a readable record arrived, or the code is gone), in the running transaction. */
+/** Above this many codes the marks are read all at once (they are few) instead of a row per code. */
+const READ_EACH_UP_TO = 64;
+
+/**
+ * Ends the marks of `codes` (a readable record arrived, or the code is gone), in the running transaction. A few
+ * codes (a live change) are looked up one by one; a relay snapshot's chunk of 10,000 reads the marks instead: a
+ * row per code made a till's first sync from a relay about a third slower (0.62× bulkPut against 0.92×).
+ */
 export async function clearUnreadable(db: ShopDatabase, codes: string[]): Promise<void> {
   if (codes.length === 0) return;
-  const rows = await db.meta.bulkGet(codes.map(metaKey.coupon));
-  await clearMarks(db, rows.filter(isMark));
+  if (codes.length <= READ_EACH_UP_TO) {
+    await clearMarks(db, (await db.meta.bulkGet(codes.map(metaKey.coupon))).filter(isMark));
+    return;
+  }
+  const wanted = new Set(codes.map(metaKey.coupon));
+  await clearMarks(db, (await unreadableMarks(db)).filter((m) => wanted.has(m.key)));
 }
 
 /** Every code marked unreadable now (the per-code rows, few: codes looked up one by one, and the marked). */
