@@ -262,7 +262,11 @@ try {
   if (wants('tills')) {
     log(`tills on a relay: initial sync of ${sizes.big} coupons from its snapshot, re-syncs, a live change (${sizes.runs} run(s))`);
     const upstream = mount('relayapi', { rateLimits: false, data: { coupons: sizes.big } });
-    const relay = await h.mountRelay('main', 'relayapi');
+    // when the relay's listing of the coupons committed (its observer is told right after the commit)
+    let committedAt = null;
+    const relay = await h.mountRelay('main', 'relayapi', {
+      observer: { listing: (e) => { if (e.resource === 'coupons' && e.ok) committedAt = performance.timeOrigin + performance.now(); } },
+    });
     await relay.refresh(); // the relay's own upstream listing: not the till's time
     // the measured till's long-polls are parked (a second door to the same relay): its re-syncs are measured alone,
     // not overtaken by its own live feed; the live row uses a till on the main door
@@ -293,19 +297,14 @@ try {
       const target = upstream.data.coupons[Math.floor(sizes.big * 0.4) + r];
       const newName = `${String(target.name)} (live ${r + 1})`;
       await call('watchCoupon', 'rtill2', String(target.coupon_code), newName);
-      // the moment the relay's listing commits the change: its feed head moves (an observer's long-poll answers)
-      const head = await relay.status();
-      const moved = fetch(`${h.origin}/relay/main/relay/v1/feed?since=${head.version}&handle=${head.handle}&wait=60&limit=1`).then(async (res) => {
-        const t = performance.timeOrigin + performance.now();
-        await res.text();
-        return t;
-      });
+      committedAt = null;
       upstream.upsertCoupon({ ...target, name: newName });
       await relay.refresh();
-      const seen = await moved;
+      // from the relay's commit of the listing that found the change to the second till's emission: the live
+      // long-poll's answer, the till's write and its lookup (an observer's long-poll woken by the same commit, the
+      // reference before, could answer after the till had emitted: a negative figure)
       const at = await call('watchedAt', 'rtill2');
-      // negative: the till emitted before the observer (on loopback, woken by the same commit) had its answer
-      live.push({ ms: at === null ? null : at - seen });
+      live.push({ ms: at === null || committedAt === null ? null : at - committedAt });
     }
     await call('close', 'rtill');
     await call('close', 'rtill2');
@@ -322,7 +321,7 @@ try {
     row({ figure: `till via relay: initial sync vs a direct listing at 1 list call/s (${Math.ceil(sizes.big / 100)} pages)`, ours: firstMs, baseline: directMs, unit: 'ms', ratio: directMs / firstMs, budget: '≥ 50 × faster', pass: directMs >= 50 * firstMs });
     row({ figure: 'till via relay: re-sync, nothing changed', ours: againMs, unit: 'ms', budget: '1 request, 0 writes, ≤ 50 ms', pass: againMs <= 50 && runs.every((x) => x.again.report.ok && x.again.report.requests === 1 && x.again.report.written === 0) });
     row({ figure: `till via relay: re-sync, ${changed} of ${big} changed`, ours: someMs, baseline: firstMs, unit: 'ms', ratio: someMs / firstMs, budget: `≤ 0.05 × initial; writes ${changed}`, pass: someMs <= 0.05 * firstMs && runs.every((x) => x.some.report.ok && x.some.report.written === changed) });
-    row({ figure: 'till via relay: a change upstream → coupon(code) on a second till emits', ours: liveMs, unit: 'ms', budget: '≤ 1000 ms after the relay sees it', pass: liveMs <= 1000, note: 'from the moment an observer long-poll on loopback sees the feed move' });
+    row({ figure: 'till via relay: a change upstream → coupon(code) on a second till emits', ours: liveMs, unit: 'ms', budget: '≤ 1000 ms after the relay committed it', pass: liveMs <= 1000, note: "from the relay's commit of the listing that found the change" });
   }
 
   // ---- the API's real rate limits -----------------------------------------------------------------------------------
