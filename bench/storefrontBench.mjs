@@ -1,20 +1,33 @@
 // A storefront's figures (issue 18 "Measured"), on loopback with engines in Node (`worker: false`, fake-indexeddb):
 // a storefront's first visit on a relay (bytes, and time to its first productOptions answer) against a till's full
 // sync of the same relay and a single product read; and 1,000 concurrent anonymous reads of one untracked product
-// through one relay (upstream calls). Measured in a child process (storefrontChild.mjs). Run with
-// `npm run bench -- --only storefront`, or alone: `node bench/storefrontBench.mjs [--smoke]`.
+// through one relay (upstream calls). Measured in a child process (storefrontChild.mjs) on the package as built
+// (vite build, both modes, into node_modules/.cache/shop-lookup-bench/), in plain Node: under a TypeScript loader
+// every import() of the engine's lazy chunks went through the loader's hooks thread, about a millisecond each,
+// which no app pays. Run with `npm run bench -- --only storefront`, or alone: `node bench/storefrontBench.mjs [--smoke]`.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { build } from 'vite';
+
+/** Builds the package (the browser entries and the Node ones) where the child imports it from. */
+async function buildPackage(root) {
+  const out = `${root}node_modules/.cache/shop-lookup-bench/`;
+  const quiet = { root, configFile: `${root}vite.config.ts`, logLevel: 'warn' };
+  await build({ ...quiet, build: { outDir: `${out}web`, emptyOutDir: true } });
+  await build({ ...quiet, mode: 'node', build: { outDir: `${out}node`, emptyOutDir: true } });
+  return out;
+}
 
 /**
  * @example await benchStorefront({ root, sizes, log, row, results, smoke });
  */
 export async function benchStorefront({ root, sizes, log, row, results, smoke }) {
   log(`storefront: first visit on a relay (${sizes.big} coupons, 20 tracked products) vs a till's full sync; ${smoke ? 100 : 1000} anonymous reads of one untracked product`);
+  const built = await buildPackage(root);
   const { stdout, stderr } = await promisify(execFile)(
     process.execPath,
-    ['--import', 'tsx', `${root}bench/storefrontChild.mjs`, JSON.stringify({ sizes: { big: sizes.big, small: sizes.small, runs: sizes.runs }, smoke })],
+    [`${root}bench/storefrontChild.mjs`, JSON.stringify({ sizes: { big: sizes.big, small: sizes.small, runs: sizes.runs }, smoke, built })],
     { cwd: root, maxBuffer: 64 * 1024 * 1024, timeout: 900_000 },
   );
   for (const line of stderr.split('\n').filter((l) => l.startsWith('  '))) log(line);

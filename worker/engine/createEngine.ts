@@ -3,7 +3,7 @@
 // Platform pieces are passed in.
 import type { EngineApi, EngineOptions, WatchListener } from '../../src/protocol';
 import type { RetryPolicy } from '../api/retryer';
-import { createServerClock } from '../api/serverClock';
+import { createServerClock, type ServerClock } from '../api/serverClock';
 import { planLookup } from '../lookups/lookupPlans';
 import { createResourceState } from '../lookups/resourceState';
 import { createReadCache } from '../store/readCache';
@@ -12,7 +12,7 @@ import { createStorageChanges } from '../store/storageChanges';
 import { engineError } from '../store/storageErrors';
 import type { openStore } from '../store/store';
 import { readTrackedProducts } from '../store/trackedProducts';
-import { createConnectivity, type OnlineSource } from '../tabs/connectivity';
+import { createConnectivity, type Connectivity, type OnlineSource } from '../tabs/connectivity';
 import { joinTabs } from '../tabs/joinTabs';
 import { platformLocks, type LockManagerLike } from '../tabs/locks';
 import { createSyncStatus } from '../tabs/syncStatus';
@@ -22,7 +22,8 @@ import type { EngineCore } from './engineCore';
 import { createEngineSync } from './engineSync';
 import { createItemRefreshes } from './itemRefreshes';
 import { loadCouponValidator } from './loadCouponValidator';
-import { loadNetwork } from './loadNetwork';
+import { loadNetwork, startNetworkEarly, type NetworkStart } from './loadNetwork';
+import { answerWhileOpening } from './answerWhileOpening';
 import { openEngineStore, type EngineStore } from './openEngineStore';
 import { createWatchRegistry } from './watchRegistry';
 
@@ -49,30 +50,73 @@ export interface EngineDeps {
 }
 
 const DEFAULT_REFRESH_INTERVAL_MS = 5 * 60 * 1000;
+/** How long a storefront's database waits for its opening reads before it opens anyway (a slow network). */
+const OPENING_WAIT_MS = 50;
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Resolves once the database is open (the shop's IndexedDB database, or one in memory where that cannot be used:
- * openEngineStore.ts). The network side and the checkout start loading then, not before: parsing them while the
- * database opens delayed the first answer after a reload by a hundred milliseconds (the bench's reload row).
+ * A till's engine resolves once the database is open (the shop's IndexedDB database, or one in memory where that
+ * cannot be used: openEngineStore.ts). The network side and the checkout start loading then, not before: parsing
+ * them while the database opens delayed the first answer after a reload by a hundred milliseconds (the bench's
+ * reload row). A storefront's (`coupons: 'byCode'` with tracked products) resolves at once: its first answer is
+ * most often the network's, so its products' options are asked for first (answerWhileOpening.ts).
  * @example const engine = await createEngine({ baseUrl }, (id, value) => console.log(id, value), { indexedDB, IDBKeyRange });
  */
 export async function createEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps = {}): Promise<EngineApi> {
   const dbName = options.dbName ?? defaultDbName(options.shopId);
-  const store = await openEngineStore(dbName, deps);
-  return assembleEngine(options, listener, deps, store);
+  const productNos = options.coupons === 'byCode' ? (options.products ?? []) : [];
+  if (productNos.length === 0) return assembleEngine(options, listener, deps, await openEngineStore(dbName, deps), earlyParts(deps));
+  // a storefront (it tracks products, never lists coupons): usable at once, its products read beside the open
+  const early = earlyParts(deps);
+  const start = startNetworkEarly({
+    options,
+    fetch: fetchOf(deps),
+    connectivity: early.connectivity,
+    signal: early.life.closing.signal,
+    onServerDate: early.clock.sample,
+    now: early.clock.now,
+    productNos,
+  });
+  // The database opens once the opening reads have answered: setting it up and assembling the engine on it keep
+  // this thread busy for milliseconds, which would hold the first answer back. A read that takes longer (a slow
+  // network) holds it OPENING_WAIT_MS at most, and none at all when there is none (offline, the chunk failed).
+  // (one task later: the answer has reached the lookups by then)
+  const answered = start.then((s) => Promise.race([s.opening?.settled.then(() => delay(0)), delay(OPENING_WAIT_MS)]), () => undefined);
+  const opened = answered.then(() => openEngineStore(dbName, deps));
+  return answerWhileOpening({
+    listener,
+    productNos,
+    start,
+    connectivity: early.connectivity,
+    assemble: (gated) => opened.then((store) => assembleEngine(options, gated, deps, store, { ...early, network: start })),
+  });
 }
 
-function assembleEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps, { db, memoryOnly }: EngineStore): EngineApi {
+/** What the engine has before its database is open: its clock, connectivity and lifetime (and a storefront's network start). */
+interface EarlyParts {
+  clock: ServerClock;
+  connectivity: Connectivity;
+  life: Lifetime;
+  network?: Promise<NetworkStart>;
+}
+
+const earlyParts = (deps: EngineDeps): EarlyParts => ({
   // the till's clock, corrected by the offset the API's (or relay's) answers show (serverClock.ts)
-  const clock = createServerClock(deps.now ?? Date.now);
+  clock: createServerClock(deps.now ?? Date.now),
+  connectivity: createConnectivity(deps.onlineSource),
+  life: { closed: false, closing: new AbortController() },
+});
+
+const fetchOf = (deps: EngineDeps): typeof fetch => deps.fetch ?? globalThis.fetch.bind(globalThis);
+
+function assembleEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps, { db, memoryOnly }: EngineStore, early: EarlyParts): EngineApi {
+  const { clock, connectivity, life } = early;
   const now = clock.now;
   // In memory, this engine is alone: its own leader, its own sync lock and tab channel (db.name is its own).
   const dbName = db.name;
   const changes = createStorageChanges(dbName);
   const cache = deps.copiesEmissions ? createReadCache(changes) : undefined;
   const locks = deps.locks ?? platformLocks();
-  const connectivity = createConnectivity(deps.onlineSource);
-  const life: Lifetime = { closed: false, closing: new AbortController() };
   const resources = createResourceState(now, engineError);
   const status = createSyncStatus(connectivity);
   clock.subscribe((clockOffsetMs) => status.facts.set({ clockOffsetMs }));
@@ -102,7 +146,7 @@ function assembleEngine(options: EngineOptions, listener: WatchListener, deps: E
   };
   const load = loadNetwork({
     ...core,
-    fetch: deps.fetch ?? globalThis.fetch.bind(globalThis),
+    fetch: fetchOf(deps),
     syncRetry: deps.syncRetry,
     lookupRetry: deps.lookupRetry,
     trackedProducts: () => readTrackedProducts(db),
@@ -113,7 +157,7 @@ function assembleEngine(options: EngineOptions, listener: WatchListener, deps: E
     syncAllowed: () => claim.ready.then((blocked) => !blocked),
     onReconnect: () => watches.refreshIfDue(),
     onServerDate: clock.sample,
-  });
+  }, early.network);
   const claim = createDatabaseClaim({
     ...core,
     dbName,

@@ -5,11 +5,12 @@
 import { ShopLookupError, toLookupError } from '../../src/protocol';
 import { serverRefusal } from '../api/apiError';
 import type { SyncReport } from '../../src/protocol';
-import { createApiClient } from '../api/apiClient';
+import { createApiClient, type ApiClient } from '../api/apiClient';
 import { createTransport } from '../api/httpTransport';
 import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimiter } from '../api/rateLimiter';
 import { LOOKUP_RETRY, retry, SYNC_RETRY, type RetryPolicy } from '../api/retryer';
 import { metaKey, type Confirmation, type ShopIdentity } from '../store/store';
+import type { OpeningReads } from '../sync/openingReads';
 import type { SyncContext } from '../sync/syncContext';
 import { createReportDraft, finishReport } from '../sync/syncReport';
 import { refreshIssuedCoupon } from '../sync/readThrough';
@@ -24,6 +25,7 @@ import type { EngineCore } from './engineCore';
 
 export { refreshCoupon, refreshIssuedCoupon, refreshOptionByCode, refreshOptionByNo } from '../sync/readThrough';
 export { syncProductOptions } from '../sync/direct/syncProductOptions';
+export { startOpeningReads } from '../sync/openingReads';
 
 /** The refusal a relay's discovery answer implies for `route` (it left the route out for this client). */
 function refusedByDiscovery(route: string): ShopLookupError {
@@ -69,9 +71,23 @@ export interface Network {
   prefetchIssuedCoupons(codes: string[]): Promise<SyncReport>;
 }
 
-/** @example const net = createNetwork({ options, db, fetch, now, connectivity, resources, status, signal, trackedProducts, shop, exclusive, leadership, resync }); */
-export function createNetwork(deps: NetworkDeps): Network {
-  const { options, db, now, signal } = deps;
+/** What reaching the API (or the relay) takes, made before the database opens where a storefront's start reads at once. */
+export interface ApiAccessDeps extends Pick<EngineCore, 'options' | 'connectivity' | 'signal'> {
+  fetch: typeof fetch;
+  /** The `Date` header of every answer of the API or the relay (the engine's clock, serverClock.ts). */
+  onServerDate(date: string | null): void;
+}
+
+/** The one way this engine reaches the API: its fetch (telling the time), rate limiter and client. */
+export interface ApiAccess {
+  fetch: typeof fetch;
+  limiter: RateLimiter;
+  client: ApiClient;
+}
+
+/** @example const access = createApiAccess({ options, fetch, connectivity, signal, onServerDate }); await access.client.listCoupons(1); */
+export function createApiAccess(deps: ApiAccessDeps): ApiAccess {
+  const { options } = deps;
   // every answer of the API and the relay tells the time (its Date header), before its body is read
   const fetch: typeof globalThis.fetch = async (input, init) => {
     const res = await deps.fetch(input, init);
@@ -87,9 +103,19 @@ export function createNetwork(deps: NetworkDeps): Network {
     auth: options.auth,
     onAnswer: () => deps.connectivity.reportAnswer(),
     onUnreachable: () => deps.connectivity.reportUnreachable(),
-    signal,
+    signal: deps.signal,
   });
-  const client = createApiClient({ transport, pageSize: options.pageSize ?? 100 });
+  return { fetch, limiter, client: createApiClient({ transport, pageSize: options.pageSize ?? 100 }) };
+}
+
+/**
+ * @param access made already when a storefront's start read at once (else here)
+ * @param opening that start's opening reads: its first sync and lookup refreshes take them
+ * @example const net = createNetwork({ options, db, fetch, now, connectivity, resources, status, signal, trackedProducts, shop, exclusive, leadership, resync });
+ */
+export function createNetwork(deps: NetworkDeps, access: ApiAccess = createApiAccess(deps), opening?: OpeningReads): Network {
+  const { options, db, now, signal } = deps;
+  const { fetch, limiter, client } = access;
   const syncPolicy = deps.syncRetry ?? { ...SYNC_RETRY, ...options.retry };
   const timeoutMs = options.requestTimeoutMs ?? 15_000;
   const onAnswer = () => deps.connectivity.reportAnswer();
@@ -155,6 +181,7 @@ export function createNetwork(deps: NetworkDeps): Network {
     trackedProducts: deps.trackedProducts,
     shop: deps.shop,
     exclusive: deps.exclusive,
+    opening,
   });
   // The scheduler only ever starts syncs, which run on this side: it comes with this chunk, not the worker's entry.
   const scheduler = createSyncScheduler({
@@ -191,6 +218,8 @@ export function createNetwork(deps: NetworkDeps): Network {
     signal,
     call: (step) => retry(step, policy, { signal }),
     shop: deps.shop(),
+    // (a lookup's refresh during the start takes its product's opening read, as the start sync would)
+    opening,
   });
   return {
     limiter,

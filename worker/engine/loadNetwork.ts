@@ -1,6 +1,8 @@
 // Loads the engine's network side (createNetwork.ts, a chunk of its own) and keeps it at hand once it is in.
-// Loading starts at once, beside opening the database: the first answer from IndexedDB does not wait for it.
-import type { Network, NetworkDeps } from './createNetwork';
+// A till loads it once its database is open (the first answer from IndexedDB does not wait for it); a storefront
+// loads it at once and reads its tracked products' options beside opening the database (startNetworkEarly).
+import type { OpeningReads } from '../sync/openingReads';
+import type { ApiAccess, ApiAccessDeps, Network, NetworkDeps } from './createNetwork';
 import type { EngineCore } from './engineCore';
 
 /** The lazily loaded chunk itself: its refreshes are what lookup plans run (lookupPlans' RefreshUnits). */
@@ -8,6 +10,13 @@ export type NetworkModule = typeof import('./createNetwork');
 
 /** The network side with the module it came from. */
 export type LoadedNetwork = Network & { module: NetworkModule };
+
+/** The chunk, and what a storefront's start made of it before the database was open. */
+export interface NetworkStart {
+  module: NetworkModule;
+  access?: ApiAccess;
+  opening?: OpeningReads;
+}
 
 export interface NetworkLoad {
   /** Rejects when the chunk could not load: whatever needs it reports that. */
@@ -18,10 +27,32 @@ export interface NetworkLoad {
   dispose(): void;
 }
 
+export interface EarlyNetworkDeps extends ApiAccessDeps {
+  now: () => number;
+  /** Whose options are read at once. */
+  productNos: readonly number[];
+}
+
+/**
+ * A storefront's start: the chunk, the API access, and the opening reads of its tracked products' options (none
+ * while the platform says offline), before the database is open.
+ * @example const start = startNetworkEarly({ options, fetch, connectivity, signal, onServerDate, now, productNos: [13805] });
+ */
+export function startNetworkEarly(deps: EarlyNetworkDeps): Promise<NetworkStart> {
+  return import('./createNetwork').then((module) => {
+    const access = module.createApiAccess(deps);
+    const productNos = deps.connectivity.offline ? [] : deps.productNos;
+    const opening = module.startOpeningReads(productNos, { client: access.client, now: deps.now, signal: deps.signal });
+    return { module, access, opening };
+  });
+}
+
 /** @example const load = loadNetwork({ ...core, fetch, trackedProducts, shop, exclusive, resync }); (await load.network).runner.sync(); */
-export function loadNetwork(deps: EngineCore & NetworkDeps): NetworkLoad {
+export function loadNetwork(deps: EngineCore & NetworkDeps, start?: Promise<NetworkStart>): NetworkLoad {
   let current: LoadedNetwork | null = null;
-  const network: Promise<LoadedNetwork> = import('./createNetwork').then((module) => ({ module, ...module.createNetwork(deps) }));
+  const network: Promise<LoadedNetwork> = (start ?? import('./createNetwork').then((module): NetworkStart => ({ module }))).then(
+    ({ module, access, opening }) => ({ module, ...module.createNetwork(deps, access, opening) }),
+  );
   network.then((n) => (current = n), () => undefined); // a failure is reported by whatever needs it
   return {
     network,

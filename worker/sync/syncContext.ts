@@ -3,6 +3,7 @@
 import type { ApiClient } from '../api/apiClient';
 import type { Priority } from '../api/rateLimiter';
 import type { ShopDatabase, ShopIdentity } from '../store/store';
+import type { OpeningReads } from './openingReads';
 import type { ReportDraft } from './syncReport';
 
 export interface SyncContext {
@@ -18,4 +19,6 @@ export interface SyncContext {
   signal?: AbortSignal | undefined;
   /** The shop this work is for: a write outside a sync checks in its transaction that the database is still its. */
   shop?: ShopIdentity | undefined;
+  /** A storefront's start: the first pages of its tracked products' options, asked for already (openingReads.ts). */
+  opening?: OpeningReads | undefined;
 }

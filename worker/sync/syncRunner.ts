@@ -12,6 +12,7 @@ import { retry, type RetryPolicy } from '../api/retryer';
 import { engineError } from '../store/storageErrors';
 import { createDirectListingSource } from './direct/directListingSource';
 import { metaKey, type ShopDatabase, type ShopIdentity } from '../store/store';
+import type { OpeningReads } from './openingReads';
 import type { SyncContext } from './syncContext';
 import { createReportDraft, failedReport, finishReport, type ReportDraft } from './syncReport';
 import type { SourceRun, SyncSource } from './syncSource';
@@ -40,6 +41,8 @@ export interface SyncRunnerDeps {
   exclusive?: <T>(work: () => Promise<T>) => Promise<T>;
   /** Where the data comes from (the API listed page by page, or a relay's feed); default the direct listing. */
   source?: (signal: AbortSignal) => Promise<SyncSource>;
+  /** A storefront's opening reads: the syncs of its start take them (no longer once the first sync ended). */
+  opening?: OpeningReads | undefined;
 }
 
 /** Progress is told this often at most while a listing runs (a page can take a millisecond). */
@@ -79,6 +82,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
       priority: 'background',
       signal,
       shop: deps.shop?.(),
+      opening: deps.opening,
       call: (step) =>
         retry(step, deps.policy, {
           signal,
@@ -148,6 +152,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
     const coupons = (await db.meta.get(metaKey.coupons).catch(() => undefined)) as { confirmedAt?: number } | undefined;
     const f = status.facts.get();
     ended();
+    deps.opening?.end(); // the start is over: what was read then is this sync's, and no later one's
     ranOnce = true; // (before the status change below, which wakes the relay's live long-poll)
     status.facts.set({
       syncing: false,

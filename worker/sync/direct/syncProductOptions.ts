@@ -33,14 +33,19 @@ async function applyOptions(ctx: SyncContext, productNo: number, records: Produc
  */
 export async function syncProductOptions(ctx: SyncContext, productNo: number): Promise<void> {
   const { db, client, report } = ctx;
-  const startedAt = ctx.now();
+  // a storefront's start asked for the first page already (openingReads.ts): its answer is this sync's, as of then
+  const opening = ctx.opening?.take(productNo);
+  const startedAt = opening?.at ?? ctx.now();
+  if (opening) report.requests++;
   const records: ProductOption[] = [];
   const keep = new Set<number>();
   let blind = false;
   for (let page = 1; ; page++) {
     let p;
     try {
-      p = await ctx.call(() => client.listProductOptions(productNo, page, { priority: ctx.priority, signal: ctx.signal, counter: report }));
+      const ask = () => client.listProductOptions(productNo, page, { priority: ctx.priority, signal: ctx.signal, counter: report });
+      // (an opening read that failed is asked again, under this work's retry policy)
+      p = page === 1 && opening ? await opening.page.catch(() => ctx.call(ask)) : await ctx.call(ask);
     } catch (error) {
       if ((error as ApiError).code !== 'not_found' || page > 1) throw error;
       // the API does not know this product (any more): it has no options
