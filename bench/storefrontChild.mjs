@@ -80,6 +80,15 @@ function countingFetch() {
         });
       });
       const shopMs = performance.now() - s.started;
+      // the visit's bytes: everything its start asked for (discovery and the start sync too), not only the first answer
+      await new Promise((resolve) => {
+        const sub = s.lookup.status().subscribe((st) => {
+          if (st.phase === 'idle' && st.lastSyncedAt.options !== null) {
+            queueMicrotask(() => sub.unsubscribe());
+            resolve();
+          }
+        });
+      });
       const shopBytes = s.c.counter.bytes;
       await s.lookup.close();
       runs.push({ tillMs, tillBytes: t.c.counter.bytes, tillOk: tillReport.ok, readMs, readBytes, shopMs, shopBytes, options: first.data.length });
