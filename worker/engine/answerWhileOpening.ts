@@ -1,12 +1,20 @@
 // A storefront's engine while its database opens. A shopper's product page is most often a first visit: nothing is
 // stored yet, and opening IndexedDB takes longer than reading the product. So the engine is usable at once, and a
 // productOptions lookup of a tracked product shows the opening read's answer (sync/openingReads.ts) as soon as it
-// arrives; every other call waits for the engine assembled on the open database. The assembled engine's watch then
+// arrives; every other call waits for the engine assembled on the open database. That database opens once the
+// opening reads have answered: setting it up and assembling the engine on it keep this thread busy for
+// milliseconds, which would hold the first answer back; a read that takes longer (a slow network) holds it
+// OPENING_WAIT_MS at most. The assembled engine's watch then
 // takes over, but what it shows older than that answer (the empty database, before the answer is stored) is held
-// back: a lookup never goes back to older data. A failure it reports is shown at once.
+// back (its offline and fetching flags are passed on with the newer data): a lookup never goes back to older data.
+// A failure it reports is shown at once.
 import type { EngineApi, LookupResult, SyncStatus, WatchListener, WatchQuery } from '../../src/protocol';
+import type { OpeningReads } from '../sync/openingReads';
 import type { Connectivity } from '../tabs/connectivity';
-import type { NetworkStart } from './loadNetwork';
+
+/** How long a storefront's database waits for its opening reads before it opens anyway (a slow network). */
+const OPENING_WAIT_MS = 50;
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Emission = LookupResult<unknown> | SyncStatus;
 
@@ -14,84 +22,86 @@ export interface WhileOpeningDeps {
   listener: WatchListener;
   /** Products whose options the opening reads cover. */
   productNos: readonly number[];
-  /** The network side's early start, with the opening reads. */
-  start: Promise<NetworkStart>;
+  /** The start's opening reads (startNetworkEarly.ts). */
+  opening: OpeningReads;
   connectivity: Connectivity;
-  /** The engine on the open database, given the listener to tell (its emissions pass the hold described above). */
+  /** Opens the database and the engine on it, given the listener to tell (its emissions pass the hold described above). */
   assemble(listener: WatchListener): Promise<EngineApi>;
 }
 
-/** One lookup answered from an opening read: the `syncedAt` of that answer until the engine's watch reaches it. */
+/** One lookup answered from an opening read, until the engine's watch reaches that answer. */
 interface Hold {
-  /** What the lookup last showed: its syncedAt, and whether it was a failure. */
-  shown: { syncedAt: number | null; failed: boolean } | null;
-  /** While set, the engine's emissions older than this are not shown. */
-  until: number | null;
+  /** What the lookup last showed. */
+  shown: LookupResult<unknown> | null;
+  /** While set, the opening answer shown: the engine's emissions older than it are not shown as they are. */
+  opening: LookupResult<unknown> | null;
 }
 
-/** Shows `value` unless it is older than the opening answer shown before it (a failure always shows). */
-function passes(hold: Hold, value: Emission): boolean {
-  if (hold.until === null) return true;
+/**
+ * What the lookup shows of the engine's `value`: itself; or, while it is older than the opening answer shown before
+ * (a failure always shows), that answer with the value's offline and fetching flags, if they changed; else nothing.
+ */
+function shows(hold: Hold, value: Emission): Emission | null {
   const r = value as LookupResult<unknown>;
-  if (r.error === null && (r.syncedAt === null || r.syncedAt < hold.until)) return false;
-  hold.until = null; // caught up: from now on the engine's watch alone decides
-  return true;
+  const opening = hold.opening;
+  if (opening === null) return value;
+  if (r.error !== null || (r.syncedAt !== null && r.syncedAt >= opening.syncedAt!)) {
+    hold.opening = null; // caught up: from now on the engine's watch alone decides
+    return value;
+  }
+  const shown = hold.shown ?? opening;
+  if (shown.offline === r.offline && shown.fetching === r.fetching) return null;
+  return { ...opening, offline: r.offline, fetching: r.fetching };
 }
 
-function note(hold: Hold, value: Emission): void {
-  const r = value as LookupResult<unknown>;
-  hold.shown = { syncedAt: r.syncedAt, failed: r.error !== null };
-}
-
-/** @example return answerWhileOpening({ listener, productNos, start, connectivity, assemble: (l) => opened.then((s) => assembleEngine(..., l)) }); */
+/** @example return answerWhileOpening({ listener, productNos, opening, connectivity, assemble: (l) => open().then((s) => assembleEngine(..., l)) }); */
 export function answerWhileOpening(deps: WhileOpeningDeps): EngineApi {
-  const { start, productNos } = deps;
+  const { opening, productNos } = deps;
   const holds = new Map<number, Hold>();
   const listener: WatchListener = (id, value) => {
     const hold = holds.get(id);
-    if (hold) {
-      if (!passes(hold, value)) return;
-      note(hold, value);
-    }
-    deps.listener(id, value);
+    const shown = hold ? shows(hold, value) : value;
+    if (shown === null) return;
+    if (hold) hold.shown = shown as LookupResult<unknown>;
+    deps.listener(id, shown);
   };
-  const engine = deps.assemble(listener);
+  // (one task after the answers: they have reached the lookups by then)
+  const answered = Promise.race([opening.settled.then(() => delay(0)), delay(OPENING_WAIT_MS)]);
+  const engine = answered.then(() => deps.assemble(listener));
   engine.catch(() => undefined); // told by every call
   let current: EngineApi | null = null;
   void engine.then((e) => (current = e), () => undefined);
-  let started: NetworkStart | null = null;
-  void start.then((s) => (started = s), () => undefined);
   const use = <T>(fn: (e: EngineApi) => Promise<T>): Promise<T> => engine.then(fn);
 
   function watchFirst(id: number, query: WatchQuery): Promise<Emission | null> {
     if (query.kind !== 'productOptions' || !productNos.includes(query.productNo)) return use((e) => e.watchFirst(id, query));
     const productNo = query.productNo;
-    const hold: Hold = { shown: null, until: null };
+    const hold: Hold = { shown: null, opening: null };
     holds.set(id, hold);
     return new Promise((resolve, reject) => {
       let answered = false;
       const show = (value: Emission) => {
-        note(hold, value);
+        hold.shown = value as LookupResult<unknown>;
         if (answered) return deps.listener(id, value);
         answered = true;
         resolve(value);
       };
-      start
-        .then((s) => s.opening?.answer(productNo) ?? null)
-        .then((opening) => {
-          // shown only if nothing as new (or a failure) was shown already, and the lookup is still followed
-          if (!opening || holds.get(id) !== hold) return;
-          if (hold.shown && (hold.shown.failed || (hold.shown.syncedAt ?? -Infinity) >= opening.syncedAt!)) return;
-          hold.until = opening.syncedAt;
-          show(opening);
-        })
-        .catch(() => undefined); // no opening answer: the engine's watch answers alone
+      void opening.answer(productNo).then((answer) => {
+        // shown only if nothing as new (or a failure) was shown already, and the lookup is still followed
+        if (!answer || holds.get(id) !== hold) return;
+        if (hold.shown && (hold.shown.error !== null || (hold.shown.syncedAt ?? -Infinity) >= answer.syncedAt!)) return;
+        hold.opening = answer;
+        show(answer);
+      });
       use((e) => e.watchFirst(id, query)).then(
         (first) => {
           if (first === null) {
             if (!answered) resolve(null);
             answered = true;
-          } else if (passes(hold, first)) show(first);
+          } else {
+            const shown = shows(hold, first);
+            if (shown !== null) show(shown);
+          }
         },
         (error: unknown) => {
           if (!answered) reject(error);
@@ -115,8 +125,7 @@ export function answerWhileOpening(deps: WhileOpeningDeps): EngineApi {
     clearOfflineJournal: (throughId) => use((e) => e.clearOfflineJournal(throughId)),
     // the host's sync() reads the API as of its ask: the opening reads, asked before, are no longer taken
     sync: () => {
-      if (started) started.opening?.end();
-      else void start.then((s) => s.opening?.end(), () => undefined);
+      opening.end();
       return use((e) => e.sync());
     },
     trackProducts: (nos) => use((e) => e.trackProducts(nos)),

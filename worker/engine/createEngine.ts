@@ -22,8 +22,7 @@ import type { EngineCore } from './engineCore';
 import { createEngineSync } from './engineSync';
 import { createItemRefreshes } from './itemRefreshes';
 import { loadCouponValidator } from './loadCouponValidator';
-import { loadNetwork, startNetworkEarly, type NetworkStart } from './loadNetwork';
-import { answerWhileOpening } from './answerWhileOpening';
+import { loadNetwork, type NetworkStart } from './loadNetwork';
 import { openEngineStore, type EngineStore } from './openEngineStore';
 import { createWatchRegistry } from './watchRegistry';
 
@@ -50,9 +49,6 @@ export interface EngineDeps {
 }
 
 const DEFAULT_REFRESH_INTERVAL_MS = 5 * 60 * 1000;
-/** How long a storefront's database waits for its opening reads before it opens anyway (a slow network). */
-const OPENING_WAIT_MS = 50;
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A till's engine resolves once the database is open (the shop's IndexedDB database, or one in memory where that
@@ -68,7 +64,7 @@ export async function createEngine(options: EngineOptions, listener: WatchListen
   if (productNos.length === 0) return assembleEngine(options, listener, deps, await openEngineStore(dbName, deps), earlyParts(deps));
   // a storefront (it tracks products, never lists coupons): usable at once, its products read beside the open
   const early = earlyParts(deps);
-  const start = startNetworkEarly({
+  const start = import('./createNetwork').then((module) => module.startNetworkEarly(module, {
     options,
     fetch: fetchOf(deps),
     connectivity: early.connectivity,
@@ -76,20 +72,15 @@ export async function createEngine(options: EngineOptions, listener: WatchListen
     onServerDate: early.clock.sample,
     now: early.clock.now,
     productNos,
-  });
-  // The database opens once the opening reads have answered: setting it up and assembling the engine on it keep
-  // this thread busy for milliseconds, which would hold the first answer back. A read that takes longer (a slow
-  // network) holds it OPENING_WAIT_MS at most, and none at all when there is none (offline, the chunk failed).
-  // (one task later: the answer has reached the lookups by then)
-  const answered = start.then((s) => Promise.race([s.opening?.settled.then(() => delay(0)), delay(OPENING_WAIT_MS)]), () => undefined);
-  const opened = answered.then(() => openEngineStore(dbName, deps));
-  return answerWhileOpening({
-    listener,
-    productNos,
-    start,
-    connectivity: early.connectivity,
-    assemble: (gated) => opened.then((store) => assembleEngine(options, gated, deps, store, { ...early, network: start })),
-  });
+  }));
+  const assemble = (told: WatchListener) =>
+    openEngineStore(dbName, deps).then((store) => assembleEngine(options, told, deps, store, { ...early, network: start }));
+  // (the engine while its database opens comes with the network side, out of the worker's entry; without that
+  // chunk the engine answers from the database alone, as a till's does)
+  return start.then(
+    ({ module, opening }) => module.answerWhileOpening({ listener, productNos, opening: opening!, connectivity: early.connectivity, assemble }),
+    () => assemble(listener),
+  );
 }
 
 /** What the engine has before its database is open: its clock, connectivity and lifetime (and a storefront's network start). */

@@ -25,7 +25,8 @@ import type { EngineCore } from './engineCore';
 
 export { refreshCoupon, refreshIssuedCoupon, refreshOptionByCode, refreshOptionByNo } from '../sync/readThrough';
 export { syncProductOptions } from '../sync/direct/syncProductOptions';
-export { startOpeningReads } from '../sync/openingReads';
+export { answerWhileOpening } from './answerWhileOpening';
+export { startNetworkEarly } from './startNetworkEarly';
 
 /** The refusal a relay's discovery answer implies for `route` (it left the route out for this client). */
 function refusedByDiscovery(route: string): ShopLookupError {
@@ -186,7 +187,8 @@ export function createNetwork(deps: NetworkDeps, access: ApiAccess = createApiAc
   // The scheduler only ever starts syncs, which run on this side: it comes with this chunk, not the worker's entry.
   const scheduler = createSyncScheduler({
     sync: (options) => runner.sync(options),
-    isDue: () => isSyncDue(db, now(), deps.refreshIntervalMs, byCode ? 'options' : metaKey.coupons),
+    // (what a storefront's start read is stored by its start sync, also when the data was fresh enough to wait)
+    isDue: () => (opening?.untaken ? Promise.resolve(true) : isSyncDue(db, now(), deps.refreshIntervalMs, byCode ? 'options' : metaKey.coupons)),
     ready: deps.syncAllowed(),
     connectivity: deps.connectivity,
     leadership: deps.leadership,

@@ -1,8 +1,8 @@
 // Loads the engine's network side (createNetwork.ts, a chunk of its own) and keeps it at hand once it is in.
 // A till loads it once its database is open (the first answer from IndexedDB does not wait for it); a storefront
-// loads it at once and reads its tracked products' options beside opening the database (startNetworkEarly).
+// loads it at once and reads its tracked products' options beside opening the database (startNetworkEarly.ts).
 import type { OpeningReads } from '../sync/openingReads';
-import type { ApiAccess, ApiAccessDeps, Network, NetworkDeps } from './createNetwork';
+import type { ApiAccess, Network, NetworkDeps } from './createNetwork';
 import type { EngineCore } from './engineCore';
 
 /** The lazily loaded chunk itself: its refreshes are what lookup plans run (lookupPlans' RefreshUnits). */
@@ -25,26 +25,6 @@ export interface NetworkLoad {
   current(): LoadedNetwork | null;
   /** Stops the relay's live long-poll (if it started). */
   dispose(): void;
-}
-
-export interface EarlyNetworkDeps extends ApiAccessDeps {
-  now: () => number;
-  /** Whose options are read at once. */
-  productNos: readonly number[];
-}
-
-/**
- * A storefront's start: the chunk, the API access, and the opening reads of its tracked products' options (none
- * while the platform says offline), before the database is open.
- * @example const start = startNetworkEarly({ options, fetch, connectivity, signal, onServerDate, now, productNos: [13805] });
- */
-export function startNetworkEarly(deps: EarlyNetworkDeps): Promise<NetworkStart> {
-  return import('./createNetwork').then((module) => {
-    const access = module.createApiAccess(deps);
-    const productNos = deps.connectivity.offline ? [] : deps.productNos;
-    const opening = module.startOpeningReads(productNos, { client: access.client, now: deps.now, signal: deps.signal });
-    return { module, access, opening };
-  });
 }
 
 /** @example const load = loadNetwork({ ...core, fetch, trackedProducts, shop, exclusive, resync }); (await load.network).runner.sync(); */

@@ -26,6 +26,8 @@ export interface OpeningReads {
   answer(productNo: number): Promise<LookupResult<ProductOption[]> | null>;
   /** No more takes: the start is over, or the host asked for a sync (which must read the API as of its ask). */
   end(): void;
+  /** Some opening read waits to be taken (and stored): the start's sync is due, however fresh the data is. */
+  readonly untaken: boolean;
 }
 
 export interface OpeningReadsDeps {
@@ -81,6 +83,9 @@ export function startOpeningReads(productNos: readonly number[], deps: OpeningRe
     end() {
       ended = true;
       reads.clear();
+    },
+    get untaken() {
+      return !ended && reads.size > 0;
     },
   };
 }
