@@ -4,10 +4,9 @@
 // arrives; every other call waits for the engine assembled on the open database. That database opens once the
 // opening reads have answered: setting it up and assembling the engine on it keep this thread busy for
 // milliseconds, which would hold the first answer back; a read that takes longer (a slow network) holds it
-// OPENING_WAIT_MS at most. The assembled engine's watch then
-// takes over, but what it shows older than that answer (the empty database, before the answer is stored) is held
-// back (its offline and fetching flags are passed on with the newer data): a lookup never goes back to older data.
-// A failure it reports is shown at once.
+// OPENING_WAIT_MS at most. The assembled engine's watch then takes over, but what it shows older than that answer
+// (the empty database, before the answer is stored) is held back, its offline and fetching flags passed on with the
+// newer data: a lookup never goes back to older data. A failure it reports is shown at once.
 import type { EngineApi, LookupResult, SyncStatus, WatchListener, WatchQuery } from '../../src/protocol';
 import type { OpeningReads } from '../sync/openingReads';
 import type { Connectivity } from '../tabs/connectivity';
