@@ -10,11 +10,20 @@ export async function newSession(serverUrl, capabilities) {
   return webDriverSession(serverUrl, created.sessionId);
 }
 
-async function command(serverUrl, method, path, body) {
+/**
+ * A command the driver leaves unanswered fails after `timeoutMs` instead of hanging its caller (seen once in a CI-like
+ * run: WebKitWebDriver never answered a script of a second window's page; the test then ran into its own timeout and
+ * closing that session hung as well).
+ */
+async function command(serverUrl, method, path, body, timeoutMs = 90_000) {
   const res = await fetch(`${serverUrl}${path}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' },
     body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  }).catch((error) => {
+    if (error?.name === 'TimeoutError') throw new Error(`WebDriver ${method} ${path}: no answer within ${timeoutMs} ms`);
+    throw error;
   });
   const text = await res.text();
   let json;
@@ -42,7 +51,7 @@ Promise.resolve().then(() => (${source})(arguments[0])).then(
 }
 
 function webDriverSession(serverUrl, id) {
-  const send = (method, path, body) => command(serverUrl, method, `/session/${id}${path}`, body);
+  const send = (method, path, body, timeoutMs) => command(serverUrl, method, `/session/${id}${path}`, body, timeoutMs);
   // one command at a time: the current window is session state, switched before each page's command
   let queue = Promise.resolve();
   const serial = (fn) => {
@@ -51,6 +60,8 @@ function webDriverSession(serverUrl, id) {
     return run;
   };
   let current = null;
+  /** The session's script timeout (W3C default 30 s until set). */
+  let scriptTimeoutMs = 30_000;
   return {
     id,
     /** Runs `fn` with `window` as the current window (commands of other windows wait their turn). */
@@ -69,13 +80,17 @@ function webDriverSession(serverUrl, id) {
       return current;
     },
     newWindow: () => serial(() => send('POST', '/window/new', { type: 'window' }).then((w) => w.handle)),
-    setTimeouts: (timeouts) => send('POST', '/timeouts', timeouts),
+    setTimeouts(timeouts) {
+      if (typeof timeouts.script === 'number') scriptTimeoutMs = timeouts.script;
+      return send('POST', '/timeouts', timeouts);
+    },
     setWindowRect: (rect) => send('POST', '/window/rect', rect),
     navigate: (url) => send('POST', '/url', { url }),
     refresh: () => send('POST', '/refresh', {}),
     /** Runs a function's source in the current window with one JSON argument; resolves with its (awaited) result. */
     async execute(source, arg) {
-      const text = await send('POST', '/execute/async', { script: asyncCall(source), args: [arg === undefined ? null : arg] });
+      // (longer than the session's script timeout: the driver's own timeout answers first when it can)
+      const text = await send('POST', '/execute/async', { script: asyncCall(source), args: [arg === undefined ? null : arg] }, scriptTimeoutMs + 30_000);
       const out = typeof text === 'string' ? JSON.parse(text) : text;
       if (!out || out.ok !== true) throw new Error(`in the page: ${out?.error ?? 'no answer'}`);
       return out.value;
@@ -83,7 +98,7 @@ function webDriverSession(serverUrl, id) {
     /** A PNG of the current window's viewport. */
     screenshot: async () => Buffer.from(await send('GET', '/screenshot'), 'base64'),
     closeWindow: () => send('DELETE', '/window'),
-    close: () => command(serverUrl, 'DELETE', `/session/${id}`).catch(() => undefined),
+    close: () => command(serverUrl, 'DELETE', `/session/${id}`, undefined, 20_000).catch(() => undefined),
   };
 }
 
