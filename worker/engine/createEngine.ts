@@ -78,7 +78,7 @@ export async function createEngine(options: EngineOptions, listener: WatchListen
   // (the engine while its database opens comes with the network side, out of the worker's entry; without that
   // chunk the engine answers from the database alone, as a till's does)
   return start.then(
-    ({ module, opening }) => module.answerWhileOpening({ listener, productNos, opening: opening!, connectivity: early.connectivity, assemble }),
+    ({ module, opening }) => module.answerWhileOpening({ listener, productNos, opening, connectivity: early.connectivity, assemble }),
     () => assemble(listener),
   );
 }

@@ -11,7 +11,7 @@ export interface EarlyNetworkDeps extends ApiAccessDeps {
 }
 
 /** @example const start = import('./createNetwork').then((m) => m.startNetworkEarly(m, { options, fetch, connectivity, signal, onServerDate, now, productNos })); */
-export function startNetworkEarly(module: NetworkModule, deps: EarlyNetworkDeps): NetworkStart {
+export function startNetworkEarly(module: NetworkModule, deps: EarlyNetworkDeps): Required<NetworkStart> {
   const access = createApiAccess(deps);
   const productNos = deps.connectivity.offline ? [] : deps.productNos;
   const opening = startOpeningReads(productNos, { client: access.client, now: deps.now, signal: deps.signal });

@@ -13,8 +13,6 @@ export interface OpeningRead {
 }
 
 export interface OpeningReads {
-  /** The products read. */
-  readonly productNos: readonly number[];
   /** Resolves once every opening read has answered (or failed). */
   readonly settled: Promise<void>;
   /** This product's opening read, once; undefined when none was sent, it was taken, or the reads ended. */
@@ -71,7 +69,6 @@ export function startOpeningReads(productNos: readonly number[], deps: OpeningRe
   );
   let ended = false;
   return {
-    productNos: unique,
     settled,
     take(productNo) {
       if (ended) return undefined;
