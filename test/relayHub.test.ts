@@ -247,10 +247,14 @@ describe('createRelayHub', () => {
     await writer.set('shop-lookup:{shop-c}:lease:sync', JSON.stringify({ owner: 'crashed-instance', token: 1, expiresAt: deadUntil }), { PX: 120_000 });
     await writer.close();
     const shops = (): string[] => [...SHOPS];
-    await startHub({ shops, maxHotShops: 1, now });
+    // the instance that does not take shop-c over may look while the other lists it (its sweep reached shop-c later):
+    // it then watches that lister's lease and looks again when it would lapse, leaseMs later (real time, as the
+    // clock stands still); 2 s keeps that look within the test without the lease running out under a slow renewal
+    const leaseMs = 2_000;
+    await startHub({ shops, maxHotShops: 1, now, leaseMs });
     const first = hub;
     const second = createRelayHub({
-      credentials: (shopId) => registry.get(shopId) ?? null, redis: redis.url, rateLimits: false, shops, maxHotShops: 1, now,
+      credentials: (shopId) => registry.get(shopId) ?? null, redis: redis.url, rateLimits: false, shops, maxHotShops: 1, now, leaseMs,
       refreshIntervalMs: 60 * 60 * 1000, retry: { retries: 2, baseDelayMs: 10, maxDelayMs: 50 }, observer: { log: () => undefined },
     });
     try {
@@ -262,7 +266,8 @@ describe('createRelayHub', () => {
       // once it lapses, one of them takes it over (at its next look): listed once, not twice
       clockAt = deadUntil + 1;
       await expect.poll(() => listCalls(mocks['shop-c']), { timeout: 5_000 }).toBe(1);
-      await expect.poll(() => [...first.status().watching, ...second.status().watching, ...first.status().listings.running, ...second.status().listings.running]).toEqual([]);
+      // then neither lists nor watches it any more (a look after the listing finds it listed and nobody's lease)
+      await expect.poll(() => [...first.status().watching, ...second.status().watching, ...first.status().listings.running, ...second.status().listings.running], { timeout: 10_000 }).toEqual([]);
       expect(listCalls(mocks['shop-c'])).toBe(1);
       await Promise.all([first.sweep(), second.sweep()]);
       for (const shop of SHOPS) expect(listCalls(mocks[shop]), shop).toBe(1);
