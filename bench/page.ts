@@ -247,6 +247,11 @@ const bench = {
     await bench.loadFloor(name);
     return bench.putFloor(name);
   },
+  /** The floor of a first sync (fetch, parse, bulkPut page by page; nothing else), after loadFloor. */
+  fetchAndPutFloor: (name: string) => {
+    const s = session(name);
+    return s.probes.fetchAndPutFloor(`${s.options.dbName!}-fetch-put`, s.options.baseUrl, s.options.auth as { key: string; secret: string });
+  },
   loadFloor: (name: string) => session(name).probes.loadFloorRecords(session(name).options.dbName!),
   putFloor: (name: string) => session(name).probes.bulkPutFloor(`${session(name).options.dbName!}-floor`),
 };

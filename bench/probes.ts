@@ -19,6 +19,13 @@ export interface Probes {
   loadFloorRecords(dbName: string): Promise<number>;
   /** The floor of writing: one bulkPut of those records into a fresh database of the same schema; in-worker ms. */
   bulkPutFloor(floorDbName: string): Promise<{ ms: number; records: number }>;
+  /**
+   * The floor of a first sync: every page fetched and JSON-parsed as `fetchListing` does (4 ahead, as the sync
+   * asks), and the records loaded by `loadFloorRecords` (already validated; 100 a page) bulkPut into a fresh database
+   * of the same schema while the next pages come (a write takes what arrived while the last one ran, 8 pages at
+   * most, as the sync's writeBehind). Nothing else: no validation, hashing, checkpoint or bookkeeping. In-worker ms.
+   */
+  fetchAndPutFloor(floorDbName: string, baseUrl: string, auth: { key: string; secret: string }): Promise<{ ms: number; records: number; pages: number }>;
   /** Writes `products` products with 3 options each (as the engine stores them, confirmed now). */
   seedOptions(dbName: string, products: number, firstProductNo: number): Promise<number>;
   /** Epoch ms of every committed transaction that wrote to `dbName`'s coupons table since the last reset. */
@@ -43,6 +50,16 @@ function wireOptions(productNo: number): Record<string, unknown>[] {
     { no: 2 + (productNo % 3), code: OPTION_CODES[1], type: 'color', name: '색상', is_require: true, value_list: { C01: { name: '블랙' }, C02: { name: '화이트' } } },
     { no: 7, code: OPTION_CODES[2], type: 'input', name: '각인 문구', is_require: false, value_list: null },
   ];
+}
+
+/** Logs in (untimed) and gives a bare reader of one list page: fetched and JSON-parsed, nothing else. */
+async function listPages(baseUrl: string, auth: { key: string; secret: string }) {
+  const tokenAnswer = await fetch(`${baseUrl}/v2/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(auth) });
+  const token = ((await tokenAnswer.json()) as { access_token: string }).access_token;
+  return async (n: number) => {
+    const res = await fetch(`${baseUrl}/v2/shop/coupons?offset=${n}&limit=100`, { headers: { accept: 'application/json', 'access-token': token } });
+    return JSON.parse(await res.text()) as { data: { list: unknown[]; pagenation: { total_page: number } } };
+  };
 }
 
 export function createProbes(): Probes {
@@ -107,12 +124,7 @@ export function createProbes(): Probes {
     },
     couponCommits: (dbName) => commits.filter((c) => c.db === dbName).map((c) => c.at),
     async fetchListing(baseUrl, auth, parallel) {
-      const tokenAnswer = await fetch(`${baseUrl}/v2/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(auth) });
-      const token = ((await tokenAnswer.json()) as { access_token: string }).access_token;
-      const page = async (n: number) => {
-        const res = await fetch(`${baseUrl}/v2/shop/coupons?offset=${n}&limit=100`, { headers: { accept: 'application/json', 'access-token': token } });
-        return JSON.parse(await res.text()) as { data: { list: unknown[]; pagenation: { total_page: number } } };
-      };
+      const page = await listPages(baseUrl, auth);
       const t0 = performance.now();
       const first = await page(1);
       const total = first.data.pagenation.total_page;
@@ -126,6 +138,47 @@ export function createProbes(): Probes {
       };
       await Promise.all(Array.from({ length: parallel }, worker));
       return { ms: performance.now() - t0, pages: total, rows };
+    },
+    async fetchAndPutFloor(floorDbName, baseUrl, auth) {
+      await Dexie.delete(floorDbName);
+      const floor = openStore(floorDbName);
+      await floor.open();
+      const page = await listPages(baseUrl, auth);
+      const t0 = performance.now();
+      const ahead = new Map<number, ReturnType<typeof page>>();
+      const get = (n: number) => {
+        let p = ahead.get(n);
+        if (!p) ahead.set(n, (p = page(n)));
+        return p;
+      };
+      let queue: Coupon[] = [];
+      let running: Promise<void> | null = null;
+      const kick = (): void => {
+        if (running || queue.length === 0) return;
+        const batch = queue;
+        queue = [];
+        running = floor.coupons.bulkPut(batch).then(() => {
+          running = null;
+          kick();
+        });
+      };
+      let total = 1;
+      for (let n = 1; n <= total; n++) {
+        const answer = await get(n);
+        ahead.delete(n);
+        total = answer.data.pagenation.total_page;
+        for (let k = n + 1; k <= Math.min(total, n + 4); k++) void get(k);
+        while (queue.length >= 800 && running) await running;
+        queue.push(...floorRecords.slice((n - 1) * 100, n * 100));
+        kick();
+      }
+      while (running) await running;
+      const ms = performance.now() - t0;
+      const records = floorRecords.length;
+      floorRecords = [];
+      floor.close();
+      await Dexie.delete(floorDbName);
+      return { ms, records, pages: total };
     },
     listRequestTimings() {
       const list = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((e) => e.name.includes('/v2/shop/coupons?'));

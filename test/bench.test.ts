@@ -57,6 +57,7 @@ const FIGURES = [
 interface Row {
   figure: string;
   ours: number | null;
+  ratio?: number | null;
   budget: string;
   pass: boolean;
   info?: boolean;
@@ -85,6 +86,9 @@ describe('npm run bench (smoke sizes)', () => {
         expect(Number.isFinite(row.ours), row.figure).toBe(true);
         expect(stdout).toContain(`| ${row.figure}`);
       }
+      // the floor of a first sync is measured in the same runs (an info row: what no sync can beat on this machine)
+      const fetchPut = results.rows.find((r) => r.figure.startsWith('  (fetch, parse and bulkPut alone'));
+      expect(Number.isFinite(fetchPut?.ours) && Number.isFinite(fetchPut?.ratio), JSON.stringify(fetchPut)).toBe(true);
       expect(stdout).toMatch(/\| figure +\| ours +\| baseline +\| ratio +\| budget +\| result +\|/);
       expect(stdout).toMatch(/\d+\/40 rows pass/);
       // the relay's upstream figures are exact even at smoke sizes: one listing per refresh, whatever the tills
