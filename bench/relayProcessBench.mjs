@@ -236,8 +236,11 @@ export async function benchRelayProcess({ root, sizes, log, row, results, smoke 
       await fetchBuffer(`${relay.url}/relay/v1/products`, { method: 'POST', headers: { ...auth(0), 'content-type': 'application/json' }, body: JSON.stringify({ products: [product] }) });
       await Promise.all(parked);
       const cpu = (await metric(relay, 'shop_relay_process_cpu_seconds_total')) - cpu0;
-      // when the change was committed: the relay's own log line ("listing committed", ms precision)
-      const committed = relay.lines.slice(logged).map((l) => JSON.parse(l)).find((l) => l.msg === 'listing committed' && l.resource === `options:${product}`);
+      // when the change was committed: the relay's own log line ("listing committed", ms precision); it comes through
+      // the child's stdout pipe, so it may reach us after the answers it led to
+      const isCommit = (l) => l.msg === 'listing committed' && l.resource === `options:${product}`;
+      let committed;
+      await until(async () => (committed = relay.lines.slice(logged).map((l) => JSON.parse(l)).find(isCommit)) !== undefined, 10_000);
       const t0 = Date.parse(committed.time);
       const latencies = arrivals.map((t) => Math.max(0, t - t0));
       const p50 = quantile(latencies, 0.5);
