@@ -21,9 +21,10 @@ export interface Probes {
   bulkPutFloor(floorDbName: string): Promise<{ ms: number; records: number }>;
   /**
    * The floor of a first sync: every page fetched and JSON-parsed as `fetchListing` does (4 ahead, as the sync
-   * asks), and the records loaded by `loadFloorRecords` (already validated; 100 a page) bulkPut into a fresh database
-   * of the same schema while the next pages come (a write takes what arrived while the last one ran, 8 pages at
-   * most, as the sync's writeBehind). Nothing else: no validation, hashing, checkpoint or bookkeeping. In-worker ms.
+   * asks), and the records loaded by `loadFloorRecords` (already validated) bulkPut into a fresh database of the
+   * same schema, each page's in the order it lists them, while the next pages come (a write takes what arrived while
+   * the last one ran, 8 pages at most, as the sync's writeBehind). Nothing else: no validation, hashing, checkpoint
+   * or bookkeeping. In-worker ms.
    */
   fetchAndPutFloor(floorDbName: string, baseUrl: string, auth: { key: string; secret: string }): Promise<{ ms: number; records: number; pages: number }>;
   /** Writes `products` products with 3 options each (as the engine stores them, confirmed now). */
@@ -144,6 +145,9 @@ export function createProbes(): Probes {
       const floor = openStore(floorDbName);
       await floor.open();
       const page = await listPages(baseUrl, auth);
+      // each page's records in the order the page lists them (as the sync writes them): written in key order, as
+      // loadFloorRecords reads them, page-sized transactions cost the browser process less than in listing order
+      const byCode = new Map(floorRecords.map((r) => [r.coupon_code, r]));
       const t0 = performance.now();
       const ahead = new Map<number, ReturnType<typeof page>>();
       const get = (n: number) => {
@@ -169,7 +173,10 @@ export function createProbes(): Probes {
         total = answer.data.pagenation.total_page;
         for (let k = n + 1; k <= Math.min(total, n + 4); k++) void get(k);
         while (queue.length >= 800 && running) await running;
-        queue.push(...floorRecords.slice((n - 1) * 100, n * 100));
+        for (const row of answer.data.list) {
+          const record = byCode.get(String((row as { coupon_code?: unknown }).coupon_code));
+          if (record) queue.push(record);
+        }
         kick();
       }
       while (running) await running;
