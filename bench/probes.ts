@@ -167,6 +167,7 @@ export function createProbes(): Probes {
         });
       };
       let total = 1;
+      let records = 0; // the records written (a listed code the database did not hold has none)
       for (let n = 1; n <= total; n++) {
         const answer = await get(n);
         ahead.delete(n);
@@ -175,13 +176,14 @@ export function createProbes(): Probes {
         while (queue.length >= 800 && running) await running;
         for (const row of answer.data.list) {
           const record = byCode.get(String((row as { coupon_code?: unknown }).coupon_code));
-          if (record) queue.push(record);
+          if (!record) continue;
+          queue.push(record);
+          records++;
         }
         kick();
       }
       while (running) await running;
       const ms = performance.now() - t0;
-      const records = floorRecords.length;
       floorRecords = [];
       floor.close();
       await Dexie.delete(floorDbName);
