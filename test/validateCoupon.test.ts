@@ -51,6 +51,13 @@ describe('validateCoupon', () => {
       expect(used.ok ? '' : used.detail.message).toContain('already used');
     });
 
+    it('caps a fixed-amount discount at the maximum discount (apply_sale_type_max_price), online and offline', async () => {
+      mock.upsertCoupon({ coupon_code: 'FIXED5000-MAX3000', status: 'progress', apply_sale_price: 5000, apply_sale_percent: 0, apply_sale_type_max_price: 3000, use_period: '' });
+      expect(await lookup.validateCoupon('FIXED5000-MAX3000', { amount: 32000 })).toMatchObject({ ok: true, discount: 3000, source: 'network', detail: { message: '5,000 off, capped at 3,000.' } });
+      await goOffline(mock, lookup);
+      expect(await lookup.validateCoupon('FIXED5000-MAX3000', { amount: 32000 })).toMatchObject({ ok: true, discount: 3000, source: 'local' });
+    });
+
     it('says expired for a coupon whose period is over', async () => {
       const v = await lookup.validateCoupon(MOCK_CODES.expiredCoupon, { amount: 60000 });
       expect(v).toMatchObject({ ok: false, reason: 'expired', source: 'network', detail: { rule: 'period', field: 'use_period' } });

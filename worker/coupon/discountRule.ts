@@ -51,8 +51,8 @@ function kindOf(record: Coupon | IssuedCoupon, percent: number, price: number): 
 }
 
 /**
- * Percent of the amount, capped by `apply_sale_type_max_price` when it is > 0; or the fixed amount. Never more
- * than the order amount. Both or neither filled: `type` decides when it names the kind, else `unreadable`.
+ * Percent of the amount, or the fixed amount; either capped by `apply_sale_type_max_price` when it is > 0 (the
+ * API's "maximum discount amount"). Never more than the order amount. Both or neither filled: `type` decides when it names the kind, else `unreadable`.
  * A negative or non-numeric amount field, or a percent over 100, is `unreadable`.
  * @example discountRule({ coupon_code: 'W', apply_sale_percent: 10, apply_sale_type_max_price: 5000 }, { amount: 32000 }) // 3,200
  */
@@ -78,10 +78,15 @@ export function discountRule(record: Coupon | IssuedCoupon, order: Pick<CheckedO
     }) as DiscountOutcome;
   }
   const whole = Math.floor(order.amount);
+  // the API names the cap "maximum discount amount" for every coupon: a fixed amount over it is capped too
+  const capped = (n: number) => (cap > 0 ? Math.min(n, Math.floor(cap)) : n);
   if (kind === 'fixed') {
-    const discount = Math.min(Math.floor(price), whole);
-    const limited = discount < Math.floor(price) ? `, limited to the order amount ${formatAmount(whole)}` : '';
-    return { pass: true, discount, message: `${formatAmount(Math.floor(price))} off${limited}.` };
+    const offered = Math.floor(price);
+    const atCap = capped(offered);
+    const discount = Math.min(atCap, whole);
+    const limited =
+      discount < atCap ? `, limited to the order amount ${formatAmount(whole)}` : atCap < offered ? `, capped at ${formatAmount(atCap)}` : '';
+    return { pass: true, discount, message: `${formatAmount(offered)} off${limited}.` };
   }
   if (percent > 100) {
     return reject('discount', 'unreadable', `The discount of this coupon (${percent}%) is over 100%.`, {
@@ -90,7 +95,7 @@ export function discountRule(record: Coupon | IssuedCoupon, order: Pick<CheckedO
     }) as DiscountOutcome;
   }
   const raw = Math.min(percentOf(order.amount, percent), whole);
-  const discount = cap > 0 ? Math.min(raw, Math.floor(cap)) : raw;
-  const capped = discount < raw ? `, capped at ${formatAmount(discount)}` : '';
-  return { pass: true, discount, message: `${percent}% of ${formatAmount(order.amount)} is ${formatAmount(raw)} off${capped}.` };
+  const discount = capped(raw);
+  const note = discount < raw ? `, capped at ${formatAmount(discount)}` : '';
+  return { pass: true, discount, message: `${percent}% of ${formatAmount(order.amount)} is ${formatAmount(raw)} off${note}.` };
 }
