@@ -103,6 +103,40 @@ describe('validateCoupon', () => {
       expect(await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 })).toMatchObject({ ok: false, reason: 'unreadable' });
     });
 
+    it('says unreadable, never ok, when the API now sends a record of an issued coupon this till cannot read', async () => {
+      expect((await lookup.prefetchIssuedCoupons([MOCK_CODES.issuedUnused])).ok).toBe(true);
+      const record = mock.data.issuedCoupons.find((c) => c.coupon_issue_code === MOCK_CODES.issuedUnused)!;
+      // used upstream, and its new record fails the schema in one field
+      mock.upsertIssuedCoupon({ ...record, status: 'complete', use_date: '2026-06-01 11:59:00', shop_order_code: '202606010000001', apply_sale_percent: { value: 10 } });
+      const v = await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, at: AT });
+      expect(v).toMatchObject({ ok: false, reason: 'unreadable', kind: 'issued', source: 'local', detail: { rule: 'record' } });
+      expect(v.ok ? '' : v.detail.message).toMatch(/cannot read.*apply_sale_percent/);
+      expect(await next(lookup.issuedCoupon(MOCK_CODES.issuedUnused), (r) => r.error !== null)).toMatchObject({ data: { status: 'progress' }, error: { code: 'invalid_record' } });
+      await goOffline(mock, lookup);
+      expect(await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, at: AT })).toMatchObject({ ok: false, reason: 'unreadable', source: 'local' });
+    });
+
+    it('marks an issued coupon prefetched with an unreadable record: unreadable offline, and readable again once the API sends a good record', async () => {
+      expect((await lookup.prefetchIssuedCoupons([MOCK_CODES.issuedUnused])).ok).toBe(true);
+      const record = mock.data.issuedCoupons.find((c) => c.coupon_issue_code === MOCK_CODES.issuedUnused)!;
+      mock.upsertIssuedCoupon({ ...record, apply_sale_percent: 'ten' });
+      const report = await lookup.prefetchIssuedCoupons([MOCK_CODES.issuedUnused]);
+      expect(report).toMatchObject({ ok: false, rejected: 1 });
+      mock.setDown(true);
+      expect((await lookup.sync()).ok).toBe(false);
+      expect(await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, at: AT })).toMatchObject({ ok: false, reason: 'unreadable', kind: 'issued' });
+      // a code whose only record was unreadable: unreadable, never unknown_offline or not_found
+      mock.setDown(false);
+      mock.upsertIssuedCoupon({ ...record, coupon_issue_code: 'IC-NEW-BAD', apply_sale_percent: 'ten' });
+      expect((await lookup.prefetchIssuedCoupons(['IC-NEW-BAD'])).rejected).toBe(1);
+      mock.upsertIssuedCoupon(record);
+      expect((await lookup.prefetchIssuedCoupons([MOCK_CODES.issuedUnused])).ok).toBe(true);
+      mock.setDown(true);
+      expect((await lookup.sync()).ok).toBe(false);
+      expect(await lookup.validateCoupon('IC-NEW-BAD', { amount: 32000, at: AT })).toMatchObject({ ok: false, reason: 'unreadable', source: 'local' });
+      expect(await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, at: AT })).toMatchObject({ ok: true, kind: 'issued', source: 'local' });
+    });
+
     it('does not keep the cashier waiting on a slow API: local data decides while the API still has not answered', async () => {
       const slow = mock.hold({ path: `/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}` });
       try {

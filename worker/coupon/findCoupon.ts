@@ -24,7 +24,7 @@ export interface FindCouponDeps
 export type FindOutcome = (
   | { found: FoundCoupon }
   | { absent: 'not_found' | 'unknown_offline'; syncedAt: number | null; source: 'local' | 'network' }
-  /** No copy is stored, and the record the API sent for this coupon code could not be read. */
+  /** No copy is stored, and the record the API sent for this code (a coupon's or an issued coupon's) could not be read. */
   | { absent: 'unreadable'; syncedAt: number | null; source: 'local'; message: string }
 ) & {
   /** An API call of this lookup failed at network level (refused, dropped, timed out, or too slow). */
@@ -35,8 +35,8 @@ interface LocalState {
   coupon: Coupon | undefined;
   issued: IssuedCoupon | undefined;
   confirmed: Record<Space, number | null>;
-  /** Why the coupon code's latest record could not be read (an unreadable mark), else null. */
-  unreadable: string | null;
+  /** Why the code's latest record could not be read (an unreadable mark), per space, else null. */
+  unreadable: Record<Space, string | null>;
 }
 
 const markOf = (row: MetaRow | undefined) => (row && 'unreadable' in row ? row.unreadable.message : null);
@@ -56,7 +56,7 @@ async function readCodeSpaces(db: ShopDatabase, code: string): Promise<LocalStat
       coupon,
       issued,
       confirmed: { coupon: latestConfirmation([meta[0], meta[1], aliasRow]), issued: latestConfirmation([meta[2]]) },
-      unreadable: markOf(meta[1]) ?? markOf(aliasRow),
+      unreadable: { coupon: markOf(meta[1]) ?? markOf(aliasRow), issued: markOf(meta[2]) },
     };
   });
 }
@@ -121,14 +121,19 @@ export async function findCoupon(code: string, deps: FindCouponDeps): Promise<Fi
   const source = (s: Space) => (fromNetwork.has(s) ? 'network' : 'local');
   if (local.coupon) {
     const found: FoundCoupon = { kind: 'coupon', record: local.coupon, syncedAt: local.confirmed.coupon, source: source('coupon') };
-    if (local.unreadable !== null) found.unreadable = local.unreadable;
+    if (local.unreadable.coupon !== null) found.unreadable = local.unreadable.coupon;
     return { found, networkTrouble };
   }
-  if (local.unreadable !== null) {
-    return { absent: 'unreadable', syncedAt: local.confirmed.coupon, source: 'local', message: local.unreadable, networkTrouble };
+  if (local.unreadable.coupon !== null) {
+    return { absent: 'unreadable', syncedAt: local.confirmed.coupon, source: 'local', message: local.unreadable.coupon, networkTrouble };
   }
   if (local.issued) {
-    return { found: { kind: 'issued', record: local.issued, syncedAt: local.confirmed.issued, source: source('issued') }, networkTrouble };
+    const found: FoundCoupon = { kind: 'issued', record: local.issued, syncedAt: local.confirmed.issued, source: source('issued') };
+    if (local.unreadable.issued !== null) found.unreadable = local.unreadable.issued;
+    return { found, networkTrouble };
+  }
+  if (local.unreadable.issued !== null) {
+    return { absent: 'unreadable', syncedAt: local.confirmed.issued, source: 'local', message: local.unreadable.issued, networkTrouble };
   }
   const now = deps.now();
   const trusted = (s: Space) => fromNetwork.has(s) || refused.has(s) || !olderThan(local.confirmed[s], now, deps.maxDataAgeMs);

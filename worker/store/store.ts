@@ -20,8 +20,8 @@ export interface Confirmation {
 }
 
 /**
- * `coupon:<code>` when the latest record the API sent for that code could not be read (it failed the schema): the
- * copy stored (if any) stays, but nothing confirms it any more. Lookups show it with `confirmedAt`, when the API
+ * `coupon:<code>` (or `issued:<code>`) when the latest record the API sent for that code could not be read (it
+ * failed the schema): the copy stored (if any) stays, but nothing confirms it any more. Lookups show it with `confirmedAt`, when the API
  * last confirmed that copy (null: never), whatever later listings say, and validateCoupon answers `unreadable`,
  * until a readable record arrives (unreadableMarks.ts).
  */

@@ -1,7 +1,8 @@
-// Coupons whose latest record could not be read. A listing (or a read-through, or the relay's feed) that carries
-// a record failing the schema keeps the copy stored before, but must not confirm it: the shop may have stopped
-// that coupon, and the new record that says so is the one we cannot read. The mark sits on the code's own
-// confirmation row (`coupon:<code>`), which lookups and the checkout read anyway; see UnreadableMark.
+// Coupons and issued coupons whose latest record could not be read. A listing (or a read-through, or the relay's
+// feed) that carries a record failing the schema keeps the copy stored before, but must not confirm it: the shop
+// may have stopped that coupon (or the issued coupon was used), and the new record that says so is the one we
+// cannot read. The mark sits on the code's own confirmation row (`coupon:<code>`, `issued:<code>`), which lookups
+// and the checkout read anyway; see UnreadableMark.
 import { latestConfirmation, metaKey, type MetaRow, type ShopDatabase, type UnreadableMark } from './store';
 
 /** One unreadable record: the code it is for, and why it was rejected. */
@@ -25,12 +26,31 @@ export async function markUnreadable(db: ShopDatabase, records: UnreadableRecord
     const row = rows[i];
     if (isMark(row)) return listing === undefined || row.unreadable.listing === listing ? [] : [{ ...row, unreadable: { ...row.unreadable, listing } }];
     // the copy held is as old as its last confirmation: the listing before, or its own lookup
-    const mark: UnreadableMark = { key: metaKey.coupon(code), confirmedAt: latestConfirmation([list, row]), unreadable: { since: at, message } };
+    const mark = markOf(metaKey.coupon(code), latestConfirmation([list, row]), row, message, at);
     if (listing !== undefined) mark.unreadable.listing = listing;
-    if (row && 'code' in row && typeof row.code === 'string') mark.code = row.code;
     return [mark];
   });
   if (marks.length > 0) await db.meta.bulkPut(marks);
+}
+
+/**
+ * Marks an issued coupon's code unreadable (its `issued:<code>` row), in the running transaction (it must include
+ * `meta`): the copy held, if any, is confirmed by nothing from now on, as a coupon's is. A code already marked keeps
+ * its mark. Issued coupons are read one by one (read-through, prefetchIssuedCoupons), so a readable record's
+ * confirmation of the same row ends it.
+ * @example await markIssuedUnreadable(db, { code: 'IC-7F3K-2Q9M', message: 'apply_sale_percent: expected an integer' }, Date.now());
+ */
+export async function markIssuedUnreadable(db: ShopDatabase, { code, message }: UnreadableRecord, at: number): Promise<void> {
+  const row = await db.meta.get(metaKey.issued(code));
+  if (isMark(row)) return;
+  await db.meta.put(markOf(metaKey.issued(code), latestConfirmation([row]), row, message, at));
+}
+
+/** A new mark on `key`, keeping what the row it replaces confirmed besides (an alias). */
+function markOf(key: string, confirmedAt: number | null, row: MetaRow | undefined, message: string, at: number): UnreadableMark {
+  const mark: UnreadableMark = { key, confirmedAt, unreadable: { since: at, message } };
+  if (row && 'code' in row && typeof row.code === 'string') mark.code = row.code;
+  return mark;
 }
 
 /** Above this many codes the marks are read all at once (they are few) instead of a row per code. */

@@ -1,7 +1,7 @@
 // Read-through of single items: fetched when looked up while online, then kept for offline use. A "does not
 // exist" answer (-11) is remembered too, so an offline lookup can tell "confirmed gone" from "never seen".
 import { ShopLookupError } from '../../src/protocol';
-import type { Coupon, ProductOption } from '../../src/protocol';
+import type { Coupon, IssuedCoupon, ProductOption } from '../../src/protocol';
 import type { ItemAnswer } from '../api/apiClient';
 import { rejectionError } from '../records/parseRecords';
 import { sameRecord } from '../records/sameRecord';
@@ -9,7 +9,7 @@ import { confirm, metaKey, type ShopDatabase } from '../store/store';
 import type { SyncContext } from './syncContext';
 import { noteCouponRefresh } from './direct/couponListing';
 import { assertShop } from '../store/shopIdentity';
-import { markUnreadable } from '../store/unreadableMarks';
+import { markIssuedUnreadable, markUnreadable } from '../store/unreadableMarks';
 import { syncProductOptions } from './direct/syncProductOptions';
 
 /** Confirms keys, if the database is still this shop's. */
@@ -74,8 +74,18 @@ export async function refreshCoupon(ctx: SyncContext, code: string): Promise<voi
 export async function refreshIssuedCoupon(ctx: SyncContext, code: string): Promise<void> {
   const at = ctx.now();
   const answer = await ctx.call(() => ctx.client.getIssuedCoupon(code, { priority: ctx.priority, counter: ctx.report }));
-  const record = checkRejected(ctx, `GET /v2/shop/issue-coupons/${code}`, answer);
   const { db } = ctx;
+  let record: IssuedCoupon | null;
+  try {
+    record = checkRejected(ctx, `GET /v2/shop/issue-coupons/${code}`, answer);
+  } catch (error) {
+    // as for a coupon: the copy kept (if any) is confirmed by nothing from now on (it may have been used since)
+    await db.transaction('rw', db.meta, async () => {
+      await assertShop(db, ctx.shop);
+      await markIssuedUnreadable(db, { code, message: (error as Error).message }, at);
+    });
+    throw error;
+  }
   await db.transaction('rw', [db.issuedCoupons, db.meta], async () => {
     await assertShop(db, ctx.shop);
     const current = await db.issuedCoupons.get(code);
