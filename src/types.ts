@@ -331,7 +331,7 @@ export type CouponRejection =
  * @example showToCashier(v.detail.message); log(v.detail.rule, v.detail.field, v.detail.value);
  */
 export interface VerdictDetail {
-  /** The rule that decided: 'lookup', 'record', 'status', 'period', 'app', 'combination', 'minimum', 'discount', 'freshness'. */
+  /** The rule that decided: 'lookup', 'record', 'status', 'period', 'parent' (an issued coupon's coupon), 'app', 'combination', 'minimum', 'discount', 'freshness'. */
   rule: string;
   /** Why, in words a cashier can act on. */
   message: string;

@@ -7,12 +7,14 @@ import { decideCoupon, type FoundCoupon } from '../worker/coupon/decideCoupon';
 import { discountRule, type DiscountOutcome } from '../worker/coupon/discountRule';
 import { freshnessRule } from '../worker/coupon/freshnessRule';
 import { minimumRule } from '../worker/coupon/minimumRule';
+import { parentRule } from '../worker/coupon/parentRule';
 import { periodRule } from '../worker/coupon/periodRule';
 import { readOrder } from '../worker/coupon/readOrder';
 import type { CheckedOrder, RuleOutcome } from '../worker/coupon/ruleOutcome';
 import { statusRule } from '../worker/coupon/statusRule';
 
 const SEOUL = 'Asia/Seoul';
+const SETTINGS = { policy: DEFAULT_COUPON_POLICY, timeZone: SEOUL };
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** An instant given as Seoul wall-clock time (UTC+9, no DST). */
@@ -67,6 +69,16 @@ const cases: Case[] = [
   { rule: 'status', name: 'an unused issued coupon is usable', run: () => statusRule(issued(), 'issued', DEFAULT_COUPON_POLICY), expected: 'pass' },
   { rule: 'status', name: 'a host policy can make ready usable', run: () => statusRule(coupon({ status: 'ready' }), 'coupon', resolvePolicy({ active: ['progress', 'ready'] })), expected: 'pass' },
   { rule: 'status', name: 'a host policy can add a used status', run: () => statusRule(issued({ status: 'Done' }), 'issued', resolvePolicy({ used: ['complete', 'done'] })), expected: 'inactive' },
+
+  // parent: an issued coupon's coupon, as far as the till knows
+  { rule: 'parent', name: 'an unknown coupon leaves the issued record to decide', run: () => parentRule({ state: 'unknown', code: 'SPRING' }, kst(2026, 6, 1), SETTINGS), expected: 'pass' },
+  { rule: 'parent', name: 'an active coupon in its period passes', run: () => parentRule({ state: 'held', code: 'SPRING', record: coupon({ use_period: '2026-01-01 ~ 2026-12-31' }), syncedAt: 0 }, kst(2026, 6, 1), SETTINGS), expected: 'pass' },
+  { rule: 'parent', name: 'a stopped coupon makes its issued coupon inactive', run: () => parentRule({ state: 'held', code: 'SPRING', record: coupon({ status: 'stop' }), syncedAt: 0 }, kst(2026, 6, 1), SETTINGS), expected: 'inactive', detail: { rule: 'parent', field: 'status', value: 'stop', message: 'This issued coupon belongs to coupon "SPRING": This coupon is not active (status "stop").' } },
+  { rule: 'parent', name: "the coupon's period applies", run: () => parentRule({ state: 'held', code: 'SPRING', record: coupon({ use_period: '2025-01-01 ~ 2025-12-31' }), syncedAt: 0 }, kst(2026, 6, 1), SETTINGS), expected: 'expired', detail: { field: 'use_period' } },
+  { rule: 'parent', name: 'a coupon not started yet', run: () => parentRule({ state: 'held', code: 'SPRING', record: coupon({ use_period: '2027-01-01 ~' }), syncedAt: 0 }, kst(2026, 6, 1), SETTINGS), expected: 'not_started' },
+  { rule: 'parent', name: 'a coupon confirmed gone', run: () => parentRule({ state: 'gone', code: 'SPRING', since: kst(2026, 5, 31, 9) }, kst(2026, 6, 1), SETTINGS), expected: 'inactive', detail: { field: 'coupon_code', value: 'SPRING', message: 'This issued coupon belongs to coupon "SPRING", which the shop no longer has (the shop API confirmed it gone at 2026-05-31 09:00:00).' } },
+  { rule: 'parent', name: 'a coupon whose newer record could not be read', run: () => parentRule({ state: 'held', code: 'SPRING', record: coupon(), syncedAt: 0, unreadable: 'status: expected text' }, kst(2026, 6, 1), SETTINGS), expected: 'unreadable' },
+  { rule: 'parent', name: 'a coupon whose only record could not be read', run: () => parentRule({ state: 'unreadable', code: 'SPRING', message: 'status: expected text' }, kst(2026, 6, 1), SETTINGS), expected: 'unreadable' },
 
   // period (Seoul unless said otherwise)
   { rule: 'period', name: "'' means no limit", run: () => period('', kst(2040, 1, 1)), expected: 'pass' },
@@ -182,12 +194,14 @@ describe('rule order (decideCoupon)', () => {
   it.each([
     { name: 'status before period', record: coupon({ status: 'stop', use_period: '2025-01-01 ~ 2025-12-31' }), o: order(), expected: 'inactive/status' },
     { name: 'period before app', record: coupon({ use_app: true, use_period: '2025-01-01 ~ 2025-12-31', apply_sale_price: 1 }), o: order(), expected: 'expired/period' },
+    { name: "an issued coupon's own period before its coupon", record: issued({ use_period: '2025-01-01 ~ 2025-12-31', apply_sale_price: 1 }), kind: 'issued' as const, parent: { state: 'held' as const, code: 'T', record: coupon({ status: 'stop' }), syncedAt: 0 }, o: order(), expected: 'expired/period' },
+    { name: 'its coupon before app', record: issued({ use_app: true, apply_sale_price: 1 }), kind: 'issued' as const, parent: { state: 'held' as const, code: 'T', record: coupon({ status: 'stop' }), syncedAt: 0 }, o: order(), expected: 'inactive/parent' },
     { name: 'app before combination', record: coupon({ use_app: true, is_duplication: false, apply_sale_price: 1 }), o: order({ otherDiscount: true }), expected: 'app_only/app' },
     { name: 'combination before minimum', record: coupon({ is_duplication: false, apply_sale_type_minimum_price: 50000, apply_sale_price: 1 }), o: order({ otherDiscount: true }), expected: 'not_combinable/combination' },
     { name: 'minimum before discount', record: coupon({ apply_sale_type_minimum_price: 50000, apply_sale_price: -1 }), o: order(), expected: 'below_minimum/minimum' },
     { name: 'discount before freshness', record: coupon({ apply_sale_percent: 0, apply_sale_price: 0 }), o: order(), expected: 'unreadable/discount' },
-  ])('$name', ({ record, o, expected }) => {
-    const v = decideCoupon(found(record, { syncedAt: null }), o, settings);
+  ])('$name', ({ record, o, expected, ...extra }) => {
+    const v = decideCoupon(found(record, { syncedAt: null, ...extra }), o, settings);
     expect(v.ok ? 'ok' : `${v.reason}/${v.detail.rule}`).toBe(expected);
   });
 

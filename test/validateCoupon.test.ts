@@ -195,6 +195,72 @@ describe('validateCoupon', () => {
     });
   });
 
+  describe('an issued coupon and its coupon', () => {
+    const welcome = () => mock.data.coupons.find((c) => c.coupon_code === MOCK_CODES.welcomeCoupon)!;
+
+    it('refuses an issued coupon whose coupon the till knows as stopped: online (also from a fresh answer, and from the local copy) and offline', async () => {
+      expect((await lookup.prefetchIssuedCoupons([MOCK_CODES.issuedUnused])).ok).toBe(true);
+      mock.upsertCoupon({ ...welcome(), status: 'stop' });
+      expect((await lookup.sync()).ok).toBe(true);
+      const online = await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000 });
+      expect(online).toMatchObject({ ok: false, reason: 'inactive', kind: 'issued', source: 'network', detail: { rule: 'parent', field: 'status', value: 'stop' } });
+      expect(online.ok ? '' : online.detail.message).toBe('This issued coupon belongs to coupon "WELCOME10": This coupon is not active (status "stop").');
+      mock.inject('http500', { path: `/v2/shop/issue-coupons/${MOCK_CODES.issuedUnused}`, times: Infinity });
+      expect(await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000 })).toMatchObject({ ok: false, reason: 'inactive', source: 'local', detail: { rule: 'parent' } });
+      await goOffline(mock, lookup);
+      expect(await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000 })).toMatchObject({ ok: false, reason: 'inactive', source: 'local', detail: { rule: 'parent' } });
+    });
+
+    it("refuses an issued coupon by its coupon's period, and passes it while the coupon is active", async () => {
+      expect(await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000 })).toMatchObject({ ok: true });
+      mock.upsertCoupon({ ...welcome(), use_period: '2025-01-01 00:00:00 ~ 2025-12-31 23:59:59' });
+      expect((await lookup.sync()).ok).toBe(true);
+      const v = await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, at: AT });
+      expect(v).toMatchObject({ ok: false, reason: 'expired', kind: 'issued', detail: { rule: 'parent', field: 'use_period' } });
+    });
+
+    it('refuses an issued coupon whose coupon a complete listing no longer has, offline too', async () => {
+      expect((await lookup.prefetchIssuedCoupons([MOCK_CODES.issuedUnused])).ok).toBe(true);
+      expect(mock.removeCoupon(MOCK_CODES.welcomeCoupon)).toBe(true);
+      expect((await lookup.sync()).ok).toBe(true);
+      await goOffline(mock, lookup);
+      const v = await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000 });
+      expect(v).toMatchObject({ ok: false, reason: 'inactive', kind: 'issued', source: 'local', detail: { rule: 'parent', field: 'coupon_code', value: 'WELCOME10' } });
+      expect(v.ok ? '' : v.detail.message).toMatch(/belongs to coupon "WELCOME10", which the shop no longer has/);
+    });
+
+    it('lets the issued record decide offline when its coupon came after the last listing (the till cannot tell it gone)', async () => {
+      // created and issued after the till's last listing: the listing without it says nothing of it
+      mock.upsertCoupon({ ...welcome(), coupon_code: 'NEW-AFTER-LISTING' });
+      const record = mock.data.issuedCoupons.find((c) => c.coupon_issue_code === MOCK_CODES.issuedUnused)!;
+      mock.upsertIssuedCoupon({ ...record, coupon_issue_code: 'IC-NEW-AFTER', coupon_code: 'NEW-AFTER-LISTING' });
+      expect((await lookup.prefetchIssuedCoupons(['IC-NEW-AFTER'])).ok).toBe(true);
+      await goOffline(mock, lookup);
+      expect(await lookup.validateCoupon('IC-NEW-AFTER', { amount: 32000 })).toMatchObject({ ok: true, kind: 'issued', source: 'local' });
+    });
+
+    it('on a storefront without the coupon list: asks the API for the coupon online; offline, with nothing known of it, the issued record decides', async () => {
+      const shop = lookupFor(mock, { coupons: 'byCode', products: [MOCK_CODES.firstProductNo] });
+      try {
+        expect((await shop.prefetchIssuedCoupons([MOCK_CODES.issuedUnused])).ok).toBe(true);
+        // nothing known of WELCOME10 on this device: offline, the issued coupon's own fields decide
+        await goOffline(mock, shop);
+        expect(await shop.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000 })).toMatchObject({ ok: true, kind: 'issued', source: 'local' });
+        mock.setDown(false);
+        expect((await shop.sync()).ok).toBe(true);
+        mock.upsertCoupon({ ...welcome(), status: 'stop' });
+        mock.resetRequests();
+        const online = await shop.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000 });
+        expect(online).toMatchObject({ ok: false, reason: 'inactive', source: 'network', detail: { rule: 'parent', value: 'stop' } });
+        expect(requestsFor(mock, MOCK_CODES.welcomeCoupon).map((r) => r.path)).toEqual([`/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}`]);
+        await goOffline(mock, shop);
+        expect(await shop.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000 })).toMatchObject({ ok: false, reason: 'inactive', detail: { rule: 'parent' } });
+      } finally {
+        await shop.close();
+      }
+    });
+  });
+
   describe('a coupon the API answers under another code', () => {
     it('finds it under the code asked, online and then offline, and the lookup shows it too', async () => {
       // an API that matches codes without regard to case: asked for welcome10, it answers with WELCOME10

@@ -1,16 +1,18 @@
 // The checkout decision for one found record: the rules in their documented order, first rejection wins.
-// Order: record → status → period → app → combination → minimum → discount → freshness. Whether the copy can be
-// relied on at all comes first (its newer record could not be read), then the coupon's own validity (it cannot be
-// used at all), then what the order must be, then the amount; freshness is last because it only ever holds back a
+// Order: record → status → period → parent → app → combination → minimum → discount → freshness. Whether the copy
+// can be relied on at all comes first (its newer record could not be read), then the coupon's own validity (it
+// cannot be used at all), then, for an issued coupon, its coupon's, then what the order must be, then the amount; freshness is last because it only ever holds back a
 // "yes" (and reports the discount that "yes" would have given).
 import type { Coupon, CouponPolicy, CouponVerdict, IssuedCoupon } from '../../src/protocol';
 import { appRule } from './appRule';
 import { combinationRule } from './combinationRule';
 import { dataAge } from '../store/dataAge';
 import { discountRule } from './discountRule';
+import type { ParentCoupon } from './findParentCoupon';
 import { recordRule } from './recordRule';
 import { freshnessRule } from './freshnessRule';
 import { minimumRule } from './minimumRule';
+import { parentRule } from './parentRule';
 import { periodRule } from './periodRule';
 import type { CheckedOrder, RuleOutcome } from './ruleOutcome';
 import { statusRule } from './statusRule';
@@ -24,6 +26,8 @@ export interface FoundCoupon {
   source: 'local' | 'network';
   /** The latest record the API sent for it could not be read (why, in words): this copy is confirmed by nothing. */
   unreadable?: string;
+  /** An issued coupon's coupon, as far as the till knows (findParentCoupon.ts). */
+  parent?: ParentCoupon;
 }
 
 /** Settings the rules read. */
@@ -45,6 +49,7 @@ export function decideCoupon(found: FoundCoupon, order: CheckedOrder, settings: 
     () => recordRule(found.unreadable, syncedAt, settings.now),
     () => statusRule(record, kind, settings.policy),
     () => periodRule(record, order.at, settings.timeZone),
+    () => parentRule(found.parent, order.at, settings),
     () => appRule(record, order),
     () => combinationRule(record, order),
     () => minimumRule(record, order),

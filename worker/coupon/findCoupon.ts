@@ -7,6 +7,7 @@ import { olderThan } from '../store/dataAge';
 import { latestConfirmation, metaKey, type Confirmation, type MetaRow, type ShopDatabase } from '../store/store';
 import type { CouponValidatorDeps } from './validateCoupon';
 import type { FoundCoupon } from './decideCoupon';
+import { findParentCoupon } from './findParentCoupon';
 
 /** How long a checkout waits for the API before deciding from local data (the refresh goes on in the background).
  * @example findCoupon(code, { ...deps, waitMs: NETWORK_WAIT_MS }) */
@@ -130,6 +131,8 @@ export async function findCoupon(code: string, deps: FindCouponDeps): Promise<Fi
   if (local.issued) {
     const found: FoundCoupon = { kind: 'issued', record: local.issued, syncedAt: local.confirmed.issued, source: source('issued') };
     if (local.unreadable.issued !== null) found.unreadable = local.unreadable.issued;
+    const askApi = deps.isOffline() || networkTrouble ? null : (c: string) => ask(() => deps.refreshCoupon(c), waitMs).then((a) => a.ok);
+    found.parent = await findParentCoupon(deps.db, local.issued, local.confirmed.issued, askApi);
     return { found, networkTrouble };
   }
   if (local.unreadable.issued !== null) {
