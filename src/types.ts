@@ -387,6 +387,11 @@ export type CouponVerdict =
  */
 export interface JournalEntry {
   id: number;
+  /**
+   * This entry's own key, unique on every till (a UUID made when the verdict was given): the same entry sent or
+   * written twice is still one entry. Entries kept from before schema version 6 got one in the upgrade.
+   */
+  key: string;
   code: string;
   amount: number;
   ok: boolean;

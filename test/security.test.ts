@@ -268,34 +268,37 @@ describe('the store', () => {
 });
 
 describe('the store, one schema version back', () => {
-  it('opens a database written by the previous schema version (3) and keeps its data and its journal rows', async () => {
+  it('opens a database written by the previous schema version (5) and keeps its data and its journal rows, each given a key', async () => {
     const idb = new IDBFactory();
-    // the schema as release with version 3 declared it
-    const v3 = new Dexie('previous', { indexedDB: idb, IDBKeyRange });
-    v3.version(1).stores({ coupons: 'coupon_code', issuedCoupons: '', options: '[product_no+no], [product_no+code]', meta: 'key', couponStage: 'coupon_code', couponPages: 'page' });
-    v3.version(2).stores({ journal: '++id, at' });
-    v3.version(3).stores({ couponHashes: 'page', listedPages: 'page, &*codes', couponPages: null });
-    await v3.table('coupons').put({ coupon_code: 'OLD3', name: '버전 3 쿠폰', status: 'progress', apply_sale_price: 1000 });
-    await v3.table('meta').bulkPut([{ key: 'coupons', confirmedAt: 1_700_000_000_000 }]);
+    // the schema as the release with version 5 declared it
+    const v5 = new Dexie('previous', { indexedDB: idb, IDBKeyRange });
+    v5.version(1).stores({ coupons: 'coupon_code', issuedCoupons: '', options: '[product_no+no], [product_no+code]', meta: 'key', couponStage: 'coupon_code', couponPages: 'page' });
+    v5.version(2).stores({ journal: '++id, at' });
+    v5.version(3).stores({ couponHashes: 'page', listedPages: 'page, &*codes', couponPages: null });
+    v5.version(5).stores({ feedStage: '[resource+key]' });
+    await v5.table('coupons').put({ coupon_code: 'OLD5', name: '버전 5 쿠폰', status: 'progress', apply_sale_price: 1000 });
+    await v5.table('meta').bulkPut([{ key: 'coupons', confirmedAt: 1_700_000_000_000 }]);
     const sold = [
-      { code: 'OLD3', amount: 5000, ok: true, reason: null, discount: 1000, syncedAt: 1_700_000_000_000, at: 1_700_000_100_000, kind: 'coupon' },
+      { code: 'OLD5', amount: 5000, ok: true, reason: null, discount: 1000, syncedAt: 1_700_000_000_000, at: 1_700_000_100_000, kind: 'coupon' },
       { code: 'NOPE', amount: 7000, ok: false, reason: 'unknown_offline', discount: null, syncedAt: null, at: 1_700_000_200_000, kind: null },
     ];
-    await v3.table('journal').bulkAdd(sold);
-    v3.close();
+    await v5.table('journal').bulkAdd(sold);
+    v5.close();
 
     const mock = await startMock();
     const lookup = lookupFor(mock, { indexedDB: idb, dbName: 'previous' });
     try {
-      expect(await next(lookup.coupon('OLD3'))).toMatchObject({ data: { coupon_code: 'OLD3', name: '버전 3 쿠폰' }, syncedAt: 1_700_000_000_000 });
+      expect(await next(lookup.coupon('OLD5'))).toMatchObject({ data: { coupon_code: 'OLD5', name: '버전 5 쿠폰' }, syncedAt: 1_700_000_000_000 });
       const journal = await lookup.offlineJournal();
-      expect(journal).toEqual(sold.map((e, i) => ({ ...e, id: i + 1 })));
+      const uuid = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(journal).toEqual(sold.map((e, i) => ({ ...e, id: i + 1, key: uuid })));
+      expect(journal[0]!.key).not.toBe(journal[1]!.key);
       expect((await lookup.sync()).ok).toBe(true);
       mock.setDown(true);
       expect((await lookup.sync()).ok).toBe(false);
       expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ journaled: true });
-      expect((await lookup.offlineJournal()).map((e) => [e.id, e.code])).toEqual([[1, 'OLD3'], [2, 'NOPE'], [3, 'WELCOME10']]);
-      expect((await idb.databases()).find((d) => d.name === 'previous')?.version).toBe(50);
+      expect((await lookup.offlineJournal()).map((e) => [e.id, e.code])).toEqual([[1, 'OLD5'], [2, 'NOPE'], [3, 'WELCOME10']]);
+      expect((await idb.databases()).find((d) => d.name === 'previous')?.version).toBe(60);
     } finally {
       await lookup.close();
       await mock.close();

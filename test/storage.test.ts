@@ -66,6 +66,24 @@ describe('storage failures', () => {
     expect((await next(lookup.status(), (s) => s.storage === undefined)).storage).toBeUndefined();
   });
 
+  it('writes each offline verdict exactly once when storage takes only part of a batch (WebKit refuses each write on its own)', async () => {
+    mock.setDown(true);
+    expect((await lookup.sync()).ok).toBe(false);
+    faulty.failWrites('QuotaExceededError', ['journal'], { perRequest: true });
+    expect(await lookup.validateCoupon('WELCOME10', { amount: 1000 })).toMatchObject({ journaled: false });
+    expect(await lookup.validateCoupon('WELCOME10', { amount: 2000 })).toMatchObject({ journaled: false });
+    // room for one write: the first waiting entry would fit, the rest not
+    faulty.failWrites('QuotaExceededError', ['journal'], { perRequest: true, accept: 1 });
+    const third = await lookup.validateCoupon('WELCOME10', { amount: 3000 });
+    faulty.heal();
+    const fourth = await lookup.validateCoupon('WELCOME10', { amount: 4000 });
+    expect(fourth).toMatchObject({ journaled: true });
+    const journal = await lookup.offlineJournal();
+    expect(journal.map((e) => e.amount)).toEqual([1000, 2000, 3000, 4000]);
+    expect(new Set(journal.map((e) => e.key)).size).toBe(4);
+    expect(third.journaled).toBe(false); // its batch was refused in part: none of it is written, all of it waits
+  });
+
   it('reports a full disk also when each write is refused on its own request (WebKit), not the transaction', async () => {
     rename('WELCOME10', '요청마다 거절');
     faulty.failWrites('QuotaExceededError', ['coupons'], { perRequest: true });
@@ -122,7 +140,7 @@ describe('storage failures', () => {
     const open = lookup.coupon('WELCOME10');
     expect((await next(open)).data?.coupon_code).toBe('WELCOME10');
     await new Promise<void>((resolve, reject) => {
-      const req = idb.open(db.name, 60); // schema version 6, as a newer shop-lookup in another tab
+      const req = idb.open(db.name, 70); // schema version 7, as a newer shop-lookup in another tab
       req.onsuccess = () => {
         req.result.close();
         resolve();
@@ -135,7 +153,7 @@ describe('storage failures', () => {
     rename('WELCOME10', '새 버전이 연 뒤');
     const report = await lookup.sync();
     expect(report.ok).toBe(false);
-    expect(report.errors.at(-1)).toMatchObject({ code: 'storage_upgraded', message: expect.stringMatching(/newer shop-lookup \(schema version 6\).*older one \(schema version 5\)/) });
+    expect(report.errors.at(-1)).toMatchObject({ code: 'storage_upgraded', message: expect.stringMatching(/newer shop-lookup \(schema version 7\).*older one \(schema version 6\)/) });
     await expect(lookup.validateCoupon('WELCOME10', { amount: 32000 })).rejects.toMatchObject({ code: 'storage_upgraded' });
     expect(await dumpDatabase(idb, db.name)).toBe(before);
     expect(await new Promise<number>((resolve) => {
@@ -144,7 +162,7 @@ describe('storage failures', () => {
         resolve(req.result.version);
         req.result.close();
       };
-    })).toBe(60);
+    })).toBe(70);
   });
 });
 
@@ -196,10 +214,10 @@ describe('without a usable IndexedDB', () => {
 
   it('never opens a database a newer release wrote: its data and journal stay as they were, and this page answers from memory', async () => {
     const idb = new IDBFactory();
-    // as a newer shop-lookup left it: schema version 6, a journal row among its tables
+    // as a newer shop-lookup left it: schema version 7, a journal row among its tables
     const newer = new Dexie('till', { indexedDB: idb, IDBKeyRange });
-    newer.version(6).stores({ coupons: 'coupon_code', meta: 'key', journal: '++id, at', journalV6: '++id' });
-    await newer.table('journal').add({ code: 'SOLD-BY-V6', amount: 1000, ok: true, reason: null, discount: 100, syncedAt: 1, at: 2 });
+    newer.version(7).stores({ coupons: 'coupon_code', meta: 'key', journal: '++id, at', journalV7: '++id' });
+    await newer.table('journal').add({ code: 'SOLD-BY-V7', amount: 1000, ok: true, reason: null, discount: 100, syncedAt: 1, at: 2 });
     newer.close();
     const before = await dumpDatabase(idb, 'till');
 
@@ -208,7 +226,7 @@ describe('without a usable IndexedDB', () => {
       const status = await next(lookup.status(), (s) => s.storage !== undefined);
       expect(status.storage).toMatchObject({
         memoryOnly: true,
-        error: { code: 'storage_upgraded', message: expect.stringMatching(/newer shop-lookup \(schema version 6\).*older one \(schema version 5\).*Reload the page/) },
+        error: { code: 'storage_upgraded', message: expect.stringMatching(/newer shop-lookup \(schema version 7\).*older one \(schema version 6\).*Reload the page/) },
       });
       expect((await lookup.sync()).ok).toBe(true);
       mock.setDown(true);
@@ -219,6 +237,6 @@ describe('without a usable IndexedDB', () => {
       await lookup.close();
     }
     expect(await dumpDatabase(idb, 'till')).toBe(before);
-    expect((await idb.databases()).find((d) => d.name === 'till')?.version).toBe(60);
+    expect((await idb.databases()).find((d) => d.name === 'till')?.version).toBe(70);
   });
 });

@@ -185,7 +185,7 @@ export function lookupWithEngine(
  * @example const faulty = faultyStore(); lookupWithEngine(mock, { openStore: faulty.openStore }); faulty.failWrites('QuotaExceededError');
  */
 export function faultyStore() {
-  let failing: { name: string; tables: string[] | null; perRequest: boolean } | null = null;
+  let failing: { name: string; tables: string[] | null; perRequest: boolean; accept: number } | null = null;
   let db: ShopDatabase | null = null;
   const open: typeof openStore = (name, deps) => {
     db = openStore(name, deps);
@@ -202,10 +202,14 @@ export function faultyStore() {
               if (!failing || (failing.tables !== null && !failing.tables.includes(tableName))) return table.mutate(req);
               const error = new DOMException(`injected ${failing.name}`, failing.name);
               if (!failing.perRequest) return Promise.reject(error);
-              // as WebKit does: each write refused on its own request (Dexie then throws a BulkError)
+              // as WebKit does: each write refused on its own request (Dexie then throws a BulkError); the first
+              // `accept` writes of a request are taken (a nearly full disk), the rest refused
               const count = 'values' in req ? req.values.length : 'keys' in req ? (req.keys?.length ?? 1) : 1;
-              const failures = Object.fromEntries(Array.from({ length: count }, (_, i) => [i, error]));
-              return Promise.resolve({ numFailures: count, failures, lastResult: undefined, results: [] });
+              const taken = 'values' in req ? Math.min(failing.accept, count) : 0;
+              const failures = Object.fromEntries(Array.from({ length: count - taken }, (_, i) => [taken + i, error]));
+              if (taken === 0 || !('values' in req)) return Promise.resolve({ numFailures: count, failures, lastResult: undefined, results: [] });
+              const part = { ...req, values: req.values.slice(0, taken), ...(req.keys ? { keys: req.keys.slice(0, taken) } : {}) } as typeof req;
+              return table.mutate(part).then((done) => ({ ...done, numFailures: count - taken, failures }));
             },
           };
         },
@@ -215,10 +219,12 @@ export function faultyStore() {
   };
   return {
     openStore: open,
-    /** Every write (to these tables) fails with a DOMException of this name until `heal()`. */
-    /** Writes fail with a DOMException `name`: the transaction's (`perRequest`: each write's own request). */
-    failWrites(name: string, tables: string[] | null = null, { perRequest = false } = {}) {
-      failing = { name, tables, perRequest };
+    /**
+     * Writes (to these tables) fail with a DOMException `name` until `heal()`: the transaction's, or (`perRequest`)
+     * each write's own request, the first `accept` writes of each request taken.
+     */
+    failWrites(name: string, tables: string[] | null = null, { perRequest = false, accept = 0 } = {}) {
+      failing = { name, tables, perRequest, accept };
     },
     heal() {
       failing = null;

@@ -3,6 +3,7 @@
 // disk) is never dropped in silence: it waits in memory, bounded, and is written first once storage accepts writes.
 import { ShopLookupError } from '../../src/protocol';
 import type { CouponVerdict, JournalEntry, JournalPage, LookupError } from '../../src/protocol';
+import { newEntryKey } from '../store/newEntryKey';
 import { engineError } from '../store/storageErrors';
 import type { ShopDatabase } from '../store/store';
 
@@ -38,6 +39,7 @@ type Entry = Omit<JournalEntry, 'id'>;
  */
 function entryOf(code: string, amount: number, verdict: CouponVerdict, at: number): Entry {
   return {
+    key: newEntryKey(),
     code,
     amount,
     ok: verdict.ok,
@@ -70,7 +72,11 @@ export function createOfflineJournal(db: ShopDatabase, health: JournalHealth = (
       void flush();
     }, RETRY_MS));
 
-  /** Writes the waiting entries, oldest first; true when none is left waiting. */
+  /**
+   * Writes the waiting entries, oldest first; true when none is left waiting. A batch is one transaction, so storage
+   * that refuses some of its writes (WebKit refuses each write of a full disk on its own request) writes none of it;
+   * and an entry whose key is stored already is not written again, whatever a failure left behind.
+   */
   function flush(): Promise<boolean> {
     if (flushing) return flushing;
     if (unsaved.length === 0) return Promise.resolve(true);
@@ -78,13 +84,17 @@ export function createOfflineJournal(db: ShopDatabase, health: JournalHealth = (
       try {
         while (unsaved.length > 0) {
           const batch = unsaved.slice();
-          await db.journal.bulkAdd(batch as JournalEntry[]);
+          await db.transaction('rw', db.journal, async () => {
+            const stored = new Set(await db.journal.where('key').anyOf(batch.map((e) => e.key)).keys());
+            await db.journal.bulkAdd(batch.filter((e) => !stored.has(e.key)) as JournalEntry[]);
+          });
           unsaved.splice(0, batch.length); // (entries added meanwhile stay for the next round)
         }
-        lastError = null;
         clearTimeout(timer);
         timer = undefined;
-        health(0, null);
+        // storage takes writes again: nothing waits any more
+        if (lastError !== null) health(0, null);
+        lastError = null;
         return true;
       } catch (error) {
         lastError = engineError(error);
@@ -100,20 +110,15 @@ export function createOfflineJournal(db: ShopDatabase, health: JournalHealth = (
 
   return {
     async record(code, amount, verdict, at) {
-      const entry = entryOf(code, amount, verdict, at);
-      // the waiting entries go first, so ids stay in the order the verdicts were given
-      if (await flush()) {
-        try {
-          await db.journal.add(entry as JournalEntry);
-          return true;
-        } catch (error) {
-          lastError = engineError(error);
-        }
+      if (unsaved.length >= MAX_UNSAVED_ENTRIES) {
+        health(unsaved.length, lastError);
+        return false;
       }
-      if (unsaved.length < MAX_UNSAVED_ENTRIES) unsaved.push(entry);
-      health(unsaved.length, lastError);
-      retryLater();
-      return false;
+      // behind the waiting entries, so ids stay in the order the verdicts were given
+      const entry = entryOf(code, amount, verdict, at);
+      unsaved.push(entry);
+      await flush();
+      return !unsaved.includes(entry);
     },
     async list(page = {}) {
       await flush();

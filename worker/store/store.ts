@@ -3,10 +3,11 @@
 import Dexie, { type Table } from 'dexie';
 import type { Coupon, IssuedCoupon, JournalEntry, ProductOption } from '../../src/protocol';
 import type { FeedStageRow, FeedState } from './feedState';
+import { newEntryKey } from './newEntryKey';
 import { refuseNewerSchema } from './refuseNewerSchema';
 
 /** The schema version this release declares last (below); a database at a later one is refused (refuseNewerSchema.ts). */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** When the API last confirmed a resource or an item (`coupons`, `coupon:<code>`, `options:<no>`, ...). */
 export interface Confirmation {
@@ -172,7 +173,12 @@ export class ShopDatabase extends Dexie {
         await tx.table('couponStage').clear();
       });
     // version 5: the relay feed's staging table (version 4 is left to another change; Dexie accepts the gap)
-    this.version(SCHEMA_VERSION).stores({ feedStage: '[resource+key]' });
+    this.version(5).stores({ feedStage: '[resource+key]' });
+    // version 6: every journal entry has a key of its own (unique), so writing it again is harmless; entries kept
+    // from before get one
+    this.version(SCHEMA_VERSION)
+      .stores({ journal: '++id, at, &key' })
+      .upgrade((tx) => tx.table('journal').toCollection().modify((entry: { key?: string }) => void (entry.key ??= newEntryKey())));
   }
 }
 
