@@ -7,6 +7,7 @@ export type {
   ClearOptions,
   Coupon,
   CouponOrder,
+  CouponOverride,
   CouponPolicy,
   CouponRejection,
   CouponVerdict,

@@ -295,19 +295,33 @@ export interface ShopLookupOptions {
  */
 export type EngineEndpoint = Endpoint;
 
-/** The order a coupon is checked against. @example { amount: 32000, app: false, otherDiscount: false } */
+/** The order a coupon is checked against. @example { amount: 32000, orderId: 'A-1017', app: false, otherDiscount: false } */
 export interface CouponOrder {
   /** Order amount the discount applies to (same unit as the coupon amounts, e.g. KRW). */
   amount: number;
+  /**
+   * Your reference of this order (a non-empty string of at most 200 characters), kept in the journal entry so a
+   * verdict can be matched to its sale when reconciling. @example { amount: 32000, orderId: 'POS1-20260601-0042' }
+   */
+  orderId?: string;
   /** When the order happens; default now. */
   at?: number | Date;
   /** The order comes from the shop's app. */
   app?: boolean;
   /** Another discount is already applied. */
   otherDiscount?: boolean;
-  /** Decide from local data even if it is older than `maxDataAgeMs` (default false: such a verdict is `stale`). */
+  /**
+   * Decide from local data even if it is older than `maxDataAgeMs` (default false: such a verdict is `stale`). When it
+   * turns a `stale` into a "yes", the verdict and its journal entry say so (`overrides: ['stale']`).
+   */
   acceptStale?: boolean;
 }
+
+/**
+ * An override the host passed that turned a refusal into a "yes": `'stale'` (`acceptStale`). Named on the verdict
+ * (`overrides`) and in its journal entry. @example if (v.ok && v.overrides?.includes('stale')) noteManagerApproval();
+ */
+export type CouponOverride = 'stale';
 
 /**
  * Why a coupon does not apply. `unreadable`: a field needed for the decision could not be read (rule `record`: the newer
@@ -360,8 +374,11 @@ export type CouponVerdict =
       syncedAt: number | null;
       source: 'local' | 'network';
       detail?: VerdictDetail;
-      /** Only on a verdict that goes into the offline journal: true when it is in IndexedDB, false when storage refused it (as on a rejection). */
+      /** The overrides of the order that let this "yes" through (absent when none was needed). */
+      overrides?: CouponOverride[];
+      /** On a verdict that goes into the journal (see the rejection's `journaled`); `journalError` says why not. */
       journaled?: boolean;
+      journalError?: LookupError;
     }
   | {
       ok: false;
@@ -372,18 +389,23 @@ export type CouponVerdict =
       source: 'local' | 'network';
       detail: VerdictDetail;
       /**
-       * Only on a verdict that goes into the offline journal (decided from local data while the API could not be
-       * reached). true: the entry is in IndexedDB. false: storage refused it (full, unavailable): it is kept in memory
-       * and written once storage accepts writes again, `status().storage` says why; a reload before then loses it,
-       * so record this sale another way.
-       * @example if (v.journaled === false) keepReceiptForReconciling(code, v);
+       * On every verdict that goes into the journal: every verdict decided from local data (`source: 'local'`), and
+       * every accepted issued coupon. true: the entry is in IndexedDB. false: it is not, and `journalError` says why:
+       * storage refused it (full: `quota_exceeded`), and it waits in memory until storage accepts writes again
+       * (`status().storage`); or the engine runs in memory (`storage_unavailable`, `storage_upgraded`): the entry is
+       * kept there only. Either way a reload loses it, so record this sale another way.
+       * @example if (v.journaled === false) keepReceiptForReconciling(code, v, v.journalError?.message);
        */
       journaled?: boolean;
+      journalError?: LookupError;
     };
 
 /**
- * One verdict decided from local data while offline, kept so the shop can reconcile after reconnecting.
- * @example for (const e of await lookup.offlineJournal()) if (e.ok) report(e.code, e.discount, e.at);
+ * One journaled verdict: every verdict decided from local data (online or offline, whatever kept the API from
+ * deciding), and every accepted issued coupon; kept so the shop can reconcile.
+ * Entries kept from before schema version 6 read `source: 'local'`, `cause: 'offline'`, `overrides: []`,
+ * `orderId: null`, `orderAt: at`, `couponCode: null`: that release did not record them.
+ * @example for (const e of await lookup.offlineJournal()) if (e.ok) report(e.code, e.discount, e.orderId, e.at);
  */
 export interface JournalEntry {
   id: number;
@@ -403,6 +425,22 @@ export interface JournalEntry {
   at: number;
   /** Which kind of code it turned out to be; null when no record was found. */
   kind?: 'coupon' | 'issued' | null;
+  /** The code of the coupon the record is (for an issued coupon: the one it was issued from); null when none is known. */
+  couponCode: string | null;
+  /** The host's `order.orderId`; null when none was given. */
+  orderId: string | null;
+  /** The order's time (`order.at`, default the decision time), ms. */
+  orderAt: number;
+  /** 'local': decided from IndexedDB; 'network': a fresh API answer decided (an accepted issued coupon). */
+  source: 'local' | 'network';
+  /**
+   * Why the API did not decide (with `source: 'local'`): `'offline'` (it was not asked: the till is offline), or the
+   * code of what its call met (`network_error`, `timeout`, `server_error`, `maintenance`, `rate_limited`,
+   * `forbidden`, `invalid_record`, ...: docs/errors.md). null with `source: 'network'`.
+   */
+  cause: string | null;
+  /** The overrides that let this "yes" through (`acceptStale`); [] when none was needed. */
+  overrides: CouponOverride[];
 }
 
 /**

@@ -30,6 +30,7 @@ const issued = (fields: Partial<IssuedCoupon> = {}): IssuedCoupon => ({
 });
 const order = (fields: Partial<CheckedOrder> = {}): CheckedOrder => ({
   amount: 32000,
+  orderId: null,
   at: kst(2026, 6, 1, 12),
   app: false,
   otherDiscount: false,
@@ -160,11 +161,10 @@ const cases: Case[] = [
   { rule: 'discount', name: 'a negative amount field is unreadable', run: () => discount({ apply_sale_price: -3000 }, 32000), expected: 'unreadable', detail: { field: 'apply_sale_price' } },
 
   // freshness
-  { rule: 'freshness', name: 'local data exactly maxDataAgeMs old is fresh', run: () => freshnessRule({ source: 'local', syncedAt: 0, now: DAY, maxDataAgeMs: DAY, acceptStale: false, discount: 3200 }), expected: 'pass' },
-  { rule: 'freshness', name: 'local data 1 ms older than maxDataAgeMs is stale', run: () => freshnessRule({ source: 'local', syncedAt: 0, now: DAY + 1, maxDataAgeMs: DAY, acceptStale: false, discount: 3200 }), expected: 'stale', detail: { discount: 3200, dataAgeMs: DAY + 1 } },
-  { rule: 'freshness', name: 'never-confirmed local data is stale', run: () => freshnessRule({ source: 'local', syncedAt: null, now: DAY, maxDataAgeMs: DAY, acceptStale: false, discount: 3200 }), expected: 'stale', detail: { discount: 3200 } },
-  { rule: 'freshness', name: 'acceptStale lets old data decide', run: () => freshnessRule({ source: 'local', syncedAt: 0, now: 30 * DAY, maxDataAgeMs: DAY, acceptStale: true, discount: 3200 }), expected: 'pass' },
-  { rule: 'freshness', name: 'a fresh API answer is never stale', run: () => freshnessRule({ source: 'network', syncedAt: 0, now: 30 * DAY, maxDataAgeMs: DAY, acceptStale: false, discount: 3200 }), expected: 'pass' },
+  { rule: 'freshness', name: 'local data exactly maxDataAgeMs old is fresh', run: () => freshnessRule({ source: 'local', syncedAt: 0, now: DAY, maxDataAgeMs: DAY, discount: 3200 }), expected: 'pass' },
+  { rule: 'freshness', name: 'local data 1 ms older than maxDataAgeMs is stale', run: () => freshnessRule({ source: 'local', syncedAt: 0, now: DAY + 1, maxDataAgeMs: DAY, discount: 3200 }), expected: 'stale', detail: { discount: 3200, dataAgeMs: DAY + 1 } },
+  { rule: 'freshness', name: 'never-confirmed local data is stale', run: () => freshnessRule({ source: 'local', syncedAt: null, now: DAY, maxDataAgeMs: DAY, discount: 3200 }), expected: 'stale', detail: { discount: 3200 } },
+  { rule: 'freshness', name: 'a fresh API answer is never stale', run: () => freshnessRule({ source: 'network', syncedAt: 0, now: 30 * DAY, maxDataAgeMs: DAY, discount: 3200 }), expected: 'pass' },
 ];
 
 describe('coupon rules', () => {
@@ -217,6 +217,13 @@ describe('rule order (decideCoupon)', () => {
     expect(v.ok ? '' : v.detail.message).toContain('2 days');
   });
 
+  it('lets a yes on old local data through with acceptStale, and names the override', () => {
+    const v = decideCoupon(found(welcome, { syncedAt: settings.now - 2 * DAY }), order({ amount: 100000, acceptStale: true }), settings);
+    expect(v).toMatchObject({ ok: true, discount: 5000, overrides: ['stale'] });
+    const fresh = decideCoupon(found(welcome), order({ amount: 100000, acceptStale: true }), settings);
+    expect(fresh.ok && fresh.overrides).toBe(undefined); // fresh data needed no override
+  });
+
   it('keeps a rejection on old local data as the rejection, not stale', () => {
     const v = decideCoupon(found(welcome, { syncedAt: settings.now - 2 * DAY }), order({ amount: 9000 }), settings);
     expect(v).toMatchObject({ ok: false, reason: 'below_minimum', detail: { message: 'Order 9,000 is below the minimum of 10,000 for this coupon.' } });
@@ -245,6 +252,20 @@ describe('readOrder', () => {
     expect(() => readOrder('WELCOME10', { amount }, 0)).toThrow(expect.objectContaining({ code: 'bad_request', message: expect.stringContaining('order.amount') }));
   });
 
+  it.each([
+    { name: 'an empty string', orderId: '' },
+    { name: 'blanks', orderId: '   ' },
+    { name: 'a number', orderId: 42 },
+    { name: 'over 200 characters', orderId: 'x'.repeat(201) },
+  ])('throws bad_request for $name as the orderId', ({ orderId }) => {
+    expect(() => readOrder('A', { amount: 1, orderId: orderId as string }, 0)).toThrow(expect.objectContaining({ code: 'bad_request', message: expect.stringContaining('order.orderId') }));
+  });
+
+  it('keeps the orderId as given', () => {
+    expect(readOrder('A', { amount: 1, orderId: 'POS1-0042' }, 0).orderId).toBe('POS1-0042');
+    expect(readOrder('A', { amount: 1, orderId: 'x'.repeat(200) }, 0).orderId).toHaveLength(200);
+  });
+
   it('throws bad_request for an empty code and an invalid date', () => {
     expect(() => readOrder('', { amount: 1 }, 0)).toThrow(expect.objectContaining({ code: 'bad_request' }));
     expect(() => readOrder('..', { amount: 1 }, 0)).toThrow(expect.objectContaining({ code: 'bad_request', message: expect.stringContaining('"." or ".."') }));
@@ -252,7 +273,7 @@ describe('readOrder', () => {
   });
 
   it('defaults the time to now and reads a Date', () => {
-    expect(readOrder('A', { amount: 0 }, 1234)).toEqual({ amount: 0, at: 1234, app: false, otherDiscount: false, acceptStale: false });
+    expect(readOrder('A', { amount: 0 }, 1234)).toEqual({ amount: 0, orderId: null, at: 1234, app: false, otherDiscount: false, acceptStale: false });
     expect(readOrder('A', { amount: 5, at: new Date(99), app: true }, 1234)).toMatchObject({ at: 99, app: true });
   });
 });

@@ -291,7 +291,9 @@ describe('the store, one schema version back', () => {
       expect(await next(lookup.coupon('OLD5'))).toMatchObject({ data: { coupon_code: 'OLD5', name: '버전 5 쿠폰' }, syncedAt: 1_700_000_000_000 });
       const journal = await lookup.offlineJournal();
       const uuid = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-      expect(journal).toEqual(sold.map((e, i) => ({ ...e, id: i + 1, key: uuid })));
+      // with what that release could not record said plainly
+      const context = (at: number) => ({ couponCode: null, orderId: null, orderAt: at, source: 'local', cause: 'offline', overrides: [] });
+      expect(journal).toEqual(sold.map((e, i) => ({ ...e, id: i + 1, key: uuid, ...context(e.at) })));
       expect(journal[0]!.key).not.toBe(journal[1]!.key);
       expect((await lookup.sync()).ok).toBe(true);
       mock.setDown(true);

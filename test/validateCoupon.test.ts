@@ -49,6 +49,10 @@ describe('validateCoupon', () => {
       const used = await lookup.validateCoupon(MOCK_CODES.issuedUsed, { amount: 32000, at: AT });
       expect(used).toMatchObject({ ok: false, reason: 'inactive', kind: 'issued', source: 'network', detail: { rule: 'status' } });
       expect(used.ok ? '' : used.detail.message).toContain('already used');
+      // the accepted issued coupon is journaled although the API decided: the API learns of the use only later
+      expect(open).toMatchObject({ journaled: true });
+      expect(used).not.toHaveProperty('journaled');
+      expect(await lookup.offlineJournal()).toMatchObject([{ code: MOCK_CODES.issuedUnused, couponCode: 'WELCOME10', ok: true, kind: 'issued', source: 'network', cause: null }]);
     });
 
     it('caps a fixed-amount discount at the maximum discount (apply_sale_type_max_price), online and offline', async () => {
@@ -86,11 +90,24 @@ describe('validateCoupon', () => {
       expect(requestsFor(mock, MOCK_CODES.issuedUnused).map((r) => r.path)).toContain(`/v2/shop/issue-coupons/${MOCK_CODES.issuedUnused}`);
     });
 
-    it('decides from local data (source local) when the API answers with an error, without journaling it', async () => {
-      mock.inject('http500', { path: `/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}`, times: Infinity });
-      const v = await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 });
-      expect(v).toMatchObject({ ok: true, discount: 3200, source: 'local' });
-      expect(await lookup.offlineJournal()).toEqual([]);
+    it('decides from local data (source local) when the API answers with an error, and journals it with the reason', async () => {
+      expect((await lookup.prefetchIssuedCoupons([MOCK_CODES.issuedUnused])).ok).toBe(true);
+      const path = `/v2/shop/issue-coupons/${MOCK_CODES.issuedUnused}`;
+      const faults = [
+        ['http500', 'server_error'],
+        ['code-999', 'maintenance'],
+        ['throttle', 'rate_limited'],
+        ['code-19', 'server_error'],
+      ] as const;
+      for (const [fault, cause] of faults) {
+        mock.clearFaults();
+        mock.inject(fault, { path, times: Infinity });
+        const v = await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, orderId: `order-${fault}` });
+        expect(v, fault).toMatchObject({ ok: true, discount: 3200, kind: 'issued', source: 'local', journaled: true });
+        const entry = (await lookup.offlineJournal()).at(-1);
+        expect(entry, fault).toMatchObject({ code: MOCK_CODES.issuedUnused, orderId: `order-${fault}`, ok: true, source: 'local', cause });
+      }
+      expect(await lookup.offlineJournal()).toHaveLength(faults.length);
     });
 
     it('says unreadable, never ok, when the API now sends a record of the coupon this till cannot read', async () => {
@@ -296,8 +313,16 @@ describe('validateCoupon', () => {
         const v = await strict.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 });
         expect(v).toMatchObject({ ok: false, reason: 'stale', source: 'local', coupon: { coupon_code: 'WELCOME10' }, detail: { rule: 'freshness', discount: 3200 } });
         expect(v.ok ? 0 : v.detail.dataAgeMs).toBe(clock - syncedAt);
-        const accepted = await strict.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000, acceptStale: true });
-        expect(accepted).toMatchObject({ ok: true, discount: 3200, source: 'local' });
+        const accepted = await strict.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000, acceptStale: true, orderId: 'POS1-0042', at: AT });
+        expect(accepted).toMatchObject({ ok: true, discount: 3200, source: 'local', overrides: ['stale'], journaled: true });
+        // the journal tells the accepted stale verdict from a plain yes, and names the order
+        const [fresh, stale, acceptedEntry] = await strict.offlineJournal();
+        expect(fresh).toMatchObject({ ok: true, overrides: [], orderId: null, orderAt: syncedAt + hour, at: syncedAt + hour });
+        expect(stale).toMatchObject({ ok: false, reason: 'stale', overrides: [] });
+        expect(acceptedEntry).toMatchObject({
+          code: 'WELCOME10', couponCode: 'WELCOME10', ok: true, discount: 3200, overrides: ['stale'],
+          orderId: 'POS1-0042', amount: 32000, orderAt: AT, at: clock, syncedAt, source: 'local', cause: 'offline',
+        });
       } finally {
         await strict.close();
         strict.dispose();

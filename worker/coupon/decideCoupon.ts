@@ -3,7 +3,7 @@
 // can be relied on at all comes first (its newer record could not be read), then the coupon's own validity (it
 // cannot be used at all), then, for an issued coupon, its coupon's, then what the order must be, then the amount; freshness is last because it only ever holds back a
 // "yes" (and reports the discount that "yes" would have given).
-import type { Coupon, CouponPolicy, CouponVerdict, IssuedCoupon } from '../../src/protocol';
+import type { Coupon, CouponOverride, CouponPolicy, CouponVerdict, IssuedCoupon } from '../../src/protocol';
 import { appRule } from './appRule';
 import { combinationRule } from './combinationRule';
 import { dataAge } from '../store/dataAge';
@@ -60,11 +60,14 @@ export function decideCoupon(found: FoundCoupon, order: CheckedOrder, settings: 
   }
   const discount = discountRule(record, order);
   if (!discount.pass) return { ok: false, reason: discount.reason, coupon: record, kind, syncedAt, source, detail: discount.detail };
-  const fresh = freshnessRule({ source, syncedAt, now: settings.now, maxDataAgeMs: settings.maxDataAgeMs, acceptStale: order.acceptStale, discount: discount.discount });
-  if (!fresh.pass) return { ok: false, reason: fresh.reason, coupon: record, kind, syncedAt, source, detail: fresh.detail };
+  // the overridable rules are asked without their override, so the verdict can say which override let it through
+  const overrides: CouponOverride[] = [];
+  const fresh = freshnessRule({ source, syncedAt, now: settings.now, maxDataAgeMs: settings.maxDataAgeMs, discount: discount.discount });
+  if (!fresh.pass && !order.acceptStale) return { ok: false, reason: fresh.reason, coupon: record, kind, syncedAt, source, detail: fresh.detail };
+  if (!fresh.pass) overrides.push('stale');
   const age = source === 'local' ? dataAge(syncedAt, settings.now) : null;
   const detail = { rule: 'discount', message: discount.message, ...(age !== null && age !== Number.POSITIVE_INFINITY ? { dataAgeMs: age } : {}) };
-  return { ok: true, discount: discount.discount, coupon: record, kind, syncedAt, source, detail };
+  return { ok: true, discount: discount.discount, coupon: record, kind, syncedAt, source, detail, ...(overrides.length > 0 ? { overrides } : {}) };
 }
 
 /**

@@ -2,7 +2,8 @@
 // issued-coupon codes (`issuedCoupons` table, GET /issue-coupons/{code}); the coupon table is searched first.
 // While online the API is asked even when a local copy exists (an issued coupon may have been used at another
 // till a minute ago), but only for NETWORK_WAIT_MS: a failure or a slow answer leaves the local copy to decide.
-import type { Coupon, IssuedCoupon } from '../../src/protocol';
+import { toLookupError } from '../../src/protocol';
+import type { Coupon, IssuedCoupon, LookupError } from '../../src/protocol';
 import { olderThan } from '../store/dataAge';
 import { latestConfirmation, metaKey, type Confirmation, type MetaRow, type ShopDatabase } from '../store/store';
 import type { CouponValidatorDeps } from './validateCoupon';
@@ -30,6 +31,11 @@ export type FindOutcome = (
 ) & {
   /** An API call of this lookup failed at network level (refused, dropped, timed out, or too slow). */
   networkTrouble: boolean;
+  /**
+   * Why the API did not decide this lookup: the first failure of its calls (an error answer, no answer, a refusal,
+   * or no answer within the wait: `timeout`). null: it decided, or it was not asked because the till is offline.
+   */
+  problem: LookupError | null;
 };
 
 interface LocalState {
@@ -64,20 +70,34 @@ async function readCodeSpaces(db: ShopDatabase, code: string): Promise<LocalStat
 
 const NETWORK_CODES = new Set(['network_error', 'timeout']);
 
+interface Answer {
+  ok: boolean;
+  network: boolean;
+  refused?: boolean;
+  /** Why it failed (null when ok). */
+  problem: LookupError | null;
+}
+
+/** No answer within the checkout's wait: the refresh goes on, the local copy decides. */
+const tooSlow = (waitMs: number): LookupError => ({
+  code: 'timeout',
+  message: `The shop API did not answer within ${waitMs / 1000} s, so this till decided from its local copy (the answer is stored once it comes).`,
+});
+
 /**
- * Runs one refresh within `waitMs`: ok, or failed (and whether at network level, or refused to this client by the
+ * Runs one refresh within `waitMs`: ok, or failed (why, whether at network level, or refused to this client by the
  * shop's server: `forbidden`).
  */
-function ask(refresh: () => Promise<void>, waitMs: number): Promise<{ ok: boolean; network: boolean; refused?: boolean }> {
+function ask(refresh: () => Promise<void>, waitMs: number): Promise<Answer> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve({ ok: false, network: true }), waitMs);
+    const timer = setTimeout(() => resolve({ ok: false, network: true, problem: tooSlow(waitMs) }), waitMs);
     Promise.resolve()
       .then(refresh)
       .then(
-        () => resolve({ ok: true, network: false }),
+        () => resolve({ ok: true, network: false, problem: null }),
         (e: unknown) => {
-          const code = String((e as { code?: unknown })?.code);
-          resolve({ ok: false, network: NETWORK_CODES.has(code), refused: code === 'forbidden' });
+          const problem = toLookupError(e);
+          resolve({ ok: false, network: NETWORK_CODES.has(problem.code), refused: problem.code === 'forbidden', problem });
         },
       )
       .finally(() => clearTimeout(timer));
@@ -98,6 +118,7 @@ export async function findCoupon(code: string, deps: FindCouponDeps): Promise<Fi
   // can apply here, so they count as answered "not there"
   const refused = new Set<Space>();
   let networkTrouble = false;
+  let problem: LookupError | null = null;
   let local = await readCodeSpaces(deps.db, code);
 
   const askSpaces = async (spaces: Space[]) => {
@@ -108,6 +129,7 @@ export async function findCoupon(code: string, deps: FindCouponDeps): Promise<Fi
       if (a.ok) fromNetwork.add(spaces[i]!);
       if (a.refused) refused.add(spaces[i]!);
       if (a.network) networkTrouble = true;
+      problem ??= a.problem;
     });
     local = await readCodeSpaces(deps.db, code);
   };
@@ -116,27 +138,31 @@ export async function findCoupon(code: string, deps: FindCouponDeps): Promise<Fi
     const first: Space[] = local.coupon ? ['coupon'] : local.issued ? ['issued'] : ['coupon', 'issued'];
     await askSpaces(first);
     const rest = (['coupon', 'issued'] as Space[]).filter((s) => !first.includes(s));
-    if (!local.coupon && !local.issued && rest.length > 0 && !networkTrouble) await askSpaces(rest);
+    // the one space asked has nothing (any more): the other one decides, so the API is asked for it too
+    const emptied = first.length === 1 && !(first[0] === 'coupon' ? local.coupon : local.issued);
+    if (emptied && !networkTrouble) await askSpaces(rest);
   }
 
   const source = (s: Space) => (fromNetwork.has(s) ? 'network' : 'local');
+  // a failure of a call that did not decide (the other space's) is no reason of the verdict
+  const why = (src: 'local' | 'network') => (src === 'network' ? null : problem);
   if (local.coupon) {
     const found: FoundCoupon = { kind: 'coupon', record: local.coupon, syncedAt: local.confirmed.coupon, source: source('coupon') };
     if (local.unreadable.coupon !== null) found.unreadable = local.unreadable.coupon;
-    return { found, networkTrouble };
+    return { found, networkTrouble, problem: why(found.source) };
   }
   if (local.unreadable.coupon !== null) {
-    return { absent: 'unreadable', syncedAt: local.confirmed.coupon, source: 'local', message: local.unreadable.coupon, networkTrouble };
+    return { absent: 'unreadable', syncedAt: local.confirmed.coupon, source: 'local', message: local.unreadable.coupon, networkTrouble, problem };
   }
   if (local.issued) {
     const found: FoundCoupon = { kind: 'issued', record: local.issued, syncedAt: local.confirmed.issued, source: source('issued') };
     if (local.unreadable.issued !== null) found.unreadable = local.unreadable.issued;
     const askApi = deps.isOffline() || networkTrouble ? null : (c: string) => ask(() => deps.refreshCoupon(c), waitMs).then((a) => a.ok);
     found.parent = await findParentCoupon(deps.db, local.issued, local.confirmed.issued, askApi);
-    return { found, networkTrouble };
+    return { found, networkTrouble, problem: why(found.source) };
   }
   if (local.unreadable.issued !== null) {
-    return { absent: 'unreadable', syncedAt: local.confirmed.issued, source: 'local', message: local.unreadable.issued, networkTrouble };
+    return { absent: 'unreadable', syncedAt: local.confirmed.issued, source: 'local', message: local.unreadable.issued, networkTrouble, problem };
   }
   const now = deps.now();
   const trusted = (s: Space) => fromNetwork.has(s) || refused.has(s) || !olderThan(local.confirmed[s], now, deps.maxDataAgeMs);
@@ -145,7 +171,7 @@ export async function findCoupon(code: string, deps: FindCouponDeps): Promise<Fi
     const syncedAt = both.length === 2 ? Math.min(...both) : null;
     const answered = (s: Space) => fromNetwork.has(s) || refused.has(s);
     const src = answered('coupon') && answered('issued') && fromNetwork.size > 0 ? 'network' : 'local';
-    return { absent: 'not_found', syncedAt, source: src, networkTrouble };
+    return { absent: 'not_found', syncedAt, source: src, networkTrouble, problem: why(src) };
   }
-  return { absent: 'unknown_offline', syncedAt: null, source: 'local', networkTrouble };
+  return { absent: 'unknown_offline', syncedAt: null, source: 'local', networkTrouble, problem };
 }

@@ -1,5 +1,5 @@
 // Freshness rule: a "yes" decided from local data is only as good as that data. Like a card terminal's offline
-// window, local data older than `maxDataAgeMs` (default 24 h) gives `stale` unless the order accepts stale data.
+// window, local data older than `maxDataAgeMs` (default 24 h) gives `stale` (unless the order accepts stale data).
 import { dataAge } from '../store/dataAge';
 import { formatAge, PASS, reject, type RuleOutcome } from './ruleOutcome';
 
@@ -12,18 +12,18 @@ export interface FreshnessInput {
   syncedAt: number | null;
   now: number;
   maxDataAgeMs: number;
-  acceptStale: boolean;
   /** The discount the coupon would give, reported with a `stale` verdict. */
   discount: number;
 }
 
 /**
  * `stale` when the verdict comes from local data that is older than `maxDataAgeMs` (exactly that old still
- * passes), was never confirmed, or is stamped in the future (dataAge.ts), unless `acceptStale`. A fresh API answer ('network') is never stale.
- * @example freshnessRule({ source: 'local', syncedAt: 0, now: 90_000_000, maxDataAgeMs: 86_400_000, acceptStale: false, discount: 3200 })
+ * passes), was never confirmed, or is stamped in the future (dataAge.ts). A fresh API answer ('network') is never
+ * stale. The order's `acceptStale` overrides it (decideCoupon.ts, which names the override on the verdict).
+ * @example freshnessRule({ source: 'local', syncedAt: 0, now: 90_000_000, maxDataAgeMs: 86_400_000, discount: 3200 })
  */
 export function freshnessRule(input: FreshnessInput): RuleOutcome {
-  if (input.source === 'network' || input.acceptStale) return PASS;
+  if (input.source === 'network') return PASS;
   if (input.syncedAt === null) {
     return reject(
       'freshness',

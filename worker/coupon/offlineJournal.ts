@@ -1,8 +1,10 @@
-// The offline journal: every verdict a till gave from local data while it could not reach the shop API, kept in
-// IndexedDB (it survives reloads) until the host has reconciled it and clears it. An entry storage refuses (a full
-// disk) is never dropped in silence: it waits in memory, bounded, and is written first once storage accepts writes.
+// The offline journal: every verdict a till gave from local data (whatever kept the API from deciding) and every
+// issued coupon it accepted, kept in IndexedDB (it survives reloads) until the host has reconciled it and clears it.
+// An entry storage refuses (a full disk) is never dropped in silence: it waits in memory, bounded, and is written
+// first once storage accepts writes.
 import { ShopLookupError } from '../../src/protocol';
 import type { CouponVerdict, JournalEntry, JournalPage, LookupError } from '../../src/protocol';
+import type { CheckedOrder } from './ruleOutcome';
 import { newEntryKey } from '../store/newEntryKey';
 import { engineError } from '../store/storageErrors';
 import type { ShopDatabase } from '../store/store';
@@ -15,9 +17,26 @@ const MAX_PAGE = 10_000;
 /** After storage refused an entry, writing the waiting ones is tried again this often (and on every call). */
 const RETRY_MS = 30_000;
 
+/** One verdict to journal: the code and order it answered, and why the API did not decide it. */
+export interface JournalRecord {
+  code: string;
+  order: CheckedOrder;
+  verdict: CouponVerdict;
+  /** When it was decided, ms. */
+  at: number;
+  /** JournalEntry.cause: 'offline', the code of the API's problem, or null (the API decided). */
+  cause: string | null;
+}
+
+/** Whether an entry is in IndexedDB, and why not. */
+export type Journaled = { journaled: true } | { journaled: false; error: LookupError };
+
 export interface OfflineJournal {
-  /** Appends one verdict; resolves to true once it is in IndexedDB, false when storage refused it (kept in memory). */
-  record(code: string, amount: number, verdict: CouponVerdict, at: number): Promise<boolean>;
+  /**
+   * Appends one verdict; `journaled: true` once it is in IndexedDB; false when storage refused it (it waits in memory)
+   * or the database is in memory itself (`memoryOnly`), with the error that says so.
+   */
+  record(what: JournalRecord): Promise<Journaled>;
   /** One page of entries, oldest first (see JournalPage). */
   list(page?: JournalPage): Promise<JournalEntry[]>;
   /** Deletes entries with id ≤ `throughId`; resolves to how many. */
@@ -34,22 +53,36 @@ export interface JournalHealth {
 type Entry = Omit<JournalEntry, 'id'>;
 
 /**
- * The journal entry of one verdict: what was asked, what was answered, and how old the data behind it was.
- * @example entryOf('WELCOME10', 32000, verdict, Date.now()).discount // 3200
+ * The journal entry of one verdict: what was asked (the order's amount, reference and time), what was answered, on
+ * what data (how old, from where, why not the API's word) and which overrides let it through.
+ * @example entryOf({ code: 'WELCOME10', order, verdict, at: Date.now(), cause: 'offline' }).discount // 3200
  */
-function entryOf(code: string, amount: number, verdict: CouponVerdict, at: number): Entry {
+function entryOf({ code, order, verdict, at, cause }: JournalRecord): Entry {
+  const couponCode = verdict.coupon?.coupon_code;
   return {
     key: newEntryKey(),
     code,
-    amount,
+    amount: order.amount,
+    orderId: order.orderId,
+    orderAt: order.at,
     ok: verdict.ok,
     reason: verdict.ok ? null : verdict.reason,
     discount: verdict.ok ? verdict.discount : null,
     syncedAt: verdict.syncedAt,
     at,
     kind: verdict.kind ?? null,
+    couponCode: typeof couponCode === 'string' ? couponCode : null,
+    source: verdict.source,
+    cause,
+    overrides: verdict.ok ? (verdict.overrides ?? []) : [],
   };
 }
+
+/** Why an entry waits although no write failed just now (the queue is full, or a flush ended meanwhile). */
+const refusedAll = (): LookupError => ({
+  code: 'storage_error',
+  message: `The offline journal could not be written and ${MAX_UNSAVED_ENTRIES} entries already wait in memory: this verdict is not kept. Record this sale another way.`,
+});
 
 function wholeNumber(value: unknown, what: string, fallback: number): number {
   if (value === undefined || value === null) return fallback;
@@ -59,8 +92,16 @@ function wholeNumber(value: unknown, what: string, fallback: number): number {
   return value;
 }
 
-/** @example const journal = createOfflineJournal(db, (unsaved, error) => show(unsaved, error)); await journal.clear((await journal.list()).at(-1)!.id); */
-export function createOfflineJournal(db: ShopDatabase, health: JournalHealth = () => undefined): OfflineJournal {
+/**
+ * `memoryOnly`: why the database is in memory (openEngineStore.ts), null when it is IndexedDB: then no entry is
+ * "journaled", since a reload loses it.
+ * @example const journal = createOfflineJournal(db, (unsaved, error) => show(unsaved, error)); await journal.clear((await journal.list()).at(-1)!.id);
+ */
+export function createOfflineJournal(
+  db: ShopDatabase,
+  health: JournalHealth = () => undefined,
+  memoryOnly: LookupError | null = null,
+): OfflineJournal {
   const unsaved: Entry[] = [];
   let lastError: LookupError | null = null;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -109,16 +150,17 @@ export function createOfflineJournal(db: ShopDatabase, health: JournalHealth = (
   }
 
   return {
-    async record(code, amount, verdict, at) {
+    async record(what) {
       if (unsaved.length >= MAX_UNSAVED_ENTRIES) {
         health(unsaved.length, lastError);
-        return false;
+        return { journaled: false, error: lastError ?? refusedAll() };
       }
       // behind the waiting entries, so ids stay in the order the verdicts were given
-      const entry = entryOf(code, amount, verdict, at);
+      const entry = entryOf(what);
       unsaved.push(entry);
       await flush();
-      return !unsaved.includes(entry);
+      if (unsaved.includes(entry)) return { journaled: false, error: lastError ?? refusedAll() };
+      return memoryOnly ? { journaled: false, error: memoryOnly } : { journaled: true };
     },
     async list(page = {}) {
       await flush();

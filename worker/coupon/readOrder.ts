@@ -7,6 +7,9 @@ import type { CheckedOrder } from './ruleOutcome';
 
 const bad = (message: string) => new ShopLookupError('bad_request', message);
 
+/** The longest `order.orderId` kept: an order reference, not a document (every journal entry carries it). */
+const MAX_ORDER_ID = 200;
+
 function flag(order: CouponOrder, name: 'app' | 'otherDiscount' | 'acceptStale'): boolean {
   const v = order[name];
   if (v === undefined || v === null) return false;
@@ -16,7 +19,8 @@ function flag(order: CouponOrder, name: 'app' | 'otherDiscount' | 'acceptStale')
 
 /**
  * Checks `code` and `order`; `now` is the default order time. Throws `ShopLookupError('bad_request')` for an empty
- * code or one that cannot be a path segment (`.`, `..`), an amount that is not a finite number ≥ 0, or an `at` that is not a valid time.
+ * code or one that cannot be a path segment (`.`, `..`), an amount that is not a finite number ≥ 0, an `orderId` that
+ * is not a non-empty string of at most 200 characters, or an `at` that is not a valid time.
  * @example readOrder('WELCOME10', { amount: 32000 }, Date.now()).at // now
  */
 export function readOrder(code: unknown, order: CouponOrder, now: number): CheckedOrder {
@@ -28,10 +32,14 @@ export function readOrder(code: unknown, order: CouponOrder, now: number): Check
   if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) {
     throw bad(`order.amount must be a finite number of 0 or more, got ${typeof amount === 'number' ? String(amount) : JSON.stringify(amount)}.`);
   }
+  const { orderId = null } = order;
+  if (orderId !== null && (typeof orderId !== 'string' || orderId.trim() === '' || orderId.length > MAX_ORDER_ID)) {
+    throw bad(`order.orderId must be a non-empty string of at most ${MAX_ORDER_ID} characters (your reference of the order), got ${JSON.stringify(orderId)}.`);
+  }
   let at = now;
   if (order.at !== undefined && order.at !== null) {
     at = order.at instanceof Date ? order.at.getTime() : order.at;
     if (typeof at !== 'number' || !Number.isFinite(at)) throw bad('order.at must be epoch milliseconds or a valid Date.');
   }
-  return { amount, at, app: flag(order, 'app'), otherDiscount: flag(order, 'otherDiscount'), acceptStale: flag(order, 'acceptStale') };
+  return { amount, orderId, at, app: flag(order, 'app'), otherDiscount: flag(order, 'otherDiscount'), acceptStale: flag(order, 'acceptStale') };
 }

@@ -8,6 +8,8 @@ export type RuleOutcome = { pass: true } | { pass: false; reason: CouponRejectio
 /** The order as the rules read it: checked and normalised by `readOrder`. */
 export interface CheckedOrder {
   amount: number;
+  /** The host's reference of the order; null when none was given. */
+  orderId: string | null;
   /** When the order happens, epoch ms. */
   at: number;
   app: boolean;

@@ -1,7 +1,8 @@
 // validateCoupon: the checkout decision. Finds the record a code leads to (findCoupon: local first, the API when
-// online), runs the rules (decideCoupon), and journals every verdict given from local data while offline.
+// online), runs the rules (decideCoupon), and journals every verdict given from local data (online or offline,
+// whatever kept the API from deciding) and every accepted issued coupon.
 import { ShopLookupError } from '../../src/protocol';
-import type { CouponOrder, CouponPolicy, CouponVerdict, JournalEntry, JournalPage } from '../../src/protocol';
+import type { CouponOrder, CouponPolicy, CouponVerdict, JournalEntry, JournalPage, LookupError } from '../../src/protocol';
 import { typedCode } from '../api/pathSegment';
 import { resolvePolicy } from './couponPolicy';
 import { absentVerdict, decideCoupon } from './decideCoupon';
@@ -25,6 +26,8 @@ export interface CouponValidatorDeps {
   refreshIssuedCoupon(code: string): Promise<void>;
   /** Told how many journal entries wait in memory because storage refused them, and why (null: none wait). */
   onJournal?: JournalHealth;
+  /** Why the database is in memory (nothing survives a reload, so nothing is "journaled"); null: it is IndexedDB. */
+  memoryOnly?: LookupError | null;
   options: {
     couponPolicy?: Partial<CouponPolicy> | undefined;
     timeZone?: string | undefined;
@@ -58,7 +61,7 @@ function readSettings(options: CouponValidatorDeps['options']) {
  * @example const v = await createCouponValidator(deps).validate('WELCOME10', { amount: 32000 }); // { ok: true, discount: 3200, … }
  */
 export function createCouponValidator(deps: CouponValidatorDeps): CouponValidator {
-  const journal = createOfflineJournal(deps.db, deps.onJournal);
+  const journal = createOfflineJournal(deps.db, deps.onJournal, deps.memoryOnly ?? null);
   let settings: ReturnType<typeof readSettings> | null = null;
 
   return {
@@ -73,10 +76,14 @@ export function createCouponValidator(deps: CouponValidatorDeps): CouponValidato
         'found' in outcome
           ? decideCoupon(outcome.found, checked, { ...settings, now })
           : absentVerdict(code, outcome.absent, outcome.syncedAt, outcome.source, 'message' in outcome ? outcome.message : '');
-      // decided without the API while it could not be reached: keep it for reconciling later. A journal that
-      // cannot be written never blocks the checkout; the verdict says so (and the entry waits in memory).
-      if (verdict.source === 'local' && (outcome.networkTrouble || deps.isOffline())) {
-        verdict.journaled = await journal.record(code, checked.amount, verdict, now);
+      // decided without the API's word (whatever the reason), or an issued coupon used (the API learns of the use
+      // only from the shop's order system): kept for reconciling. A journal that cannot be written never blocks
+      // the checkout; the verdict says so (and the entry waits in memory).
+      if (verdict.source === 'local' || (verdict.ok && verdict.kind === 'issued')) {
+        const cause = verdict.source === 'local' ? (outcome.problem?.code ?? 'offline') : null;
+        const kept = await journal.record({ code, order: checked, verdict, at: now, cause });
+        verdict.journaled = kept.journaled;
+        if (!kept.journaled) verdict.journalError = kept.error;
       }
       return verdict;
     },

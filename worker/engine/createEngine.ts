@@ -162,6 +162,7 @@ function assembleEngine(options: EngineOptions, listener: WatchListener, deps: E
   const checkout = loadCouponValidator({
     ...core,
     claim,
+    memoryOnly,
     refreshCoupon: (code) => refreshes.refreshNow(planLookup({ kind: 'coupon', code }, options.coupons)),
     refreshIssuedCoupon: (code) => refreshes.refreshNow(planLookup({ kind: 'issuedCoupon', code })),
   });

@@ -1,12 +1,14 @@
 // Loads the checkout rules (validateCoupon.ts, a chunk of its own) and serves the engine's three checkout calls.
 // Loading starts at once, beside the database, so the rules are in memory well before an offline checkout.
-import type { EngineApi } from '../../src/protocol';
+import type { EngineApi, LookupError } from '../../src/protocol';
 import type { CouponValidatorDeps } from '../coupon/validateCoupon';
 import type { DatabaseClaim } from './databaseClaim';
 import type { EngineCore } from './engineCore';
 
 export interface LoadCouponValidatorDeps extends EngineCore, Pick<CouponValidatorDeps, 'refreshCoupon' | 'refreshIssuedCoupon'> {
   claim: DatabaseClaim;
+  /** Why the database is in memory (openEngineStore.ts); null: it is IndexedDB. */
+  memoryOnly: LookupError | null;
 }
 
 export type Checkout = Pick<EngineApi, 'validateCoupon' | 'offlineJournal' | 'clearOfflineJournal'> & {
@@ -14,7 +16,7 @@ export type Checkout = Pick<EngineApi, 'validateCoupon' | 'offlineJournal' | 'cl
   dispose(): void;
 };
 
-/** @example const checkout = loadCouponValidator({ ...core, claim, refreshCoupon, refreshIssuedCoupon }); await checkout.validateCoupon('A', { amount: 1000 }); */
+/** @example const checkout = loadCouponValidator({ ...core, claim, memoryOnly, refreshCoupon, refreshIssuedCoupon }); await checkout.validateCoupon('A', { amount: 1000 }); */
 export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
   const { couponPolicy, timeZone, maxDataAgeMs } = deps.options;
   const validator = import('../coupon/validateCoupon').then((m) =>
@@ -25,6 +27,7 @@ export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
       refreshCoupon: deps.refreshCoupon,
       refreshIssuedCoupon: deps.refreshIssuedCoupon,
       onJournal: (unsavedJournal, journalError) => deps.status.facts.set({ unsavedJournal, journalError }),
+      memoryOnly: deps.memoryOnly,
       options: { couponPolicy, timeZone, maxDataAgeMs, refreshIntervalMs: deps.refreshIntervalMs },
     }),
   );
