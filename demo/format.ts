@@ -88,6 +88,7 @@ const REASONS: Record<CouponRejection, string> = {
   not_combinable: 'Cannot combine with another discount',
   stale: 'Local data too old',
   unreadable: 'Coupon data unreadable',
+  used_on_this_till: 'Already used on this till',
 };
 
 /** A short headline for a rejection; the verdict's `detail.message` says the rest. */

@@ -11,6 +11,7 @@ export type {
   CouponPolicy,
   CouponRejection,
   CouponVerdict,
+  EarlierUse,
   EngineEndpoint,
   IssuedCoupon,
   JournalEntry,

@@ -315,17 +315,42 @@ export interface CouponOrder {
    * turns a `stale` into a "yes", the verdict and its journal entry say so (`overrides: ['stale']`).
    */
   acceptStale?: boolean;
+  /**
+   * Accept an issued coupon again although this till already accepted it for another order and the API does not
+   * show that use yet (default false: such a verdict is `used_on_this_till`). The verdict and its journal entry say
+   * so (`overrides: ['repeat_use']`). The same `orderId` checked again is never a second use.
+   */
+  acceptRepeatUse?: boolean;
 }
 
 /**
- * An override the host passed that turned a refusal into a "yes": `'stale'` (`acceptStale`). Named on the verdict
- * (`overrides`) and in its journal entry. @example if (v.ok && v.overrides?.includes('stale')) noteManagerApproval();
+ * An override the host passed that turned a refusal into a "yes": `'stale'` (`acceptStale`), `'repeat_use'`
+ * (`acceptRepeatUse`). Named on the verdict (`overrides`) and in its journal entry.
+ * @example if (v.ok && v.overrides?.includes('stale')) noteManagerApproval();
  */
-export type CouponOverride = 'stale';
+export type CouponOverride = 'stale' | 'repeat_use';
+
+/**
+ * An earlier sale that used this issued coupon, which the API does not show yet (`used_on_this_till`).
+ * @example showToCashier(`Used at ${new Date(v.detail.earlierUse!.at).toLocaleString()} for order ${v.detail.earlierUse!.orderId ?? '?'}`);
+ */
+export interface EarlierUse {
+  /** The `id` of its journal entry (it may have been cleared from the journal since), and its `key`. */
+  journalId: number | null;
+  journalKey: string;
+  /** When it was accepted, ms. */
+  at: number;
+  /** Its order: your `orderId` (null when none was given), amount and time. */
+  orderId: string | null;
+  amount: number;
+  orderAt: number;
+}
 
 /**
  * Why a coupon does not apply. `unreadable`: a field needed for the decision could not be read (rule `record`: the newer
- * record the API sent for this coupon could not be read, so the copy kept decides nothing).
+ * record the API sent for this coupon could not be read, so the copy kept decides nothing). `used_on_this_till`: this
+ * till already accepted this issued coupon for another order and the API does not show that use yet
+ * (`detail.earlierUse`; `acceptRepeatUse` overrides).
  * @example if (!v.ok && v.reason === 'stale') askManager(v.detail.message);
  */
 export type CouponRejection =
@@ -338,22 +363,28 @@ export type CouponRejection =
   | 'app_only'
   | 'not_combinable'
   | 'stale'
-  | 'unreadable';
+  | 'unreadable'
+  | 'used_on_this_till';
 
 /**
  * What a verdict is based on, in words and data (the raw value that could not be read, the stale discount, ...).
  * @example showToCashier(v.detail.message); log(v.detail.rule, v.detail.field, v.detail.value);
  */
 export interface VerdictDetail {
-  /** The rule that decided: 'lookup', 'record', 'status', 'period', 'parent' (an issued coupon's coupon), 'app', 'combination', 'minimum', 'discount', 'freshness'. */
+  /**
+   * The rule that decided: 'lookup', 'record', 'status', 'period', 'parent' (an issued coupon's coupon), 'app',
+   * 'combination', 'minimum', 'discount', 'use' (this till's earlier use of an issued coupon), 'freshness'.
+   */
   rule: string;
   /** Why, in words a cashier can act on. */
   message: string;
   /** The field the rule read, and its raw value as received. */
   field?: string;
   value?: unknown;
-  /** For `stale`: the discount the coupon would give on the old data. */
+  /** For `stale` and `used_on_this_till`: the discount the coupon would give. */
   discount?: number;
+  /** For `used_on_this_till`: the earlier sale on this till. */
+  earlierUse?: EarlierUse;
   /** How old the local data is, ms. */
   dataAgeMs?: number;
 }
@@ -439,7 +470,7 @@ export interface JournalEntry {
    * `forbidden`, `invalid_record`, ...: docs/errors.md). null with `source: 'network'`.
    */
   cause: string | null;
-  /** The overrides that let this "yes" through (`acceptStale`); [] when none was needed. */
+  /** The overrides that let this "yes" through (`acceptStale`, `acceptRepeatUse`); [] when none was needed. */
   overrides: CouponOverride[];
 }
 
@@ -459,8 +490,9 @@ export interface JournalPage {
  */
 export interface ClearOptions {
   /**
-   * Also delete the offline journal's entries (verdicts not reconciled yet). Default false: they are kept, and a
-   * database that holds another shop's data is not cleared while its journal has entries (`journal_not_empty`).
+   * Also delete the offline journal's entries (verdicts not reconciled yet) and this till's uses of issued coupons
+   * the API has not confirmed (`used_on_this_till`). Default false: they are kept, and a database that holds another
+   * shop's data is not cleared while its journal has entries (`journal_not_empty`).
    */
   discardJournal?: boolean;
 }

@@ -10,6 +10,7 @@ import { minimumRule } from '../worker/coupon/minimumRule';
 import { parentRule } from '../worker/coupon/parentRule';
 import { periodRule } from '../worker/coupon/periodRule';
 import { readOrder } from '../worker/coupon/readOrder';
+import { repeatUseRule } from '../worker/coupon/repeatUseRule';
 import type { CheckedOrder, RuleOutcome } from '../worker/coupon/ruleOutcome';
 import { statusRule } from '../worker/coupon/statusRule';
 
@@ -35,6 +36,7 @@ const order = (fields: Partial<CheckedOrder> = {}): CheckedOrder => ({
   app: false,
   otherDiscount: false,
   acceptStale: false,
+  acceptRepeatUse: false,
   ...fields,
 });
 const period = (use_period: unknown, at: number, timeZone = SEOUL) => periodRule(coupon({ use_period: use_period as string }), at, timeZone);
@@ -180,6 +182,38 @@ describe('coupon rules', () => {
   });
 });
 
+/** An earlier use of an issued coupon on this till, at 09:00 Seoul on the day of `order()`. */
+const EARLIER = { journalId: 4, journalKey: 'k-4', at: kst(2026, 6, 1, 9), orderId: 'A-1', amount: 30000, orderAt: kst(2026, 6, 1, 9) };
+
+describe('repeatUseRule', () => {
+  it('refuses an issued coupon this till used for another order, naming the earliest such sale', () => {
+    const later = { ...EARLIER, journalId: 7, journalKey: 'k-7', at: kst(2026, 6, 1, 11), orderId: 'A-3' };
+    const outcome = repeatUseRule('issued', [later, EARLIER], order({ orderId: 'A-2' }), 3200, SEOUL);
+    expect(outcome).toMatchObject({ pass: false, reason: 'used_on_this_till', detail: { rule: 'use', discount: 3200, earlierUse: EARLIER } });
+    expect(outcome.pass ? '' : outcome.detail.message).toBe(
+      'This till already accepted this issued coupon at 2026-06-01 09:00:00 (Asia/Seoul) (order A-1, 30,000, journal entry 4), and the shop API does not show that use yet. Accept it again only if that sale was cancelled (acceptRepeatUse).',
+    );
+  });
+
+  it('lets the same order be checked again, and counts every use for an order without a reference', () => {
+    expect(repeatUseRule('issued', [EARLIER], order({ orderId: 'A-1' }), 3200, SEOUL).pass).toBe(true);
+    expect(repeatUseRule('issued', [EARLIER], order(), 3200, SEOUL).pass).toBe(false);
+    expect(repeatUseRule('issued', [{ ...EARLIER, orderId: null }], order({ orderId: 'A-1' }), 3200, SEOUL).pass).toBe(false);
+  });
+
+  it('passes a plain coupon and an issued coupon this till never used', () => {
+    expect(repeatUseRule('coupon', [EARLIER], order(), 3200, SEOUL).pass).toBe(true);
+    expect(repeatUseRule('issued', [], order(), 3200, SEOUL).pass).toBe(true);
+  });
+
+  it('names the override on the verdict when the host accepts the repeat use', () => {
+    const settings = { policy: DEFAULT_COUPON_POLICY, timeZone: SEOUL, now: kst(2026, 6, 1, 12), maxDataAgeMs: DAY };
+    const found: FoundCoupon = { kind: 'issued', record: issued({ apply_sale_price: 3000 }), syncedAt: settings.now, source: 'network', uses: [EARLIER] };
+    expect(decideCoupon(found, order({ orderId: 'A-2', acceptRepeatUse: true }), settings)).toMatchObject({ ok: true, discount: 3000, overrides: ['repeat_use'] });
+    expect(decideCoupon(found, order({ orderId: 'A-2' }), settings)).toMatchObject({ ok: false, reason: 'used_on_this_till', detail: { discount: 3000 } });
+  });
+});
+
 describe('rule order (decideCoupon)', () => {
   const settings = { policy: DEFAULT_COUPON_POLICY, timeZone: SEOUL, now: kst(2026, 6, 1, 12), maxDataAgeMs: DAY };
   const found = (record: Coupon | IssuedCoupon, extra: Partial<FoundCoupon> = {}): FoundCoupon => ({
@@ -200,6 +234,9 @@ describe('rule order (decideCoupon)', () => {
     { name: 'combination before minimum', record: coupon({ is_duplication: false, apply_sale_type_minimum_price: 50000, apply_sale_price: 1 }), o: order({ otherDiscount: true }), expected: 'not_combinable/combination' },
     { name: 'minimum before discount', record: coupon({ apply_sale_type_minimum_price: 50000, apply_sale_price: -1 }), o: order(), expected: 'below_minimum/minimum' },
     { name: 'discount before freshness', record: coupon({ apply_sale_percent: 0, apply_sale_price: 0 }), o: order(), expected: 'unreadable/discount' },
+    { name: 'discount before use', record: issued({ apply_sale_percent: 0, apply_sale_price: 0 }), kind: 'issued' as const, uses: [EARLIER], o: order(), expected: 'unreadable/discount' },
+    { name: 'use before freshness', record: issued({ apply_sale_price: 1000 }), kind: 'issued' as const, uses: [EARLIER], o: order(), expected: 'used_on_this_till/use' },
+    { name: 'freshness after an overridden use', record: issued({ apply_sale_price: 1000 }), kind: 'issued' as const, uses: [EARLIER], o: order({ acceptRepeatUse: true }), expected: 'stale/freshness' },
   ])('$name', ({ record, o, expected, ...extra }) => {
     const v = decideCoupon(found(record, { syncedAt: null, ...extra }), o, settings);
     expect(v.ok ? 'ok' : `${v.reason}/${v.detail.rule}`).toBe(expected);
@@ -273,7 +310,7 @@ describe('readOrder', () => {
   });
 
   it('defaults the time to now and reads a Date', () => {
-    expect(readOrder('A', { amount: 0 }, 1234)).toEqual({ amount: 0, orderId: null, at: 1234, app: false, otherDiscount: false, acceptStale: false });
+    expect(readOrder('A', { amount: 0 }, 1234)).toEqual({ amount: 0, orderId: null, at: 1234, app: false, otherDiscount: false, acceptStale: false, acceptRepeatUse: false });
     expect(readOrder('A', { amount: 5, at: new Date(99), app: true }, 1234)).toMatchObject({ at: 99, app: true });
   });
 });

@@ -84,6 +84,21 @@ describe('storage failures', () => {
     expect(third.journaled).toBe(false); // its batch was refused in part: none of it is written, all of it waits
   });
 
+  it("remembers this till's use of an issued coupon while its entry waits for storage, and writes the use with it", async () => {
+    expect((await lookup.prefetchIssuedCoupons(['IC-0000-OPEN'])).ok).toBe(true);
+    mock.setDown(true);
+    expect((await lookup.sync()).ok).toBe(false);
+    faulty.failWrites('QuotaExceededError', ['journal']);
+    expect(await lookup.validateCoupon('IC-0000-OPEN', { amount: 32000, orderId: 'F-1' })).toMatchObject({ ok: true, journaled: false });
+    const waiting = await lookup.validateCoupon('IC-0000-OPEN', { amount: 32000, orderId: 'F-2' });
+    expect(waiting).toMatchObject({ ok: false, reason: 'used_on_this_till', detail: { earlierUse: { orderId: 'F-1', journalId: null } } });
+    expect(waiting.ok ? '' : waiting.detail.message).toMatch(/its journal entry still waits for storage/);
+    faulty.heal();
+    const stored = await lookup.validateCoupon('IC-0000-OPEN', { amount: 32000, orderId: 'F-3' });
+    const [first] = await lookup.offlineJournal();
+    expect(stored).toMatchObject({ ok: false, reason: 'used_on_this_till', detail: { earlierUse: { orderId: 'F-1', journalId: first!.id } } });
+  });
+
   it('reports a full disk also when each write is refused on its own request (WebKit), not the transaction', async () => {
     rename('WELCOME10', '요청마다 거절');
     faulty.failWrites('QuotaExceededError', ['coupons'], { perRequest: true });

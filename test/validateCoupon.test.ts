@@ -102,7 +102,7 @@ describe('validateCoupon', () => {
       for (const [fault, cause] of faults) {
         mock.clearFaults();
         mock.inject(fault, { path, times: Infinity });
-        const v = await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, orderId: `order-${fault}` });
+        const v = await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, orderId: `order-${fault}`, acceptRepeatUse: true });
         expect(v, fault).toMatchObject({ ok: true, discount: 3200, kind: 'issued', source: 'local', journaled: true });
         const entry = (await lookup.offlineJournal()).at(-1);
         expect(entry, fault).toMatchObject({ code: MOCK_CODES.issuedUnused, orderId: `order-${fault}`, ok: true, source: 'local', cause });
@@ -274,6 +274,95 @@ describe('validateCoupon', () => {
         expect(await shop.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000 })).toMatchObject({ ok: false, reason: 'inactive', detail: { rule: 'parent' } });
       } finally {
         await shop.close();
+      }
+    });
+  });
+
+  describe("this till's own uses of an issued coupon", () => {
+    const openRecord = () => mock.data.issuedCoupons.find((c) => c.coupon_issue_code === MOCK_CODES.issuedUnused)!;
+
+    it('refuses a second sale of one issued coupon on an offline till, naming the first, until the host overrides it', async () => {
+      expect((await lookup.prefetchIssuedCoupons([MOCK_CODES.issuedUnused])).ok).toBe(true);
+      await goOffline(mock, lookup);
+      const first = await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, orderId: 'A-1', at: AT });
+      expect(first).toMatchObject({ ok: true, kind: 'issued', source: 'local', journaled: true });
+      const [sale] = await lookup.offlineJournal();
+
+      const second = await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 40000, orderId: 'A-2' });
+      expect(second).toMatchObject({
+        ok: false, reason: 'used_on_this_till', kind: 'issued', source: 'local', journaled: true,
+        detail: { rule: 'use', discount: 4000, earlierUse: { journalId: sale!.id, journalKey: sale!.key, orderId: 'A-1', amount: 32000, orderAt: AT, at: sale!.at } },
+      });
+      expect(second.ok ? '' : second.detail.message).toMatch(/already accepted this issued coupon at .* \(order A-1, 32,000, journal entry \d+\).*does not show that use yet/);
+      // a third without an order reference: refused too
+      expect(await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 20000 })).toMatchObject({ ok: false, reason: 'used_on_this_till' });
+
+      // the cashier checks the first order again (its amount changed): not a second use
+      expect(await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 35000, orderId: 'A-1' })).toMatchObject({ ok: true, discount: 3500 });
+
+      // the manager confirms the first sale was cancelled: accepted, and the override is on the record
+      const again = await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 40000, orderId: 'A-2', acceptRepeatUse: true });
+      expect(again).toMatchObject({ ok: true, discount: 4000, overrides: ['repeat_use'], journaled: true });
+      const journal = await lookup.offlineJournal();
+      expect(journal.map((e) => [e.orderId, e.ok, e.reason, e.overrides])).toEqual([
+        ['A-1', true, null, []],
+        ['A-2', false, 'used_on_this_till', []],
+        [null, false, 'used_on_this_till', []],
+        ['A-1', true, null, []],
+        ['A-2', true, null, ['repeat_use']],
+      ]);
+    });
+
+    it('refuses the second use online too, while the API still says unused, and forgets the use once the API shows it used', async () => {
+      const open = { ...openRecord() };
+      expect(await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, orderId: 'B-1' })).toMatchObject({ ok: true, source: 'network', journaled: true });
+      const second = await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, orderId: 'B-2' });
+      expect(second).toMatchObject({ ok: false, reason: 'used_on_this_till', source: 'network', detail: { earlierUse: { orderId: 'B-1' } } });
+      // the shop's order system recorded the use: the API's own word refuses it from now on
+      mock.upsertIssuedCoupon({ ...open, status: 'complete', use_date: '2026-06-01 12:00:00', shop_order_code: 'B-1' });
+      expect(await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, orderId: 'B-2' })).toMatchObject({ ok: false, reason: 'inactive', detail: { rule: 'status' } });
+      // and if the shop gives the coupon back (the order was cancelled), it is usable again: the use was confirmed, then ended
+      mock.upsertIssuedCoupon(open);
+      expect(await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, orderId: 'B-3' })).toMatchObject({ ok: true, source: 'network' });
+    });
+
+    it('keeps a use the API has not confirmed through clearing the journal and through clear(), and across a restart', async () => {
+      const dbName = 'uses-kept';
+      const till = lookupFor(mock, { dbName });
+      let again: Lookup | null = null;
+      try {
+        expect((await till.sync()).ok).toBe(true);
+        expect(await till.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, orderId: 'C-1' })).toMatchObject({ ok: true });
+        const entries = await till.offlineJournal();
+        expect(await till.clearOfflineJournal(entries.at(-1)!.id)).toBe(1);
+        await till.clear();
+        await till.close();
+        again = lookupFor(mock, { indexedDB: till.idb, dbName });
+        expect((await again.sync()).ok).toBe(true);
+        expect(await again.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, orderId: 'C-2' })).toMatchObject({
+          ok: false, reason: 'used_on_this_till', detail: { earlierUse: { orderId: 'C-1', journalId: entries.at(-1)!.id } },
+        });
+        // clear({ discardJournal: true }) drops the journal and the uses it recorded
+        await again.clear({ discardJournal: true });
+        expect((await again.sync()).ok).toBe(true);
+        expect(await again.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, orderId: 'C-2' })).toMatchObject({ ok: true });
+      } finally {
+        await till.close();
+        await again?.close();
+      }
+    });
+
+    it('decides checks of one issued coupon made at once one after the other: each later one sees the first use', async () => {
+      expect((await lookup.prefetchIssuedCoupons([MOCK_CODES.issuedUnused])).ok).toBe(true);
+      await goOffline(mock, lookup);
+      const orders = ['E-1', 'E-2', 'E-3', 'E-4', 'E-5'];
+      const all = await Promise.all(orders.map((orderId) => lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, orderId })));
+      expect(all.map((v) => (v.ok ? 'ok' : v.reason))).toEqual(['ok', ...orders.slice(1).map(() => 'used_on_this_till')]);
+    });
+
+    it('never counts a plain coupon as used: a coupon code serves many sales', async () => {
+      for (const orderId of ['D-1', 'D-2']) {
+        expect(await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000, orderId })).toMatchObject({ ok: true });
       }
     });
   });

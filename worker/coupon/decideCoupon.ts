@@ -1,9 +1,11 @@
 // The checkout decision for one found record: the rules in their documented order, first rejection wins.
-// Order: record → status → period → parent → app → combination → minimum → discount → freshness. Whether the copy
-// can be relied on at all comes first (its newer record could not be read), then the coupon's own validity (it
-// cannot be used at all), then, for an issued coupon, its coupon's, then what the order must be, then the amount; freshness is last because it only ever holds back a
-// "yes" (and reports the discount that "yes" would have given).
-import type { Coupon, CouponOverride, CouponPolicy, CouponVerdict, IssuedCoupon } from '../../src/protocol';
+// Order: record → status → period → parent → app → combination → minimum → discount → use → freshness. Whether the
+// copy can be relied on at all comes first (its newer record could not be read), then the coupon's own validity (it
+// cannot be used at all), then, for an issued coupon, its coupon's, then what the order must be, then the amount;
+// the two rules an order may override (this till's earlier use of an issued coupon, old data) come last: they only
+// ever hold back a "yes" (and report the discount that "yes" would give), and an override is asked for only when
+// nothing that cannot be overridden refuses.
+import type { Coupon, CouponOverride, CouponPolicy, CouponVerdict, EarlierUse, IssuedCoupon } from '../../src/protocol';
 import { appRule } from './appRule';
 import { combinationRule } from './combinationRule';
 import { dataAge } from '../store/dataAge';
@@ -14,6 +16,7 @@ import { freshnessRule } from './freshnessRule';
 import { minimumRule } from './minimumRule';
 import { parentRule } from './parentRule';
 import { periodRule } from './periodRule';
+import { repeatUseRule } from './repeatUseRule';
 import type { CheckedOrder, RuleOutcome } from './ruleOutcome';
 import { statusRule } from './statusRule';
 
@@ -28,6 +31,8 @@ export interface FoundCoupon {
   unreadable?: string;
   /** An issued coupon's coupon, as far as the till knows (findParentCoupon.ts). */
   parent?: ParentCoupon;
+  /** An issued coupon's uses on this till that the API has not confirmed yet (the journal's). */
+  uses?: EarlierUse[];
 }
 
 /** Settings the rules read. */
@@ -62,6 +67,9 @@ export function decideCoupon(found: FoundCoupon, order: CheckedOrder, settings: 
   if (!discount.pass) return { ok: false, reason: discount.reason, coupon: record, kind, syncedAt, source, detail: discount.detail };
   // the overridable rules are asked without their override, so the verdict can say which override let it through
   const overrides: CouponOverride[] = [];
+  const repeat = repeatUseRule(kind, found.uses ?? [], order, discount.discount, settings.timeZone);
+  if (!repeat.pass && !order.acceptRepeatUse) return { ok: false, reason: repeat.reason, coupon: record, kind, syncedAt, source, detail: repeat.detail };
+  if (!repeat.pass) overrides.push('repeat_use');
   const fresh = freshnessRule({ source, syncedAt, now: settings.now, maxDataAgeMs: settings.maxDataAgeMs, discount: discount.discount });
   if (!fresh.pass && !order.acceptStale) return { ok: false, reason: fresh.reason, coupon: record, kind, syncedAt, source, detail: fresh.detail };
   if (!fresh.pass) overrides.push('stale');

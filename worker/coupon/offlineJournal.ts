@@ -3,11 +3,11 @@
 // An entry storage refuses (a full disk) is never dropped in silence: it waits in memory, bounded, and is written
 // first once storage accepts writes.
 import { ShopLookupError } from '../../src/protocol';
-import type { CouponVerdict, JournalEntry, JournalPage, LookupError } from '../../src/protocol';
+import type { CouponVerdict, EarlierUse, JournalEntry, JournalPage, LookupError } from '../../src/protocol';
 import type { CheckedOrder } from './ruleOutcome';
 import { newEntryKey } from '../store/newEntryKey';
 import { engineError } from '../store/storageErrors';
-import type { ShopDatabase } from '../store/store';
+import type { ShopDatabase, TillUse } from '../store/store';
 
 /** Entries waiting in memory for storage at most; beyond that only the verdict (`journaled: false`) tells. */
 export const MAX_UNSAVED_ENTRIES = 10_000;
@@ -37,9 +37,16 @@ export interface OfflineJournal {
    * or the database is in memory itself (`memoryOnly`), with the error that says so.
    */
   record(what: JournalRecord): Promise<Journaled>;
+  /**
+   * This till's uses of the issued coupon `code` (accepted verdicts of it) that the API has not confirmed: the ones
+   * stored, and the ones waiting for storage (with no id yet).
+   */
+  usesOf(code: string): Promise<EarlierUse[]>;
+  /** The API's record of `code` says it was used: this till's uses of it are confirmed, and forgotten. */
+  endUses(code: string): Promise<void>;
   /** One page of entries, oldest first (see JournalPage). */
   list(page?: JournalPage): Promise<JournalEntry[]>;
-  /** Deletes entries with id ≤ `throughId`; resolves to how many. */
+  /** Deletes entries with id ≤ `throughId`; resolves to how many. The uses they recorded are kept (TillUse). */
   clear(throughId: number): Promise<number>;
   /** Stops retrying; entries still in memory are lost with it. */
   dispose(): void;
@@ -77,6 +84,28 @@ function entryOf({ code, order, verdict, at, cause }: JournalRecord): Entry {
     overrides: verdict.ok ? (verdict.overrides ?? []) : [],
   };
 }
+
+/** An accepted issued coupon: a use of it on this till. */
+const isUse = (e: Entry) => e.ok && e.kind === 'issued';
+
+const tillUse = (e: Entry, journalId: number): TillUse => ({
+  key: e.key,
+  code: e.code,
+  journalId,
+  at: e.at,
+  orderId: e.orderId,
+  orderAt: e.orderAt,
+  amount: e.amount,
+});
+
+const earlierUse = (e: Entry | TillUse, journalId: number | null): EarlierUse => ({
+  journalId,
+  journalKey: e.key,
+  at: e.at,
+  orderId: e.orderId,
+  amount: e.amount,
+  orderAt: e.orderAt,
+});
 
 /** Why an entry waits although no write failed just now (the queue is full, or a flush ended meanwhile). */
 const refusedAll = (): LookupError => ({
@@ -125,9 +154,13 @@ export function createOfflineJournal(
       try {
         while (unsaved.length > 0) {
           const batch = unsaved.slice();
-          await db.transaction('rw', db.journal, async () => {
+          await db.transaction('rw', db.journal, db.tillUses, async () => {
             const stored = new Set(await db.journal.where('key').anyOf(batch.map((e) => e.key)).keys());
-            await db.journal.bulkAdd(batch.filter((e) => !stored.has(e.key)) as JournalEntry[]);
+            const fresh = batch.filter((e) => !stored.has(e.key));
+            const ids = await db.journal.bulkAdd(fresh as JournalEntry[], { allKeys: true });
+            // a use is remembered with its entry, never without it
+            const uses = fresh.flatMap((e, i): TillUse[] => (isUse(e) ? [tillUse(e, ids[i]!)] : []));
+            if (uses.length > 0) await db.tillUses.bulkPut(uses);
           });
           unsaved.splice(0, batch.length); // (entries added meanwhile stay for the next round)
         }
@@ -161,6 +194,15 @@ export function createOfflineJournal(
       await flush();
       if (unsaved.includes(entry)) return { journaled: false, error: lastError ?? refusedAll() };
       return memoryOnly ? { journaled: false, error: memoryOnly } : { journaled: true };
+    },
+    async usesOf(code) {
+      await flush();
+      const stored = await db.tillUses.where('code').equals(code).toArray();
+      const waiting = unsaved.filter((e) => e.code === code && isUse(e));
+      return [...stored.map((u) => earlierUse(u, u.journalId)), ...waiting.map((e) => earlierUse(e, null))];
+    },
+    async endUses(code) {
+      await db.tillUses.where('code').equals(code).delete();
     },
     async list(page = {}) {
       await flush();

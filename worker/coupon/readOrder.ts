@@ -10,7 +10,7 @@ const bad = (message: string) => new ShopLookupError('bad_request', message);
 /** The longest `order.orderId` kept: an order reference, not a document (every journal entry carries it). */
 const MAX_ORDER_ID = 200;
 
-function flag(order: CouponOrder, name: 'app' | 'otherDiscount' | 'acceptStale'): boolean {
+function flag(order: CouponOrder, name: 'app' | 'otherDiscount' | 'acceptStale' | 'acceptRepeatUse'): boolean {
   const v = order[name];
   if (v === undefined || v === null) return false;
   if (typeof v !== 'boolean') throw bad(`order.${name} must be true or false, got ${JSON.stringify(v)}.`);
@@ -41,5 +41,5 @@ export function readOrder(code: unknown, order: CouponOrder, now: number): Check
     at = order.at instanceof Date ? order.at.getTime() : order.at;
     if (typeof at !== 'number' || !Number.isFinite(at)) throw bad('order.at must be epoch milliseconds or a valid Date.');
   }
-  return { amount, orderId, at, app: flag(order, 'app'), otherDiscount: flag(order, 'otherDiscount'), acceptStale: flag(order, 'acceptStale') };
+  return { amount, orderId, at, app: flag(order, 'app'), otherDiscount: flag(order, 'otherDiscount'), acceptStale: flag(order, 'acceptStale'), acceptRepeatUse: flag(order, 'acceptRepeatUse') };
 }

@@ -15,6 +15,7 @@ export interface CheckedOrder {
   app: boolean;
   otherDiscount: boolean;
   acceptStale: boolean;
+  acceptRepeatUse: boolean;
 }
 
 /** The outcome of a rule that lets the coupon through. @example if (use_app !== true) return PASS; */

@@ -7,6 +7,17 @@ import { PASS, quote, reject, type RuleOutcome } from './ruleOutcome';
 const filled = (v: unknown) => v !== undefined && v !== null && String(v).trim() !== '' && v !== 0;
 
 /**
+ * The field of an issued coupon's record that shows it was used (its status in `policy.used`, a non-empty
+ * `use_date` or `shop_order_code`), or null when the record says unused.
+ * @example usedField({ coupon_issue_code: 'IC-1', status: 'complete' }, DEFAULT_COUPON_POLICY) // 'status'
+ */
+export function usedField(issued: IssuedCoupon, policy: CouponPolicy): 'status' | 'use_date' | 'shop_order_code' | null {
+  if (classifyStatus(issued.status, policy) === 'used') return 'status';
+  if (filled(issued.use_date)) return 'use_date';
+  return filled(issued.shop_order_code) ? 'shop_order_code' : null;
+}
+
+/**
  * Issued coupon: used when its status is in `policy.used`, OR it has a non-empty `use_date` or `shop_order_code`
  * (either trace alone is enough: accepting a used coupon costs money, refusing one the cashier can override).
  * Any coupon: `inactive` for a status in `policy.inactive` (a `used` status on a plain coupon reads as inactive
@@ -21,10 +32,10 @@ export function statusRule(
   const placed = classifyStatus(record.status, policy);
   if (kind === 'issued') {
     const issued = record as IssuedCoupon;
-    if (placed === 'used' || filled(issued.use_date) || filled(issued.shop_order_code)) {
+    const field = usedField(issued, policy);
+    if (field !== null) {
       const when = filled(issued.use_date) ? ` on ${String(issued.use_date)}` : '';
       const order = filled(issued.shop_order_code) ? ` (order ${String(issued.shop_order_code)})` : '';
-      const field = placed === 'used' ? 'status' : filled(issued.use_date) ? 'use_date' : 'shop_order_code';
       return reject('status', 'inactive', `This coupon was already used${when}${order}.`, {
         field,
         value: issued[field],

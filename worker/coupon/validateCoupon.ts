@@ -9,8 +9,10 @@ import { absentVerdict, decideCoupon } from './decideCoupon';
 import { findCoupon } from './findCoupon';
 import { DEFAULT_MAX_DATA_AGE_MS } from './freshnessRule';
 import { readOrder } from './readOrder';
+import type { CheckedOrder } from './ruleOutcome';
 import { assertTimeZone } from './shopTime';
 import { createOfflineJournal, type JournalHealth } from './offlineJournal';
+import { usedField } from './statusRule';
 import type { ShopDatabase } from '../store/store';
 
 /** The shop time zone naive coupon dates are read in, unless the host sets `timeZone`. @example options.timeZone ?? DEFAULT_TIME_ZONE */
@@ -63,29 +65,49 @@ function readSettings(options: CouponValidatorDeps['options']) {
 export function createCouponValidator(deps: CouponValidatorDeps): CouponValidator {
   const journal = createOfflineJournal(deps.db, deps.onJournal, deps.memoryOnly ?? null);
   let settings: ReturnType<typeof readSettings> | null = null;
+  // the validations of one code run one after the other: the second sees the use the first recorded
+  const running = new Map<string, Promise<unknown>>();
+
+  function oneAtATime<T>(code: string, work: () => Promise<T>): Promise<T> {
+    const mine = (running.get(code) ?? Promise.resolve()).then(work);
+    const settled = mine.catch(() => undefined);
+    running.set(code, settled);
+    void settled.then(() => running.get(code) === settled && running.delete(code));
+    return mine;
+  }
+
+  async function decide(code: string, checked: CheckedOrder, rules: ReturnType<typeof readSettings>): Promise<CouponVerdict> {
+    const outcome = await findCoupon(code, { ...deps, maxDataAgeMs: rules.maxDataAgeMs });
+    if ('found' in outcome && outcome.found.kind === 'issued') {
+      // the API's record shows a use: this till's uses of it are confirmed (the status rule refuses it anyway);
+      // otherwise they are what the repeat-use rule reads
+      if (usedField(outcome.found.record, rules.policy) !== null) await journal.endUses(code).catch(() => undefined);
+      else outcome.found.uses = await journal.usesOf(code);
+    }
+    const now = deps.now();
+    const verdict =
+      'found' in outcome
+        ? decideCoupon(outcome.found, checked, { ...rules, now })
+        : absentVerdict(code, outcome.absent, outcome.syncedAt, outcome.source, 'message' in outcome ? outcome.message : '');
+    // decided without the API's word (whatever the reason), or an issued coupon used (the API learns of the use
+    // only from the shop's order system): kept for reconciling. A journal that cannot be written never blocks
+    // the checkout; the verdict says so (and the entry waits in memory).
+    if (verdict.source === 'local' || (verdict.ok && verdict.kind === 'issued')) {
+      const cause = verdict.source === 'local' ? (outcome.problem?.code ?? 'offline') : null;
+      const kept = await journal.record({ code, order: checked, verdict, at: now, cause });
+      verdict.journaled = kept.journaled;
+      if (!kept.journaled) verdict.journalError = kept.error;
+    }
+    return verdict;
+  }
 
   return {
     async validate(typed, order) {
-      settings ??= readSettings(deps.options);
+      const rules = (settings ??= readSettings(deps.options));
       // one form of the code for the API, the local tables and the journal
       const code = typedCode(typed);
       const checked = readOrder(code, order, deps.now());
-      const outcome = await findCoupon(code, { ...deps, maxDataAgeMs: settings.maxDataAgeMs });
-      const now = deps.now();
-      const verdict =
-        'found' in outcome
-          ? decideCoupon(outcome.found, checked, { ...settings, now })
-          : absentVerdict(code, outcome.absent, outcome.syncedAt, outcome.source, 'message' in outcome ? outcome.message : '');
-      // decided without the API's word (whatever the reason), or an issued coupon used (the API learns of the use
-      // only from the shop's order system): kept for reconciling. A journal that cannot be written never blocks
-      // the checkout; the verdict says so (and the entry waits in memory).
-      if (verdict.source === 'local' || (verdict.ok && verdict.kind === 'issued')) {
-        const cause = verdict.source === 'local' ? (outcome.problem?.code ?? 'offline') : null;
-        const kept = await journal.record({ code, order: checked, verdict, at: now, cause });
-        verdict.journaled = kept.journaled;
-        if (!kept.journaled) verdict.journalError = kept.error;
-      }
-      return verdict;
+      return oneAtATime(code, () => decide(code, checked, rules));
     },
     journal: (page) => journal.list(page),
     clearJournal: (throughId) => journal.clear(throughId),

@@ -31,8 +31,9 @@ export interface DatabaseClaim {
   /** Runs `work` holding the sync lock, once the claim under it still holds (another tab may have cleared meanwhile). */
   exclusive<T>(work: () => Promise<T>): Promise<T>;
   /**
-   * Empties the tables under the sync lock and claims the database again (clear()). The offline journal is kept
-   * unless `discardJournal`; a database of another shop whose journal holds entries is not emptied then.
+   * Empties the tables under the sync lock and claims the database again (clear()). The offline journal, and this
+   * till's uses of issued coupons (TillUse), are kept unless `discardJournal`; a database of another shop whose
+   * journal holds entries is not emptied then.
    */
   emptyAndReclaim(discardJournal: boolean): Promise<void>;
   /** Adds products this engine tracks (shop-wide); resolves with those new to the database. */
@@ -152,10 +153,13 @@ export function createDatabaseClaim(deps: DatabaseClaimDeps): DatabaseClaim {
       const blocked = await underLock(async () => {
         const otherShop = (await ready)?.code === 'shop_mismatch';
         await db.transaction('rw', db.tables, async () => {
-          // verdicts not reconciled yet are the shop's sales: never dropped unless the caller says so
+          // verdicts not reconciled yet are the shop's sales, and this till's uses of issued coupons the API has not
+          // confirmed hold its next sales back: never dropped unless the caller says so (another shop's uses go
+          // with its data)
           const unreconciled = discardJournal ? 0 : await db.journal.count();
           if (unreconciled > 0 && otherShop) throw journalNotEmpty(db.name, unreconciled);
-          await Promise.all(db.tables.filter((t) => unreconciled === 0 || t.name !== db.journal.name).map((t) => t.clear()));
+          const kept = new Set(discardJournal || otherShop ? [] : [db.journal.name, db.tillUses.name]);
+          await Promise.all(db.tables.filter((t) => !kept.has(t.name)).map((t) => t.clear()));
         });
         forget();
         return claim(); // the emptied database may now be claimed by this shop

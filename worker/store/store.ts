@@ -69,6 +69,26 @@ export interface ShopIdentity {
   relayShop?: string | null;
 }
 
+/**
+ * This till's use of an issued coupon: an accepted "yes" for it, remembered until the API's record of the issued
+ * coupon says it was used (the shop's order system recorded a use), so a second sale on this till is not a plain
+ * "yes" meanwhile (worker/coupon/repeatUseRule.ts). Written with its journal entry, in one transaction; clearing the
+ * journal leaves it (clear({ discardJournal: true }) drops it).
+ */
+export interface TillUse {
+  /** The key of the journal entry of the sale (JournalEntry.key). */
+  key: string;
+  /** The issued coupon's code, as the journal has it. */
+  code: string;
+  /** The journal entry's id. */
+  journalId: number;
+  /** When the verdict was given. */
+  at: number;
+  orderId: string | null;
+  orderAt: number;
+  amount: number;
+}
+
 /** The products whose options every full sync lists, shop-wide (trackedProducts.ts reads and writes it). */
 export interface TrackedProducts {
   key: '@products';
@@ -139,8 +159,10 @@ export class ShopDatabase extends Dexie {
   listedPages!: Table<ListedPage, number>;
   /** Raw-row hashes of the listed pages (version 3). */
   couponHashes!: Table<PageHash, number>;
-  /** Verdicts given from local data while offline (version 2). */
+  /** Journaled verdicts (version 2; keyed entries with their context, version 6). */
   journal!: Table<JournalEntry, number>;
+  /** This till's uses of issued coupons the API has not confirmed yet (version 6). */
+  tillUses!: Table<TillUse, string>;
   /** A relay snapshot being built aside while the last good data keeps answering (version 5; see feedState.ts). */
   feedStage!: Table<FeedStageRow, [string, string]>;
 
@@ -175,9 +197,10 @@ export class ShopDatabase extends Dexie {
     // version 5: the relay feed's staging table (version 4 is left to another change; Dexie accepts the gap)
     this.version(5).stores({ feedStage: '[resource+key]' });
     // version 6: every journal entry has a key of its own (unique), so writing it again is harmless, and its
-    // context; entries kept from before get a key, and say what their release could not record (JournalEntry)
+    // context; entries kept from before get a key, and say what their release could not record (JournalEntry).
+    // And this till's uses of issued coupons (TillUse)
     this.version(SCHEMA_VERSION)
-      .stores({ journal: '++id, at, &key' })
+      .stores({ journal: '++id, at, &key', tillUses: 'key, code' })
       .upgrade((tx) => tx.table('journal').toCollection().modify((entry: Partial<JournalEntry>) => void Object.assign(entry, journalDefaults(entry))));
   }
 }
