@@ -143,7 +143,8 @@ export interface SyncStatus {
   /**
    * How far this till's clock is off the shop API's (or the relay's) clock, ms, read from the `Date` header of
    * their answers: positive when the till is ahead. Present only when it is off by more than a minute; coupon
-   * periods and data ages are judged by the corrected time meanwhile.
+   * periods and data ages are judged by the corrected time meanwhile. After a restart, the offset kept from before
+   * until an answer tells it again.
    * @example if (s.clockOffsetMs) warn(`The till's clock is off by ${Math.round(s.clockOffsetMs / 60000)} minutes.`);
    */
   clockOffsetMs?: number;

@@ -457,6 +457,36 @@ describe('validateCoupon', () => {
       }
     });
 
+    it('keeps the offset it learned across a restart: a till two days behind, restarted offline, still judges by the API\'s time', async () => {
+      const seconds = (ms: number) => Math.floor(ms / 1000);
+      mock.upsertCoupon({ coupon_code: 'ENDED-YESTERDAY', status: 'progress', apply_sale_percent: 10, use_period: `${seconds(Date.now() - 30 * DAY)} ~ ${seconds(Date.now() - DAY)}` });
+      const idb = new IDBFactory();
+      const dbName = 'clock-kept';
+      const behind = () => Date.now() - 2 * DAY;
+      const first = lookupWithEngine(mock, { now: behind, indexedDB: idb, IDBKeyRange }, { dbName });
+      expect((await first.sync()).ok).toBe(true);
+      // clear() empties the database, the kept offset with it: it is kept again at once
+      await first.clear();
+      expect((await first.sync()).ok).toBe(true);
+      await first.close();
+      first.dispose();
+      // restarted with the API out of reach: no answer tells the time
+      mock.setDown(true);
+      const till = lookupWithEngine(mock, { now: behind, indexedDB: idb, IDBKeyRange }, { dbName });
+      try {
+        expect((await till.sync()).ok).toBe(false);
+        // just synced by the API's time: fresh, not "stamped in the future"
+        expect(await till.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 })).toMatchObject({ ok: true, source: 'local' });
+        // expired yesterday by the API's time, even with stale data accepted
+        expect(await till.validateCoupon('ENDED-YESTERDAY', { amount: 32000, acceptStale: true })).toMatchObject({ ok: false, reason: 'expired', source: 'local' });
+        const status = await next(till.status(), (s) => s.clockOffsetMs !== undefined);
+        expect(status.clockOffsetMs! / DAY).toBeCloseTo(-2, 3);
+      } finally {
+        await till.close();
+        till.dispose();
+      }
+    });
+
     it('takes data stamped by a clock that was ahead as old, not fresh: a 47-hour-old copy fails a 24-hour rule', async () => {
       const idb = new IDBFactory();
       const dbName = 'clock-ahead';

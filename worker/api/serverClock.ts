@@ -20,6 +20,11 @@ export interface ServerClock {
   offsetMs(): number | null;
   /** An answer with this `Date` header just arrived (its headers, as they came in). */
   sample(dateHeader: string | null | undefined): void;
+  /**
+   * Starts from an offset measured before (kept beside the data: a till restarted offline); ignored once an answer
+   * told the time. Listeners are told it as a first estimate.
+   */
+  seed(offsetMs: number): void;
   /** Told the new offset when the estimate first exists and whenever it moves by a second or more since last told. */
   subscribe(listener: (offsetMs: number) => void): () => void;
 }
@@ -51,6 +56,12 @@ export function createServerClock(localNow: () => number): ServerClock {
       if (told !== null && Math.abs(next - told) < TELL_MS) return;
       told = next;
       for (const l of [...listeners]) l(next);
+    },
+    seed(offsetMs) {
+      if (offsets.length > 0 || !Number.isFinite(offsetMs)) return;
+      estimate = Math.round(offsetMs);
+      told = estimate;
+      for (const l of [...listeners]) l(estimate);
     },
     subscribe(listener) {
       listeners.add(listener);

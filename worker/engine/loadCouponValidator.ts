@@ -9,6 +9,8 @@ export interface LoadCouponValidatorDeps extends EngineCore, Pick<CouponValidato
   claim: DatabaseClaim;
   /** Why the database is in memory (openEngineStore.ts); null: it is IndexedDB. */
   memoryOnly: LookupError | null;
+  /** Resolves once the clock offset kept beside the data is in use (keepClockOffset.ts): periods and ages need it. */
+  clockRestored: Promise<void>;
 }
 
 export type Checkout = Pick<EngineApi, 'validateCoupon' | 'offlineJournal' | 'clearOfflineJournal'> & {
@@ -16,7 +18,7 @@ export type Checkout = Pick<EngineApi, 'validateCoupon' | 'offlineJournal' | 'cl
   dispose(): void;
 };
 
-/** @example const checkout = loadCouponValidator({ ...core, claim, memoryOnly, refreshCoupon, refreshIssuedCoupon }); await checkout.validateCoupon('A', { amount: 1000 }); */
+/** @example const checkout = loadCouponValidator({ ...core, claim, memoryOnly, clockRestored, refreshCoupon, refreshIssuedCoupon }); await checkout.validateCoupon('A', { amount: 1000 }); */
 export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
   const { couponPolicy, timeZone, maxDataAgeMs } = deps.options;
   const validator = import('../coupon/validateCoupon').then((m) =>
@@ -34,6 +36,7 @@ export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
   validator.catch(() => undefined); // reported by the calls below
   const ready = async () => {
     await deps.claim.usable();
+    await deps.clockRestored;
     return validator;
   };
   return {

@@ -105,6 +105,18 @@ export interface EmptyListing {
   at: number;
 }
 
+/**
+ * The till's clock against the API's, as last measured (serverClock.ts): kept beside the data so a till restarted
+ * offline still judges periods and data ages by the API's time (clockOffset.ts).
+ */
+export interface ClockOffsetRow {
+  key: '@clock';
+  /** How far the till's clock was ahead of the API's, ms (negative: behind). */
+  offsetMs: number;
+  /** When it was measured, by the API's time (epoch ms). */
+  measuredAt: number;
+}
+
 export type MetaRow =
   | Confirmation
   | UnreadableMark
@@ -113,7 +125,8 @@ export type MetaRow =
   | ShopIdentity
   | TrackedProducts
   | FeedState
-  | EmptyListing;
+  | EmptyListing
+  | ClockOffsetRow;
 
 /**
  * The codes of one listed page of the running coupon sync. A unique index over all of them finds a code listed
@@ -251,6 +264,7 @@ export const metaKey = {
   emptyListing: '@emptyListing',
   shop: '@shop',
   products: '@products',
+  clock: '@clock',
 } as const;
 
 /** Records that the API confirmed these keys at `at`. */
