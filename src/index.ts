@@ -28,4 +28,5 @@ export type {
   SyncReport,
   SyncStatus,
   VerdictDetail,
+  VerdictWarning,
 } from './types';

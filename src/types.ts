@@ -391,6 +391,21 @@ export interface VerdictDetail {
 }
 
 /**
+ * Something about an accepted coupon the cashier may want to check, that does not refuse it.
+ * `use_count_reached`: the coupon's `type_coupon_use_count` reached its `type_coupon_create_count` (the API does not
+ * say that the issued count is a limit).
+ * @example for (const w of v.ok ? (v.warnings ?? []) : []) note(w.message);
+ */
+export interface VerdictWarning {
+  code: 'use_count_reached';
+  /** In words a cashier can act on. */
+  message: string;
+  /** The field read, and its raw value. */
+  field?: string;
+  value?: unknown;
+}
+
+/**
  * The answer of `validateCoupon`. `source`: decided from local data ('local') or from a fresh API answer ('network').
  * @example
  * const v = await lookup.validateCoupon('WELCOME10', { amount: 32000 });
@@ -408,6 +423,8 @@ export type CouponVerdict =
       detail?: VerdictDetail;
       /** The overrides of the order that let this "yes" through (absent when none was needed). */
       overrides?: CouponOverride[];
+      /** Facts the cashier may want to check that do not refuse the coupon (absent when none). */
+      warnings?: VerdictWarning[];
       /** On a verdict that goes into the journal (see the rejection's `journaled`); `journalError` says why not. */
       journaled?: boolean;
       journalError?: LookupError;

@@ -11,6 +11,7 @@ import { parentRule } from '../worker/coupon/parentRule';
 import { periodRule } from '../worker/coupon/periodRule';
 import { readOrder } from '../worker/coupon/readOrder';
 import { repeatUseRule } from '../worker/coupon/repeatUseRule';
+import { useCountWarning } from '../worker/coupon/useCountWarning';
 import type { CheckedOrder, RuleOutcome } from '../worker/coupon/ruleOutcome';
 import { statusRule } from '../worker/coupon/statusRule';
 
@@ -184,6 +185,19 @@ describe('coupon rules', () => {
 
 /** An earlier use of an issued coupon on this till, at 09:00 Seoul on the day of `order()`. */
 const EARLIER = { journalId: 4, journalKey: 'k-4', at: kst(2026, 6, 1, 9), orderId: 'A-1', amount: 30000, orderAt: kst(2026, 6, 1, 9) };
+
+describe('useCountWarning', () => {
+  it.each([
+    { name: 'the use count reached the issued count', fields: { type_coupon_create_count: 500, type_coupon_use_count: 500 }, warns: true },
+    { name: 'the use count passed it', fields: { type_coupon_create_count: 500, type_coupon_use_count: 501 }, warns: true },
+    { name: 'one use left', fields: { type_coupon_create_count: 500, type_coupon_use_count: 499 }, warns: false },
+    { name: 'an issued count of 0 (no count kept)', fields: { type_coupon_create_count: 0, type_coupon_use_count: 3 }, warns: false },
+    { name: 'counts missing', fields: {}, warns: false },
+    { name: 'a null count', fields: { type_coupon_create_count: null, type_coupon_use_count: 3 }, warns: false },
+  ])('$name: warns $warns', ({ fields, warns }) => {
+    expect(useCountWarning(coupon(fields)) !== null).toBe(warns);
+  });
+});
 
 describe('repeatUseRule', () => {
   it('refuses an issued coupon this till used for another order, naming the earliest such sale', () => {

@@ -62,6 +62,22 @@ describe('validateCoupon', () => {
       expect(await lookup.validateCoupon('FIXED5000-MAX3000', { amount: 32000 })).toMatchObject({ ok: true, discount: 3000, source: 'local' });
     });
 
+    it('warns, never refuses, when the use count reached the issued count: online and offline, and for an issued coupon by its coupon', async () => {
+      const record = mock.data.coupons.find((c) => c.coupon_code === MOCK_CODES.welcomeCoupon)!;
+      expect(await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 })).not.toHaveProperty('warnings');
+      mock.upsertCoupon({ ...record, type_coupon_create_count: 1520, type_coupon_use_count: 1520 });
+      expect((await lookup.sync()).ok).toBe(true);
+      const online = await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 });
+      expect(online).toMatchObject({ ok: true, discount: 3200, warnings: [{ code: 'use_count_reached', field: 'type_coupon_use_count', value: 1520 }] });
+      expect(online.ok ? online.warnings![0]!.message : '').toBe(
+        'This coupon has been used 1,520 times, and 1,520 were issued; the shop API does not say whether that is a limit. Check it in the shop admin if in doubt.',
+      );
+      // the issued coupon copies its coupon's counts as they were (611 of 1,520); the coupon's own record says 1,520
+      expect(await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000 })).toMatchObject({ ok: true, kind: 'issued', warnings: [{ code: 'use_count_reached' }] });
+      await goOffline(mock, lookup);
+      expect(await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 })).toMatchObject({ ok: true, source: 'local', warnings: [{ code: 'use_count_reached' }] });
+    });
+
     it('says expired for a coupon whose period is over', async () => {
       const v = await lookup.validateCoupon(MOCK_CODES.expiredCoupon, { amount: 60000 });
       expect(v).toMatchObject({ ok: false, reason: 'expired', source: 'network', detail: { rule: 'period', field: 'use_period' } });

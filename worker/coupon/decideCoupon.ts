@@ -19,6 +19,7 @@ import { periodRule } from './periodRule';
 import { repeatUseRule } from './repeatUseRule';
 import type { CheckedOrder, RuleOutcome } from './ruleOutcome';
 import { statusRule } from './statusRule';
+import { useCountWarning } from './useCountWarning';
 
 /** The record a code led to, and where the verdict's knowledge of it comes from. */
 export interface FoundCoupon {
@@ -75,7 +76,19 @@ export function decideCoupon(found: FoundCoupon, order: CheckedOrder, settings: 
   if (!fresh.pass) overrides.push('stale');
   const age = source === 'local' ? dataAge(syncedAt, settings.now) : null;
   const detail = { rule: 'discount', message: discount.message, ...(age !== null && age !== Number.POSITIVE_INFINITY ? { dataAgeMs: age } : {}) };
-  return { ok: true, discount: discount.discount, coupon: record, kind, syncedAt, source, detail, ...(overrides.length > 0 ? { overrides } : {}) };
+  const counted = found.parent?.state === 'held' ? found.parent.record : record;
+  const warning = useCountWarning(counted);
+  return {
+    ok: true,
+    discount: discount.discount,
+    coupon: record,
+    kind,
+    syncedAt,
+    source,
+    detail,
+    ...(overrides.length > 0 ? { overrides } : {}),
+    ...(warning ? { warnings: [warning] } : {}),
+  };
 }
 
 /**
