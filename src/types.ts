@@ -452,15 +452,16 @@ export type CouponVerdict =
 /**
  * One journaled verdict: every verdict decided from local data (online or offline, whatever kept the API from
  * deciding), and every accepted issued coupon; kept so the shop can reconcile.
- * Entries kept from before schema version 6 read `source: 'local'`, `cause: 'offline'`, `overrides: []`,
- * `orderId: null`, `orderAt: at`, `couponCode: null`: that release did not record them.
+ * Entries kept from before schema version 6 read `key: 'v5-<id>'`, `source: 'local'`, `cause: 'offline'`,
+ * `overrides: []`, `orderId: null`, `orderAt: at`, `couponCode: null`: that release did not record them.
  * @example for (const e of await lookup.offlineJournal()) if (e.ok) report(e.code, e.discount, e.orderId, e.at);
  */
 export interface JournalEntry {
   id: number;
   /**
-   * This entry's own key, unique on every till (a UUID made when the verdict was given): the same entry sent or
-   * written twice is still one entry. Entries kept from before schema version 6 got one in the upgrade.
+   * This entry's own key, unique on every till (128 random bits as 32 hex digits, made when the verdict was given):
+   * the same entry sent or written twice is still one entry. Entries kept from before schema version 6 read
+   * `'v5-<id>'`.
    */
   key: string;
   code: string;

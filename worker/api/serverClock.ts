@@ -58,10 +58,7 @@ export function createServerClock(localNow: () => number): ServerClock {
       for (const l of [...listeners]) l(next);
     },
     seed(offsetMs) {
-      if (offsets.length > 0 || !Number.isFinite(offsetMs)) return;
-      estimate = Math.round(offsetMs);
-      told = estimate;
-      for (const l of [...listeners]) l(estimate);
+      if (offsets.length === 0) for (const l of [...listeners]) l((estimate = told = offsetMs));
     },
     subscribe(listener) {
       listeners.add(listener);

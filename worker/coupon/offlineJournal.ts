@@ -85,6 +85,15 @@ function entryOf({ code, order, verdict, at, cause }: JournalRecord): Entry {
   };
 }
 
+/**
+ * An entry as this release writes it. One kept from schema version 5 or before lacks what its release did not
+ * record: it reads with a key made of its id (`v5-<id>`), `source: 'local'` and `cause: 'offline'` (those releases
+ * journaled only verdicts decided from local data while the API could not be reached), no overrides, no order
+ * reference, the decision time as the order's.
+ */
+const readEntry = (e: JournalEntry): JournalEntry =>
+  e.key !== undefined ? e : { ...e, couponCode: null, orderId: null, orderAt: e.at, source: 'local', cause: 'offline', overrides: [], key: `v5-${e.id}` };
+
 /** An accepted issued coupon: a use of it on this till. */
 const isUse = (e: Entry) => e.ok && e.kind === 'issued';
 
@@ -209,7 +218,7 @@ export function createOfflineJournal(
       const after = wholeNumber(page.after, 'offlineJournal({ after })', 0);
       const limit = Math.max(1, Math.min(MAX_PAGE, wholeNumber(page.limit, 'offlineJournal({ limit })', DEFAULT_PAGE)));
       // ids only grow, so key order is the order the verdicts were given
-      return db.journal.where(':id').above(after).limit(limit).toArray();
+      return (await db.journal.where(':id').above(after).limit(limit).toArray()).map(readEntry);
     },
     async clear(throughId) {
       if (typeof throughId !== 'number' || !Number.isFinite(throughId)) {

@@ -24,7 +24,6 @@ import { createItemRefreshes } from './itemRefreshes';
 import { loadCouponValidator } from './loadCouponValidator';
 import { loadNetwork, type NetworkStart } from './loadNetwork';
 import { openEngineStore, type EngineStore } from './openEngineStore';
-import { keepClockOffset } from './keepClockOffset';
 import { createWatchRegistry } from './watchRegistry';
 
 /** Platform pieces and tuning the engine is given (tests pass fakes; the worker passes its globals). */
@@ -112,8 +111,6 @@ function assembleEngine(options: EngineOptions, listener: WatchListener, deps: E
   const resources = createResourceState(now, engineError);
   const status = createSyncStatus(connectivity);
   clock.subscribe((clockOffsetMs) => status.facts.set({ clockOffsetMs }));
-  // the offset measured before a restart, until an answer tells the time again (a till restarted offline)
-  const clockKept = keepClockOffset(db, clock, deps.now ?? Date.now, () => claim.ready.then((blocked) => blocked === null));
   if (memoryOnly) status.facts.set({ storageError: memoryOnly, memoryOnly: true });
   // The parts refer to one another through arrows: each is called only once all are assembled.
   const tabs = joinTabs({
@@ -159,7 +156,7 @@ function assembleEngine(options: EngineOptions, listener: WatchListener, deps: E
     onReclaim(claimed) {
       watches.restartAll();
       engineSync.allow(claimed);
-      clockKept.save();
+      checkout.keepClock();
     },
   });
   const refreshes = createItemRefreshes({ ...core, network: load.network, sync: () => engineSync.sync() });
@@ -167,7 +164,8 @@ function assembleEngine(options: EngineOptions, listener: WatchListener, deps: E
     ...core,
     claim,
     memoryOnly,
-    clockRestored: clockKept.restored,
+    clock,
+    localNow: deps.now ?? Date.now,
     refreshCoupon: (code) => refreshes.refreshNow(planLookup({ kind: 'coupon', code }, options.coupons)),
     refreshIssuedCoupon: (code) => refreshes.refreshNow(planLookup({ kind: 'issuedCoupon', code })),
   });

@@ -3,33 +3,31 @@
 import type { ServerClock } from '../api/serverClock';
 import { readClockOffset, writeClockOffset } from '../store/clockOffset';
 import type { ShopDatabase } from '../store/store';
+import type { DatabaseClaim } from './databaseClaim';
 
 export interface ClockKeeper {
-  /** Resolves once the stored offset was read and, if no answer told the time first, put to use. */
-  readonly restored: Promise<void>;
   /** Writes the offset known now (after clear(): the row went with the data). */
   save(): void;
 }
 
 /**
- * `mayWrite`: whether this engine may write to the database now (it is this shop's).
- * @example const keeper = keepClockOffset(db, clock, Date.now, () => claim.ready.then((blocked) => !blocked));
+ * Resolves once the stored offset was read and, if no answer told the time first, put to use. Writes only while
+ * the database is this shop's (`claim`).
+ * @example const keeper = await keepClockOffset(db, clock, Date.now, claim);
  */
-export function keepClockOffset(db: ShopDatabase, clock: ServerClock, localNow: () => number, mayWrite: () => Promise<boolean>): ClockKeeper {
+export async function keepClockOffset(db: ShopDatabase, clock: ServerClock, localNow: () => number, claim: DatabaseClaim): Promise<ClockKeeper> {
   // a row that cannot be written costs only the offset after a restart: never an error of its own
   const write = (offsetMs: number) =>
-    void mayWrite()
-      .then((may) => (may ? writeClockOffset(db, offsetMs, clock.now()) : undefined))
+    void claim.ready
+      .then((blocked) => (blocked ? undefined : writeClockOffset(db, offsetMs, clock.now())))
       .catch(() => undefined);
-  const restored = readClockOffset(db, localNow())
-    .then((offset) => offset !== null && clock.seed(offset))
-    .catch(() => undefined)
-    .then(() => void clock.subscribe(write));
+  const offset = await readClockOffset(db, localNow()).catch(() => null);
+  if (offset !== null) clock.seed(offset);
+  clock.subscribe(write);
   return {
-    restored,
     save() {
-      const offset = clock.offsetMs();
-      if (offset !== null) write(offset);
+      const known = clock.offsetMs();
+      if (known !== null) write(known);
     },
   };
 }

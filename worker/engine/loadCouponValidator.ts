@@ -1,6 +1,8 @@
 // Loads the checkout rules (validateCoupon.ts, a chunk of its own) and serves the engine's three checkout calls.
-// Loading starts at once, beside the database, so the rules are in memory well before an offline checkout.
+// Loading starts at once, beside the database, so the rules are in memory well before an offline checkout. The
+// chunk also keeps the clock's offset beside the data (keepClockOffset.ts): the checkout waits for it to be read.
 import type { EngineApi, LookupError } from '../../src/protocol';
+import type { ServerClock } from '../api/serverClock';
 import type { CouponValidatorDeps } from '../coupon/validateCoupon';
 import type { DatabaseClaim } from './databaseClaim';
 import type { EngineCore } from './engineCore';
@@ -9,19 +11,25 @@ export interface LoadCouponValidatorDeps extends EngineCore, Pick<CouponValidato
   claim: DatabaseClaim;
   /** Why the database is in memory (openEngineStore.ts); null: it is IndexedDB. */
   memoryOnly: LookupError | null;
-  /** Resolves once the clock offset kept beside the data is in use (keepClockOffset.ts): periods and ages need it. */
-  clockRestored: Promise<void>;
+  /** The engine's clock, and the till's own clock under it: its offset is kept beside the data. */
+  clock: ServerClock;
+  localNow: () => number;
 }
 
 export type Checkout = Pick<EngineApi, 'validateCoupon' | 'offlineJournal' | 'clearOfflineJournal'> & {
   /** Stops the journal's retries (close()). */
   dispose(): void;
+  /** Writes the clock's offset again (clear() emptied the database). */
+  keepClock(): void;
 };
 
-/** @example const checkout = loadCouponValidator({ ...core, claim, memoryOnly, clockRestored, refreshCoupon, refreshIssuedCoupon }); await checkout.validateCoupon('A', { amount: 1000 }); */
+/** @example const checkout = loadCouponValidator({ ...core, claim, memoryOnly, clock, localNow, refreshCoupon, refreshIssuedCoupon }); await checkout.validateCoupon('A', { amount: 1000 }); */
 export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
   const { couponPolicy, timeZone, maxDataAgeMs } = deps.options;
-  const validator = import('../coupon/validateCoupon').then((m) =>
+  const chunk = import('./checkoutChunk');
+  // the offset measured before a restart, until an answer tells the time again (a till restarted offline)
+  const clockKept = chunk.then((m) => m.keepClockOffset(deps.db, deps.clock, deps.localNow, deps.claim));
+  const validator = chunk.then((m) =>
     m.createCouponValidator({
       db: deps.db,
       now: deps.now,
@@ -34,9 +42,10 @@ export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
     }),
   );
   validator.catch(() => undefined); // reported by the calls below
+  clockKept.catch(() => undefined);
   const ready = async () => {
     await deps.claim.usable();
-    await deps.clockRestored;
+    await clockKept;
     return validator;
   };
   return {
@@ -44,5 +53,6 @@ export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
     offlineJournal: async (page) => (await ready()).journal(page),
     clearOfflineJournal: async (throughId) => (await ready()).clearJournal(throughId),
     dispose: () => void validator.then((v) => v.dispose(), () => undefined),
+    keepClock: () => void clockKept.then((k) => k.save(), () => undefined),
   };
 }

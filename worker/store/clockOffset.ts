@@ -12,7 +12,7 @@ const BACKWARDS_TOLERANCE_MS = 60_000;
  */
 export async function readClockOffset(db: ShopDatabase, localNow: number): Promise<number | null> {
   const row = (await db.meta.get(metaKey.clock)) as ClockOffsetRow | undefined;
-  if (!row || typeof row.offsetMs !== 'number' || typeof row.measuredAt !== 'number') return null;
+  if (!row || !Number.isFinite(row.offsetMs) || !Number.isFinite(row.measuredAt)) return null;
   return localNow - row.offsetMs < row.measuredAt - BACKWARDS_TOLERANCE_MS ? null : row.offsetMs;
 }
 

@@ -3,7 +3,6 @@
 import Dexie, { type Table } from 'dexie';
 import type { Coupon, IssuedCoupon, JournalEntry, ProductOption } from '../../src/protocol';
 import type { FeedStageRow, FeedState } from './feedState';
-import { newEntryKey } from './newEntryKey';
 import { refuseNewerSchema } from './refuseNewerSchema';
 
 /** The schema version this release declares last (below); a database at a later one is refused (refuseNewerSchema.ts). */
@@ -209,27 +208,11 @@ export class ShopDatabase extends Dexie {
       });
     // version 5: the relay feed's staging table (version 4 is left to another change; Dexie accepts the gap)
     this.version(5).stores({ feedStage: '[resource+key]' });
-    // version 6: every journal entry has a key of its own (unique), so writing it again is harmless, and its
-    // context; entries kept from before get a key, and say what their release could not record (JournalEntry).
-    // And this till's uses of issued coupons (TillUse)
-    this.version(SCHEMA_VERSION)
-      .stores({ journal: '++id, at, &key', tillUses: 'key, code' })
-      .upgrade((tx) => tx.table('journal').toCollection().modify((entry: Partial<JournalEntry>) => void Object.assign(entry, journalDefaults(entry))));
+    // version 6: every journal entry has a key of its own (unique), so writing it again is harmless, and this
+    // till's uses of issued coupons (TillUse). Entries kept from before are left as they are: the journal reads
+    // them with what their release did not record (offlineJournal.ts)
+    this.version(SCHEMA_VERSION).stores({ journal: '++id, at, &key', tillUses: 'key, code' });
   }
-}
-
-/** What a journal entry of schema version 5 or before gets in the upgrade: a key, and the context it did not record. */
-function journalDefaults(entry: Partial<JournalEntry>): Partial<JournalEntry> {
-  return {
-    key: entry.key ?? newEntryKey(),
-    couponCode: entry.couponCode ?? null,
-    orderId: entry.orderId ?? null,
-    orderAt: entry.orderAt ?? entry.at ?? 0,
-    // those releases journaled only verdicts decided from local data while the API could not be reached
-    source: entry.source ?? 'local',
-    cause: entry.cause ?? 'offline',
-    overrides: entry.overrides ?? [],
-  };
 }
 
 /** @example const db = openStore('shop-lookup', { indexedDB, IDBKeyRange }); */
