@@ -165,7 +165,6 @@ function assembleEngine(options: EngineOptions, listener: WatchListener, deps: E
     claim,
     memoryOnly,
     clock,
-    localNow: deps.now ?? Date.now,
     refreshCoupon: (code) => refreshes.refreshNow(planLookup({ kind: 'coupon', code }, options.coupons)),
     refreshIssuedCoupon: (code) => refreshes.refreshNow(planLookup({ kind: 'issuedCoupon', code })),
   });

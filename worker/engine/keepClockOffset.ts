@@ -13,15 +13,16 @@ export interface ClockKeeper {
 /**
  * Resolves once the stored offset was read and, if no answer told the time first, put to use. Writes only while
  * the database is this shop's (`claim`).
- * @example const keeper = await keepClockOffset(db, clock, Date.now, claim);
+ * @example const keeper = await keepClockOffset(db, clock, claim);
  */
-export async function keepClockOffset(db: ShopDatabase, clock: ServerClock, localNow: () => number, claim: DatabaseClaim): Promise<ClockKeeper> {
+export async function keepClockOffset(db: ShopDatabase, clock: ServerClock, claim: DatabaseClaim): Promise<ClockKeeper> {
   // a row that cannot be written costs only the offset after a restart: never an error of its own
   const write = (offsetMs: number) =>
     void claim.ready
       .then((blocked) => (blocked ? undefined : writeClockOffset(db, offsetMs, clock.now())))
       .catch(() => undefined);
-  const offset = await readClockOffset(db, localNow()).catch(() => null);
+  // (until an answer or a seed, the clock's now is the till's own)
+  const offset = await readClockOffset(db, clock.now()).catch(() => null);
   if (offset !== null) clock.seed(offset);
   clock.subscribe(write);
   return {

@@ -11,9 +11,8 @@ export interface LoadCouponValidatorDeps extends EngineCore, Pick<CouponValidato
   claim: DatabaseClaim;
   /** Why the database is in memory (openEngineStore.ts); null: it is IndexedDB. */
   memoryOnly: LookupError | null;
-  /** The engine's clock, and the till's own clock under it: its offset is kept beside the data. */
+  /** The engine's clock: its offset is kept beside the data. */
   clock: ServerClock;
-  localNow: () => number;
 }
 
 export type Checkout = Pick<EngineApi, 'validateCoupon' | 'offlineJournal' | 'clearOfflineJournal'> & {
@@ -23,12 +22,12 @@ export type Checkout = Pick<EngineApi, 'validateCoupon' | 'offlineJournal' | 'cl
   keepClock(): void;
 };
 
-/** @example const checkout = loadCouponValidator({ ...core, claim, memoryOnly, clock, localNow, refreshCoupon, refreshIssuedCoupon }); await checkout.validateCoupon('A', { amount: 1000 }); */
+/** @example const checkout = loadCouponValidator({ ...core, claim, memoryOnly, clock, refreshCoupon, refreshIssuedCoupon }); await checkout.validateCoupon('A', { amount: 1000 }); */
 export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
   const { couponPolicy, timeZone, maxDataAgeMs } = deps.options;
   const chunk = import('./checkoutChunk');
   // the offset measured before a restart, until an answer tells the time again (a till restarted offline)
-  const clockKept = chunk.then((m) => m.keepClockOffset(deps.db, deps.clock, deps.localNow, deps.claim));
+  const clockKept = chunk.then((m) => m.keepClockOffset(deps.db, deps.clock, deps.claim));
   const validator = chunk.then((m) =>
     m.createCouponValidator({
       db: deps.db,
