@@ -84,6 +84,18 @@ export interface EmptyListing {
   at: number;
 }
 
+/**
+ * Stored coupons the last complete listing did not list and that are not confirmed gone (too many to ask for one
+ * by one, or its pages skipped): the next complete listing that does not list them either confirms them gone.
+ * See listingEnd (listingCheckpoint.ts).
+ */
+export interface UnlistedSuspects {
+  key: '@unlisted';
+  codes: string[];
+  /** When that listing started. */
+  at: number;
+}
+
 export type MetaRow =
   | Confirmation
   | UnreadableMark
@@ -92,7 +104,8 @@ export type MetaRow =
   | ShopIdentity
   | TrackedProducts
   | FeedState
-  | EmptyListing;
+  | EmptyListing
+  | UnlistedSuspects;
 
 /**
  * The codes of one listed page of the running coupon sync. A unique index over all of them finds a code listed
@@ -206,6 +219,7 @@ export const metaKey = {
   couponSync: '@couponSync',
   couponListing: '@couponListing',
   emptyListing: '@emptyListing',
+  unlisted: '@unlisted',
   shop: '@shop',
   products: '@products',
 } as const;
