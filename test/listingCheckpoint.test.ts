@@ -6,7 +6,6 @@ import {
   diffs,
   hashesStale,
   listedCodesIn,
-  listingEnd,
   mayFindUnlisted,
   nextCheckpoint,
   readCheckpoint,
@@ -14,9 +13,7 @@ import {
   writesInto,
   type CouponCheckpoint,
   type ListingEvent,
-  type ListingEndFacts,
   type ListingState,
-  type UnlistedAnswer,
 } from '../worker/sync/direct/listingCheckpoint';
 
 const at = 1_000_000;
@@ -173,30 +170,4 @@ describe('listingCheckpoint', () => {
     expect(readCheckpoint(structuredClone(cp))).toEqual(cp);
   });
 
-  describe('the end of a complete listing (listingEnd)', () => {
-    const facts = (f: Partial<ListingEndFacts> & { answered?: Record<string, UnlistedAnswer> }): ListingEndFacts => ({
-      unlisted: [],
-      suspects: new Set(),
-      answers: new Map(Object.entries(f.answered ?? {})),
-      bound: 3,
-      unaskable: false,
-      mayRelist: true,
-      ...f,
-    });
-
-    it.each([
-      ['nothing unlisted', facts({}), { step: 'commit', gone: [], kept: [] }],
-      ['every unlisted code answered not found', facts({ unlisted: ['A', 'B'], answered: { A: 'gone', B: 'gone' } }), { step: 'commit', gone: ['A', 'B'], kept: [] }],
-      ['the last listing did not list them either', facts({ unlisted: ['A', 'B'], suspects: new Set(['A', 'B', 'Z']) }), { step: 'commit', gone: ['A', 'B'], kept: [] }],
-      ['a second empty listing', facts({ unlisted: ['A', 'B', 'C', 'D', 'E'], suspects: 'all' }), { step: 'commit', gone: ['A', 'B', 'C', 'D', 'E'], kept: [] }],
-      ['a few open (one agreed)', facts({ unlisted: ['A', 'B', 'C', 'D'], suspects: new Set(['A']) }), { step: 'confirm', ask: ['B', 'C', 'D'] }],
-      ['one found by its GET: the pages skipped it', facts({ unlisted: ['A', 'C'], answered: { A: 'gone', C: 'there' } }), { step: 'relist', suspects: ['A'], why: expect.stringMatching(/skipped 1 coupon.*"C"/) }],
-      ['one found, no more listings in this sync', facts({ unlisted: ['A', 'C'], answered: { A: 'gone', C: 'there' }, mayRelist: false }), { step: 'commit', gone: ['A'], kept: ['C'] }],
-      ['too many open: a second listing is the cheaper proof', facts({ unlisted: ['A', 'B', 'C', 'D'] }), { step: 'relist', suspects: ['A', 'B', 'C', 'D'], why: expect.stringMatching(/4 coupon\(s\).*second listing/) }],
-      ['a GET was refused', facts({ unlisted: ['A', 'B'], answered: { A: 'gone' }, unaskable: true }), { step: 'relist', suspects: ['A', 'B'], why: expect.stringMatching(/could not be asked/) }],
-      ['too many open, no more listings in this sync', facts({ unlisted: ['A', 'B', 'C', 'D'], mayRelist: false }), { step: 'stop', suspects: ['A', 'B', 'C', 'D'], why: expect.any(String) }],
-    ] as const)('with %s', (_, f, step) => {
-      expect(listingEnd(f)).toEqual(step);
-    });
-  });
 });

@@ -28,9 +28,10 @@
 // leanWritten and pristine find nothing unlisted (coupons holds only their rows and what read-throughs wrote), direct
 // and diverged may find stored coupons no page listed, matching only if the committed listing had more pages.
 //
-// The end of a complete listing that adds up (`listingEnd`): a stored coupon no page listed (an "unlisted" one) is
-// deleted only once it is confirmed gone, since offset paging that shifted under the listing (a coupon deleted on
-// a page already read) skips a live coupon without changing the count. Each unlisted code is `agreed` (the
+// The end of a complete listing that adds up (`listingEnd` in worker/api/unlistedRecords.ts, which the relay's
+// upstream listing shares): a stored coupon no page listed (an "unlisted" one) is deleted only once it is confirmed
+// gone, since offset paging that shifted under the listing (a coupon deleted on a page already read) skips a live
+// coupon without changing the count. Each unlisted code is `agreed` (the
 // previous complete listing did not list it either: the suspects it left), answered `gone` (its own GET: the API's
 // not found) or `there` (its GET found it: the pages skipped it), or still open:
 //
@@ -217,49 +218,4 @@ export function nextCheckpoint(cp: CouponCheckpoint | null, event: ListingEvent)
     case 'discard':
       return null;
   }
-}
-
-/** What a GET of an unlisted code said: not found (`gone`), or found, readable or not (`there`). */
-export type UnlistedAnswer = 'gone' | 'there';
-
-/** What a complete listing that adds up does next (see "The end of a complete listing" above). */
-export type ListingEnd =
-  | { step: 'commit'; gone: string[]; kept: string[] }
-  | { step: 'confirm'; ask: string[] }
-  | { step: 'relist' | 'stop'; suspects: string[]; why: string };
-
-export interface ListingEndFacts {
-  /** Stored coupons no page listed (nor a read-through asked for during the listing). */
-  unlisted: string[];
-  /** Codes the previous complete listing did not list either; `all`: it listed nothing at all (confirmEmpty). */
-  suspects: ReadonlySet<string> | 'all';
-  /** What the GETs of this listing's end said. */
-  answers: ReadonlyMap<string, UnlistedAnswer>;
-  /** How many codes may be asked for one by one. */
-  bound: number;
-  /** A GET was refused (not an answer about the coupon): only a second listing can confirm. */
-  unaskable: boolean;
-  /** This sync may list once more. */
-  mayRelist: boolean;
-}
-
-/**
- * The step a complete listing that adds up takes with the stored coupons it did not list.
- * @example listingEnd({ unlisted: ['A'], suspects: new Set(), answers: new Map(), bound: 15, unaskable: false, mayRelist: true }) // { step: 'confirm', ask: ['A'] }
- */
-export function listingEnd(f: ListingEndFacts): ListingEnd {
-  const agreed = (code: string) => f.suspects === 'all' || f.suspects.has(code);
-  const there = f.unlisted.filter((code) => f.answers.get(code) === 'there');
-  const notThere = f.unlisted.filter((code) => f.answers.get(code) !== 'there');
-  const open = notThere.filter((code) => !agreed(code) && !f.answers.has(code));
-  if (there.length > 0) {
-    if (f.mayRelist) return { step: 'relist', suspects: notThere, why: `its pages skipped ${there.length} coupon(s) the API still has (e.g. ${JSON.stringify(there[0])})` };
-    if (open.length === 0) return { step: 'commit', gone: notThere, kept: there };
-  }
-  if (open.length === 0) return { step: 'commit', gone: notThere, kept: [] };
-  if (open.length <= f.bound && !f.unaskable) return { step: 'confirm', ask: open };
-  const why = f.unaskable
-    ? `${open.length} coupon(s) it did not list could not be asked for one by one`
-    : `${open.length} coupon(s) it did not list are to be confirmed gone by a second listing`;
-  return { step: f.mayRelist ? 'relist' : 'stop', suspects: notThere, why };
 }

@@ -15,7 +15,9 @@
 // read then: RECORD_READERS_VERSION) is neither validated nor diffed: nothing on it changed. Memory holds a few pages, whatever the size of the listing (couponListing.ts).
 import type { ListPage } from '../../api/envelope';
 import { fetchAhead } from './fetchAhead';
-import { askUnlisted, emptyAnswers } from './askUnlisted';
+import type { Coupon } from '../../../src/protocol';
+import { askUnlisted, confirmationBound, emptyAnswers, listingEnd } from '../../api/unlistedRecords';
+import { rejectionError } from '../../records/parseRecords';
 import {
   beginListing,
   commitListing,
@@ -29,7 +31,7 @@ import {
   type ListingOutcome,
   type PageToStore,
 } from './couponListing';
-import { listingEnd, progressOf, writesInto, type CouponCheckpoint, type ListingProgress } from './listingCheckpoint';
+import { progressOf, writesInto, type CouponCheckpoint, type ListingProgress } from './listingCheckpoint';
 import { ShopLookupError } from '../../../src/protocol';
 import { metaKey, type CommittedListing, type EmptyListing } from '../../store/store';
 import type { SyncContext } from '../syncContext';
@@ -38,9 +40,6 @@ import { writeBehind } from '../../store/writeBehind';
 /** Listing changed under us (or did not add up, or must be listed again) this many times in one sync: give up
  * for now, keep the last snapshot. */
 const MAX_RESTARTS = 2;
-/** Stored coupons a complete listing did not list, asked for one by one at most (per list page, and in all). */
-const CONFIRMATIONS_PER_PAGE = 5;
-const MAX_CONFIRMATIONS = 100;
 /** List pages requested ahead of the one being stored. */
 const FETCH_AHEAD = 4;
 /** The engine's clock moved by more than this while a listing ran: it starts over (see syncCoupons). */
@@ -127,27 +126,34 @@ async function settleUnlisted(
   everyGone: boolean,
   mayRelist: boolean,
 ): Promise<ListingOutcome | 'relist'> {
-  const { db } = ctx;
+  const { db, report } = ctx;
   const unlisted = await unlistedCoupons(db, cp.listing, committed);
   if (unlisted.length === 0) return { gone: [], kept: [], unreadable: [] };
   const suspects = everyGone ? 'all' : await unlistedSuspects(db);
-  // the GETs cost less than listing again while they are few: the API allows five of them for each list page
-  const bound = Math.min(MAX_CONFIRMATIONS, CONFIRMATIONS_PER_PAGE * Math.max(1, cp.totalPages ?? cp.page));
-  const asked = emptyAnswers();
+  const bound = confirmationBound(cp.totalPages ?? cp.page);
+  const asked = emptyAnswers<Coupon>();
+  const get = (code: string) =>
+    ctx.call(async () => {
+      const answer = await ctx.client.getCoupon(code, { priority: ctx.priority, signal: ctx.signal, counter: report });
+      report.fetched++;
+      return answer;
+    });
   for (;;) {
     const end = listingEnd({ unlisted, suspects, answers: asked.answers, bound, unaskable: asked.refused !== null, mayRelist });
     if (end.step === 'confirm') {
-      await askUnlisted(ctx, end.ask, asked);
+      await askUnlisted(end.ask, get, (c) => c.coupon_code, asked, ctx.signal);
       continue;
     }
     if (end.step === 'commit') {
-      const kept = new Set(end.kept);
-      const unreadable = asked.unreadable.filter((r) => kept.has(r.code));
-      for (const r of unreadable) {
-        ctx.report.rejected++;
-        ctx.report.errors.push(r.error);
-      }
-      return { gone: end.gone, kept: asked.kept.filter((r) => kept.has(r.coupon_code)), unreadable };
+      const unreadable = end.kept.flatMap((code) => {
+        const rejected = asked.unreadable.get(code);
+        if (!rejected) return [];
+        const error = rejectionError(`GET /v2/shop/coupons/${code}`, rejected);
+        report.rejected++;
+        report.errors.push(error);
+        return [{ code, message: error.message }];
+      });
+      return { gone: end.gone, kept: end.kept.flatMap((code) => asked.kept.get(code) ?? []), unreadable };
     }
     await relistCoupons(db, end.suspects, cp.startedAt);
     if (end.step === 'relist') return 'relist';
