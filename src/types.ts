@@ -311,12 +311,15 @@ export interface CouponOrder {
 
 /**
  * Why a coupon does not apply. `unreadable`: a field needed for the decision could not be read (rule `record`: the newer
- * record the API sent for this coupon could not be read, so the copy kept decides nothing).
+ * record the API sent for this coupon could not be read, so the copy kept decides nothing). `unchecked`: the code is
+ * not known here and the API answered without deciding (the shop's server refused this client, wrong credentials,
+ * a wrong `baseUrl`, an error answer): `detail.error` says what happened.
  * @example if (!v.ok && v.reason === 'stale') askManager(v.detail.message);
  */
 export type CouponRejection =
   | 'not_found'
   | 'unknown_offline'
+  | 'unchecked'
   | 'inactive'
   | 'not_started'
   | 'expired'
@@ -342,6 +345,11 @@ export interface VerdictDetail {
   discount?: number;
   /** How old the local data is, ms. */
   dataAgeMs?: number;
+  /**
+   * Why the shop API did not decide this verdict (it was asked and refused, failed or was too slow), with the URL or
+   * path asked: the verdict was decided from local data. Absent when the API decided, or the till is offline.
+   */
+  error?: LookupError;
 }
 
 /**

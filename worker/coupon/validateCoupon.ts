@@ -30,6 +30,8 @@ export interface CouponValidatorDeps {
     timeZone?: string | undefined;
     maxDataAgeMs?: number | undefined;
     refreshIntervalMs: number;
+    /** 'byCode': a storefront, whose checkout never asks for issued coupons. */
+    coupons?: 'all' | 'byCode' | undefined;
   };
 }
 
@@ -67,12 +69,16 @@ export function createCouponValidator(deps: CouponValidatorDeps): CouponValidato
       // one form of the code for the API, the local tables and the journal
       const code = typedCode(typed);
       const checked = readOrder(code, order, deps.now());
-      const outcome = await findCoupon(code, { ...deps, maxDataAgeMs: settings.maxDataAgeMs });
+      const storefront = deps.options.coupons === 'byCode';
+      const outcome = await findCoupon(code, { ...deps, maxDataAgeMs: settings.maxDataAgeMs, storefront });
       const now = deps.now();
+      const why = 'message' in outcome ? outcome.message : (outcome.problem?.message ?? '');
       const verdict =
         'found' in outcome
           ? decideCoupon(outcome.found, checked, { ...settings, now })
-          : absentVerdict(code, outcome.absent, outcome.syncedAt, outcome.source, 'message' in outcome ? outcome.message : '');
+          : absentVerdict(code, outcome.absent, outcome.syncedAt, outcome.source, why);
+      // what kept the API from deciding goes with a verdict decided without it
+      if (outcome.problem && verdict.source === 'local') verdict.detail = { ...verdict.detail!, error: outcome.problem };
       // decided without the API while it could not be reached: keep it for reconciling later. A journal that
       // cannot be written never blocks the checkout; the verdict says so (and the entry waits in memory).
       if (verdict.source === 'local' && (outcome.networkTrouble || deps.isOffline())) {

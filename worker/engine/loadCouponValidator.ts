@@ -16,7 +16,7 @@ export type Checkout = Pick<EngineApi, 'validateCoupon' | 'offlineJournal' | 'cl
 
 /** @example const checkout = loadCouponValidator({ ...core, claim, refreshCoupon, refreshIssuedCoupon }); await checkout.validateCoupon('A', { amount: 1000 }); */
 export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
-  const { couponPolicy, timeZone, maxDataAgeMs } = deps.options;
+  const { couponPolicy, timeZone, maxDataAgeMs, coupons } = deps.options;
   const validator = import('../coupon/validateCoupon').then((m) =>
     m.createCouponValidator({
       db: deps.db,
@@ -25,7 +25,7 @@ export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
       refreshCoupon: deps.refreshCoupon,
       refreshIssuedCoupon: deps.refreshIssuedCoupon,
       onJournal: (unsavedJournal, journalError) => deps.status.facts.set({ unsavedJournal, journalError }),
-      options: { couponPolicy, timeZone, maxDataAgeMs, refreshIntervalMs: deps.refreshIntervalMs },
+      options: { couponPolicy, timeZone, maxDataAgeMs, coupons, refreshIntervalMs: deps.refreshIntervalMs },
     }),
   );
   validator.catch(() => undefined); // reported by the calls below
