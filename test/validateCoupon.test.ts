@@ -2,6 +2,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MOCK_CODES, type MockShopApi } from '../mock-server';
 import type { ShopLookup } from '../src';
+import { BASE, relaysPerTest } from './relayUtils';
 import { lookupFor, lookupWithEngine, next, startMock } from './utils';
 
 /** An instant given as Seoul wall-clock time (UTC+9), inside FIXED3000's period (2026-01-01 .. 2027-12-31). */
@@ -79,10 +80,11 @@ describe('validateCoupon', () => {
       expect(requestsFor(mock, MOCK_CODES.issuedUnused).map((r) => r.path)).toContain(`/v2/shop/issue-coupons/${MOCK_CODES.issuedUnused}`);
     });
 
-    it('decides from local data (source local) when the API answers with an error, without journaling it', async () => {
+    it('decides from local data (source local) when the API answers with an error, and says which, without journaling it', async () => {
       mock.inject('http500', { path: `/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}`, times: Infinity });
       const v = await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 });
       expect(v).toMatchObject({ ok: true, discount: 3200, source: 'local' });
+      expect(v.detail?.error).toMatchObject({ code: 'server_error', status: 500, message: expect.stringContaining(`[GET] ${mock.url}/v2/shop/coupons/WELCOME10: 500`) });
       expect(await lookup.offlineJournal()).toEqual([]);
     });
 
@@ -344,6 +346,47 @@ describe('validateCoupon', () => {
       expect(offline).toMatchObject({ ok: true, discount: 3200, source: 'local', journaled: true });
       expect(await lookup.offlineJournal()).toMatchObject([{ code: 'WELCOME10' }]);
       expect((await next(lookup.coupon(' WELCOME10 '))).data?.coupon_code).toBe('WELCOME10');
+    });
+  });
+
+  describe('a till set up wrong says what happened, with the URL it asked', () => {
+    const { relayWith } = relaysPerTest();
+    const tills: ShopLookup[] = [];
+    afterEach(async () => {
+      for (const t of tills.splice(0)) await t.close();
+    });
+    const till = (url: string, options: Parameters<typeof lookupFor>[1] = {}) => {
+      const t = lookupFor({ url }, options);
+      tills.push(t);
+      return t;
+    };
+    const ORDER = { amount: 32000 };
+
+    it('wrong credentials: bad_credentials in the report, status() and the verdict, never "cannot be reached"', async () => {
+      const t = till(mock.url, { auth: { key: 'wrong', secret: 'wrong' } });
+      const report = await t.sync();
+      expect(report.errors).toMatchObject([{ code: 'bad_credentials', message: expect.stringContaining(`[POST] ${mock.url}/v2/auth: 401`) }]);
+      expect((await next(t.status(), (st) => st.phase !== 'syncing')).lastError).toMatchObject({ code: 'bad_credentials' });
+      const v = await t.validateCoupon('WELCOME10', ORDER);
+      expect(v).toMatchObject({ ok: false, reason: 'unchecked', detail: { error: { code: 'bad_credentials' } } });
+      expect(v.detail!.message).not.toMatch(/cannot be reached/);
+    });
+
+    it('a relay with a wrong key: the verdict says bad_credentials, naming the relay URL asked', async () => {
+      const f = await relayWith({ key: 'wrong', secret: 'wrong' });
+      const t = till(`${f.origin}${BASE}`, { auth: undefined });
+      const v = await t.validateCoupon('WELCOME10', ORDER);
+      expect(v).toMatchObject({ ok: false, reason: 'unchecked', detail: { error: { code: 'bad_credentials', message: expect.stringContaining(`${f.origin}${BASE}/v2/shop/coupons/WELCOME10: 401`) } } });
+    });
+
+    it('a code its relay refuses as too long (414) or as a bad path (400): bad_request, not "cannot be reached"', async () => {
+      const f = await relayWith({}, {}, { listed: true });
+      const t = till(`${f.origin}${BASE}`, { auth: undefined, coupons: 'byCode' });
+      for (const [code, status] of [['X'.repeat(3000), 414], ['a/../b', 400]] as const) {
+        const v = await t.validateCoupon(code, ORDER);
+        expect(v).toMatchObject({ ok: false, reason: 'unchecked', detail: { error: { code: 'bad_request', status, apiCode: -10 } } });
+        expect(v.detail!.error!.message).toContain(`${f.origin}${BASE}/v2/shop/coupons/`);
+      }
     });
   });
 });
