@@ -2,7 +2,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MOCK_CODES, type MockShopApi } from '../mock-server';
 import type { ShopLookup } from '../src';
-import { BASE, relaysPerTest } from './relayUtils';
+import { BASE, listen, relaysPerTest } from './relayUtils';
 import { lookupFor, lookupWithEngine, next, startMock } from './utils';
 
 /** An instant given as Seoul wall-clock time (UTC+9), inside FIXED3000's period (2026-01-01 .. 2027-12-31). */
@@ -379,6 +379,29 @@ describe('validateCoupon', () => {
       expect(v).toMatchObject({ ok: false, reason: 'unchecked', detail: { error: { code: 'bad_credentials', message: expect.stringContaining(`${f.origin}${BASE}/v2/shop/coupons/WELCOME10: 401`) } } });
     });
 
+    it('a mistyped baseUrl that answers 404 pages: unsupported at once, not retried, and the verdict says so', async () => {
+      const site = await listen((_req, res) => {
+        res.writeHead(404, { 'content-type': 'text/html' });
+        res.end('<!doctype html><title>Not found</title>');
+      });
+      try {
+        const asked: string[] = [];
+        const recording: typeof fetch = (input, init) => {
+          asked.push(String(input));
+          return fetch(input, init);
+        };
+        const t = till(`${site.origin}/shop-apii`, { auth: undefined, fetch: recording });
+        const report = await t.sync();
+        expect(report.errors).toMatchObject([{ code: 'unsupported', message: expect.stringMatching(/^Nothing at http:\/\/127\.0\.0\.1:\d+\/shop-apii answers as the shop API: \[GET\] http:.*\/shop-apii\/v2\/shop\/coupons: 404/) }]);
+        expect(asked.filter((u) => u.includes('/v2/shop/coupons'))).toHaveLength(1);
+        expect((await next(t.status(), (st) => st.phase !== 'syncing')).lastError?.code).toBe('unsupported');
+        expect(await t.validateCoupon('WELCOME10', ORDER)).toMatchObject({ ok: false, reason: 'unchecked', detail: { error: { code: 'unsupported' } } });
+      } finally {
+        site.server.closeAllConnections();
+        site.server.close();
+      }
+    });
+
     it('a code its relay refuses as too long (414) or as a bad path (400): bad_request, not "cannot be reached"', async () => {
       const f = await relayWith({}, {}, { listed: true });
       const t = till(`${f.origin}${BASE}`, { auth: undefined, coupons: 'byCode' });
@@ -387,6 +410,10 @@ describe('validateCoupon', () => {
         expect(v).toMatchObject({ ok: false, reason: 'unchecked', detail: { error: { code: 'bad_request', status, apiCode: -10 } } });
         expect(v.detail!.error!.message).toContain(`${f.origin}${BASE}/v2/shop/coupons/`);
       }
+    });
+
+    it("refuses a relative baseUrl without its leading slash at once (bad_options)", () => {
+      expect(() => lookupFor({ url: 'shop-api' })).toThrow(expect.objectContaining({ code: 'bad_options', message: expect.stringMatching(/starts with '\/'.*"shop-api"/) }));
     });
   });
 });

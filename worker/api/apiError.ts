@@ -123,6 +123,19 @@ export function shownBase(baseUrl: string): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
+/**
+ * A 404 whose body is not the API's envelope: the base URL does not lead to the shop API (nor its relay or proxy).
+ * @example noApiAt({ method: 'GET', path: '/shop-apii/v2/shop/coupons' }, '/shop-apii')
+ */
+export function noApiAt(label: { method: string; path: string }, base: string): ApiError {
+  return make(
+    'unsupported',
+    `Nothing at ${base || '(same origin)'} answers as the shop API: ${requestLabel(label.method, label.path, 404)} came back without the API's answer. ` +
+      "Check baseUrl: it must lead to the shop API, its relay or its proxy (a path starts with '/').",
+    { status: 404 },
+  );
+}
+
 /** Where requests go, for error messages: the origin of an absolute baseUrl, else the path as given. @example originOf('/shop-api') // '/shop-api' */
 export function originOf(baseUrl: string): string {
   return /^https?:\/\//.test(baseUrl) ? new URL(baseUrl).origin : baseUrl || '(same origin)';

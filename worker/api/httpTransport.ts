@@ -1,7 +1,7 @@
 // One request to the shop API: rate limit slot, token header, timeout, envelope, and a single token renewal on
 // -2/401. Everything that goes wrong becomes an ApiError with a readable message (see apiError.ts).
 import type { ShopAuth } from '../../src/protocol';
-import { apiErrorFromAnswer, networkError, originOf, serverRefusal, shownBase, timeoutError, type ApiError } from './apiError';
+import { apiErrorFromAnswer, networkError, noApiAt, originOf, serverRefusal, shownBase, timeoutError, type ApiError } from './apiError';
 import { readEnvelope, type Envelope } from './envelope';
 import type { Priority, RateLimiter, RequestClass } from './rateLimiter';
 import { retryAfterMs } from './retryAfter';
@@ -100,7 +100,15 @@ export function createTransport(options: TransportOptions): Transport {
       throw error;
     }
     options.onAnswer?.();
-    const envelope = readEnvelope(text, status, label);
+    let envelope: Envelope;
+    try {
+      envelope = readEnvelope(text, status, label);
+    } catch (error) {
+      // a 404 without the API's envelope: nothing at this base answers the API's own paths (a mistyped baseUrl);
+      // asking again cannot help
+      if (status === 404) throw noApiAt(label, shown);
+      throw error;
+    }
     if (envelope.code < 0 || status >= 400) {
       const error =
         serverRefusal(label, status, envelope.body, envelope.msg, retryAfter) ??
