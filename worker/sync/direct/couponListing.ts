@@ -339,7 +339,7 @@ export async function unlistedSuspects(db: ShopDatabase): Promise<Set<string>> {
   return new Set(((await db.meta.get(metaKey.unlisted)) as UnlistedSuspects | undefined)?.codes ?? []);
 }
 
-/** Forgets `listing` (it is listed again) and keeps what it did not list for the next one to agree on. */
+/** Forgets the listing under way (it is listed again) and keeps the codes it did not list for the next one to agree on. */
 export async function relistCoupons(db: ShopDatabase, suspects: string[], at: number): Promise<void> {
   await db.meta.put({ key: metaKey.unlisted, codes: suspects, at } satisfies UnlistedSuspects);
   await discardCouponListing(db);
