@@ -80,6 +80,7 @@ export function statusText(status: string | null | undefined): string {
 const REASONS: Record<CouponRejection, string> = {
   not_found: 'No such coupon',
   unknown_offline: 'Unknown code (offline)',
+  unchecked: 'Could not be checked',
   inactive: 'Coupon not active',
   not_started: 'Not valid yet',
   expired: 'Expired',

@@ -63,12 +63,12 @@ export function createShopApiProxy(raw: ShopApiProxyOptions): ShopApiProxy {
     }
     if (url.length > maxUrlLength) {
       const msg = `URI TOO LONG: request URLs are limited to ${maxUrlLength} characters`;
-      return sendAnswer(res, envelopeAnswer(414, PROXY_CODES.path, msg));
+      return sendAnswer(res, envelopeAnswer(414, PROXY_CODES.request, msg));
     }
     const route = matchAllowedPath(local);
     if (!route.ok) {
-      const title = route.status === 404 ? 'NO SUCH SERVICE' : 'INVALID PATH';
-      return sendAnswer(res, envelopeAnswer(route.status, PROXY_CODES.path, `${title}: ${route.reason}`));
+      const [title, code] = route.status === 404 ? ['NO SUCH SERVICE', PROXY_CODES.path] : ['INVALID PATH', PROXY_CODES.request];
+      return sendAnswer(res, envelopeAnswer(route.status, code, `${title}: ${route.reason}`));
     }
     if (req.method !== 'GET') {
       const msg = `NO SUCH METHOD: ${req.method ?? '?'} is not allowed; this proxy only forwards GET`;

@@ -14,8 +14,11 @@ export interface ProxyAnswer {
   shareable?: boolean;
 }
 
-/** Body codes the proxy uses for its own answers (the API's documented meanings). */
-export const PROXY_CODES = { method: -99, path: -98, gateway: -19, permission: -5, throttled: -7 } as const;
+/**
+ * Body codes the proxy uses for its own answers (the API's documented meanings): `request` (-10, a bad parameter)
+ * for a path it refuses as malformed or too long, which an engine reads as `bad_request`, not as a missing service.
+ */
+export const PROXY_CODES = { method: -99, path: -98, request: -10, gateway: -19, permission: -5, throttled: -7 } as const;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 /** The longest Retry-After passed on (an hour): a year-long one from upstream is not a client's to keep. */

@@ -320,7 +320,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     const isRelay = path === '/relay' || path.startsWith('/relay/');
     if (url.length > maxUrlLength) {
       const msg = `URI TOO LONG: request URLs are limited to ${maxUrlLength} characters`;
-      return sendAnswer(res, isRelay ? feedError(414, 'uri_too_long', msg) : envelopeAnswer(414, PROXY_CODES.path, msg));
+      return sendAnswer(res, isRelay ? feedError(414, 'uri_too_long', msg) : envelopeAnswer(414, PROXY_CODES.request, msg));
     }
     let name: RouteName;
     let route: AllowedRoute | null = null;
@@ -335,8 +335,8 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     } else {
       const match = matchAllowedPath(local);
       if (!match.ok) {
-        const title = match.status === 404 ? 'NO SUCH SERVICE' : 'INVALID PATH';
-        return sendAnswer(res, envelopeAnswer(match.status, PROXY_CODES.path, `${title}: ${match.reason}; and ${RELAY_SHAPES}`));
+        const [title, code] = match.status === 404 ? ['NO SUCH SERVICE', PROXY_CODES.path] : ['INVALID PATH', PROXY_CODES.request];
+        return sendAnswer(res, envelopeAnswer(match.status, code, `${title}: ${match.reason}; and ${RELAY_SHAPES}`));
       }
       if (req.method !== 'GET') {
         const msg = `NO SUCH METHOD: ${req.method ?? '?'} is not allowed; the API paths of this relay answer GET only`;

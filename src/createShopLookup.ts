@@ -49,6 +49,13 @@ export function createShopLookup(options: ShopLookupOptions): ShopLookup {
   if (!options || typeof options.baseUrl !== 'string' || options.baseUrl === '') {
     throw new ShopLookupError('bad_options', "createShopLookup needs a baseUrl: the API origin or a same-origin proxy path such as '/shop-api'.");
   }
+  // a path without its leading slash would be resolved against the worker script's URL, not the page's origin
+  if (!/^(https?:\/\/|\/)/i.test(options.baseUrl)) {
+    throw new ShopLookupError(
+      'bad_options',
+      `createShopLookup: baseUrl must be an http(s) URL or a path that starts with '/' (such as '/shop-api'), got ${JSON.stringify(options.baseUrl)}.`,
+    );
+  }
   if (options.coupons !== undefined && options.coupons !== 'all' && options.coupons !== 'byCode') {
     throw new ShopLookupError('bad_options', "createShopLookup: option \"coupons\" must be 'all' (a till) or 'byCode' (a storefront).");
   }

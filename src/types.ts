@@ -349,14 +349,17 @@ export interface EarlierUse {
 
 /**
  * Why a coupon does not apply. `unreadable`: a field needed for the decision could not be read (rule `record`: the newer
- * record the API sent for this coupon could not be read, so the copy kept decides nothing). `used_on_this_till`: this
- * till already accepted this issued coupon for another order and the API does not show that use yet
- * (`detail.earlierUse`; `acceptRepeatUse` overrides).
+ * record the API sent for this coupon could not be read, so the copy kept decides nothing). `unchecked`: the code is
+ * not known here and the API answered without deciding (the shop's server refused this client, wrong credentials,
+ * a wrong `baseUrl`, an error answer): `detail.error` says what happened. `used_on_this_till`: this till already
+ * accepted this issued coupon for another order and the API does not show that use yet (`detail.earlierUse`;
+ * `acceptRepeatUse` overrides).
  * @example if (!v.ok && v.reason === 'stale') askManager(v.detail.message);
  */
 export type CouponRejection =
   | 'not_found'
   | 'unknown_offline'
+  | 'unchecked'
   | 'inactive'
   | 'not_started'
   | 'expired'
@@ -388,6 +391,11 @@ export interface VerdictDetail {
   earlierUse?: EarlierUse;
   /** How old the local data is, ms. */
   dataAgeMs?: number;
+  /**
+   * Why the shop API did not decide this verdict (it was asked and refused, failed or was too slow), with the URL or
+   * path asked: the verdict was decided from local data. Absent when the API decided, or the till is offline.
+   */
+  error?: LookupError;
 }
 
 /**
@@ -484,9 +492,10 @@ export interface JournalEntry {
   /** 'local': decided from IndexedDB; 'network': a fresh API answer decided (an accepted issued coupon). */
   source: 'local' | 'network';
   /**
-   * Why the API did not decide (with `source: 'local'`): `'offline'` (it was not asked: the till is offline), or the
+   * Why the API did not decide (with `source: 'local'`): `'offline'` (it was not asked: the till is offline),
+   * `'not_asked'` (a storefront's issued coupon: its server refuses issued coupons, so they are never asked), or the
    * code of what its call met (`network_error`, `timeout`, `server_error`, `maintenance`, `rate_limited`,
-   * `forbidden`, `invalid_record`, ...: docs/errors.md). null with `source: 'network'`.
+   * `forbidden`, `bad_credentials`, `unsupported`, `invalid_record`, ...: docs/errors.md). null with `source: 'network'`.
    */
   cause: string | null;
   /** The overrides that let this "yes" through (`acceptStale`, `acceptRepeatUse`); [] when none was needed. */

@@ -91,7 +91,7 @@ describe('createApiClient', () => {
     await expect(client.listCoupons(1)).rejects.toMatchObject({
       code: 'bad_credentials',
       apiCode: -1,
-      message: expect.stringMatching(/rejected the key\/secret.*\[POST\] \/v2\/auth/),
+      message: expect.stringContaining(`[POST] ${mock!.url}/v2/auth: 401`), // the URL asked: the base, then the path
     });
   });
 
@@ -100,7 +100,7 @@ describe('createApiClient', () => {
     ['truncated-json', 'bad_response', /not complete JSON/],
     ['http500', 'server_error', /internal error/],
     ['code-999', 'maintenance', /maintenance/],
-    ['throttle', 'rate_limited', /rate limit.*\[GET\] \/v2\/shop\/coupons: 429 TOO MANY REQUEST/],
+    ['throttle', 'rate_limited', /rate limit.*\[GET\] http:\/\/127\.0\.0\.1:\d+\/v2\/shop\/coupons: 429 TOO MANY REQUEST/],
     ['drop', 'network_error', /Could not reach the shop API/],
   ] as const)('reports a %s answer as %s, in words', async (fault, code, message) => {
     const client = await clientFor();

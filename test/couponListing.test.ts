@@ -8,6 +8,8 @@ import {
   discardCouponListing,
   noteCouponRefresh,
   storePages,
+  unlistedCoupons,
+  type ListingOutcome,
   type PageToStore,
 } from '../worker/sync/direct/couponListing';
 import { metaKey, openStore, type ShopDatabase } from '../worker/store/store';
@@ -28,6 +30,9 @@ function listed(page: number, rows: Row[], pages: number, perPage = rows.length)
     progress: { page, totalPages: pages, dataCount: pages * perPage, unkeyed: 0, listed: page * perPage },
   };
 }
+
+/** The commit of a listing none of whose unlisted coupons is confirmed gone, or these ones. */
+const gone = (...codes: string[]): ListingOutcome => ({ gone: codes, kept: [], unreadable: [] });
 
 describe('couponListing', () => {
   let db: ShopDatabase;
@@ -54,18 +59,20 @@ describe('couponListing', () => {
     await store(cp.listing, null, [listed(1, [row('A'), row('B')], 1)]);
     // the read-through lands after the last page and before the commit: the listing's own rows stay its own
     await readThrough('OUT', 2000, row('OUT'));
-    expect(await commitListing(db, cp.listing, null, true)).toEqual({ written: 0, deleted: 0 });
+    expect(await unlistedCoupons(db, cp.listing, null)).toEqual([]);
+    expect(await commitListing(db, cp.listing, gone())).toEqual({ written: 0, deleted: 0 });
     expect(await codes()).toEqual(['A', 'B', 'OUT']);
   });
 
-  it('deletes what a first listing into a table written from outside did not list, and keeps what was read through', async () => {
+  it('finds what a first listing into a table written from outside did not list, not what was read through', async () => {
     await db.coupons.put(row('STRAY') as never); // left by an earlier listing that never completed
     const cp = await beginListing(db, 1000);
     expect(cp.state).toEqual({ name: 'direct', hashesStale: false });
     await store(cp.listing, null, [listed(1, [row('A'), row('B')], 2, 2)]);
     await readThrough('OUT', 2000, row('OUT'));
     await store(cp.listing, null, [{ ...listed(2, [row('C'), row('D')], 2), fetchedAt: 3000 }]);
-    expect(await commitListing(db, cp.listing, null, true)).toEqual({ written: 0, deleted: 1 });
+    expect(await unlistedCoupons(db, cp.listing, null)).toEqual(['STRAY']);
+    expect(await commitListing(db, cp.listing, gone('STRAY'))).toEqual({ written: 0, deleted: 1 });
     expect(await codes()).toEqual(['A', 'B', 'C', 'D', 'OUT']);
   });
 
@@ -76,7 +83,7 @@ describe('couponListing', () => {
       const page2 = listed(2, [row('C'), row('D')], 2);
       let cp = await beginListing(db, 1000);
       await store(cp.listing, null, [page1, page2]);
-      await commitListing(db, cp.listing, null, true);
+      await commitListing(db, cp.listing, gone());
       const committed = cp.listing;
       // a re-sync stores page 1 (as committed: skipped); the checkout reads C through, changed; the re-sync ends
       cp = await beginListing(db, 2000);
@@ -86,7 +93,7 @@ describe('couponListing', () => {
       // page 2's rows hash as in the committed listing, but the local copy of C is not that one
       cp = await beginListing(db, 3000);
       expect(await store(cp.listing, committed, [{ ...page1, fetchedAt: 3000 }, { ...page2, fetchedAt: 3000 }])).toBe(1);
-      expect(await commitListing(db, cp.listing, committed, true)).toEqual({ written: 1, deleted: 0 });
+      expect(await commitListing(db, cp.listing, gone())).toEqual({ written: 1, deleted: 0 });
       expect((await db.coupons.get('C'))?.name).toBe('C');
     },
   );
@@ -96,7 +103,7 @@ describe('couponListing', () => {
     await store(cp.listing, null, [listed(1, [row('A')], 2)]);
     await db.meta.delete(metaKey.couponSync);
     await expect(store(cp.listing, null, [listed(2, [row('B')], 2)])).rejects.toMatchObject({ code: 'inconsistent_listing' });
-    await expect(commitListing(db, cp.listing, null, true)).rejects.toMatchObject({ code: 'inconsistent_listing' });
+    await expect(commitListing(db, cp.listing, gone())).rejects.toMatchObject({ code: 'inconsistent_listing' });
     expect(await db.meta.get(metaKey.coupons)).toBeUndefined(); // nothing confirmed
     expect(await codes()).toEqual(['A']);
   });

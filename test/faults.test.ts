@@ -176,6 +176,29 @@ describe('sync under faults', () => {
     await recover(label);
   });
 
+  it.each([1, 2])(
+    'keeps the invariants when the pages shift under the listing after page %i (a coupon of a page read is deleted, one created: the count unchanged)',
+    async (page) => {
+      const label = `pages shifted after page ${page}`;
+      const before = await local();
+      const gone = String(mock.data.coupons[page * 100 - 50]!.coupon_code);
+      const skipped = String(mock.data.coupons[page * 100]!.coupon_code); // first of the next page: moves onto the page read
+      const count = mock.data.coupons.length;
+      const report = await steppedSync(lookup, async (step) => {
+        await unchangedDuringSync(before, label)(step);
+        if (step !== page + 1) return; // page `page` was answered, the next one is held
+        mock.removeCoupon(gone);
+        mock.upsertCoupon({ coupon_code: `NEW-${++serial}`, name: `새 쿠폰 ${serial}`, status: 'progress', apply_sale_price: 1000 });
+      });
+      tally.faultsInjected++;
+      expect(mock.data.coupons).toHaveLength(count);
+      expect(report.ok, label).toBe(true);
+      await checkInvariants(before, upstream(), report, label);
+      const now = await local();
+      expect([now.has(skipped), now.has(gone)], label).toEqual([true, false]);
+    },
+  );
+
   it('keeps the invariants through 24 syncs with two or three faults each', async () => {
     for (let round = 1; round <= 24; round++) {
       const before = await local();

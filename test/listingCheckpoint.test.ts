@@ -169,4 +169,5 @@ describe('listingCheckpoint', () => {
     const cp = checkpoint(diverged);
     expect(readCheckpoint(structuredClone(cp))).toEqual(cp);
   });
+
 });

@@ -79,6 +79,38 @@ describe('refusals', () => {
     expect(report.errors[0]!.message).toMatch(/^The shop's server \(its proxy\) does not allow this client to read an issued coupon\./);
   });
 
+  it('a till on a relay that refuses it every data route: the sync is not ok, and an existing coupon is not "not found"', async () => {
+    // the relay answers this client's discovery (its routes leave the feed and the coupons out), nothing else
+    const f = await relayWith({ public: false, authorize: (_req, route) => ['discovery', 'status'].includes(route) }, {}, { listed: true });
+    const till = lookupFor({ url: `${f.origin}${BASE}` }, { auth: undefined });
+    cleanups.push(() => till.close());
+    const report = await till.sync();
+    expect(report.ok).toBe(false);
+    expect(report.errors.at(-1)).toMatchObject({ code: 'forbidden', message: expect.stringMatching(/^Nothing was synced: the shop's server refuses this client/) });
+    const status = await next(till.status(), (s) => s.phase !== 'syncing');
+    expect(status.lastError).toMatchObject({ code: 'forbidden' });
+    const verdict = await till.validateCoupon('WELCOME10', { amount: 32000 });
+    expect(verdict).toMatchObject({ ok: false, reason: 'unchecked', source: 'local', detail: { error: { code: 'forbidden' } } });
+    expect(verdict.detail!.message).toMatch(/^Code "WELCOME10" is not known on this till, and the shop API did not check it: The shop's server \(its relay\) does not allow this client to read a coupon by its code\./);
+    expect(verdict.detail!.message).not.toMatch(/confirmed by the shop API|cannot be reached/);
+  });
+
+  it('behind a proxy that refuses issued coupons, a code the API has no coupon for is unchecked, not "not found"', async () => {
+    const mock = await startMock();
+    cleanups.push(() => mock.close());
+    const url = await proxyWith(mock, (_req, route) => route !== 'issuedCoupon');
+    const till = lookupFor({ url }, { auth: undefined });
+    cleanups.push(() => till.close());
+    const verdict = await till.validateCoupon('IC-0000-OPEN', { amount: 32000 });
+    expect(verdict).toMatchObject({ ok: false, reason: 'unchecked', detail: { error: { code: 'forbidden', status: 403 } } });
+    expect(verdict.detail!.message).toMatch(/its proxy\) does not allow this client to read an issued coupon/);
+    // a storefront never asks for issued coupons: a code the API has no coupon for is not found
+    const shop = lookupFor({ url }, { auth: undefined, coupons: 'byCode' });
+    cleanups.push(() => shop.close());
+    expect(await shop.validateCoupon('NO-SUCH-CODE', { amount: 32000 })).toMatchObject({ ok: false, reason: 'not_found', source: 'network' });
+    expect(mock.requests.filter((r) => r.path.startsWith('/v2/shop/issue-coupons'))).toEqual([]);
+  });
+
   it("the API's own -5 stays permission_denied, through the proxy too", async () => {
     const mock = await startMock();
     cleanups.push(() => mock.close());
@@ -139,13 +171,14 @@ describe('refusals remembered', () => {
     expect(report.errors.map((e) => e.code)).toEqual(['forbidden']);
   });
 
-  it('on a relay that refuses the feed and products, asks each once per start, and a later sync is ok with them skipped', async () => {
+  it('on a relay that refuses the feed and products, asks each once per start, and a later sync, with nothing left to sync, is not ok', async () => {
     const f = await relayWith({ public: false, authorize: storefront }, {}, { listed: true });
     const r = recorded(f.origin, { products: [PRODUCT], source: 'relay', refreshIntervalMs: 30 });
     await syncsEnded(r.shop, 4);
     expect(r.count('POST /relay/v1/products')).toBe(1);
     expect(r.asked.filter((a) => a.startsWith('GET /relay/v1/feed'))).toHaveLength(1);
-    const status = await next(r.shop.status(), (s) => s.phase === 'idle');
+    const status = await next(r.shop.status(), (s) => s.phase === 'error');
+    expect(status.lastError).toMatchObject({ code: 'forbidden', message: expect.stringMatching(/^Nothing was synced/) });
     expect(status.refused?.map((e) => e.message.match(/allow this client to (.*?)\./)?.[1])).toEqual([
       'add products to the shop-wide tracked set',
       "read the relay's feed (the coupon list and the options)",

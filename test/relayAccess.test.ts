@@ -199,7 +199,7 @@ describe('relay access', () => {
     const feed = await f.get(`/relay/v1/feed?limit=1&x=${'a'.repeat(300)}`);
     expect(feed).toMatchObject({ status: 414, body: { code: 'uri_too_long' } });
     const api = await f.get(`/v2/shop/coupons/${'A'.repeat(300)}`);
-    expect(api).toMatchObject({ status: 414, body: { code: -98 } });
+    expect(api).toMatchObject({ status: 414, body: { code: -10 } });
   });
 
   it('ends a long-poll when its wait is over, and every parked long-poll when the relay closes', async () => {

@@ -95,6 +95,44 @@ describe('relay under upstream faults', () => {
   });
 });
 
+describe('relay listing pages that shift under it', () => {
+  const LIST = '/v2/shop/coupons';
+  const itemRequests = (f: RelayFixture) => f.api.requests.filter((r) => r.path.startsWith(`${LIST}/`)).length;
+
+  it('keeps a coupon the shifted pages skipped and drops the one deleted after its page was read', async () => {
+    const f = await listed(240); // pages of 100, 100, 40
+    const deleted = String(f.api.data.coupons[5]!.coupon_code); // A: page 1
+    const skipped = String(f.api.data.coupons[100]!.coupon_code); // C: first of page 2, moves onto page 1
+    expect((await couponsOf(f)).has(skipped)).toBe(true);
+    const page2 = f.api.hold({ path: LIST, after: 1 });
+    const refreshed = f.relay.refresh();
+    await page2.arrived; // page 1 was read with A on it
+    f.api.removeCoupon(deleted);
+    f.api.upsertCoupon({ coupon_code: 'NEW-G', name: 'created mid-listing', status: 'progress', apply_sale_price: 1000 });
+    page2.release();
+    await refreshed;
+    const coupons = await couponsOf(f);
+    expect([coupons.has(skipped), coupons.has(deleted), coupons.has('NEW-G')]).toEqual([true, false, true]);
+    expect([...coupons.keys()].sort()).toEqual(validCodes(f));
+    expect((await f.relay.status()).error).toBeNull();
+  });
+
+  it('deletes a coupon once its own GET answers not found, and many by a second listing that agrees', async () => {
+    const f = await listed(240);
+    f.api.removeCoupon(String(f.api.data.coupons[150]!.coupon_code));
+    f.api.resetRequests();
+    await f.relay.refresh();
+    expect(f.listCalls()).toBe(3);
+    expect(itemRequests(f)).toBe(1);
+    for (const c of f.api.data.coupons.slice(0, 20)) f.api.removeCoupon(String(c.coupon_code));
+    f.api.resetRequests();
+    await f.relay.refresh();
+    expect(f.listCalls()).toBe(6);
+    expect(itemRequests(f)).toBe(0);
+    expect([...(await couponsOf(f)).keys()].sort()).toEqual(validCodes(f));
+  });
+});
+
 /** A memory store that can be made unreachable: every read and write then fails, and its health says so. */
 function breakableStore(): { store: RelayStore; setDown(down: boolean): void } {
   const inner = createMemoryStore();

@@ -213,22 +213,31 @@ describe('syncCoupons', () => {
     expect((await next(lookup.coupon('FIXED3000'))).data).not.toBeNull();
   });
 
-  it('refuses a listing whose pages repeat rows, keeping the last snapshot', async () => {
+  it.each([
+    ['repeat rows of an earlier page', 'repeat-page'],
+    ['skipped rows', 'skip-rows'],
+  ] as const)('lists again, from page 1, a listing whose pages %s, and applies the one that adds up', async (_, fault) => {
     mock.removeCoupon('FIXED3000');
-    mock.inject('repeat-page', { path: LIST, after: 1 });
+    mock.inject(fault, { path: LIST, after: 1 });
+    mock.resetRequests();
     const report = await lookup.sync();
-    expect(report.ok).toBe(false);
-    expect(report.errors[0]).toMatchObject({ code: 'inconsistent_listing' });
-    expect(report.errors[0]!.message).toMatch(/repeats/);
-    expect((await next(lookup.coupon('FIXED3000'))).data).not.toBeNull();
+    expect(report).toMatchObject({ ok: true, deleted: 1, errors: [] });
+    // (page 3 of the first listing may have been asked for ahead before page 2 was found wanting)
+    const pages = mock.requests.filter((r) => r.path === LIST).map((r) => r.query.offset);
+    expect(pages.slice(0, 2)).toEqual(['1', '2']);
+    expect(pages.slice(-3)).toEqual(['1', '2', '3']);
+    expect((await confirmed(lookup.coupon('FIXED3000'))).data).toBeNull();
   });
 
-  it('refuses a listing that skipped rows, keeping the last snapshot', async () => {
+  it.each([
+    ['repeat rows of an earlier page', 'repeat-page', /repeats/],
+    ['skip rows', 'skip-rows', /were listed but the API counted/],
+  ] as const)('refuses a listing whose pages %s every time, keeping the last snapshot', async (_, fault, why) => {
     mock.removeCoupon('FIXED3000');
-    mock.inject('skip-rows', { path: LIST, after: 1 });
+    mock.inject(fault, { path: LIST, times: Infinity });
     const report = await lookup.sync();
-    expect(report.ok).toBe(false);
-    expect(report.errors[0]).toMatchObject({ code: 'inconsistent_listing' });
+    expect(report).toMatchObject({ ok: false, deleted: 0 });
+    expect(report.errors).toEqual([{ code: 'inconsistent_listing', message: expect.stringMatching(why) }]);
     expect((await next(lookup.coupon('FIXED3000'))).data).not.toBeNull();
   });
   it('reads every page again once after the record readers changed, then trusts the page hashes again', async () => {
@@ -294,6 +303,100 @@ describe('syncCoupons', () => {
       await first.close();
     }
   });
+  describe('a listing whose pages shift under it', () => {
+    /** The coupons asked for one by one, in order. */
+    const itemRequests = () => mock.requests.filter((r) => r.path.startsWith(`${LIST}/`)).map((r) => decodeURIComponent(r.path.slice(LIST.length + 1)));
+    const listRequests = () => mock.requests.filter((r) => r.path === LIST).map((r) => r.query.offset);
+
+    it('deletes a coupon the listing did not name once its own GET answers not found', async () => {
+      mock.removeCoupon('FIXED3000');
+      mock.resetRequests();
+      expect(await lookup.sync()).toMatchObject({ ok: true, deleted: 1, errors: [] });
+      expect(itemRequests()).toEqual(['FIXED3000']);
+      expect(listRequests()).toEqual(['1', '2', '3']);
+    });
+
+    it('confirms many missing coupons by a second listing instead of a GET each', async () => {
+      const removed = mock.data.coupons.slice(0, 20).map((c) => String(c.coupon_code)); // 3 pages: 15 GETs at most
+      for (const code of removed) mock.removeCoupon(code);
+      mock.resetRequests();
+      expect(await lookup.sync()).toMatchObject({ ok: true, deleted: 20, errors: [] });
+      expect(itemRequests()).toEqual([]);
+      expect(listRequests()).toEqual(['1', '2', '3', '1', '2', '3']);
+      expect(codesOf((await confirmed(lookup.coupons())).data)).toEqual(codesOf(mock.data.coupons));
+    });
+
+    it('confirms by a second listing when the server refuses the single GETs', async () => {
+      mock.removeCoupon('FIXED3000');
+      mock.inject('permission', { path: new RegExp(`^${LIST}/.+`), times: Infinity });
+      mock.resetRequests();
+      expect(await lookup.sync()).toMatchObject({ ok: true, deleted: 1, errors: [] });
+      expect(listRequests()).toEqual(['1', '2', '3', '1', '2', '3']);
+    });
+
+    it('deletes nothing while the GETs fail, and asks again at the next sync without listing again', async () => {
+      mock.removeCoupon('FIXED3000');
+      mock.inject('http500', { path: new RegExp(`^${LIST}/.+`), times: Infinity });
+      const failed = await lookup.sync();
+      expect(failed).toMatchObject({ ok: false, deleted: 0, errors: [{ code: 'server_error' }] });
+      expect((await next(lookup.coupon('FIXED3000'))).data).not.toBeNull();
+      mock.clearFaults();
+      mock.resetRequests();
+      expect(await lookup.sync()).toMatchObject({ ok: true, deleted: 1, errors: [] });
+      // (the page after the last tells the listing has not changed since)
+      expect(listRequests()).toEqual(['4']);
+      expect(itemRequests()).toEqual(['FIXED3000']);
+    });
+
+    it('keeps, as its GET answers, a coupon the listing never names', async () => {
+      const hidden = mock.data.coupons[150]!;
+      const code = String(hidden.coupon_code);
+      mock.upsertCoupon({ ...hidden, name: '목록에 없는 쿠폰' });
+      // a gateway whose listing leaves one coupon out (and counts one fewer), every time
+      const hiding: typeof fetch = async (input, init) => {
+        const res = await fetch(input, init);
+        if (new URL(String(input)).pathname !== LIST) return res;
+        const body = (await res.json()) as { data: { list: { coupon_code: string }[]; pagenation: { data_count: number } } };
+        body.data.list = body.data.list.filter((c) => c.coupon_code !== code);
+        body.data.pagenation.data_count -= 1;
+        return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+      };
+      const till = lookupFor(mock, { indexedDB: lookup.idb, dbName, fetch: hiding });
+      try {
+        mock.resetRequests();
+        expect(await till.sync()).toMatchObject({ ok: true, deleted: 0, errors: [] });
+        expect(itemRequests()).toEqual([code, code, code]); // three listings, the last applied
+        expect((await confirmed(till.coupon(code))).data?.name).toBe('목록에 없는 쿠폰');
+      } finally {
+        await till.close();
+      }
+    });
+
+    it('keeps a coupon the shifted pages skipped and drops the one deleted after its page was read', async () => {
+      const deleted = String(mock.data.coupons[5]!.coupon_code); // A: page 1
+      const skipped = String(mock.data.coupons[100]!.coupon_code); // C: first of page 2, moves onto page 1
+      const page2 = mock.hold({ path: LIST, after: 1 });
+      const running = lookup.sync();
+      await page2.arrived; // page 1 was read with A on it
+      mock.removeCoupon(deleted);
+      mock.upsertCoupon({ coupon_code: 'NEW-G', name: '새 쿠폰', status: 'progress', apply_sale_price: 1000, apply_sale_percent: 0 });
+      expect(mock.data.coupons).toHaveLength(240); // the count did not move
+      mock.resetRequests();
+      page2.release();
+      const report = await running;
+      expect(report).toMatchObject({ ok: true, deleted: 1, errors: [] });
+      // the one unlisted coupon was asked for, found: the listing was not applied but listed again
+      expect(itemRequests()).toEqual([skipped, deleted]);
+      expect(mock.requests.filter((r) => r.path === LIST).map((r) => r.query.offset).slice(-3)).toEqual(['1', '2', '3']);
+      mock.setDown(true);
+      expect(await lookup.validateCoupon(skipped, { amount: 1_000_000 })).toMatchObject({ ok: true, source: 'local' });
+      expect(await lookup.validateCoupon(deleted, { amount: 1_000_000 })).toMatchObject({ ok: false });
+      expect(await lookup.validateCoupon('NEW-G', { amount: 32000 })).toMatchObject({ ok: true, source: 'local' });
+      mock.setDown(false);
+      expect(codesOf((await confirmed(lookup.coupons())).data)).toEqual(codesOf(mock.data.coupons));
+    });
+  });
+
   describe('an empty listing', () => {
     /** A gateway that answers the coupon listing with `data` as given, everything else as the API does. */
     const answering = (data: unknown): typeof fetch => async (input, init) => {

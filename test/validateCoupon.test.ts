@@ -2,6 +2,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MOCK_CODES, type MockShopApi } from '../mock-server';
 import type { ShopLookup } from '../src';
+import { BASE, listen, relaysPerTest } from './relayUtils';
 import { lookupFor, lookupWithEngine, next, startMock } from './utils';
 
 /** An instant given as Seoul wall-clock time (UTC+9), inside FIXED3000's period (2026-01-01 .. 2027-12-31). */
@@ -106,7 +107,7 @@ describe('validateCoupon', () => {
       expect(requestsFor(mock, MOCK_CODES.issuedUnused).map((r) => r.path)).toContain(`/v2/shop/issue-coupons/${MOCK_CODES.issuedUnused}`);
     });
 
-    it('decides from local data (source local) when the API answers with an error, and journals it with the reason', async () => {
+    it('decides from local data (source local) when the API answers with an error, says which, and journals it with the reason', async () => {
       expect((await lookup.prefetchIssuedCoupons([MOCK_CODES.issuedUnused])).ok).toBe(true);
       const path = `/v2/shop/issue-coupons/${MOCK_CODES.issuedUnused}`;
       const faults = [
@@ -119,11 +120,16 @@ describe('validateCoupon', () => {
         mock.clearFaults();
         mock.inject(fault, { path, times: Infinity });
         const v = await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, orderId: `order-${fault}`, acceptRepeatUse: true });
-        expect(v, fault).toMatchObject({ ok: true, discount: 3200, kind: 'issued', source: 'local', journaled: true });
+        expect(v, fault).toMatchObject({ ok: true, discount: 3200, kind: 'issued', source: 'local', journaled: true, detail: { error: { code: cause } } });
         const entry = (await lookup.offlineJournal()).at(-1);
         expect(entry, fault).toMatchObject({ code: MOCK_CODES.issuedUnused, orderId: `order-${fault}`, ok: true, source: 'local', cause });
       }
       expect(await lookup.offlineJournal()).toHaveLength(faults.length);
+      mock.clearFaults();
+      mock.inject('http500', { path: `/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}`, times: Infinity });
+      const v = await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 });
+      expect(v).toMatchObject({ ok: true, discount: 3200, source: 'local', journaled: true });
+      expect(v.detail?.error).toMatchObject({ code: 'server_error', status: 500, message: expect.stringContaining(`[GET] ${mock.url}/v2/shop/coupons/WELCOME10: 500`) });
     });
 
     it('says unreadable, never ok, when the API now sends a record of the coupon this till cannot read', async () => {
@@ -283,9 +289,11 @@ describe('validateCoupon', () => {
         expect((await shop.sync()).ok).toBe(true);
         mock.upsertCoupon({ ...welcome(), status: 'stop' });
         mock.resetRequests();
+        // (a storefront never asks for issued coupons: the copy it read through decides, its coupon is asked for)
         const online = await shop.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000 });
-        expect(online).toMatchObject({ ok: false, reason: 'inactive', source: 'network', detail: { rule: 'parent', value: 'stop' } });
+        expect(online).toMatchObject({ ok: false, reason: 'inactive', source: 'local', journaled: true, detail: { rule: 'parent', value: 'stop' } });
         expect(requestsFor(mock, MOCK_CODES.welcomeCoupon).map((r) => r.path)).toEqual([`/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}`]);
+        expect((await shop.offlineJournal()).at(-1)).toMatchObject({ source: 'local', cause: 'not_asked' });
         await goOffline(mock, shop);
         expect(await shop.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000 })).toMatchObject({ ok: false, reason: 'inactive', detail: { rule: 'parent' } });
       } finally {
@@ -611,6 +619,74 @@ describe('validateCoupon', () => {
       expect(offline).toMatchObject({ ok: true, discount: 3200, source: 'local', journaled: true });
       expect(await lookup.offlineJournal()).toMatchObject([{ code: 'WELCOME10' }]);
       expect((await next(lookup.coupon(' WELCOME10 '))).data?.coupon_code).toBe('WELCOME10');
+    });
+  });
+
+  describe('a till set up wrong says what happened, with the URL it asked', () => {
+    const { relayWith } = relaysPerTest();
+    const tills: ShopLookup[] = [];
+    afterEach(async () => {
+      for (const t of tills.splice(0)) await t.close();
+    });
+    const till = (url: string, options: Parameters<typeof lookupFor>[1] = {}) => {
+      const t = lookupFor({ url }, options);
+      tills.push(t);
+      return t;
+    };
+    const ORDER = { amount: 32000 };
+
+    it('wrong credentials: bad_credentials in the report, status() and the verdict, never "cannot be reached"', async () => {
+      const t = till(mock.url, { auth: { key: 'wrong', secret: 'wrong' } });
+      const report = await t.sync();
+      expect(report.errors).toMatchObject([{ code: 'bad_credentials', message: expect.stringContaining(`[POST] ${mock.url}/v2/auth: 401`) }]);
+      expect((await next(t.status(), (st) => st.phase !== 'syncing')).lastError).toMatchObject({ code: 'bad_credentials' });
+      const v = await t.validateCoupon('WELCOME10', ORDER);
+      expect(v).toMatchObject({ ok: false, reason: 'unchecked', detail: { error: { code: 'bad_credentials' } } });
+      expect(v.detail!.message).not.toMatch(/cannot be reached/);
+    });
+
+    it('a relay with a wrong key: the verdict says bad_credentials, naming the relay URL asked', async () => {
+      const f = await relayWith({ key: 'wrong', secret: 'wrong' });
+      const t = till(`${f.origin}${BASE}`, { auth: undefined });
+      const v = await t.validateCoupon('WELCOME10', ORDER);
+      expect(v).toMatchObject({ ok: false, reason: 'unchecked', detail: { error: { code: 'bad_credentials', message: expect.stringContaining(`${f.origin}${BASE}/v2/shop/coupons/WELCOME10: 401`) } } });
+    });
+
+    it('a mistyped baseUrl that answers 404 pages: unsupported at once, not retried, and the verdict says so', async () => {
+      const site = await listen((_req, res) => {
+        res.writeHead(404, { 'content-type': 'text/html' });
+        res.end('<!doctype html><title>Not found</title>');
+      });
+      try {
+        const asked: string[] = [];
+        const recording: typeof fetch = (input, init) => {
+          asked.push(String(input));
+          return fetch(input, init);
+        };
+        const t = till(`${site.origin}/shop-apii`, { auth: undefined, fetch: recording });
+        const report = await t.sync();
+        expect(report.errors).toMatchObject([{ code: 'unsupported', message: expect.stringMatching(/^Nothing at http:\/\/127\.0\.0\.1:\d+\/shop-apii answers as the shop API: \[GET\] http:.*\/shop-apii\/v2\/shop\/coupons: 404/) }]);
+        expect(asked.filter((u) => u.includes('/v2/shop/coupons'))).toHaveLength(1);
+        expect((await next(t.status(), (st) => st.phase !== 'syncing')).lastError?.code).toBe('unsupported');
+        expect(await t.validateCoupon('WELCOME10', ORDER)).toMatchObject({ ok: false, reason: 'unchecked', detail: { error: { code: 'unsupported' } } });
+      } finally {
+        site.server.closeAllConnections();
+        site.server.close();
+      }
+    });
+
+    it('a code its relay refuses as too long (414) or as a bad path (400): bad_request, not "cannot be reached"', async () => {
+      const f = await relayWith({}, {}, { listed: true });
+      const t = till(`${f.origin}${BASE}`, { auth: undefined, coupons: 'byCode' });
+      for (const [code, status] of [['X'.repeat(3000), 414], ['a/../b', 400]] as const) {
+        const v = await t.validateCoupon(code, ORDER);
+        expect(v).toMatchObject({ ok: false, reason: 'unchecked', detail: { error: { code: 'bad_request', status, apiCode: -10 } } });
+        expect(v.detail!.error!.message).toContain(`${f.origin}${BASE}/v2/shop/coupons/`);
+      }
+    });
+
+    it("refuses a relative baseUrl without its leading slash at once (bad_options)", () => {
+      expect(() => lookupFor({ url: 'shop-api' })).toThrow(expect.objectContaining({ code: 'bad_options', message: expect.stringMatching(/starts with '\/'.*"shop-api"/) }));
     });
   });
 });

@@ -71,6 +71,11 @@ export interface ListingCheckpoint {
    * (rows > readStaged().size) is seen even by an instance that resumes the listing.
    */
   rows?: number;
+  /**
+   * Optional, set by the relay, kept by stores as given: keys the previous complete listing did not list and that
+   * are not confirmed gone; this listing deletes those it does not list either (listingEnd in unlistedRecords.ts).
+   */
+  suspects?: string[];
 }
 
 /** A held lease: who holds it and until when. */

@@ -58,7 +58,7 @@ export function createApiClient({ transport, pageSize = 100 }: { transport: Tran
   const limit = Math.max(1, Math.min(100, pageSize));
 
   async function list(path: string, page: number, o: CallOptions = {}): Promise<RawPage> {
-    const { envelope, status, text } = await transport.request({
+    const { envelope, status, text, label } = await transport.request({
       path,
       query: { offset: page, limit },
       cls: 'list',
@@ -67,7 +67,7 @@ export function createApiClient({ transport, pageSize = 100 }: { transport: Tran
       counter: o.counter,
       onHeaders: o.onHeaders,
     });
-    return { ...readListPage(envelope, page, status, { method: 'GET', path }), body: text };
+    return { ...readListPage(envelope, page, status, label), body: text };
   }
 
   async function item(path: string, o: CallOptions = {}): Promise<unknown | null> {

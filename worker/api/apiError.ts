@@ -8,7 +8,7 @@ const API_CODES: Record<number, { code: string; advice: string }> = {
   [-5]: { code: 'permission_denied', advice: 'The API key lacks permission for this call. Grant it in the shop admin.' },
   [-6]: { code: 'plan_permission', advice: "The shop's plan or API version does not allow this call." },
   [-7]: { code: 'rate_limited', advice: "The shop API's rate limit was exceeded; requests are slowed down and retried." },
-  [-10]: { code: 'bad_request', advice: 'The API refused a parameter of the request.' },
+  [-10]: { code: 'bad_request', advice: 'The request was refused as malformed: a parameter, or a path segment (a code) too long or not allowed.' },
   [-11]: { code: 'not_found', advice: 'The requested data does not exist.' },
   [-19]: { code: 'server_error', advice: 'The shop API had an internal error; it is retried later.' },
   [-98]: { code: 'unsupported', advice: 'The API has no such service.' },
@@ -111,6 +111,29 @@ export function serverRefusal(
   } else return null;
   error.refusedRoute = mark.route;
   return error;
+}
+
+/**
+ * The base URL as error messages show it: an absolute one without credentials, query or fragment, a path as given.
+ * @example shownBase('https://user:pw@relay.example/shop-api?x=1') // 'https://relay.example/shop-api'
+ */
+export function shownBase(baseUrl: string): string {
+  if (!/^https?:\/\//i.test(baseUrl)) return baseUrl;
+  const url = new URL(baseUrl);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/**
+ * A 404 whose body is not the API's envelope: the base URL does not lead to the shop API (nor its relay or proxy).
+ * @example noApiAt({ method: 'GET', path: '/shop-apii/v2/shop/coupons' }, '/shop-apii')
+ */
+export function noApiAt(label: { method: string; path: string }, base: string): ApiError {
+  return make(
+    'unsupported',
+    `Nothing at ${base || '(same origin)'} answers as the shop API: ${requestLabel(label.method, label.path, 404)} came back without the API's answer. ` +
+      "Check baseUrl: it must lead to the shop API, its relay or its proxy (a path starts with '/').",
+    { status: 404 },
+  );
 }
 
 /** Where requests go, for error messages: the origin of an absolute baseUrl, else the path as given. @example originOf('/shop-api') // '/shop-api' */

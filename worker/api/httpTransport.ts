@@ -1,7 +1,7 @@
 // One request to the shop API: rate limit slot, token header, timeout, envelope, and a single token renewal on
 // -2/401. Everything that goes wrong becomes an ApiError with a readable message (see apiError.ts).
 import type { ShopAuth } from '../../src/protocol';
-import { apiErrorFromAnswer, networkError, originOf, serverRefusal, timeoutError, type ApiError } from './apiError';
+import { apiErrorFromAnswer, networkError, noApiAt, originOf, serverRefusal, shownBase, timeoutError, type ApiError } from './apiError';
 import { readEnvelope, type Envelope } from './envelope';
 import type { Priority, RateLimiter, RequestClass } from './rateLimiter';
 import { retryAfterMs } from './retryAfter';
@@ -44,6 +44,8 @@ export interface RequestSpec {
 export interface Answer {
   envelope: Envelope;
   status: number;
+  /** What was asked, for error messages: the method and the URL (or path) with the base as given. */
+  label: { method: string; path: string };
   /** The body as received (the coupon sync hashes it to recognise an unchanged page). */
   text: string;
 }
@@ -56,10 +58,12 @@ export interface Transport {
 export function createTransport(options: TransportOptions): Transport {
   const base = options.baseUrl.replace(/\/+$/, '');
   const origin = originOf(base);
+  const shown = shownBase(base);
 
   async function once(spec: RequestSpec, token: string | null): Promise<Answer> {
     const method = spec.method ?? 'GET';
-    const label = { method, path: spec.path };
+    // errors name the URL asked (the base as given, then the path): a mistyped baseUrl shows in them
+    const label = { method, path: `${shown}${spec.path}` };
     await options.limiter.acquire(spec.cls, spec.priority, spec.signal ?? options.signal);
     const qs = spec.query ? `?${new URLSearchParams(Object.entries(spec.query).map(([k, v]) => [k, String(v)]))}` : '';
     const headers: Record<string, string> = { accept: 'application/json' };
@@ -96,7 +100,15 @@ export function createTransport(options: TransportOptions): Transport {
       throw error;
     }
     options.onAnswer?.();
-    const envelope = readEnvelope(text, status, label);
+    let envelope: Envelope;
+    try {
+      envelope = readEnvelope(text, status, label);
+    } catch (error) {
+      // a 404 without the API's envelope: nothing at this base answers the API's own paths (a mistyped baseUrl);
+      // asking again cannot help
+      if (status === 404) throw noApiAt(label, shown);
+      throw error;
+    }
     if (envelope.code < 0 || status >= 400) {
       const error =
         serverRefusal(label, status, envelope.body, envelope.msg, retryAfter) ??
@@ -105,7 +117,7 @@ export function createTransport(options: TransportOptions): Transport {
       if (error.code === 'rate_limited') options.limiter.pause(spec.cls, error.retryAfterMs ?? 1000);
       throw error;
     }
-    return { envelope, status, text };
+    return { envelope, status, text, label };
   }
 
   const fetchToken = async ({ key, secret }: { key: string; secret: string }): Promise<string> => {

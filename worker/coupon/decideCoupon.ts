@@ -93,12 +93,13 @@ export function decideCoupon(found: FoundCoupon, order: CheckedOrder, settings: 
 
 /**
  * The verdict for a code that led to no record: `not_found` when the API confirmed both code spaces empty,
- * `unknown_offline` when it could not be asked (or its word is too old to rely on).
+ * `unknown_offline` when it could not be asked (or its word is too old to rely on), `unchecked` when it answered
+ * without deciding (`why`: what it answered).
  * @example absentVerdict('NOPE', 'not_found', 1767193200000, 'network')
  */
 export function absentVerdict(
   code: string,
-  reason: 'not_found' | 'unknown_offline' | 'unreadable',
+  reason: 'not_found' | 'unknown_offline' | 'unreadable' | 'unchecked',
   syncedAt: number | null,
   source: 'local' | 'network',
   why = '',
@@ -108,6 +109,8 @@ export function absentVerdict(
       ? `No coupon or issued coupon with code ${JSON.stringify(code)} exists in this shop (confirmed by the shop API).`
       : reason === 'unreadable'
         ? `The shop API sent a record for code ${JSON.stringify(code)} that this till cannot read; check the coupon in the shop admin. (${why})`
-        : `Code ${JSON.stringify(code)} is not known on this till, and the shop API cannot be reached to check it.`;
+        : reason === 'unchecked'
+          ? `Code ${JSON.stringify(code)} is not known on this till, and the shop API did not check it: ${why}`
+          : `Code ${JSON.stringify(code)} is not known on this till, and the shop API cannot be reached to check it.`;
   return { ok: false, reason, syncedAt, source, detail: { rule: reason === 'unreadable' ? 'record' : 'lookup', message } };
 }

@@ -35,6 +35,8 @@ export interface CouponValidatorDeps {
     timeZone?: string | undefined;
     maxDataAgeMs?: number | undefined;
     refreshIntervalMs: number;
+    /** 'byCode': a storefront, whose checkout never asks for issued coupons. */
+    coupons?: 'all' | 'byCode' | undefined;
   };
 }
 
@@ -77,7 +79,8 @@ export function createCouponValidator(deps: CouponValidatorDeps): CouponValidato
   }
 
   async function decide(code: string, checked: CheckedOrder, rules: ReturnType<typeof readSettings>): Promise<CouponVerdict> {
-    const outcome = await findCoupon(code, { ...deps, maxDataAgeMs: rules.maxDataAgeMs });
+    const storefront = deps.options.coupons === 'byCode';
+    const outcome = await findCoupon(code, { ...deps, maxDataAgeMs: rules.maxDataAgeMs, storefront });
     if ('found' in outcome && outcome.found.kind === 'issued') {
       // the API's record shows a use: this till's uses of it are confirmed (the status rule refuses it anyway);
       // otherwise they are what the repeat-use rule reads
@@ -85,15 +88,19 @@ export function createCouponValidator(deps: CouponValidatorDeps): CouponValidato
       else outcome.found.uses = await journal.usesOf(code);
     }
     const now = deps.now();
+    const why = 'message' in outcome ? outcome.message : (outcome.problem?.message ?? '');
     const verdict =
       'found' in outcome
         ? decideCoupon(outcome.found, checked, { ...rules, now })
-        : absentVerdict(code, outcome.absent, outcome.syncedAt, outcome.source, 'message' in outcome ? outcome.message : '');
+        : absentVerdict(code, outcome.absent, outcome.syncedAt, outcome.source, why);
+    // what kept the API from deciding goes with a verdict decided without it
+    if (outcome.problem && verdict.source === 'local') verdict.detail = { ...verdict.detail!, error: outcome.problem };
     // decided without the API's word (whatever the reason), or an issued coupon used (the API learns of the use
     // only from the shop's order system): kept for reconciling. A journal that cannot be written never blocks
     // the checkout; the verdict says so (and the entry waits in memory).
     if (verdict.source === 'local' || (verdict.ok && verdict.kind === 'issued')) {
-      const cause = verdict.source === 'local' ? (outcome.problem?.code ?? 'offline') : null;
+      // (no problem and online: a storefront's issued coupon, whose space is never asked)
+      const cause = verdict.source === 'network' ? null : (outcome.problem?.code ?? (deps.isOffline() ? 'offline' : 'not_asked'));
       const kept = await journal.record({ code, order: checked, verdict, at: now, cause });
       verdict.journaled = kept.journaled;
       if (!kept.journaled) verdict.journalError = kept.error;

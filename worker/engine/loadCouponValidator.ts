@@ -24,7 +24,7 @@ export type Checkout = Pick<EngineApi, 'validateCoupon' | 'offlineJournal' | 'cl
 
 /** @example const checkout = loadCouponValidator({ ...core, claim, memoryOnly, clock, refreshCoupon, refreshIssuedCoupon }); await checkout.validateCoupon('A', { amount: 1000 }); */
 export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
-  const { couponPolicy, timeZone, maxDataAgeMs } = deps.options;
+  const { couponPolicy, timeZone, maxDataAgeMs, coupons } = deps.options;
   const chunk = import('./checkoutChunk');
   // the offset measured before a restart, until an answer tells the time again (a till restarted offline)
   const clockKept = chunk.then((m) => m.keepClockOffset(deps.db, deps.clock, deps.claim));
@@ -37,7 +37,7 @@ export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
       refreshIssuedCoupon: deps.refreshIssuedCoupon,
       onJournal: (unsavedJournal, journalError) => deps.status.facts.set({ unsavedJournal, journalError }),
       memoryOnly: deps.memoryOnly,
-      options: { couponPolicy, timeZone, maxDataAgeMs, refreshIntervalMs: deps.refreshIntervalMs },
+      options: { couponPolicy, timeZone, maxDataAgeMs, coupons, refreshIntervalMs: deps.refreshIntervalMs },
     }),
   );
   validator.catch(() => undefined); // reported by the calls below

@@ -105,6 +105,18 @@ export interface EmptyListing {
 }
 
 /**
+ * Stored coupons the last complete listing did not list and that are not confirmed gone (too many to ask for one
+ * by one, or its pages skipped): the next complete listing that does not list them either confirms them gone.
+ * See listingEnd (worker/api/unlistedRecords.ts).
+ */
+export interface UnlistedSuspects {
+  key: '@unlisted';
+  codes: string[];
+  /** When that listing started. */
+  at: number;
+}
+
+/**
  * The till's clock against the API's, as last measured (serverClock.ts): kept beside the data so a till restarted
  * offline still judges periods and data ages by the API's time (clockOffset.ts).
  */
@@ -125,6 +137,7 @@ export type MetaRow =
   | TrackedProducts
   | FeedState
   | EmptyListing
+  | UnlistedSuspects
   | ClockOffsetRow;
 
 /**
@@ -245,6 +258,7 @@ export const metaKey = {
   couponSync: '@couponSync',
   couponListing: '@couponListing',
   emptyListing: '@emptyListing',
+  unlisted: '@unlisted',
   shop: '@shop',
   products: '@products',
   clock: '@clock',

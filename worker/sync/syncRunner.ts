@@ -102,10 +102,18 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
   /** The report of a sync that never ran (its lock wait ended: the engine closed, or the shop changed). */
   const notRun = (error: unknown): SyncReport => failedReport(engineError(error));
 
+  /** How many units a sync ran, and how many of them the shop's server refused (asked now, or skipped). */
+  interface UnitTally {
+    units: number;
+    refused: number;
+  }
+
   /** Runs one unit; returns false when the sync should stop here. */
-  async function unit(report: ReportDraft, key: string, work: () => Promise<void>): Promise<boolean> {
+  async function unit(report: ReportDraft, tally: UnitTally, key: string, work: () => Promise<void>): Promise<boolean> {
+    tally.units++;
     const known = refused.get(key);
     if (known) {
+      tally.refused++;
       report.skipped.push(known);
       return true;
     }
@@ -117,11 +125,26 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
       report.complete = false;
       report.errors.push(e);
       if (e.code === 'forbidden') {
+        tally.refused++;
         refused.set(key, e);
         tellRefused();
       }
       return !STOPS_SYNC.has(e.code);
     }
+  }
+
+  /**
+   * A sync every part of which the shop's server refused synced nothing: it is not ok, whether the refusals were
+   * asked now or remembered (a refused part alone is skipped, and the rest of the sync may still be ok).
+   */
+  function refusedWhole(report: ReportDraft, tally: UnitTally): void {
+    // (a refusal asked now is in the report's errors already, and the report is not ok)
+    if (tally.units === 0 || tally.refused < tally.units || !report.complete) return;
+    report.complete = false;
+    report.errors.push({
+      code: 'forbidden',
+      message: `Nothing was synced: the shop's server refuses this client every part of a sync. ${report.skipped[0]!.message}`,
+    });
   }
 
   const direct = createDirectListingSource(db, now);
@@ -134,7 +157,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
       status.facts.set({ source: source.kind });
       return source;
     } catch (error) {
-      await unit(report, metaKey.coupons, () => Promise.reject(error));
+      await unit(report, { units: 0, refused: 0 }, metaKey.coupons, () => Promise.reject(error));
       return null;
     }
   }
@@ -146,9 +169,11 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
     active = true;
     status.facts.set({ syncing: true, progress: { resource: 'coupons', done: 0, total: null } });
     const source = await sourceFor(report, controller.signal);
-    const unitRun: SourceRun = { ctx, unit: (key, work) => unit(report, key, work) };
+    const tally: UnitTally = { units: 0, refused: 0 };
+    const unitRun: SourceRun = { ctx, unit: (key, work) => unit(report, tally, key, work) };
     runningRead = ++readsBegun;
     const optionsAt = source ? await source.syncAll(unitRun, products) : null;
+    refusedWhole(report, tally);
     const coupons = (await db.meta.get(metaKey.coupons).catch(() => undefined)) as { confirmedAt?: number } | undefined;
     const f = status.facts.get();
     ended();
@@ -210,7 +235,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
         const report = createReportDraft();
         const ctx = context(report, controller.signal);
         const source = await sourceFor(report, controller.signal);
-        await source?.syncProducts({ ctx, unit: (key, work) => unit(report, key, work) }, productNos);
+        await source?.syncProducts({ ctx, unit: (key, work) => unit(report, { units: 0, refused: 0 }, key, work) }, productNos);
         return finishReport(report);
       }).catch(notRun);
     },

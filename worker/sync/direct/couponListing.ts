@@ -1,14 +1,15 @@
 // The coupon listing's bookkeeping in IndexedDB: the work each state of its checkpoint (listingCheckpoint.ts) calls
 // for. The codes of each page listed so far (`listedPages`, under a unique index: a code listed twice cannot be
-// stored), the raw-row hash of each page (`couponHashes`), and applying a complete listing. Nothing here grows
-// with the listing in memory.
+// stored), the raw-row hash of each page (`couponHashes`), the stored coupons a complete listing did not name,
+// and applying a complete listing (deleting only the ones confirmed gone). Nothing here grows with the listing in
+// memory but the codes it did not name.
 import { ShopLookupError } from '../../../src/protocol';
 import type { Coupon } from '../../../src/protocol';
 import Dexie, { type Collection } from 'dexie';
 import { parseRecords, rejectionError } from '../../records/parseRecords';
 import { RECORD_READERS_VERSION } from '../../records/schemas';
 import { sameRecord } from '../../records/sameRecord';
-import { confirm, metaKey, type PageHash, type ShopDatabase, type StagedCoupon } from '../../store/store';
+import { confirm, metaKey, type PageHash, type ShopDatabase, type StagedCoupon, type UnlistedSuspects } from '../../store/store';
 import { clearMarks, markUnreadable, unreadableMarks, type UnreadableRecord } from '../../store/unreadableMarks';
 import type { ReportDraft } from '../syncReport';
 import {
@@ -300,23 +301,6 @@ export async function storePages(
   }
 }
 
-/** Deletes the coupons no page of this listing named; chunk by chunk, against the index of listed codes. */
-async function deleteUnlisted(db: ShopDatabase, reread: Record<string, number>): Promise<number> {
-  let deleted = 0;
-  for (let last: string | null = null; ; ) {
-    const from: Collection<Coupon, string> = last === null ? db.coupons.toCollection() : db.coupons.where(':id').above(last);
-    const keys = (await from.limit(APPLY_CHUNK).primaryKeys()) as string[];
-    if (keys.length === 0) break;
-    const listed = new Set((await db.listedPages.where('codes').between(keys[0]!, keys[keys.length - 1]!, true, true).keys()) as string[]);
-    // a coupon the API confirmed one by one during the listing may have been created after its page was listed
-    const gone = keys.filter((k) => !listed.has(k) && reread[k] === undefined);
-    if (gone.length > 0) await db.coupons.bulkDelete(gone);
-    deleted += gone.length;
-    last = keys[keys.length - 1]!;
-  }
-  return deleted;
-}
-
 /** Whether a re-sync found every page to be the committed listing's own, and that listing had no more pages. */
 async function sameListing(db: ShopDatabase, cp: CouponCheckpoint, committed: string | null): Promise<boolean> {
   if (cp.state.name !== 'matching' || committed === null) return false;
@@ -325,10 +309,58 @@ async function sameListing(db: ShopDatabase, cp: CouponCheckpoint, committed: st
 }
 
 /**
- * Applies a complete listing in one transaction: staged changes in, unlisted coupons out, confirmation.
- * @param mayDelete false when a row without a readable code was rejected (it might be any local coupon)
+ * The stored coupons no page of this complete listing named (nor a read-through asked the API for during it):
+ * each is deleted only once confirmed gone (listingEnd). None when coupons held nothing but this listing's rows
+ * (and what read-throughs wrote), or when every page was the committed listing's own and it had no more pages.
  */
-export async function commitListing(db: ShopDatabase, listing: string, committed: string | null, mayDelete: boolean) {
+export async function unlistedCoupons(db: ShopDatabase, listing: string, committed: string | null): Promise<string[]> {
+  return db.transaction('rw', [db.coupons, db.listedPages, db.couponHashes, db.meta], async () => {
+    const cp = await storedCheckpoint(db, listing);
+    if (!mayFindUnlisted(cp.state) || (await sameListing(db, cp, committed))) return [];
+    // (every page matched, yet the committed listing was longer: not expected, as a page's hash covers the
+    // paging; the index is filled rather than miss a code)
+    if (listedCodesIn(cp.state) === 'couponHashes') await fillListedPages(db, listing, () => undefined);
+    const unlisted: string[] = [];
+    for (let last: string | null = null; ; ) {
+      const from: Collection<Coupon, string> = last === null ? db.coupons.toCollection() : db.coupons.where(':id').above(last);
+      const keys = (await from.limit(APPLY_CHUNK).primaryKeys()) as string[];
+      if (keys.length === 0) break;
+      const listed = new Set((await db.listedPages.where('codes').between(keys[0]!, keys[keys.length - 1]!, true, true).keys()) as string[]);
+      // a coupon the API confirmed one by one during the listing may have been created after its page was listed
+      for (const k of keys) if (!listed.has(k) && cp.reread[k] === undefined) unlisted.push(k);
+      last = keys[keys.length - 1]!;
+    }
+    return unlisted;
+  });
+}
+
+/** The codes the last complete listing left unconfirmed (UnlistedSuspects), as a set. */
+export async function unlistedSuspects(db: ShopDatabase): Promise<Set<string>> {
+  return new Set(((await db.meta.get(metaKey.unlisted)) as UnlistedSuspects | undefined)?.codes ?? []);
+}
+
+/** Forgets the listing under way (it is listed again) and keeps the codes it did not list for the next one to agree on. */
+export async function relistCoupons(db: ShopDatabase, suspects: string[], at: number): Promise<void> {
+  await db.meta.put({ key: metaKey.unlisted, codes: suspects, at } satisfies UnlistedSuspects);
+  await discardCouponListing(db);
+}
+
+/** What the commit of a complete listing does with the coupons it did not list. */
+export interface ListingOutcome {
+  /** Confirmed gone: deleted (unless a read-through asked for one during the listing). */
+  gone: string[];
+  /** Found by their own GET though unlisted: kept, as that GET answered. */
+  kept: Coupon[];
+  /** Found by their own GET, unreadable: the copy kept is confirmed by nothing. */
+  unreadable: UnreadableRecord[];
+}
+
+/**
+ * Applies a complete listing in one transaction: staged changes in, the coupons confirmed gone out, confirmation.
+ * @param outcome what listingEnd settled for the coupons it did not list; null when a row without a readable code
+ *   was rejected (it might be any local coupon: nothing is deleted)
+ */
+export async function commitListing(db: ShopDatabase, listing: string, outcome: ListingOutcome | null) {
   const tables = [db.coupons, db.couponStage, db.listedPages, db.couponHashes, db.meta];
   return db.transaction('rw', tables, async () => {
     const cp = await storedCheckpoint(db, listing);
@@ -343,27 +375,29 @@ export async function commitListing(db: ShopDatabase, listing: string, committed
       written += newer.length;
       last = chunk[chunk.length - 1]!.coupon_code;
     }
-    // Nothing can be gone when coupons holds only this listing's rows (and what read-throughs wrote, never deleted
-    // for being unlisted), or when every page was the committed listing's own and that listing had no more pages.
     let deleted = 0;
-    if (mayDelete && mayFindUnlisted(cp.state) && !(await sameListing(db, cp, committed))) {
-      // (every page matched, yet the committed listing was longer: not expected, as a page's hash covers the
-      // paging; the index is filled rather than delete what it would miss)
-      if (listedCodesIn(cp.state) === 'couponHashes') await fillListedPages(db, listing, () => undefined);
-      deleted = await deleteUnlisted(db, cp.reread);
+    if (outcome) {
+      // a read-through during the listing has the last word on its code
+      const gone = outcome.gone.filter((code) => cp.reread[code] === undefined);
+      if (gone.length > 0) await db.coupons.bulkDelete(gone);
+      deleted = gone.length;
+      const kept = outcome.kept.filter((r) => cp.reread[r.coupon_code] === undefined);
+      if (kept.length > 0) await db.coupons.bulkPut(kept);
+      written += kept.length;
+      await markUnreadable(db, outcome.unreadable, cp.startedAt, listing);
     }
     await db.couponStage.clear();
     await db.listedPages.clear();
-    await db.meta.delete(metaKey.couponSync);
+    await db.meta.bulkDelete([metaKey.couponSync, metaKey.emptyListing, metaKey.unlisted]);
     // this listing's page hashes now describe what coupons holds (unless written meanwhile: then none is trusted);
     // pages beyond its end belong to none
     if (hashesStale(cp.state)) await db.couponHashes.clear();
     else await db.couponHashes.where(':id').above(cp.page).delete();
     await db.meta.put({ key: metaKey.couponListing, listing });
-    await db.meta.delete(metaKey.emptyListing);
-    // A code marked unreadable before this listing began, and not rejected again by it, was listed readable or
-    // not at all (gone): its mark ends. Unless a row without a readable code was rejected: it may have been that one.
-    if (mayDelete) await clearMarks(db, (await unreadableMarks(db)).filter((m) => m.unreadable.listing !== listing && m.unreadable.since < cp.startedAt));
+    // A code marked unreadable before this listing began, and not rejected again by it, was listed readable,
+    // answered readable by its own GET, or confirmed gone: its mark ends. Unless a row without a readable code was
+    // rejected: it may have been that one.
+    if (outcome) await clearMarks(db, (await unreadableMarks(db)).filter((m) => m.unreadable.listing !== listing && m.unreadable.since < cp.startedAt));
     // confirmed as of when the listing started: every record is at least that fresh
     await confirm(db, [metaKey.coupons], cp.startedAt);
     return { written, deleted };

@@ -24,9 +24,29 @@
 // `begin` makes lean (no snapshot, empty table), direct (no snapshot, rows there) or matching (a snapshot exists);
 // `resume` keeps a checkpoint young enough and past page 0. Every read-through also notes when it asked the API
 // for which codes (`reread`). "stale": a read-through wrote coupons during the listing, so from then on no page
-// hash is trusted, and none is kept when it ends (committed, discarded or left behind). At the commit, lean,
-// leanWritten and pristine delete nothing (coupons holds only their rows and what read-throughs wrote), direct and
-// diverged delete what no page listed, matching only if the committed listing had more pages.
+// hash is trusted, and none is kept when it ends (committed, discarded or left behind). At its end, lean,
+// leanWritten and pristine find nothing unlisted (coupons holds only their rows and what read-throughs wrote), direct
+// and diverged may find stored coupons no page listed, matching only if the committed listing had more pages.
+//
+// The end of a complete listing that adds up (`listingEnd` in worker/api/unlistedRecords.ts, which the relay's
+// upstream listing shares): a stored coupon no page listed (an "unlisted" one) is deleted only once it is confirmed
+// gone, since offset paging that shifted under the listing (a coupon deleted on a page already read) skips a live
+// coupon without changing the count. Each unlisted code is `agreed` (the
+// previous complete listing did not list it either: the suspects it left), answered `gone` (its own GET: the API's
+// not found) or `there` (its GET found it: the pages skipped it), or still open:
+//
+//   step    | when                                                             | then
+//   commit  | every unlisted code agreed or gone                               | applied; those deleted
+//   confirm | a few open (at most `bound`: fewer GETs than a listing costs)    | each asked for by its GET
+//   relist  | one `there` (the pages skipped), too many open, or a GET refused; | not applied: listed again from
+//           | this sync may list once more                                     | page 1; the unlisted not `there`
+//           |                                                                  | are the next listing's suspects
+//   commit  | one `there`, none open, no more listings in this sync            | applied: the `there` ones kept as
+//           |                                                                  | their GETs answered, gone deleted
+//   stop    | too many open (or a GET refused), no more listings in this sync  | not applied; the suspects stay
+//
+// A listing that does not add up (a code on two pages, the count or page total moving, fewer rows than counted)
+// is listed again too, never applied (syncCoupons bounds how often in one sync).
 
 /** A state of the listing (see the table above). */
 export type ListingState =
@@ -100,9 +120,9 @@ export const hashesStale = (s: ListingState) => s.name === 'leanWritten' || ('ha
 /** Codes coupons holds that the listing did not list (a lean listing written from outside). */
 export const outsideCodes = (s: ListingState) => (s.name === 'leanWritten' ? s.outside : []);
 /**
- * Whether the commit may find coupons this listing did not name: not when coupons held nothing but its own rows
- * (and what read-throughs wrote, which is never deleted for being unlisted). A matching re-sync deletes only if the
- * committed listing had more pages.
+ * Whether the end of this listing may find stored coupons it did not name: not when coupons held nothing but its own
+ * rows (and what read-throughs wrote, which is never deleted for being unlisted). A matching re-sync finds some only
+ * if the committed listing had more pages.
  */
 export const mayFindUnlisted = (s: ListingState) => s.name === 'direct' || s.name === 'matching' || s.name === 'diverged';
 

@@ -1,7 +1,8 @@
 // Full coupon sync: every page of GET /v2/shop/coupons.
 //
 // Readers always see a complete snapshot. On a re-sync, changed records wait in `couponStage` and are applied,
-// with deletions, in one transaction once the whole listing has arrived and adds up; until then lookups answer
+// with deletions, in one transaction once the whole listing has arrived and adds up; a stored coupon it did not
+// list is deleted only once confirmed gone (listingEnd: its GET, or a second listing); until then lookups answer
 // from the last complete snapshot. Only the first sync (no complete snapshot exists yet, nothing to protect)
 // writes pages straight into `coupons`, so a new till can answer before a long first sync ends.
 //
@@ -14,22 +15,30 @@
 // read then: RECORD_READERS_VERSION) is neither validated nor diffed: nothing on it changed. Memory holds a few pages, whatever the size of the listing (couponListing.ts).
 import type { ListPage } from '../../api/envelope';
 import { fetchAhead } from './fetchAhead';
+import type { Coupon } from '../../../src/protocol';
+import { askUnlisted, confirmationBound, emptyAnswers, listingEnd } from '../../api/unlistedRecords';
+import { rejectionError } from '../../records/parseRecords';
 import {
   beginListing,
   commitListing,
   discardCouponListing,
   inconsistent,
+  relistCoupons,
   resumeListing,
   storePages,
+  unlistedCoupons,
+  unlistedSuspects,
+  type ListingOutcome,
   type PageToStore,
 } from './couponListing';
-import { progressOf, writesInto, type ListingProgress } from './listingCheckpoint';
+import { progressOf, writesInto, type CouponCheckpoint, type ListingProgress } from './listingCheckpoint';
 import { ShopLookupError } from '../../../src/protocol';
 import { metaKey, type CommittedListing, type EmptyListing } from '../../store/store';
 import type { SyncContext } from '../syncContext';
 import { writeBehind } from '../../store/writeBehind';
 
-/** Listing changed under us this many times in one sync: give up for now, keep the last snapshot. */
+/** Listing changed under us (or did not add up, or must be listed again) this many times in one sync: give up
+ * for now, keep the last snapshot. */
 const MAX_RESTARTS = 2;
 /** List pages requested ahead of the one being stored. */
 const FETCH_AHEAD = 4;
@@ -90,18 +99,66 @@ function changedUnder(cp: ListingProgress, p: ListPage): boolean {
 /**
  * A complete listing with no coupon at all, while coupons are stored: deleting them all takes a second complete
  * listing that is empty too (an API or gateway briefly answering "none" must not empty every till). The first
- * keeps everything and fails the sync; the next one that is empty again goes on to the commit.
+ * keeps everything and fails the sync; the next one that is empty again goes on to the commit (true: every
+ * stored coupon is confirmed gone by the two of them).
  */
-async function confirmEmpty(ctx: SyncContext, startedAt: number): Promise<void> {
+async function confirmEmpty(ctx: SyncContext, startedAt: number): Promise<boolean> {
   const { db } = ctx;
   const stored = await db.coupons.count();
-  if (stored === 0 || (await db.meta.get(metaKey.emptyListing)) !== undefined) return;
+  if (stored === 0) return false;
+  if ((await db.meta.get(metaKey.emptyListing)) !== undefined) return true;
   await discardCouponListing(db);
   await db.meta.put({ key: metaKey.emptyListing, at: startedAt } satisfies EmptyListing);
   throw new ShopLookupError(
     'empty_listing_unconfirmed',
     `The shop API listed no coupons at all, while ${stored} are stored here: nothing was deleted. If the shop really has no coupons, the next sync that finds none again deletes them.`,
   );
+}
+
+/**
+ * What a complete listing that adds up does with the stored coupons it did not list (listingEnd): asks for a few
+ * by their GET, and says `relist` when they are to be listed again, or what the commit deletes and keeps.
+ */
+async function settleUnlisted(
+  ctx: SyncContext,
+  cp: CouponCheckpoint,
+  committed: string | null,
+  everyGone: boolean,
+  mayRelist: boolean,
+): Promise<ListingOutcome | 'relist'> {
+  const { db, report } = ctx;
+  const unlisted = await unlistedCoupons(db, cp.listing, committed);
+  if (unlisted.length === 0) return { gone: [], kept: [], unreadable: [] };
+  const suspects = everyGone ? 'all' : await unlistedSuspects(db);
+  const bound = confirmationBound(cp.totalPages ?? cp.page);
+  const asked = emptyAnswers<Coupon>();
+  const get = (code: string) =>
+    ctx.call(async () => {
+      const answer = await ctx.client.getCoupon(code, { priority: ctx.priority, signal: ctx.signal, counter: report });
+      report.fetched++;
+      return answer;
+    });
+  for (;;) {
+    const end = listingEnd({ unlisted, suspects, answers: asked.answers, bound, unaskable: asked.refused !== null, mayRelist });
+    if (end.step === 'confirm') {
+      await askUnlisted(end.ask, get, (c) => c.coupon_code, asked, ctx.signal);
+      continue;
+    }
+    if (end.step === 'commit') {
+      const unreadable = end.kept.flatMap((code) => {
+        const rejected = asked.unreadable.get(code);
+        if (!rejected) return [];
+        const error = rejectionError(`GET /v2/shop/coupons/${code}`, rejected);
+        report.rejected++;
+        report.errors.push(error);
+        return [{ code, message: error.message }];
+      });
+      return { gone: end.gone, kept: end.kept.flatMap((code) => asked.kept.get(code) ?? []), unreadable };
+    }
+    await relistCoupons(db, end.suspects, cp.startedAt);
+    if (end.step === 'relist') return 'relist';
+    throw inconsistent(`${end.why}, and it kept changing while it was listed again${asked.refused ? ` (${asked.refused.message})` : ''}`);
+  }
 }
 
 /**
@@ -137,72 +194,97 @@ export async function syncCoupons(ctx: SyncContext): Promise<void> {
       }),
     FETCH_AHEAD,
   );
-  const writer = writeBehind<PageToStore>(async (batch) => {
-    const written = await storePages(db, report, committed, cp.listing, batch);
-    // (a listing's pages go into coupons or the stage from its beginning to its end)
-    if (writesInto(cp.state) === 'coupons') report.written += written;
-  }, committed === null ? { maxQueued: MAX_QUEUED_PAGES } : { maxQueued: RESYNC_BATCH, minBatch: RESYNC_BATCH });
-
-  try {
-    for (let page = progress.page + 1; ; page++) {
-      const p = await pages.get(page);
-      report.fetched += p.rows.length;
-      const clockMoved = stampedWith !== null && Math.abs(correction() - stampedWith) > CLOCK_MOVED_MS;
-      if (clockMoved || changedUnder(progress, p)) {
-        if (clockMoved) stampedWith = null;
-        else if (++restarts > MAX_RESTARTS) throw inconsistent('it kept changing while it was being read');
-        pages.reset();
-        await writer.drain();
-        cp = await beginListing(db, ctx.now());
-        progress = progressOf(cp);
-        page = 0;
-        continue;
-      }
-      // still the listing we were reading: ask for the next pages while this one is checked and stored
-      pages.ahead(page, p.totalPages);
-      const codes: string[] = [];
-      const onPage = new Set<string>();
-      let unkeyed = progress.unkeyed;
-      for (const raw of p.rows) {
-        const code = codeOf(raw);
-        // a row whose code cannot be read might be any local coupon: then nothing may be deleted
-        if (code === null) unkeyed++;
-        else if (onPage.size === onPage.add(code).size) throw inconsistent(`page ${page} repeats 1 coupon(s) of earlier rows (e.g. ${JSON.stringify(code)})`);
-        else codes.push(code);
-      }
-      // (a code of an earlier page is refused by the index of listed codes when the page is stored)
-      progress = { page, totalPages: p.totalPages, dataCount: p.dataCount, unkeyed, listed: progress.listed + codes.length };
-      await writer.push({ page, rows: p.rows, rowsPath: p.rowsPath, codes, hash: rowsHash(p.body), fetchedAt: p.fetchedAt, progress });
-      ctx.progress?.('coupons', progress.listed, p.dataCount);
-      lastRows = p.rows.length;
-      const last = p.totalPages !== null ? page >= p.totalPages : p.rowsPath === 'data' || p.rows.length === 0;
-      if (last) break;
-    }
-    await writer.drain();
-  } catch (error) {
-    // no request ahead keeps running and no write is left under way; a listing that did not add up is dropped
+  // (a new one for each listing: a writer whose write failed keeps failing)
+  const newWriter = () =>
+    writeBehind<PageToStore>(async (batch) => {
+      const written = await storePages(db, report, committed, cp.listing, batch);
+      // (a listing's pages go into coupons or the stage from its beginning to its end)
+      if (writesInto(cp.state) === 'coupons') report.written += written;
+    }, committed === null ? { maxQueued: MAX_QUEUED_PAGES } : { maxQueued: RESYNC_BATCH, minBatch: RESYNC_BATCH });
+  let writer = newWriter();
+  /** Drops the listing under way and lists again from page 1. */
+  const startOver = async () => {
     pages.reset();
     await writer.drain().catch(() => undefined);
-    if ((error as { code?: string }).code === 'inconsistent_listing') await discardCouponListing(db);
-    throw error;
-  } finally {
-    pages.reset();
-  }
+    writer = newWriter();
+    cp = await beginListing(db, ctx.now());
+    progress = progressOf(cp);
+  };
 
-  const { listed, unkeyed, dataCount } = progress;
-  if (dataCount !== null && listed + unkeyed !== dataCount) {
-    await discardCouponListing(db);
-    throw inconsistent(`${listed + unkeyed} coupons were listed but the API counted ${dataCount} (rows skipped or shifted between pages; last page had ${lastRows})`);
-  }
-  if (listed + unkeyed === 0) await confirmEmpty(ctx, cp.startedAt);
-  const blind = unkeyed > 0;
-  const { written, deleted } = await commitListing(db, cp.listing, committed, !blind);
-  if (writesInto(cp.state) === 'stage') report.written += written;
-  report.deleted += deleted;
-  if (blind) {
-    report.errors.push({
-      code: 'deletions_skipped',
-      message: 'A coupon without a readable code was rejected, so no local coupon was deleted in this sync (it might have been that one).',
-    });
+  for (;;) {
+    try {
+      for (let page = progress.page + 1; ; page++) {
+        const p = await pages.get(page);
+        report.fetched += p.rows.length;
+        const clockMoved = stampedWith !== null && Math.abs(correction() - stampedWith) > CLOCK_MOVED_MS;
+        if (clockMoved || changedUnder(progress, p)) {
+          if (clockMoved) stampedWith = null;
+          else if (++restarts > MAX_RESTARTS) throw inconsistent('it kept changing while it was being read');
+          await startOver();
+          page = 0;
+          continue;
+        }
+        // still the listing we were reading: ask for the next pages while this one is checked and stored
+        pages.ahead(page, p.totalPages);
+        const codes: string[] = [];
+        const onPage = new Set<string>();
+        let unkeyed = progress.unkeyed;
+        for (const raw of p.rows) {
+          const code = codeOf(raw);
+          // a row whose code cannot be read might be any local coupon: then nothing may be deleted
+          if (code === null) unkeyed++;
+          else if (onPage.size === onPage.add(code).size) throw inconsistent(`page ${page} repeats 1 coupon(s) of earlier rows (e.g. ${JSON.stringify(code)})`);
+          else codes.push(code);
+        }
+        // (a code of an earlier page is refused by the index of listed codes when the page is stored)
+        progress = { page, totalPages: p.totalPages, dataCount: p.dataCount, unkeyed, listed: progress.listed + codes.length };
+        await writer.push({ page, rows: p.rows, rowsPath: p.rowsPath, codes, hash: rowsHash(p.body), fetchedAt: p.fetchedAt, progress });
+        ctx.progress?.('coupons', progress.listed, p.dataCount);
+        lastRows = p.rows.length;
+        const last = p.totalPages !== null ? page >= p.totalPages : p.rowsPath === 'data' || p.rows.length === 0;
+        if (last) break;
+      }
+      await writer.drain();
+      const { listed, unkeyed, dataCount } = progress;
+      if (dataCount !== null && listed + unkeyed !== dataCount) {
+        throw inconsistent(`${listed + unkeyed} coupons were listed but the API counted ${dataCount} (rows skipped or shifted between pages; last page had ${lastRows})`);
+      }
+    } catch (error) {
+      // no request ahead keeps running and no write is left under way; a listing that did not add up (a code on
+      // two pages, fewer rows than counted: its pages shifted) is listed again, never applied
+      pages.reset();
+      await writer.drain().catch(() => undefined);
+      const notAddingUp = (error as { code?: string }).code === 'inconsistent_listing';
+      if (notAddingUp && ++restarts <= MAX_RESTARTS) {
+        await startOver();
+        continue;
+      }
+      if (notAddingUp) await discardCouponListing(db);
+      throw error;
+    } finally {
+      pages.reset();
+    }
+
+    const { listed, unkeyed } = progress;
+    const everyGone = listed + unkeyed === 0 && (await confirmEmpty(ctx, cp.startedAt));
+    // a rejected row whose code could not be read might be any stored coupon: then nothing is deleted
+    const blind = unkeyed > 0;
+    const outcome = blind ? null : await settleUnlisted(ctx, cp, committed, everyGone, restarts < MAX_RESTARTS);
+    if (outcome === 'relist') {
+      restarts++;
+      await startOver();
+      continue;
+    }
+    const { written, deleted } = await commitListing(db, cp.listing, outcome);
+    if (writesInto(cp.state) === 'stage') report.written += written;
+    else report.written += outcome?.kept.length ?? 0;
+    report.deleted += deleted;
+    if (blind) {
+      report.errors.push({
+        code: 'deletions_skipped',
+        message: 'A coupon without a readable code was rejected, so no local coupon was deleted in this sync (it might have been that one).',
+      });
+    }
+    return;
   }
 }

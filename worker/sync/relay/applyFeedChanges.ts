@@ -145,8 +145,8 @@ export function swapInStage(db: ShopDatabase, answer: FeedAnswer, next: FeedStat
     if (coupons.length > 0) await db.coupons.bulkPut(coupons as never[]);
     if (options.length > 0) await db.options.bulkPut(options as never[]);
     await db.feedStage.clear();
-    // the direct listing's page hashes no longer describe what `coupons` holds
-    await db.meta.bulkDelete([metaKey.couponListing, metaKey.couponSync]);
+    // the direct listing's page hashes (and the codes its last listing did not list) no longer describe `coupons`
+    await db.meta.bulkDelete([metaKey.couponListing, metaKey.couponSync, metaKey.unlisted]);
     await writeConfirmations(db, answer);
     await db.meta.put(next);
     return { written: staged.length };
