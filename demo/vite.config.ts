@@ -25,6 +25,9 @@ const offlineShell = () =>
       globPatterns: ['**/*.{js,css,html}'],
       navigateFallback: null,
       cleanupOutdatedCaches: true,
+      // the page that installed it is controlled at once: a new build then waits behind it (a browser may let a new
+      // build take over at once when no page is controlled, and the page would reload under the cashier)
+      clientsClaim: true,
     },
   });
 
