@@ -2,11 +2,12 @@
 // (test/consumers/newcomer-app: create-vite's react-ts template) installs the packed tarball and takes the README's
 // vite.config.ts and src/CouponCheck.tsx as written. Then: `tsc -b` (strict) is clean, `vite build` exits and
 // ships no server code, and in Chromium the page answers the six lookups from the mock through the dev server and
-// `vite preview`, answers offline after a reload, and syncs by itself when it was started while the API was down.
+// `vite preview`, opens and answers from IndexedDB when reloaded with the browser fully offline ("Reload
+// offline"), and syncs by itself when it was started while the API was down.
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../../mock-server';
@@ -99,6 +100,8 @@ async function check(page: Page, code: string, verdict: RegExp): Promise<{ coupo
   };
 }
 
+const screenshots = fileURLToPath(new URL('../../test-results/consumers/', import.meta.url));
+
 /** The first sync that completes: the relay in the config answers "not ready" until its first listing is done. */
 async function firstSync(page: Page, errors: string[]): Promise<void> {
   await expect.poll(async () => (await sync(page)).ok, { timeout: 60_000, interval: 500, message: `page errors: ${errors.join(' | ')}` }).toBe(true);
@@ -156,11 +159,11 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
     });
   });
 
-  it('vite preview (npm run preview): the built page answers online; with the API cut, after a reload, it answers offline', async () => {
+  it('vite preview (npm run preview): the built page answers online; reloaded fully offline, it opens and answers from IndexedDB', async () => {
     await withEnv(MOCK_ENV, async () => {
       const server = await vite.preview({ root: app.dir, logLevel: 'warn', preview: { port: 0, host: '127.0.0.1' } });
       const url = `http://127.0.0.1:${(server.httpServer.address() as { port: number }).port}/`;
-      const context = await browser.newContext();
+      const context = await browser.newContext({ viewport: { width: 1000, height: 700 } });
       try {
         const { page, errors } = await open(context, url);
         await timed('preview run', async () => {
@@ -169,14 +172,27 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
           const online = await check(page, 'WELCOME10', /checked online/);
           expect(online.coupon).not.toBe('Unknown coupon');
 
-          // the shop API (the whole /shop-api) is cut; the page itself still loads: reload it
-          await context.route('**/shop-api/**', (route) => route.abort('internetdisconnected'));
+          // Reload offline: once a service worker controls the page (its files cached), the browser goes fully
+          // offline and reloads
+          await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
+          await context.setOffline(true);
           await page.reload();
           await page.waitForFunction(() => 'consumerTest' in window, null, { timeout: 60_000 });
+          expect(await page.evaluate(() => navigator.serviceWorker.controller !== null), 'the page came from its service worker').toBe(true);
           for (const [name, args] of SIX_LOOKUPS) expectFound(name, await settle(page, name, args, true), true);
           const offline = await check(page, 'WELCOME10', /checked offline/);
           expect(offline).toMatchObject({ coupon: `${online.coupon} (offline copy)`, offline: 'true' });
           await page.waitForFunction(() => /^offline/.test(document.querySelector('#sync')?.textContent ?? ''), null, { timeout: 30_000 });
+          await mkdir(screenshots, { recursive: true });
+          await page.screenshot({ path: `${screenshots}newcomer-offline.png`, fullPage: true });
+          // the API's answers are the engine's: no cache holds one, and none answers for the network
+          const cached = await page.evaluate(async () => {
+            const urls: string[] = [];
+            for (const name of await caches.keys()) for (const r of await (await caches.open(name)).keys()) urls.push(new URL(r.url).pathname);
+            return urls;
+          });
+          expect(cached.filter((path) => path.startsWith('/shop-api'))).toEqual([]);
+          expect(await page.evaluate(() => fetch('/shop-api/v2/shop/coupons').then(() => 'answered', () => 'failed'))).toBe('failed');
         });
         expect(errors).toEqual([]);
       } finally {
