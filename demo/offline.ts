@@ -87,16 +87,7 @@ export async function startOfflineShell(indicator: HTMLElement, updateButton?: H
     return true;
   }
 
-  // a new build downloaded while the till ran before: take it now, before the till starts
-  if (registration.waiting && registration.active) {
-    say('pending', 'Starting the new version…');
-    if (await takeOver(registration.waiting)) {
-      location.reload();
-      return false;
-    }
-  }
-
-  watchForUpdates(registration, (waiting) => {
+  const offer = (waiting: ServiceWorker) => {
     // an open till is never reloaded under the cashier: offered, and taken at the next start anyway
     if (updateButton) {
       updateButton.hidden = false;
@@ -107,7 +98,19 @@ export async function startOfflineShell(indicator: HTMLElement, updateButton?: H
     }
     // whichever tab takes it, every tab of the till reloads into it (the old files leave the cache)
     void activated(waiting).then((taken) => taken && location.reload());
-  });
+  };
+
+  // a new build downloaded while the till ran before: take it now, before the till starts
+  const waiting = registration.active ? registration.waiting : null;
+  if (waiting) {
+    say('pending', 'Starting the new version…');
+    if (await takeOver(waiting)) {
+      location.reload();
+      return false;
+    }
+    offer(waiting); // it did not take over in time: the till starts on the build it has
+  }
+  watchForUpdates(registration, offer);
 
   const installing = registration.installing;
   void Promise.race([
