@@ -11,6 +11,7 @@ import {
   e2eSuite,
   fill,
   markDocument,
+  openStorefront,
   openTill,
   rebuildDemo,
   sameDocument,
@@ -60,9 +61,7 @@ e2eSuite('the built demo app shell', { timeout: 180_000, demo: { built: true } }
     try {
       const till = await openTill(context, demo);
       await applyCoupon(till, MOCK_CODES.welcomeCoupon, 32_000); // the till's relay and the checkout
-      const storefront = await context.newPage();
-      await storefront.goto(`${demo.url}/storefront.html`);
-      await waitFor(storefront, '[data-testid="options"][data-synced-at]', 'the storefront synced its options');
+      const storefront = await openStorefront(context, demo);
       await fill(storefront, tid('coupon-code'), MOCK_CODES.welcomeCoupon);
       await click(storefront, tid('check'));
       await waitFor(storefront, '[data-testid="verdict"][data-state="ok"]', 'the coupon checked with the storefront relay');

@@ -221,6 +221,14 @@ export async function openPage(context: EngineContext, demo: Demo): Promise<Engi
   return page;
 }
 
+/** Opens the demo's storefront page and waits until its product's options are synced. */
+export async function openStorefront(context: EngineContext, demo: Demo): Promise<EnginePage> {
+  const page = await context.newPage();
+  await page.goto(`${demo.url}/storefront.html`);
+  await waitFor(page, '[data-testid="options"][data-synced-at]', 'the storefront synced its options');
+  return page;
+}
+
 /**
  * Opens the till and waits until a full sync (coupons and options) is done and, in the built demo, the app shell is
  * cached (the dev server keeps none: the header says so).

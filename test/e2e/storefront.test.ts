@@ -3,7 +3,7 @@
 // in the records it stored and the requests it made.
 import { expect, it } from 'vitest';
 import { MOCK_CODES } from '../../mock-server';
-import { attrOf, click, e2eSuite, fill, textOf, textsOf, tid, waitFor, waitForPage, waitForText } from './harness';
+import { attrOf, click, e2eSuite, fill, openStorefront, textOf, textsOf, tid, waitFor, waitForPage, waitForText } from './harness';
 import { unreadableTexts } from './contrast';
 import { boxesOf, marginsOf, overlapping } from './layout';
 
@@ -34,9 +34,7 @@ e2eSuite('demo storefront', { timeout: 120_000 }, (t) => {
     const { demo } = t;
     const context = await demo.newContext();
     try {
-      const page = await context.newPage();
-      await page.goto(`${demo.url}/storefront.html`);
-      await waitFor(page, '[data-testid="options"][data-synced-at]', 'the options synced');
+      const page = await openStorefront(context, demo);
       await waitForPage(page, 'options in the picker', () => document.querySelectorAll('[data-testid="options"] option').length > 0, null);
 
       await fill(page, tid('coupon-code'), MOCK_CODES.welcomeCoupon);
@@ -67,9 +65,7 @@ e2eSuite('demo storefront', { timeout: 120_000 }, (t) => {
     const { demo } = t;
     const context = await demo.newContext();
     try {
-      const page = await context.newPage();
-      await page.goto(`${demo.url}/storefront.html`);
-      await waitFor(page, '[data-testid="options"][data-synced-at]', 'the options synced');
+      const page = await openStorefront(context, demo);
       // the engine's phase names (idle, syncing, …) are not words for a shopper
       await waitForText(page, 'storefront-status', /^Up to date$/);
       // one picker per option, listing that option's values (product 13805: 색상 and 사이즈 to choose, 각인 문구 to type)
