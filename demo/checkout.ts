@@ -68,10 +68,12 @@ export function mountCheckout(root: HTMLElement, lookup: ShopLookup, hooks: { on
   const amount = h('input', { testid: 'order-amount', attrs: { type: 'number', min: 0, step: 100, value: 32000, inputmode: 'numeric' } });
   const [appLabel, app] = check('App order', 'flag-app');
   const [otherLabel, other] = check('Another discount applied', 'flag-other-discount');
+  // what the field takes is its label; the placeholder is a short example that fits the field
   const code = h('input', {
     testid: 'coupon-code',
-    attrs: { type: 'text', placeholder: 'Coupon or issued-coupon code', autocomplete: 'off', spellcheck: 'false' },
+    attrs: { id: 'coupon-code', type: 'text', placeholder: 'e.g. WELCOME10', autocomplete: 'off', spellcheck: 'false' },
   });
+  const codeLabel = h('label', { class: 'field-label', testid: 'coupon-code-label', attrs: { for: 'coupon-code' } }, 'Coupon or issued-coupon code');
   const apply = h('button', { class: 'primary', testid: 'apply-coupon', attrs: { type: 'submit' } }, 'Apply');
   const clear = h('button', { class: 'ghost', testid: 'remove-coupon', attrs: { type: 'button' } }, 'Remove');
   const verdictBox = h('div', { class: 'verdict', testid: 'verdict', attrs: { 'aria-live': 'polite' } });
@@ -92,6 +94,7 @@ export function mountCheckout(root: HTMLElement, lookup: ShopLookup, hooks: { on
     lines,
     h('div', { class: 'row' }, field('Order amount (₩)', amount)),
     h('div', { class: 'row checks' }, appLabel, otherLabel),
+    codeLabel,
     form,
     verdictBox,
     details,
@@ -138,10 +141,31 @@ export function mountCheckout(root: HTMLElement, lookup: ShopLookup, hooks: { on
     }
   }
 
+  /** Says in the verdict's place why there is no verdict (the old one goes: it no longer fits the screen). */
+  function explain(state: 'needs-code' | 'invalid-amount', text: string): void {
+    sequence++; // a check still under way answers into nothing
+    verdictBox.dataset.state = state;
+    verdictBox.dataset.reason = '';
+    replace(verdictBox, h('p', { class: 'verdict-message', testid: 'verdict-explain' }, text));
+  }
+
+  /** The order amount typed, or null (said in words) when it cannot be checked against. */
+  function orderAmountOrExplain(): number | null {
+    const typed = amount.value.trim() === '' ? 0 : Number(amount.value);
+    const wrong =
+      !Number.isFinite(typed) ? 'The order amount is not a number: correct it to check the coupon.'
+      : typed < 0 ? `The order amount cannot be negative (−${won(-typed)}): correct it to check the coupon.`
+      : null;
+    if (wrong) amount.setAttribute('aria-invalid', 'true');
+    else amount.removeAttribute('aria-invalid');
+    if (wrong && applied !== null) explain('invalid-amount', wrong);
+    return wrong ? null : typed;
+  }
+
   async function validate(): Promise<void> {
-    if (applied === null) return;
+    const orderAmount = orderAmountOrExplain();
+    if (applied === null || orderAmount === null) return;
     const mine = ++sequence;
-    const orderAmount = Math.max(0, Number(amount.value) || 0);
     verdictBox.dataset.state = 'pending';
     replace(verdictBox, h('p', { class: 'muted' }, `Checking ${applied}…`));
     try {
@@ -167,23 +191,32 @@ export function mountCheckout(root: HTMLElement, lookup: ShopLookup, hooks: { on
     watching.add(lookup.issuedCoupon(c).subscribe((r) => replace(issuedBox, issuedCard(r, c), resultMeta(r, 'code-issued-meta'))));
   }
 
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const c = code.value.trim();
-    if (c === '') return;
-    if (c !== applied) watch(c);
-    applied = c;
-    void validate();
-  });
-  clear.addEventListener('click', () => {
+  /** No coupon applied any more: its verdict and what the lookups know about it go. */
+  function removeCoupon(): void {
     applied = null;
     sequence++;
-    code.value = '';
     watching?.unsubscribe();
     watching = null;
     details.hidden = true;
     verdictBox.dataset.state = 'idle';
     replace(verdictBox);
+  }
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const c = code.value.trim();
+    if (c === '') {
+      removeCoupon();
+      explain('needs-code', 'Type a coupon code first: no coupon is applied.');
+      return;
+    }
+    if (c !== applied) watch(c);
+    applied = c;
+    void validate();
+  });
+  clear.addEventListener('click', () => {
+    code.value = '';
+    removeCoupon();
   });
   // a coupon stays applied while the order changes: the till re-checks it (on change, not on every keystroke)
   for (const input of [amount, app, other]) input.addEventListener('change', () => void validate());

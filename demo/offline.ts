@@ -1,74 +1,124 @@
-// The offline app shell, page side: registers sw.js, waits (briefly) until it controls the page so that the
-// shop-lookup worker and its modules are fetched through it, and tells it what the page loaded before that.
+// The offline app shell, page side: registers the built demo's service worker (sw.js, made by vite-plugin-pwa:
+// Workbox precaching every file of the build), says in the header once the shell is cached, and brings a new build
+// to the till without reloading it under the cashier: a button offers it, and the next start takes it by itself.
 import { h, replace } from './dom';
 
-export interface OfflineShell {
-  /** Caches what the page has loaded so far; resolves true when the shell is complete in the cache. */
-  warm(): Promise<boolean>;
+/** How often an open till asks whether a new build was deployed (a start asks too). */
+const UPDATE_CHECK_MS = 60 * 60_000;
+/** A start that found a new build waits this long for it to take over, then runs the build it has. */
+const TAKE_OVER_MS = 10_000;
+
+type ShellState = 'pending' | 'ready' | 'unavailable' | 'dev';
+
+/** How many files Workbox keeps for offline use (its precache). */
+async function precachedFiles(): Promise<number> {
+  let files = 0;
+  for (const name of await caches.keys()) {
+    if (name.startsWith('workbox-precache')) files += (await (await caches.open(name)).keys()).length;
+  }
+  return files;
 }
 
-const SKIP = /^\/(shop-api|__mock|__demo)(\/|$)|^\/sw\.js$/;
-
-function controlled(timeoutMs: number): Promise<boolean> {
-  if (navigator.serviceWorker.controller) return Promise.resolve(true);
+/** Resolves true once `worker` is the active one, false if it fails (or `ms`, when given, pass first). */
+function activated(worker: ServiceWorker, ms?: number): Promise<boolean> {
+  if (worker.state === 'activated') return Promise.resolve(true);
   return new Promise((resolve) => {
     const done = (value: boolean) => {
       clearTimeout(timer);
-      navigator.serviceWorker.removeEventListener('controllerchange', onChange);
+      worker.removeEventListener('statechange', onChange);
       resolve(value);
     };
-    const onChange = () => done(true);
-    const timer = setTimeout(() => done(Boolean(navigator.serviceWorker.controller)), timeoutMs);
-    navigator.serviceWorker.addEventListener('controllerchange', onChange);
+    const onChange = () => {
+      if (worker.state === 'activated') done(true);
+      else if (worker.state === 'redundant') done(false);
+    };
+    const timer = ms === undefined ? undefined : setTimeout(() => done(false), ms);
+    worker.addEventListener('statechange', onChange);
   });
 }
 
-/** Everything same-origin this page has loaded (its modules, styles, the document itself). */
-function loadedUrls(): string[] {
-  const urls = new Set<string>([location.pathname + location.search]);
-  for (const entry of performance.getEntriesByType('resource')) {
-    const url = new URL(entry.name);
-    if (url.origin === location.origin && !SKIP.test(url.pathname)) urls.add(url.pathname + url.search);
-  }
-  return [...urls];
+/** A new build (installed, waiting behind the one that runs) takes over; true once it did. */
+function takeOver(waiting: ServiceWorker, ms = TAKE_OVER_MS): Promise<boolean> {
+  const taken = activated(waiting, ms);
+  waiting.postMessage({ type: 'SKIP_WAITING' }); // Workbox's own message for it
+  return taken;
+}
+
+/** Calls `found` with each new build that finishes installing behind the running one from now on. */
+function watchForUpdates(registration: ServiceWorkerRegistration, found: (waiting: ServiceWorker) => void): void {
+  const follow = (worker: ServiceWorker | null) =>
+    worker?.addEventListener('statechange', () => {
+      // (the first install has no active worker: it activates by itself and is no update)
+      if (worker.state === 'installed' && registration.active) found(worker);
+    });
+  follow(registration.installing); // one found by this start's register()
+  registration.addEventListener('updatefound', () => follow(registration.installing));
+  setInterval(() => void registration.update().catch(() => undefined), UPDATE_CHECK_MS);
 }
 
 /**
- * @example const shell = await startOfflineShell(indicator); ...; await shell.warm();
+ * Starts the app shell. Resolves false when this start found a new build already downloaded: it takes over and the
+ * page reloads into it, so start nothing; otherwise true (also where there is no service worker). `updateButton`:
+ * shown while a new build waits, takes it when pressed (without one, the next start takes it).
+ * @example if (await startOfflineShell(byTestId(page, 'offline-ready'), byTestId(page, 'app-update'))) startTill();
  */
-export async function startOfflineShell(indicator: HTMLElement, waitMs = 4000): Promise<OfflineShell> {
-  const say = (state: 'pending' | 'ready' | 'unavailable', text: string) => {
+export async function startOfflineShell(indicator: HTMLElement, updateButton?: HTMLButtonElement): Promise<boolean> {
+  const say = (state: ShellState, text: string) => {
     indicator.dataset.state = state;
     replace(indicator, h('span', {}, text));
   };
   if (!('serviceWorker' in navigator)) {
     say('unavailable', 'No offline cache in this browser');
-    return { warm: async () => false };
+    return true;
+  }
+  if (__DEMO_BUILD__ === null) {
+    // the dev server serves modules as they are edited: no shell is kept, and one left by a built demo on this
+    // origin would serve its old files
+    for (const old of await navigator.serviceWorker.getRegistrations()) await old.unregister();
+    say('dev', 'Offline reload: built demo only (npm run demo:build)');
+    return true;
   }
   say('pending', 'Preparing offline use…');
-  let ok = false;
+  let registration: ServiceWorkerRegistration;
   try {
-    await navigator.serviceWorker.register('/sw.js', { scope: '/' });
-    ok = await controlled(waitMs);
+    registration = await navigator.serviceWorker.register('/sw.js', { scope: '/' });
   } catch (error) {
     say('unavailable', `Offline cache unavailable (${(error as Error).message})`);
-    return { warm: async () => false };
+    return true;
   }
-  return {
-    async warm() {
-      const worker = navigator.serviceWorker.controller;
-      if (!ok || !worker) {
-        say('unavailable', 'Offline cache not active yet (reload once online)');
-        return false;
-      }
-      const channel = new MessageChannel();
-      const answer = new Promise<{ ok: boolean; total: number }>((resolve) => {
-        channel.port1.onmessage = (e) => resolve(e.data as { ok: boolean; total: number });
-      });
-      worker.postMessage({ type: 'warm', urls: loadedUrls() }, [channel.port2]);
-      const result = await answer;
-      say('ready', `Ready offline (${result.total} files cached)`);
-      return result.ok;
-    },
+
+  const offer = (waiting: ServiceWorker) => {
+    // an open till is never reloaded under the cashier: offered, and taken at the next start anyway
+    if (updateButton) {
+      updateButton.hidden = false;
+      updateButton.onclick = () => {
+        updateButton.disabled = true;
+        void takeOver(waiting);
+      };
+    }
+    // whichever tab takes it, every tab of the till reloads into it (the old files leave the cache)
+    void activated(waiting).then((taken) => taken && location.reload());
   };
+
+  // a new build downloaded while the till ran before: take it now, before the till starts
+  const waiting = registration.active ? registration.waiting : null;
+  if (waiting) {
+    say('pending', 'Starting the new version…');
+    if (await takeOver(waiting)) {
+      location.reload();
+      return false;
+    }
+    offer(waiting); // it did not take over in time: the till starts on the build it has
+  }
+  watchForUpdates(registration, offer);
+
+  const installing = registration.installing;
+  void Promise.race([
+    navigator.serviceWorker.ready.then(() => true),
+    installing ? activated(installing) : new Promise<boolean>(() => undefined),
+  ]).then(async (ready) => {
+    if (ready) say('ready', `Ready offline (${await precachedFiles()} files cached)`);
+    else say('unavailable', 'Offline cache failed (reload once online)');
+  });
+  return true;
 }

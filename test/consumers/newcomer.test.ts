@@ -2,14 +2,16 @@
 // (test/consumers/newcomer-app: create-vite's react-ts template) installs the packed tarball and takes the README's
 // vite.config.ts and src/CouponCheck.tsx as written. Then: `tsc -b` (strict) is clean, `vite build` exits and
 // ships no server code, and in Chromium the page answers the six lookups from the mock through the dev server and
-// `vite preview`, answers offline after a reload, and syncs by itself when it was started while the API was down.
+// `vite preview`, shows them as a person reads them, opens and answers from IndexedDB when reloaded with the browser
+// fully offline ("Reload offline"), and syncs by itself when it was started while the API was down.
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../../mock-server';
+import { overlapping, stackedInOrder, type Box } from '../e2e/layout';
 import {
   bundleText,
   expectFound,
@@ -99,6 +101,30 @@ async function check(page: Page, code: string, verdict: RegExp): Promise<{ coupo
   };
 }
 
+const screenshots = fileURLToPath(new URL('../../test-results/consumers/', import.meta.url));
+
+/** What the component shows, as a person reads it: its lines' boxes and texts, and each option's picker. */
+async function screenOf(page: Page) {
+  return page.evaluate(() => {
+    const box = (selector: string) => {
+      const r = document.querySelector(selector)!.getBoundingClientRect();
+      return { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+    };
+    const lines = ['#sync', '#options', 'form', '#coupon', '#verdict'];
+    return {
+      sync: document.querySelector<HTMLElement>('#sync')!.innerText,
+      boxes: Object.fromEntries(lines.map((s) => [s, box(s)])) as Record<string, { left: number; top: number; right: number; bottom: number }>,
+      // the line each output stands on, label and all
+      outputLines: ['#coupon', '#verdict'].map((s) => (document.querySelector(s)!.parentElement as HTMLElement).innerText),
+      options: [...document.querySelectorAll('#options label')].map((label) => ({
+        label: (label.firstChild?.textContent ?? '').trim(),
+        values: [...label.querySelectorAll('option')].map((o) => o.textContent),
+        typed: label.querySelector('input') !== null,
+      })),
+    };
+  });
+}
+
 /** The first sync that completes: the relay in the config answers "not ready" until its first listing is done. */
 async function firstSync(page: Page, errors: string[]): Promise<void> {
   await expect.poll(async () => (await sync(page)).ok, { timeout: 60_000, interval: 500, message: `page errors: ${errors.join(' | ')}` }).toBe(true);
@@ -145,7 +171,7 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
         await timed('dev run', async () => {
           await firstSync(page, errors);
           for (const [name, args] of SIX_LOOKUPS) expectFound(name, await confirmedAnswer(page, name, args), false);
-          expect(await check(page, 'WELCOME10', /^Pay \d+ \(checked online\)$/)).toMatchObject({ offline: 'false' });
+          expect(await check(page, 'WELCOME10', /^Pay ₩22,500 \(checked online\)$/)).toMatchObject({ offline: 'false' });
           await page.waitForFunction(() => document.querySelectorAll('#options option').length > 0, null, { timeout: 30_000 });
         });
         expect(errors).toEqual([]);
@@ -156,11 +182,11 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
     });
   });
 
-  it('vite preview (npm run preview): the built page answers online; with the API cut, after a reload, it answers offline', async () => {
+  it('vite preview (npm run preview): the built page answers online and reads well; reloaded fully offline, it opens and answers from IndexedDB', async () => {
     await withEnv(MOCK_ENV, async () => {
       const server = await vite.preview({ root: app.dir, logLevel: 'warn', preview: { port: 0, host: '127.0.0.1' } });
       const url = `http://127.0.0.1:${(server.httpServer.address() as { port: number }).port}/`;
-      const context = await browser.newContext();
+      const context = await browser.newContext({ viewport: { width: 1000, height: 700 } });
       try {
         const { page, errors } = await open(context, url);
         await timed('preview run', async () => {
@@ -169,14 +195,42 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
           const online = await check(page, 'WELCOME10', /checked online/);
           expect(online.coupon).not.toBe('Unknown coupon');
 
-          // the shop API (the whole /shop-api) is cut; the page itself still loads: reload it
-          await context.route('**/shop-api/**', (route) => route.abort('internetdisconnected'));
+          // the screen: each output on a line of its own with its label, amounts in won, each option's values
+          await page.waitForFunction(() => document.querySelectorAll('#options option').length > 0, null, { timeout: 30_000 });
+          await mkdir(screenshots, { recursive: true });
+          await page.screenshot({ path: `${screenshots}newcomer-online.png`, fullPage: true });
+          // (soft: every wrong thing on the screen is reported at once)
+          const screen = await screenOf(page);
+          expect.soft(screen.sync, 'the sync state in words (not the engine\'s phase name)').toMatch(/^synced \d/);
+          expect.soft(overlapping(screen.boxes)).toEqual([]);
+          expect.soft(stackedInOrder(Object.values(screen.boxes) as Box[]), `lines of their own: ${JSON.stringify(screen.boxes)}`).toBe(true);
+          expect.soft(screen.outputLines).toEqual([`Coupon: ${online.coupon}`, 'Result: Pay ₩22,500 (checked online)']);
+          expect.soft(screen.options).toEqual([
+            { label: '색상', values: ['블랙', '화이트', '네이비'], typed: false },
+            { label: '사이즈', values: ['S', 'M', 'L'], typed: false },
+            { label: '각인 문구', values: [], typed: true },
+          ]);
+
+          // Reload offline: once a service worker controls the page (its files cached), the browser goes fully
+          // offline and reloads
+          await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
+          await context.setOffline(true);
           await page.reload();
           await page.waitForFunction(() => 'consumerTest' in window, null, { timeout: 60_000 });
+          expect(await page.evaluate(() => navigator.serviceWorker.controller !== null), 'the page came from its service worker').toBe(true);
           for (const [name, args] of SIX_LOOKUPS) expectFound(name, await settle(page, name, args, true), true);
           const offline = await check(page, 'WELCOME10', /checked offline/);
           expect(offline).toMatchObject({ coupon: `${online.coupon} (offline copy)`, offline: 'true' });
           await page.waitForFunction(() => /^offline/.test(document.querySelector('#sync')?.textContent ?? ''), null, { timeout: 30_000 });
+          await page.screenshot({ path: `${screenshots}newcomer-offline.png`, fullPage: true });
+          // the API's answers are the engine's: no cache holds one, and none answers for the network
+          const cached = await page.evaluate(async () => {
+            const urls: string[] = [];
+            for (const name of await caches.keys()) for (const r of await (await caches.open(name)).keys()) urls.push(new URL(r.url).pathname);
+            return urls;
+          });
+          expect(cached.filter((path) => path.startsWith('/shop-api'))).toEqual([]);
+          expect(await page.evaluate(() => fetch('/shop-api/v2/shop/coupons').then(() => 'answered', () => 'failed'))).toBe('failed');
         });
         expect(errors).toEqual([]);
       } finally {
@@ -204,11 +258,11 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
 
         mock.setDown(false);
         await timed('synced after the API came up', async () => {
-          // the component's status line: "idle, synced 10:42:07" once the coupons arrived
+          // the component's status line: "synced 10:42:07" once the coupons arrived
           await page.waitForFunction(() => /synced/.test(document.querySelector('#sync')?.textContent ?? ''), null, { timeout: 120_000 });
         });
         for (const [name, args] of SIX_LOOKUPS) expectFound(name, await confirmedAnswer(page, name, args), false);
-        expect(await check(page, 'WELCOME10', /^Pay \d+/)).toMatchObject({ offline: 'false' });
+        expect(await check(page, 'WELCOME10', /^Pay ₩[\d,]+ /)).toMatchObject({ offline: 'false' });
         expect(errors).toEqual([]);
       } finally {
         await context.close();

@@ -75,17 +75,31 @@ const demoConfig = () =>
     clearScreen: false,
   }) as const;
 
+/** Builds the demo into `outDir` as production does (`define`: values the build inlines, over the config's). */
+async function buildDemoInto(outDir: string, define: Record<string, string> = {}): Promise<void> {
+  // (no plugin timings: the build's worker transform is slow on a busy machine, and says so as a warning)
+  await build({ ...demoConfig(), define, build: { outDir, emptyOutDir: true, sourcemap: false, rolldownOptions: { checks: { pluginTimings: false } } } });
+}
+
 let built: Promise<string> | undefined;
 let builtDir: string | undefined;
 /** The demo built into a temp folder, once per test file (removed after the file: removeBuiltDemo). */
 function builtDemo(): Promise<string> {
   built ??= (async () => {
     const outDir = (builtDir = await mkdtemp(join(tmpdir(), 'shop-lookup-demo-built-')));
-    // (no plugin timings: the build's worker transform is slow on a busy machine, and says so as a warning)
-    await build({ ...demoConfig(), build: { outDir, emptyOutDir: true, sourcemap: false, rolldownOptions: { checks: { pluginTimings: false } } } });
+    await buildDemoInto(outDir);
     return outDir;
   })();
   return built;
+}
+
+/**
+ * "A new build is deployed": the demo built again into the folder `vite preview` serves, with `buildLabel` as the
+ * build the header shows. Later suites of the file are served this build.
+ */
+export async function rebuildDemo(demo: Demo, buildLabel: string): Promise<void> {
+  if (!demo.outDir) throw new Error('rebuildDemo: the demo is not built (e2eSuite demo: { built: true })');
+  await buildDemoInto(demo.outDir, { __DEMO_BUILD__: JSON.stringify(buildLabel) });
 }
 
 async function removeBuiltDemo(): Promise<void> {
@@ -207,11 +221,23 @@ export async function openPage(context: EngineContext, demo: Demo): Promise<Engi
   return page;
 }
 
-/** Opens the till and waits until the app shell is cached and a full sync (coupons and options) is done. */
+/** Opens the demo's storefront page and waits until its product's options are synced. */
+export async function openStorefront(context: EngineContext, demo: Demo): Promise<EnginePage> {
+  const page = await context.newPage();
+  await page.goto(`${demo.url}/storefront.html`);
+  await waitFor(page, '[data-testid="options"][data-synced-at]', 'the storefront synced its options');
+  return page;
+}
+
+/**
+ * Opens the till and waits until a full sync (coupons and options) is done and, in the built demo, the app shell is
+ * cached (the dev server keeps none: the header says so).
+ */
 export async function openTill(context: EngineContext, demo: Demo): Promise<EnginePage> {
   const page = await openPage(context, demo);
   await waitForFirstSync(page);
-  await waitFor(page, '[data-testid="offline-ready"][data-state="ready"]', 'the app shell cached for offline use');
+  if (demo.outDir) await waitFor(page, '[data-testid="offline-ready"][data-state="ready"]', 'the app shell cached for offline use');
+  else await waitFor(page, '[data-testid="offline-ready"][data-state="dev"]', 'the dev server says it keeps no offline shell');
   return page;
 }
 

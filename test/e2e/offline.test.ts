@@ -1,6 +1,6 @@
-// The demo till without a network, on each engine: the network cut (every connection to the server dropped, the
-// same way on every engine: networkCut.ts), a reload while cut off (the service worker's app shell), the network
-// back; and the page's "cut the API" switch.
+// The built demo till without a network, on each engine: the network cut (every connection to the server dropped,
+// the same way on every engine: networkCut.ts), a reload while cut off (the app shell from the service worker that
+// vite-plugin-pwa builds), the network back; and the page's "cut the API" switch.
 import { expect, it } from 'vitest';
 import { MOCK_CODES } from '../../mock-server';
 import {
@@ -26,7 +26,7 @@ import {
 } from './harness';
 import { unreadableTexts } from './contrast';
 
-e2eSuite('demo page offline', { timeout: 120_000 }, (t) => {
+e2eSuite('demo page offline', { timeout: 120_000, demo: { built: true } }, (t) => {
   it('keeps answering offline and after a reload offline, then picks up changes when back online', async () => {
     const { demo } = t;
     const context = await demo.newContext();

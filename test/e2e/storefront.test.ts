@@ -3,7 +3,9 @@
 // in the records it stored and the requests it made.
 import { expect, it } from 'vitest';
 import { MOCK_CODES } from '../../mock-server';
-import { attrOf, click, e2eSuite, fill, tid, waitFor, waitForPage } from './harness';
+import { attrOf, click, e2eSuite, fill, openStorefront, textOf, textsOf, tid, waitFor, waitForPage, waitForText } from './harness';
+import { unreadableTexts } from './contrast';
+import { boxesOf, marginsOf, overlapping } from './layout';
 
 /** What the storefront's database holds (its own dbName), read in the page. */
 function storedRecords(page: Parameters<typeof attrOf>[0]) {
@@ -32,9 +34,7 @@ e2eSuite('demo storefront', { timeout: 120_000 }, (t) => {
     const { demo } = t;
     const context = await demo.newContext();
     try {
-      const page = await context.newPage();
-      await page.goto(`${demo.url}/storefront.html`);
-      await waitFor(page, '[data-testid="options"][data-synced-at]', 'the options synced');
+      const page = await openStorefront(context, demo);
       await waitForPage(page, 'options in the picker', () => document.querySelectorAll('[data-testid="options"] option').length > 0, null);
 
       await fill(page, tid('coupon-code'), MOCK_CODES.welcomeCoupon);
@@ -57,6 +57,41 @@ e2eSuite('demo storefront', { timeout: 120_000 }, (t) => {
       expect(asked.filter((p) => /\/v2\/shop\/coupons$|issue-coupons|relay\/v1\/(feed|products|status)/.test(p))).toEqual([]);
       expect(asked).toContain(`/storefront-api/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}`);
     } finally {
+      await context.close();
+    }
+  });
+
+  it("shows the product with room around it, each option's values, and its state in words", async () => {
+    const { demo } = t;
+    const context = await demo.newContext();
+    try {
+      const page = await openStorefront(context, demo);
+      // the engine's phase names (idle, syncing, …) are not words for a shopper
+      await waitForText(page, 'storefront-status', /^Up to date$/);
+      // one picker per option, listing that option's values (product 13805: 색상 and 사이즈 to choose, 각인 문구 to type)
+      expect(await textsOf(page, '[data-testid="options"] label > span')).toEqual(['색상', '사이즈', '각인 문구']);
+      expect(await textsOf(page, `${tid('option-3')} option`)).toEqual(['블랙', '화이트', '네이비']);
+      expect(await textsOf(page, `${tid('option-12')} option`)).toEqual(['S', 'M', 'L']);
+      expect(await attrOf(page, tid('option-14'), 'type')).toBe('text');
+
+      await fill(page, tid('coupon-code'), MOCK_CODES.welcomeCoupon);
+      await click(page, tid('check'));
+      await waitFor(page, '[data-testid="verdict"][data-state="ok"]', 'the coupon applies');
+      await demo.screenshot(page, 'storefront');
+      // room around the content, and no part running into another
+      const margins = await marginsOf(page, 'main');
+      expect(margins.left, 'left margin').toBeGreaterThanOrEqual(16);
+      expect(margins.right, 'right margin').toBeGreaterThanOrEqual(16);
+      const parts = ['product-name', 'storefront-status', 'options', 'coupon-form', 'verdict', 'offline-ready'].map(tid);
+      expect(overlapping(await boxesOf(page, parts))).toEqual([]);
+      expect(await unreadableTexts(page, 'main')).toEqual([]);
+
+      demo.network.cut();
+      await click(page, tid('check'));
+      await waitFor(page, '[data-testid="storefront-status"][data-online="false"]', 'the storefront finds out it is offline');
+      expect(await textOf(page, 'storefront-status')).toBe('Offline: prices and coupons from this device');
+    } finally {
+      demo.network.restore();
       await context.close();
     }
   });
