@@ -1,6 +1,6 @@
 // One HTTP exchange with the shop API, with a timeout and a caller's abort signal, turned into data: an answer
 // (whatever its status), or why there was none. Bodies are read whole: API answers are at most one page of 100 rows.
-import { readApiCode } from '../worker/api/envelope';
+import { readApiCode } from '@shop-lookup/shop-api';
 import { networkReason } from './upstreamErrors';
 
 /** What one upstream exchange gave. */

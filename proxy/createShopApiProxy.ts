@@ -3,7 +3,7 @@
 // shared fairly between the clients (each in its turn).
 // The relay (shop-lookup/relay) is the same server component with a synced snapshot behind it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createRateLimiter, DEFAULT_RATE_LIMITS } from '../worker/api/rateLimiter';
+import { createRateLimiter, DEFAULT_RATE_LIMITS } from '@shop-lookup/shop-api';
 import { localUrl, matchAllowedPath, normalizeBasePath } from './allowedPaths';
 import { DEFAULT_CLIENT_LIMITS } from './clientBounds';
 import { createFairShare } from './fairShare';

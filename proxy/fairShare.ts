@@ -5,8 +5,7 @@
 // relay's listing, token requests) keeps a reserved share of the slots while it waits.
 import { setMaxListeners } from 'node:events';
 import { ShopLookupError } from '../src/errors';
-import type { Priority, RateLimiter, RequestClass } from '../worker/api/rateLimiter';
-import { createWaiterQueue, type WaiterQueue } from '../worker/api/waiterQueue';
+import { createWaiterQueue, type Priority, type RateLimiter, type RequestClass, type WaiterQueue } from '@shop-lookup/shop-api';
 
 export interface FairShareOptions {
   /** The shop-wide limiter every slot comes from (the relay's store's, shared by its instances). */

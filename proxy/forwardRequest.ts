@@ -3,14 +3,12 @@
 // relay for single items. A successful answer is passed on redacted; every failure becomes our own answer in the
 // API's envelope (the API's code and our fixed words), so the library reads it like any API error and nothing an
 // upstream echoed reaches the client.
-import type { RateLimiter } from '../worker/api/rateLimiter';
+import { type RateLimiter, retryAfterMs, type SharedTokenSlot } from '@shop-lookup/shop-api';
 import type { AllowedRoute } from './allowedPaths';
-import { retryAfterMs } from '../worker/api/retryAfter';
 import { callUpstream, type UpstreamRequest, type UpstreamResult } from './callUpstream';
 import { envelopeAnswer, markRefusal, PROXY_CODES, safeRetryAfter, upstreamAnswer, type ProxyAnswer } from './proxyAnswers';
 import { safeOrigin, type Redaction } from './redaction';
 import { apiErrorText } from './upstreamErrors';
-import type { SharedTokenSlot } from '../worker/api/tokenHolder';
 import { createUpstreamToken, type TokenFailure } from './upstreamToken';
 
 export interface ForwarderOptions {

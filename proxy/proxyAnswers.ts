@@ -3,7 +3,7 @@
 // JSON and never sniffable. Nothing else from upstream (no set-cookie, no content-type, no error text) reaches the
 // client.
 import type { ServerResponse } from 'node:http';
-import { retryAfterMs } from '../worker/api/retryAfter';
+import { retryAfterMs } from '@shop-lookup/shop-api';
 
 /** An answer ready to send. */
 export interface ProxyAnswer {

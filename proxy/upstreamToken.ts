@@ -1,8 +1,6 @@
 // The proxy's access token: the one token holder (worker/api/tokenHolder.ts) over the proxy's own /v2/auth call,
 // whose failures come back as data the client gets as its answer.
-import type { RateLimiter } from '../worker/api/rateLimiter';
-import { retryAfterMs } from '../worker/api/retryAfter';
-import { createTokenHolder, type SharedTokenSlot } from '../worker/api/tokenHolder';
+import { createTokenHolder, type RateLimiter, retryAfterMs, type SharedTokenSlot } from '@shop-lookup/shop-api';
 import type { UpstreamRequest, UpstreamResult } from './callUpstream';
 import { envelopeAnswer, PROXY_CODES, safeRetryAfter, type ProxyAnswer } from './proxyAnswers';
 import type { Redaction } from './redaction';

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockShopApi, MockShopApiOptions } from '../mock-server';
-import { createApiClient, type ApiClient } from '../worker/api/apiClient';
-import { readApiCode } from '../worker/api/envelope';
-import { createTransport } from '../worker/api/httpTransport';
-import { createRateLimiter } from '../worker/api/rateLimiter';
-import { RETRY_AFTER_MAX_MS, retryAfterMs } from '../worker/api/retryAfter';
+import { createApiClient, type ApiClient } from '../packages/shop-api/src/api/apiClient';
+import { readApiCode } from '../packages/shop-api/src/api/envelope';
+import { createTransport } from '../packages/shop-api/src/api/httpTransport';
+import { createRateLimiter } from '../packages/shop-api/src/api/rateLimiter';
+import { RETRY_AFTER_MAX_MS, retryAfterMs } from '../packages/shop-api/src/api/retryAfter';
 import type { ShopAuth } from '../src/types';
 import { KEY, SECRET, startMock } from './utils';
 

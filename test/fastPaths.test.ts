@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMockData, type MockShopApi } from '../mock-server';
 import type { IDBFactory } from 'fake-indexeddb';
 import type { ShopLookup } from '../src';
-import { readRecord, schemas, type RecordKind } from '../worker/records/schemas';
+import { readRecord, schemas, type RecordKind } from '../packages/shop-api/src/records/schemas';
 import { listedPage, lookupFor, next, startMock, waitFor } from './utils';
 
 /** The record as zod reads it, or null when zod rejects it. */

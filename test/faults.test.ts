@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockFault, MockShopApi } from '../mock-server';
 import type { ShopLookup } from '../src';
 import type { Coupon, SyncReport } from '../src/types';
-import { parseRecords } from '../worker/records/parseRecords';
-import { sameRecord } from '../worker/records/sameRecord';
+import { parseRecords } from '../packages/shop-api/src/records/parseRecords';
+import { sameRecord } from '../packages/shop-api/src/records/sameRecord';
 import { lookupFor, next, startMock } from './utils';
 
 const LIST = '/v2/shop/coupons';

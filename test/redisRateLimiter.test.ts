@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startMockShopApi, type MockShopApi } from '../mock-server';
 import { createRedisStore } from '../relay/store/redis/redisStore';
 import type { RelayStore } from '../relay/store/relayStore';
-import { createRateLimiter, type RateLimiter, type RequestClass } from '../worker/api/rateLimiter';
+import { createRateLimiter, type RateLimiter, type RequestClass } from '../packages/shop-api/src/api/rateLimiter';
 import { startRedisServer, type RedisServer } from './redisServer';
 
 let redis: RedisServer;

@@ -5,7 +5,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MOCK_CODES } from '../mock-server';
 import { createShopLookup } from '../src';
-import { parseRecords } from '../worker/records/parseRecords';
+import { parseRecords } from '../packages/shop-api/src/records/parseRecords';
 import { BASE, relaysPerTest, startRelay, type RelayFixture } from './relayUtils';
 
 const { relayWith, track } = relaysPerTest();

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { MOCK_CODES } from '../mock-server';
 import { createFairShare } from '../proxy/fairShare';
 import { createMemoryStore, type RelayStore } from '../relay';
-import type { RateLimiter, RequestClass } from '../worker/api/rateLimiter';
+import type { RateLimiter, RequestClass } from '../packages/shop-api/src/api/rateLimiter';
 import { relaysPerTest } from './relayUtils';
 
 /** A limiter whose slots the test grants one at a time (or, until `hold()`, at once). */

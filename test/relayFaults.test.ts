@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MockFault } from '../mock-server';
 import { createMemoryStore, type RelayStore, type ShopRelayOptions, type StoreHealth } from '../relay';
-import { parseRecords } from '../worker/records/parseRecords';
+import { parseRecords } from '../packages/shop-api/src/records/parseRecords';
 import { relaysPerTest, type RelayFixture } from './relayUtils';
 
 const relays = relaysPerTest();

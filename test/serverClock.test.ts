@@ -1,7 +1,7 @@
 // The till's clock against the API's Date headers (worker/api/serverClock.ts), and the age of data stamped by it
 // (worker/store/dataAge.ts).
 import { describe, expect, it } from 'vitest';
-import { createServerClock } from '../worker/api/serverClock';
+import { createServerClock } from '../packages/shop-api/src/api/serverClock';
 import { dataAge, olderThan } from '../worker/store/dataAge';
 
 const T = Date.UTC(2026, 5, 1, 3, 0, 0);

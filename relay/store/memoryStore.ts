@@ -1,7 +1,7 @@
 // The embedded RelayStore: everything in this process's memory. Right for one relay instance; its history (handle)
 // is new on every start, so tills start again from a snapshot after a restart. Same contract as the Redis store.
 import { randomBytes } from 'node:crypto';
-import { createRateLimiter, type RateLimiter } from '../../worker/api/rateLimiter';
+import { createRateLimiter, type RateLimiter } from '@shop-lookup/shop-api';
 import { tooManyProducts } from '../upstream/productTracking';
 import type {
   FeedChange,

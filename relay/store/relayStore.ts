@@ -3,7 +3,7 @@
 // its instances goes through here: the snapshot and its per-record hashes, the version and the bounded change log,
 // the listing checkpoint and its staged pages, the shop-wide tracked products, the upstream token, the upstream rate
 // limit, the sync lease, and the wake-up signal for long-polls.
-import type { RateLimiter } from '../../worker/api/rateLimiterTypes';
+import type { RateLimiter } from '@shop-lookup/shop-api';
 
 /** A feed resource: the coupons, or the options of one product ('options:13805'). */
 export type ResourceId = 'coupons' | `options:${number}`;

@@ -1,6 +1,6 @@
 // The relay store's token as the token holder's shared slot, so every instance (the sync's API client and the
 // single-item forwarder alike) shares one token and one /v2/auth call renews it for all.
-import type { SharedTokenSlot } from '../../worker/api/tokenHolder';
+import type { SharedTokenSlot } from '@shop-lookup/shop-api';
 import type { RelayStore } from './relayStore';
 
 /**

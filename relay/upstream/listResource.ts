@@ -3,9 +3,7 @@
 // and adding up, as the engine does: no key twice, the count matches data_count, deletions only then; a rejected
 // record keeps its good copy, and a rejected record whose key cannot be read forbids deletions.
 import { ShopLookupError } from '../../src/errors';
-import type { ApiError } from '../../worker/api/apiError';
-import type { ApiClient, CheckedPage } from '../../worker/api/apiClient';
-import { retry, type RetryPolicy } from '../../worker/api/retryer';
+import { type ApiClient, type ApiError, type CheckedPage, retry, type RetryPolicy } from '@shop-lookup/shop-api';
 import { recordHash } from './recordHash';
 import type { FeedHead, Lease, ListingCheckpoint, RelayStore, ResourceId, StagedRecord } from '../store/relayStore';
 

@@ -5,8 +5,7 @@
 // refresh() during a listing resolves when that listing commits. A lister that died is noticed when its lease
 // lapses; its listing is then resumed from the checkpoint. A listing that failed is tried again after 2 s, 4 s, ...
 // 60 s until it succeeds.
-import type { ApiClient } from '../../worker/api/apiClient';
-import type { RetryPolicy } from '../../worker/api/retryer';
+import type { ApiClient, RetryPolicy } from '@shop-lookup/shop-api';
 import { listResource, type ListingResult } from './listResource';
 import { failureText } from '../../proxy/upstreamErrors';
 import type { FeedHead, Lease, ListingCheckpoint, RelayStore, ResourceId } from '../store/relayStore';

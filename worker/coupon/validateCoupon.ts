@@ -2,7 +2,7 @@
 // online), runs the rules (decideCoupon), and journals every verdict given from local data while offline.
 import { ShopLookupError } from '../../src/protocol';
 import type { CouponOrder, CouponPolicy, CouponVerdict, JournalEntry, JournalPage } from '../../src/protocol';
-import { typedCode } from '../api/pathSegment';
+import { typedCode } from '@shop-lookup/shop-api';
 import { resolvePolicy } from './couponPolicy';
 import { absentVerdict, decideCoupon } from './decideCoupon';
 import { findCoupon } from './findCoupon';

@@ -6,9 +6,7 @@
 // every instance. While Redis is away, an in-memory limiter of the same shape stands in (insuranceLimiter).
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { ShopLookupError } from '../../../src/errors';
-import type { RateLimiter, RequestClass } from '../../../worker/api/rateLimiter';
-import { createWaiterQueue, type WaiterQueue } from '../../../worker/api/waiterQueue';
-import { DEFAULT_RATE_LIMITS } from '../../../worker/api/rateLimiter';
+import { createWaiterQueue, DEFAULT_RATE_LIMITS, type RateLimiter, type RequestClass, type WaiterQueue } from '@shop-lookup/shop-api';
 import type { RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
 

@@ -12,7 +12,7 @@
 // Speed: pages are requested ahead (fetchAhead) and stored behind (writeBehind), several per transaction when the
 // disk is the slower side (in a re-sync, sixteen at a time). A page whose raw rows hash as in the committed listing (and that today's record readers
 // read then: RECORD_READERS_VERSION) is neither validated nor diffed: nothing on it changed. Memory holds a few pages, whatever the size of the listing (couponListing.ts).
-import type { ListPage } from '../../api/envelope';
+import type { ListPage } from '@shop-lookup/shop-api';
 import { fetchAhead } from './fetchAhead';
 import {
   beginListing,

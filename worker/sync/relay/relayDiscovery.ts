@@ -2,7 +2,7 @@
 // A plain API or the credential proxy answers 404 or something that is not the relay's JSON: the engine lists the
 // API page by page. No answer at all (offline, refused, a gateway's 5xx) says nothing: that sync fails as any
 // unreachable one does, and the next sync asks again. An engine with credentials never asks: it talks to the API.
-import { networkError, originOf, type ApiError } from '../../api/apiError';
+import { type ApiError, networkError, originOf } from '@shop-lookup/shop-api';
 
 /** Where the engine's data comes from. */
 export type SourceKind = 'direct' | 'relay';

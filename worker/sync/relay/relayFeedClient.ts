@@ -2,8 +2,7 @@
 // the shop API's envelope, and are not held back by the client's API rate limits (the relay has its own budget and
 // says so with 429 + Retry-After). Everything that goes wrong becomes an ApiError, as the API client's do.
 import { ShopLookupError } from '../../../src/protocol';
-import { apiErrorFromAnswer, badResponseError, networkError, originOf, serverRefusal, timeoutError, type ApiError } from '../../api/apiError';
-import { retryAfterMs } from '../../api/retryAfter';
+import { type ApiError, apiErrorFromAnswer, badResponseError, networkError, originOf, retryAfterMs, serverRefusal, timeoutError } from '@shop-lookup/shop-api';
 
 /** One record as the feed carries it (validated again by the engine before it is stored). */
 export interface FeedUpsert {

@@ -6,7 +6,7 @@
 // Every answer names the relay's shop, checked before anything of it is written, and says how the relay fares.
 import { ShopLookupError } from '../../../src/protocol';
 import type { SyncStatus } from '../../../src/protocol';
-import type { ApiError } from '../../api/apiError';
+import type { ApiError } from '@shop-lookup/shop-api';
 import { applyToLive, applyToStage, checkFeed, swapInStage, type Applied } from './applyFeedChanges';
 import { loadFeedState, type FeedState, type SnapshotProgress } from '../../store/feedState';
 import type { FeedAnswer, FeedReply, RelayFeedClient } from './relayFeedClient';

@@ -1,5 +1,5 @@
 // Turning what the API (or the network) did into one error with a stable `code` and a message a person can act on.
-import { ShopLookupError } from '../../src/protocol';
+import { ShopLookupError } from '../errors';
 
 /** The documented negative body codes, as stable names and advice. */
 const API_CODES: Record<number, { code: string; advice: string }> = {

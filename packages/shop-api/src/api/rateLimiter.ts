@@ -1,8 +1,8 @@
 // One scheduler for every request the engine makes, so it stays within the API's documented limits
 // (list calls 1/s, all others 5/s, per shop) instead of drawing 429s. A lookup somebody is waiting for
 // ('user') goes ahead of queued background sync work.
-import type { RateLimits } from '../../src/protocol';
-import { ShopLookupError } from '../../src/protocol';
+import type { RateLimits } from '../types';
+import { ShopLookupError } from '../errors';
 import type { Priority, RateLimiter, RequestClass } from './rateLimiterTypes';
 import { createWaiterQueue } from './waiterQueue';
 

@@ -1,6 +1,6 @@
 // One request to the shop API: rate limit slot, token header, timeout, envelope, and a single token renewal on
 // -2/401. Everything that goes wrong becomes an ApiError with a readable message (see apiError.ts).
-import type { ShopAuth } from '../../src/protocol';
+import type { ShopAuth } from '../types';
 import { apiErrorFromAnswer, networkError, originOf, serverRefusal, timeoutError, type ApiError } from './apiError';
 import { readEnvelope, type Envelope } from './envelope';
 import type { Priority, RateLimiter, RequestClass } from './rateLimiter';

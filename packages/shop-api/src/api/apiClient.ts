@@ -1,7 +1,7 @@
 // The six read-only endpoints of the shop API, validated at this boundary. Path segments that come from users
 // are percent-encoded; product and option numbers must be whole numbers.
-import { ShopLookupError } from '../../src/protocol';
-import type { Coupon, IssuedCoupon, ProductOption } from '../../src/protocol';
+import { ShopLookupError } from '../errors';
+import type { Coupon, IssuedCoupon, ProductOption } from '../types';
 import type { ApiError } from './apiError';
 import { readListPage, type ListPage } from './envelope';
 import type { Transport } from './httpTransport';

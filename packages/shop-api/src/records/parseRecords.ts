@@ -1,7 +1,7 @@
 // Validation at the network boundary: raw rows in, good records and reported rejections out.
 // A bad record never stops its page-mates from being stored.
 import * as z from 'zod/mini';
-import type { Coupon, IssuedCoupon, LookupError, ProductOption, RecordIssue } from '../../src/protocol';
+import type { Coupon, IssuedCoupon, LookupError, ProductOption, RecordIssue } from '../types';
 import { describe } from './fieldReaders';
 import { readRecord, schemas, type RecordKind } from './schemas';
 

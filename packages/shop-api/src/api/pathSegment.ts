@@ -1,6 +1,6 @@
 // A code from a user becomes exactly one path segment of an API URL, or is refused: it can never reach another
 // endpoint. Apart from the API client so that the engine's entry can refuse a bad code without loading it.
-import { ShopLookupError } from '../../src/protocol';
+import { ShopLookupError } from '../errors';
 
 /**
  * Why a user-given code cannot be one path segment, or null when it can. `.` and `..` cannot: URL parsing drops
