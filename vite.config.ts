@@ -67,8 +67,8 @@ export default defineConfig(({ mode }) => ({
           target: 'node20',
           rollupOptions: {
             input: {
-              'mock-server': 'mock-server/index.ts',
-              'mock-server-msw': 'mock-server/msw/index.ts',
+              'mock-server': 'packages/mock-server/src/index.ts',
+              'mock-server-msw': 'packages/mock-server/src/msw/index.ts',
               proxy: 'proxy/index.ts',
               relay: 'relay/index.ts',
               'shop-lookup-relay': 'relay/server/main.ts',

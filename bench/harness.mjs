@@ -16,7 +16,7 @@ export const log = (...m) => console.error('[bench]', ...m);
  * @example const h = await startHarness(); await h.call('prepare', 'a', h.sessionOptions('big', 'db')); await h.close();
  */
 export async function startHarness(siteDir = undefined) {
-  const { module: mockServer } = await runnerImport(`${root}mock-server/index.ts`);
+  const { module: mockServer } = await runnerImport(`${root}packages/mock-server/src/index.ts`);
   const mounts = new Map();
   /** /api/<name>/... → that mock (the path without the prefix); false when no mock is mounted there. */
   const relays = new Map();

@@ -12,7 +12,7 @@
 // every shop served from Redis, nothing waited for in memory: what open shops cost without their records).
 // Prints one line of JSON: { heap, seedMs, readMs, redisBytesPerCoupon, open, inMemory, hotRecords, hotSyncMs, coldSyncMs }.
 import { createServer } from 'node:http';
-import { createMockShopApiHandler } from '../mock-server/index.ts';
+import { createMockShopApiHandler } from '../packages/mock-server/src/index.ts';
 import * as relayEntry from '../relay/index.ts';
 import { createClient } from 'redis';
 import { createRedisStore } from '../relay/store/redis/redisStore.ts';

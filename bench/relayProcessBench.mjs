@@ -97,7 +97,7 @@ async function until(check, ms = 120_000) {
  * @example await benchRelayProcess({ root, sizes, log, row, results, smoke });
  */
 export async function benchRelayProcess({ root, sizes, log, row, results, smoke }) {
-  const { module: mockServer } = await runnerImport(`${root}mock-server/index.ts`);
+  const { module: mockServer } = await runnerImport(`${root}packages/mock-server/src/index.ts`);
   const { module: tillTokens } = await runnerImport(`${root}relay/server/tillTokens.ts`);
   const token = (till) => tillTokens.signTillToken({ secret: TOKEN_SECRET, shop: SHOP, till, expiresAt: Date.now() + 3_600_000 });
   const scenario = {};

@@ -6,7 +6,7 @@
 // page (storefront.html) has a relay of its own at /storefront-api, with the storefront authorize, on the same store.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Connect, Plugin } from 'vite';
-import { startMockShopApi, type MockShopApi } from '../mock-server/index';
+import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src/index';
 import { createShopApiProxy } from '../proxy/index';
 import { createMemoryStore, createShopRelay, type Authorize, type ShopRelay } from '../relay/index';
 

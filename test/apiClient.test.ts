@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { MockShopApi, MockShopApiOptions } from '../mock-server';
+import type { MockShopApi, MockShopApiOptions } from '../packages/mock-server/src';
 import { createApiClient, type ApiClient } from '../packages/shop-api/src/api/apiClient';
 import { readApiCode } from '../packages/shop-api/src/api/envelope';
 import { createTransport } from '../packages/shop-api/src/api/httpTransport';

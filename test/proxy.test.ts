@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MOCK_CODES, startMockShopApi, type MockShopApi, type MockShopApiOptions } from '../mock-server';
+import { MOCK_CODES, startMockShopApi, type MockShopApi, type MockShopApiOptions } from '../packages/mock-server/src';
 import { createShopApiProxy, type ShopApiProxy, type ShopApiProxyOptions } from '../proxy';
 
 type Json = Record<string, any>;

@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { MockShopApi } from '../mock-server';
+import type { MockShopApi } from '../packages/mock-server/src';
 import { createShopApiProxy, type ShopApiProxy } from '../proxy';
 import type { Authorize } from '../relay';
 import { BASE, relaysPerTest } from './relayUtils';

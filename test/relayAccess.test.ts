@@ -3,7 +3,7 @@
 // with nothing changed, nosniff everywhere, long-polls bounded by their wait and by close().
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { MOCK_CODES } from '../mock-server';
+import { MOCK_CODES } from '../packages/mock-server/src';
 import type { Authorize, RouteName } from '../relay';
 import { relaysPerTest } from './relayUtils';
 

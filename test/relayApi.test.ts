@@ -3,7 +3,7 @@
 // relay, and new tracked products listed at once.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MOCK_CODES } from '../mock-server';
+import { MOCK_CODES } from '../packages/mock-server/src';
 import { createShopLookup } from '../src';
 import { parseRecords } from '../packages/shop-api/src/records/parseRecords';
 import { BASE, relaysPerTest, startRelay, type RelayFixture } from './relayUtils';

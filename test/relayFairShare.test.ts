@@ -4,7 +4,7 @@
 // per round, the listing keeps its share while it waits, and a client queueing past its bound gets 429 at once.
 // (The wall-clock figures, a till's lookup and the listing's time under that attack, are rows of `npm run bench`.)
 import { describe, expect, it } from 'vitest';
-import { MOCK_CODES } from '../mock-server';
+import { MOCK_CODES } from '../packages/mock-server/src';
 import { createFairShare } from '../proxy/fairShare';
 import { createMemoryStore, type RelayStore } from '../relay';
 import type { RateLimiter, RequestClass } from '../packages/shop-api/src/api/rateLimiter';

@@ -3,7 +3,7 @@
 // says it has run for two intervals. The second instance's due refresh waits for that listing instead of starting
 // another one, and its refresh() resolves when that listing commits, counting it (no second listing).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startMockShopApi, type MockShopApi } from '../mock-server';
+import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
 import { createShopRelay, type ShopRelay } from '../relay';
 import { startRedisServer, type RedisServer } from './redisServer';
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMockData, type MockRequestRecord, type WireRecord } from '../mock-server';
+import { createMockData, type MockRequestRecord, type WireRecord } from '../packages/mock-server/src';
 import { createRedisStore } from '../relay/store/redis/redisStore';
 import type { RelayStore } from '../relay/store/relayStore';
 import { signTillToken } from '../relay/server/tillTokens';

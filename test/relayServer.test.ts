@@ -8,7 +8,7 @@ import { connect, createServer as createNetServer, type Socket } from 'node:net'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockShopApi, type MockShopApi } from '../mock-server';
+import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
 import { createMemoryStore, createShopRelay } from '../relay';
 import type { RelayStore } from '../relay/store/relayStore';
 import { loadServerPeers, type ServerPeers } from '../relay/server/optionalPeers';

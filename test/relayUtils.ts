@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterEach } from 'vitest';
 import type { AddressInfo } from 'node:net';
-import { startMockShopApi, type MockShopApi, type MockShopApiOptions } from '../mock-server';
+import { startMockShopApi, type MockShopApi, type MockShopApiOptions } from '../packages/mock-server/src';
 import { createShopRelay, type ShopRelay, type ShopRelayOptions } from '../relay';
 
 export const KEY = 'demo-key';

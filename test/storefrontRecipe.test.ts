@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MockShopApi } from '../mock-server';
+import type { MockShopApi } from '../packages/mock-server/src';
 import { readmeExample } from './consumers/harness';
 import { page } from './recipes/storefrontShop';
 import { KEY, peek, SECRET, startMock } from './utils';

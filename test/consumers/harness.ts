@@ -34,7 +34,8 @@ const PACKAGE_SOURCES = [
   'scripts/finish-types.mjs',
   'src',
   'worker',
-  'mock-server',
+  'packages/mock-server',
+  'packages/shop-api',
   'proxy',
   'relay',
 ];

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MockShopApi } from '../../mock-server';
+import type { MockShopApi } from '../../packages/mock-server/src';
 import {
   bundleText,
   expectFound,

@@ -2,7 +2,7 @@
 // same way on every engine: networkCut.ts), a reload while cut off (the service worker's app shell), the network
 // back; and the page's "cut the API" switch.
 import { expect, it } from 'vitest';
-import { MOCK_CODES } from '../../mock-server';
+import { MOCK_CODES } from '../../packages/mock-server/src';
 import {
   applyCoupon,
   attrOf,
