@@ -70,8 +70,8 @@ export default defineConfig(({ mode }) => ({
               'mock-server': 'packages/mock-server/src/index.ts',
               'mock-server-msw': 'packages/mock-server/src/msw/index.ts',
               proxy: 'proxy/index.ts',
-              relay: 'relay/index.ts',
-              'shop-lookup-relay': 'relay/server/main.ts',
+              relay: 'packages/relay/src/index.ts',
+              'shop-lookup-relay': 'packages/relay/src/server/main.ts',
             },
             // the bin (package.json "bin") is run as a file: it starts with a shebang
             output: { format: 'es', entryFileNames: '[name].js', banner: (chunk) => (chunk.name === 'shop-lookup-relay' ? '#!/usr/bin/env node' : '') },

@@ -109,7 +109,7 @@ export async function startHarness(siteDir = undefined) {
        * upstream calls go through this server, as to any API). Closed by close().
        */
       async mountRelay(name, api, options = {}) {
-        const { module } = await runnerImport(`${root}relay/index.ts`);
+        const { module } = await runnerImport(`${root}packages/relay/src/index.ts`);
         const relay = module.createShopRelay({ ...AUTH, target: `${origin}/api/${api}`, basePath: `/relay/${name}`, public: true, rateLimits: false, refreshIntervalMs: 24 * 60 * 60 * 1000, ...options });
         relays.set(name, relay);
         return relay;

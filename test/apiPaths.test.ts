@@ -3,7 +3,7 @@
 // the real API does not have and would count against the shop's rate limit on every start.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MOCK_CODES, type MockShopApi } from '../packages/mock-server/src';
-import { matchAllowedPath } from '../proxy/allowedPaths';
+import { matchAllowedPath } from '../packages/relay/src/door/allowedPaths';
 import type { ShopAuth, ShopLookup } from '../src';
 import { KEY, lookupFor, next, SECRET, startMock } from './utils';
 

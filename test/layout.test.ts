@@ -52,8 +52,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   'worker/coupon': ['src/protocol', 'worker/records', 'worker/api', 'worker/store'],
   'worker/engine': ['src/protocol', 'worker/records', 'worker/api', 'worker/store', 'worker/tabs', 'worker/sync', 'worker/sync/direct', 'worker/sync/relay', 'worker/lookups', 'worker/coupon'],
   worker: ['src/protocol', 'worker/engine'],
-  proxy: ['src', 'worker/api'],
-  relay: ['src', 'worker/api', 'proxy'],
+  proxy: ['relay'],
+  relay: [],
   'mock-server': [],
   'mock-server/msw': ['mock-server'],
 };
@@ -68,7 +68,7 @@ function allowedBy(allowed: string[], target: string): boolean {
   });
 }
 
-const files = ['src', 'worker', 'proxy', 'relay', 'packages/mock-server/src', 'packages/shop-api/src'].flatMap(sources);
+const files = ['src', 'worker', 'proxy', 'packages/relay/src', 'packages/mock-server/src', 'packages/shop-api/src'].flatMap(sources);
 
 /** The source file an import names (`./x` is `./x.ts`, `./x.tsx` or `./x/index.ts`), if it is one of ours. */
 const known = new Set(files);

@@ -2,7 +2,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MOCK_CODES, startMockShopApi, type MockShopApi, type MockShopApiOptions } from '../packages/mock-server/src';
-import { createShopApiProxy, type ShopApiProxy, type ShopApiProxyOptions } from '../proxy';
+import { createShopApiProxy, type ShopApiProxy, type ShopApiProxyOptions } from '../packages/relay/src';
 
 type Json = Record<string, any>;
 

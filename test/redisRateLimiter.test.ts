@@ -3,8 +3,8 @@
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
-import { createRedisStore } from '../relay/store/redis/redisStore';
-import type { RelayStore } from '../relay/store/relayStore';
+import { createRedisStore } from '../packages/relay/src/store/redis/redisStore';
+import type { RelayStore } from '../packages/relay/src/store/relayStore';
 import { createRateLimiter, type RateLimiter, type RequestClass } from '../packages/shop-api/src/api/rateLimiter';
 import { startRedisServer, type RedisServer } from './redisServer';
 

@@ -4,7 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { MOCK_CODES } from '../packages/mock-server/src';
-import type { Authorize, RouteName } from '../relay';
+import type { Authorize, RouteName } from '../packages/relay/src';
 import { relaysPerTest } from './relayUtils';
 
 const { relayWith } = relaysPerTest();

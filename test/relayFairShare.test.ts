@@ -5,8 +5,8 @@
 // (The wall-clock figures, a till's lookup and the listing's time under that attack, are rows of `npm run bench`.)
 import { describe, expect, it } from 'vitest';
 import { MOCK_CODES } from '../packages/mock-server/src';
-import { createFairShare } from '../proxy/fairShare';
-import { createMemoryStore, type RelayStore } from '../relay';
+import { createFairShare } from '../packages/relay/src/door/fairShare';
+import { createMemoryStore, type RelayStore } from '../packages/relay/src';
 import type { RateLimiter, RequestClass } from '../packages/shop-api/src/api/rateLimiter';
 import { relaysPerTest } from './relayUtils';
 

@@ -3,7 +3,7 @@
 // relay keeps serving its last snapshot and says it is degraded.
 import { describe, expect, it } from 'vitest';
 import type { MockFault } from '../packages/mock-server/src';
-import { createMemoryStore, type RelayStore, type ShopRelayOptions, type StoreHealth } from '../relay';
+import { createMemoryStore, type RelayStore, type ShopRelayOptions, type StoreHealth } from '../packages/relay/src';
 import { parseRecords } from '../packages/shop-api/src/records/parseRecords';
 import { relaysPerTest, type RelayFixture } from './relayUtils';
 

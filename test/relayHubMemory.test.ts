@@ -5,7 +5,7 @@
 import { createClient, createCluster } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MOCK_CODES, startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
-import { createRelayHub, type RelayHub, type RelayHubOptions } from '../relay';
+import { createRelayHub, type RelayHub, type RelayHubOptions } from '../packages/relay/src';
 import { startRedisCluster, type RedisClusterServers } from './redisCluster';
 import { startRedisServer, type RedisServer } from './redisServer';
 import { listen, type Json } from './relayUtils';

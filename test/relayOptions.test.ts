@@ -3,8 +3,8 @@
 // client that is not node-redis given as `redis` used to fail asynchronously with "client.duplicate is not a function").
 import { createCluster } from 'redis';
 import { describe, expect, it } from 'vitest';
-import { createShopApiProxy, type ShopApiProxyOptions } from '../proxy';
-import { createMemoryStore, createShopRelay, type ShopRelayOptions } from '../relay';
+import { createShopApiProxy, type ShopApiProxyOptions } from '../packages/relay/src';
+import { createMemoryStore, createShopRelay, type ShopRelayOptions } from '../packages/relay/src';
 
 const base = { key: 'demo-key', secret: 'demo-secret', target: 'http://127.0.0.1:9', public: true } as const;
 

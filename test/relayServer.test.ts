@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
-import { createMemoryStore, createShopRelay } from '../relay';
-import type { RelayStore } from '../relay/store/relayStore';
-import { loadServerPeers, type ServerPeers } from '../relay/server/optionalPeers';
-import { RELAY_VARIABLES, readRelayConfig, type Environment } from '../relay/server/relayServerConfig';
-import { startRelayServer, type RelayServer } from '../relay/server/startRelayServer';
-import { createTillTokens, parseTokenFile, signTillToken } from '../relay/server/tillTokens';
+import { createMemoryStore, createShopRelay } from '../packages/relay/src';
+import type { RelayStore } from '../packages/relay/src/store/relayStore';
+import { loadServerPeers, type ServerPeers } from '../packages/relay/src/server/optionalPeers';
+import { RELAY_VARIABLES, readRelayConfig, type Environment } from '../packages/relay/src/server/relayServerConfig';
+import { startRelayServer, type RelayServer } from '../packages/relay/src/server/startRelayServer';
+import { createTillTokens, parseTokenFile, signTillToken } from '../packages/relay/src/server/tillTokens';
 import { everyRelayLine, runRelayBin, startRelayBin, type Json } from './relayBin';
 
 const KEY = 'relay-cmd-key-5c1e9a77';

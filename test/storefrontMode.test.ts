@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../packages/mock-server/src';
 import type { ShopLookup } from '../src';
-import type { Authorize } from '../relay';
+import type { Authorize } from '../packages/relay/src';
 import { BASE, relaysPerTest } from './relayUtils';
 import { confirmed, lookupFor, next, startMock } from './utils';
 

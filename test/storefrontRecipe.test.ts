@@ -14,7 +14,7 @@ import { KEY, peek, SECRET, startMock } from './utils';
 /** A pasted block, its package imports pointed at this repository (the code itself as written). */
 async function paste(dir: string, name: string, title: string): Promise<string> {
   const code = (await readmeExample(title, 'docs/embedding.md'))
-    .replace("from 'shop-lookup/relay'", `from '${join(process.cwd(), 'relay/index.ts')}'`)
+    .replace("from 'shop-lookup/relay'", `from '${join(process.cwd(), 'packages/relay/src/index.ts')}'`)
     .replace("from 'shop-lookup'", `from '${join(process.cwd(), 'test/recipes/storefrontShop.ts')}'`);
   const file = join(dir, name);
   await writeFile(file, code);

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../packages/mock-server/src';
 import { MOCK_CODES } from '../packages/mock-server/src';
-import { createShopRelay, type ShopRelayOptions } from '../relay';
+import { createShopRelay, type ShopRelayOptions } from '../packages/relay/src';
 import type { ShopLookup, ShopLookupOptions } from '../src';
 import { confirmed, dumpDatabase, KEY, lookupFor, next, peek, SECRET, startMock } from './utils';
 

@@ -35,9 +35,9 @@ const PACKAGE_SOURCES = [
   'src',
   'worker',
   'packages/mock-server',
+  'packages/relay',
   'packages/shop-api',
   'proxy',
-  'relay',
 ];
 
 /** Timings of the steps, printed at the end of each test file (the report asked for them). */
