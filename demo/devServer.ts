@@ -7,8 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Connect, Plugin } from 'vite';
 import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src/index';
-import { createShopApiProxy } from '../proxy/index';
-import { createMemoryStore, createShopRelay, type Authorize, type ShopRelay } from '../packages/relay/src/index';
+import { createMemoryStore, createShopApiProxy, createShopRelay, type Authorize, type ShopRelay } from '../packages/relay/src/index';
 
 /** The storefront page's relay: anonymous shoppers read product options and one coupon by its exact code (docs/embedding.md). */
 const STOREFRONT: Authorize = (_req, route) => ['productOptions', 'productOption', 'coupon'].includes(route);

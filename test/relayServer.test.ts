@@ -192,8 +192,8 @@ describe('relay command: configuration', () => {
     }
   }, 60_000);
 
-  it('names exactly what to npm install when an optional peer is missing', async () => {
-    const notFound = (name: string) => Object.assign(new Error(`Cannot find package '${name}' imported from /app/node_modules/shop-lookup/dist/node/shop-lookup-relay.js`), { code: 'ERR_MODULE_NOT_FOUND' });
+  it('names exactly what to npm install when one of its libraries is missing', async () => {
+    const notFound = (name: string) => Object.assign(new Error(`Cannot find package '${name}' imported from /app/node_modules/@shop-lookup/relay/dist/shop-lookup-relay.js`), { code: 'ERR_MODULE_NOT_FOUND' });
     const absent = new Set(['pino', 'prom-client']);
     const load = async (name: string) => {
       if (absent.has(name)) throw notFound(name);
@@ -201,13 +201,13 @@ describe('relay command: configuration', () => {
     };
     expect(await loadServerPeers({ redis: false }, load)).toEqual({
       ok: false,
-      message: 'missing pino and prom-client, optional peer dependencies of shop-lookup that the relay command needs: npm install pino@^10 prom-client@^15',
+      message: 'missing pino and prom-client, dependencies of @shop-lookup/relay that the relay command needs: npm install pino@^10 prom-client@^15',
     });
     absent.clear();
     absent.add('redis');
     const redis = await loadServerPeers({ redis: true }, load);
     expect(redis.ok === false && redis.message).toBe(
-      'missing redis (REDIS_URL is set), optional peer dependencies of shop-lookup that the relay command needs: npm install redis@^6',
+      'missing redis (REDIS_URL is set), dependencies of @shop-lookup/relay that the relay command needs: npm install redis@^6',
     );
   });
 

@@ -10,7 +10,7 @@ export type SourceKind = 'direct' | 'relay';
 /** `'auto'` finds out by asking; `'direct'` / `'relay'` force one (see ShopLookupOptions.source). */
 export type SourceMode = 'auto' | SourceKind;
 
-/** What a relay says about itself (relay/PROTOCOL.md, Discovery). */
+/** What a relay says about itself (packages/relay/PROTOCOL.md, Discovery). */
 export interface RelayInfo {
   relay: 'shop-lookup';
   protocol: number;

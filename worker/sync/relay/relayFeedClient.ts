@@ -1,4 +1,4 @@
-// HTTP side of the relay's feed (relay/PROTOCOL.md): the feed, the tracked products. Answers are plain JSON, not
+// HTTP side of the relay's feed (packages/relay/PROTOCOL.md): the feed, the tracked products. Answers are plain JSON, not
 // the shop API's envelope, and are not held back by the client's API rate limits (the relay has its own budget and
 // says so with 429 + Retry-After). Everything that goes wrong becomes an ApiError, as the API client's do.
 import { ShopLookupError } from '../../../src/protocol';
@@ -11,7 +11,7 @@ export interface FeedUpsert {
   record: unknown;
 }
 
-/** A feed answer (200), as relay/PROTOCOL.md describes it. */
+/** A feed answer (200), as packages/relay/PROTOCOL.md describes it. */
 export interface FeedAnswer {
   /** The shop the relay serves (checked against the database's claim before anything is written). */
   shop?: string;

@@ -1,4 +1,4 @@
-// A shop-lookup relay's feed as the sync source (relay/PROTOCOL.md). First sync: the snapshot in large chunks, the
+// A shop-lookup relay's feed as the sync source (packages/relay/PROTOCOL.md). First sync: the snapshot in large chunks, the
 // next chunk on its way while one is written, the cursor kept with each chunk so an interruption resumes there.
 // Re-sync: `since=<version>` with If-None-Match: nothing changed is one request answered 304 and no write; changes
 // go in with the new version in one transaction. A "start again" (409, or another handle) builds the new snapshot

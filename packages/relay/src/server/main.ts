@@ -9,7 +9,7 @@ import { signTillToken, TILL_NAME } from './tillTokens';
 
 const USAGE = `usage: shop-lookup-relay                            run the relay (configured by environment variables)
        shop-lookup-relay token --till NAME [--days N]  print a signed till token (needs TILL_TOKEN_SECRET and SHOP_ID or SHOP_API_KEY)
-See docs/relay.md ("Deploy") in the shop-lookup package for every variable.`;
+See docs/relay.md ("Deploy") in the shop-lookup repository for every variable.`;
 
 const readFile = (path: string): string => readFileSync(path, 'utf8');
 

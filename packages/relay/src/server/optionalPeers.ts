@@ -1,12 +1,12 @@
-// The server libraries the relay command needs and a browser app must never install: optional peer dependencies
-// of shop-lookup, loaded when the command starts. When one is missing, the command says exactly what to install.
+// The server libraries the relay command needs (dependencies of @shop-lookup/relay), loaded when the command
+// starts. When one is missing (an install that left it out), the command says exactly what to install.
 import type * as PinoModule from 'pino';
 import type * as PromClientModule from 'prom-client';
 
 export type Pino = typeof PinoModule.pino;
 export type PromClient = typeof PromClientModule;
 
-/** The optional peers by package name, each loaded by a literal import (so bundlers keep it external). */
+/** The libraries by package name, each loaded by a literal import (so bundlers keep it external). */
 const LOADERS = {
   pino: () => import('pino'),
   'prom-client': () => import('prom-client'),
@@ -16,7 +16,7 @@ const LOADERS = {
 
 export type PeerName = keyof typeof LOADERS;
 
-/** The major versions the command is made for (the peerDependencies of package.json). */
+/** The major versions the command is made for (the dependencies of its package.json). */
 export const PEER_RANGES: Record<PeerName, string> = {
   pino: '^10',
   'prom-client': '^15',
@@ -65,7 +65,7 @@ export async function loadServerPeers(
     const why = needs.redis && missing.some((n) => n === 'redis' || n === 'rate-limiter-flexible') ? ' (REDIS_URL is set)' : '';
     return {
       ok: false,
-      message: `missing ${missing.join(' and ')}${why}, optional peer dependencies of shop-lookup that the relay command needs: npm install ${missing.map((n) => `${n}@${PEER_RANGES[n]}`).join(' ')}`,
+      message: `missing ${missing.join(' and ')}${why}, dependencies of @shop-lookup/relay that the relay command needs: npm install ${missing.map((n) => `${n}@${PEER_RANGES[n]}`).join(' ')}`,
     };
   }
   const pinoModule = loaded.get('pino') as { pino?: Pino; default?: Pino };

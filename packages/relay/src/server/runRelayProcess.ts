@@ -1,4 +1,4 @@
-// A relay as the whole process: configuration from the environment, the optional peers, the server, and the
+// A relay as the whole process: configuration from the environment, its server libraries, the server, and the
 // signals (SIGTERM/SIGINT stop it gracefully and exit with the stop's code, SIGHUP reloads the till tokens, or in hub
 // mode SHOPS_FILE, which is also read again when it changes). Shared
 // by the `shop-lookup-relay` command and `npm run relay` (which puts the mock API's address in the environment).

@@ -11,10 +11,10 @@ interface RedisStoreModule {
 /** Loads the Redis store lazily, so a relay on the memory store never loads a Redis client. */
 const loadRedisStore: (() => Promise<RedisStoreModule>) | null = () => import('./redis/redisStore');
 
-/** The optional peer dependencies the Redis store needs (shop-lookup installs neither). */
+/** The packages the Redis store needs (dependencies of @shop-lookup/relay, loaded only with `redis`). */
 const REDIS_PEERS = ['redis', 'rate-limiter-flexible'];
 
-/** A missing optional peer named in words: which package, and the command that installs it. */
+/** A missing package named in words: which one, and the command that installs it. */
 function missingPeer(error: unknown): Error | null {
   const e = error as { code?: string; message?: string };
   if (e?.code !== 'ERR_MODULE_NOT_FOUND' && e?.code !== 'MODULE_NOT_FOUND') return null;
@@ -22,7 +22,7 @@ function missingPeer(error: unknown): Error | null {
   if (!missing) return null;
   return new Error(
     `createShopRelay: the \`redis\` option needs the package "${missing}", which is not installed. ` +
-      `Install the Redis store's optional peer dependencies: npm install ${REDIS_PEERS.join(' ')} ` +
+      `Install the Redis store's packages: npm install ${REDIS_PEERS.join(' ')} ` +
       '(or omit `redis` to use the embedded in-memory store, one instance).',
     { cause: error },
   );
