@@ -5,6 +5,8 @@
 export { ShopLookupError } from './errors';
 export type { Coupon, IssuedCoupon, LookupError, OptionValue, ProductOption, RateLimits, RecordIssue, ShopAuth } from './types';
 
+export { API_CODES, apiCodeAnswer } from './api/apiCodes';
+export type { ApiCodeInfo } from './api/apiCodes';
 export { createApiClient } from './api/apiClient';
 export type { ApiClient, CallOptions, CheckedPage, ItemAnswer, RawPage } from './api/apiClient';
 export { apiErrorFromAnswer, badResponseError, isTransient, networkError, originOf, serverRefusal, timeoutError } from './api/apiError';

@@ -3,12 +3,11 @@
 // relay for single items. A successful answer is passed on redacted; every failure becomes our own answer in the
 // API's envelope (the API's code and our fixed words), so the library reads it like any API error and nothing an
 // upstream echoed reaches the client.
-import { type RateLimiter, retryAfterMs, type SharedTokenSlot } from '@shop-lookup/shop-api';
+import { apiCodeAnswer, type RateLimiter, retryAfterMs, type SharedTokenSlot } from '@shop-lookup/shop-api';
 import type { AllowedRoute } from './allowedPaths';
 import { callUpstream, type UpstreamRequest, type UpstreamResult } from './callUpstream';
 import { envelopeAnswer, markRefusal, PROXY_CODES, safeRetryAfter, upstreamAnswer, type ProxyAnswer } from './proxyAnswers';
 import { safeOrigin, type Redaction } from './redaction';
-import { apiErrorText } from './upstreamErrors';
 import { createUpstreamToken, type TokenFailure } from './upstreamToken';
 
 export interface ForwarderOptions {
@@ -114,7 +113,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const { code, status } = result;
     if (code !== undefined && code < 0) {
       const wait = safeRetryAfter(result.retryAfter);
-      return envelopeAnswer(status, code, apiErrorText(code, status), wait === undefined ? {} : { 'retry-after': wait });
+      return envelopeAnswer(status, code, apiCodeAnswer(code, status), wait === undefined ? {} : { 'retry-after': wait });
     }
     if (code === undefined || status >= 400) {
       return badGateway(

@@ -1,43 +1,16 @@
-// What the proxy and the relay say about an upstream failure: our code plus fixed text, never the upstream's words.
+// What the proxy and the relay say about an upstream failure: our code plus fixed text, never the upstream's words
+// (the API's codes and their words: @shop-lookup/shop-api's API_CODES, the one list).
 // An upstream (or a gateway in front of it) may echo the request, with the key, the secret or the token in it, so
 // its `msg`, its body and the error messages made from them are never copied into answers, status or logs; only
 // numbers (the API's code, the HTTP status) and what we know ourselves are.
-
-/** Our fixed words for each documented API code. */
-const API_CODE_TEXT: Record<number, string> = {
-  [-1]: 'INVALID KEY OR SECRET: the shop API refused the key/secret configured on this server; check them',
-  [-2]: 'INVALID ACCESS TOKEN: the shop API refused the access token of this server (renewed once); check the key/secret',
-  [-5]: 'NO PERMISSION: the API key configured on this server lacks permission for this call',
-  [-6]: "PLAN PERMISSION: the shop's plan or API version does not allow this call",
-  [-7]: "TOO MANY REQUESTS: the shop API's rate limit was reached; try again after the Retry-After delay",
-  [-10]: 'INVALID PARAMETER: the shop API refused a parameter of this request',
-  [-11]: 'NOT FOUND: the shop API has no such data',
-  [-19]: 'SERVER ERROR: the shop API had an internal error; try again later',
-  [-98]: 'NO SUCH SERVICE: the shop API has no such service',
-  [-99]: 'NO SUCH METHOD: the shop API has no such method',
-  [-999]: 'MAINTENANCE: the shop API is under maintenance; try again later',
-};
+import { API_CODES } from '@shop-lookup/shop-api';
 
 /**
- * The message of an API error answer we pass on: fixed text for its code, the numbers only otherwise.
- * @example apiErrorText(-7, 429) // "TOO MANY REQUESTS: the shop API's rate limit was reached; …"
+ * Our words for the engine's error codes (packages/shop-api/src/api/apiError.ts) when the relay's own listing fails:
+ * those of the API's codes (their `listing` words), and those of failures with no API answer.
  */
-export function apiErrorText(code: number, status: number): string {
-  return API_CODE_TEXT[code] ?? `SHOP API ERROR: the shop API answered code ${code} (HTTP ${status}); its message is not passed on`;
-}
-
-/** Our words for the engine's error codes (worker/api/apiError.ts) when the relay's own listing fails. */
 const FAILURE_TEXT: Record<string, string> = {
-  bad_credentials: 'the shop API refused the key/secret configured on this server; check them',
-  token_invalid: 'the shop API refused the access token, also a renewed one; check the key/secret',
-  permission_denied: 'the API key configured on this server lacks permission for this call',
-  plan_permission: "the shop's plan or API version does not allow this call",
-  rate_limited: "the shop API's rate limit was reached; listing resumes after its Retry-After",
-  bad_request: 'the shop API refused a parameter of a listing request',
-  not_found: 'the shop API has no such data',
-  server_error: 'the shop API had an internal error; it is listed again later',
-  maintenance: 'the shop API is under maintenance; it is listed again later',
-  unsupported: 'the shop API does not serve this call',
+  ...Object.fromEntries(Object.values(API_CODES).map((info) => [info.code, info.listing])),
   api_error: 'the shop API answered with an error; it is listed again later',
   network_error: 'the shop API could not be reached; it is listed again later',
   timeout: 'the shop API did not answer in time; it is listed again later',

@@ -1,10 +1,9 @@
 // The proxy's access token: the one token holder (worker/api/tokenHolder.ts) over the proxy's own /v2/auth call,
 // whose failures come back as data the client gets as its answer.
-import { createTokenHolder, type RateLimiter, retryAfterMs, type SharedTokenSlot } from '@shop-lookup/shop-api';
+import { apiCodeAnswer, createTokenHolder, type RateLimiter, retryAfterMs, type SharedTokenSlot } from '@shop-lookup/shop-api';
 import type { UpstreamRequest, UpstreamResult } from './callUpstream';
 import { envelopeAnswer, PROXY_CODES, safeRetryAfter, type ProxyAnswer } from './proxyAnswers';
 import type { Redaction } from './redaction';
-import { apiErrorText } from './upstreamErrors';
 
 /** Why no token: no answer at all, or an answer the client gets instead (its code and msg only). */
 export type TokenFailure = Exclude<UpstreamResult, { kind: 'answer' }> | { kind: 'refused'; answer: ProxyAnswer };
@@ -46,7 +45,7 @@ function tokenIn(json: Record<string, unknown> | undefined): string | undefined 
 function refusal(result: Extract<UpstreamResult, { kind: 'answer' }>): ProxyAnswer {
   if (result.code !== undefined && result.code < 0) {
     const wait = safeRetryAfter(result.retryAfter);
-    const text = result.code === -1 ? apiErrorText(-1, result.status) : `${apiErrorText(result.code, result.status)} (while getting an access token)`;
+    const text = result.code === -1 ? apiCodeAnswer(-1, result.status) : `${apiCodeAnswer(result.code, result.status)} (while getting an access token)`;
     return envelopeAnswer(result.status, result.code, text, wait === undefined ? {} : { 'retry-after': wait });
   }
   return envelopeAnswer(

@@ -1,20 +1,6 @@
 // Turning what the API (or the network) did into one error with a stable `code` and a message a person can act on.
 import { ShopLookupError } from '../errors';
-
-/** The documented negative body codes, as stable names and advice. */
-const API_CODES: Record<number, { code: string; advice: string }> = {
-  [-1]: { code: 'bad_credentials', advice: 'The shop API rejected the key/secret. Check the API key and secret (on a proxy: SHOP_API_KEY / SHOP_API_SECRET).' },
-  [-2]: { code: 'token_invalid', advice: 'The access token was refused (expired or invalid).' },
-  [-5]: { code: 'permission_denied', advice: 'The API key lacks permission for this call. Grant it in the shop admin.' },
-  [-6]: { code: 'plan_permission', advice: "The shop's plan or API version does not allow this call." },
-  [-7]: { code: 'rate_limited', advice: "The shop API's rate limit was exceeded; requests are slowed down and retried." },
-  [-10]: { code: 'bad_request', advice: 'The API refused a parameter of the request.' },
-  [-11]: { code: 'not_found', advice: 'The requested data does not exist.' },
-  [-19]: { code: 'server_error', advice: 'The shop API had an internal error; it is retried later.' },
-  [-98]: { code: 'unsupported', advice: 'The API has no such service.' },
-  [-99]: { code: 'unsupported', advice: 'The API has no such method.' },
-  [-999]: { code: 'maintenance', advice: 'The shop API is under maintenance; local data is served meanwhile.' },
-};
+import { API_CODES } from './apiCodes';
 
 /** Codes worth another try after a pause: they can heal on their own. */
 const TRANSIENT = new Set(['rate_limited', 'server_error', 'maintenance', 'network_error', 'timeout', 'bad_response']);
