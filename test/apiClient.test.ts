@@ -132,6 +132,17 @@ describe('createApiClient', () => {
     limiter.dispose();
   });
 
+  it('holds back the class for any throttle answer, also one that is not the envelope (the rule the relay uses too)', async () => {
+    const waits: number[] = [];
+    const limiter = createRateLimiter({ list: 100, other: 100 }, { now: () => 0, setTimeout: (_fn, ms) => waits.push(ms), clearTimeout: () => undefined });
+    const gatewayPage: typeof fetch = async () => new Response('<html>slow down</html>', { status: 429, headers: { 'retry-after': '3' } });
+    const transport = createTransport({ baseUrl: 'http://127.0.0.1:9', fetch: gatewayPage, limiter, timeoutMs: 2000 });
+    await expect(transport.request({ path: '/v2/shop/coupons', cls: 'list', priority: 'background' })).rejects.toMatchObject({ code: 'bad_response' });
+    void limiter.acquire('list', 'background').catch(() => undefined);
+    expect(waits.at(-1)).toBe(3000);
+    limiter.dispose();
+  });
+
   it('reads a valid envelope even when it comes with the wrong content type', async () => {
     const client = await clientFor();
     mock!.inject('wrong-content-type', { path: '/v2/shop/coupons' });

@@ -179,6 +179,20 @@ describe('createShopApiProxy', () => {
     expect(missing.headers.get('set-cookie')).toBeNull();
   });
 
+  it('never follows a redirect upstream (the token would travel along): it is answered as a bad gateway', async () => {
+    const redirects: (RequestRedirect | undefined)[] = [];
+    const elsewhere: typeof fetch = async (input, init) => {
+      redirects.push(init?.redirect);
+      if (String(input).endsWith('/v2/auth')) return fetch(input, init);
+      return new Response(null, { status: 302, headers: { location: 'http://127.0.0.1:9/steal' } });
+    };
+    const { get } = await setup({ proxy: { fetch: elsewhere } });
+    const answer = await get('/v2/shop/coupons/WELCOME10');
+    expect(answer.status).toBe(502);
+    expect(answer.body).toMatchObject({ code: -19, msg: expect.stringMatching(/^BAD GATEWAY: the shop API answered HTTP 302 with something that is not its JSON envelope/) });
+    expect(redirects).toEqual(['manual', 'manual']);
+  });
+
   it('passes encoded coupon codes to the API byte for byte', async () => {
     const { get, dataCalls } = await setup();
     const codePath = `/v2/shop/coupons/${enc(MOCK_CODES.encodedCoupon)}`;

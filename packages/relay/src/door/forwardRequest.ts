@@ -1,13 +1,22 @@
 // Forwarding one allowed GET to the shop API with the server's own token, through the shared rate limiter (in the
-// client's turn), renewing the token once when upstream refuses it. Used by the proxy for every request and by the
-// relay for single items. A successful answer is passed on redacted; every failure becomes our own answer in the
-// API's envelope (the API's code and our fixed words), so the library reads it like any API error and nothing an
-// upstream echoed reaches the client.
-import { apiCodeAnswer, type RateLimiter, retryAfterMs, type SharedTokenSlot } from '@shop-lookup/shop-api';
+// client's turn), renewing the token once when upstream refuses it: the shop API client's one exchange (timeout,
+// no redirect followed) and its throttle pause. Used by the proxy for every request and by the relay for single
+// items. A successful answer is passed on redacted; every failure becomes our own answer in the API's envelope (the
+// API's code and our fixed words), so the library reads it like any API error and nothing an upstream echoed reaches
+// the client.
+import {
+  apiCodeAnswer,
+  createExchange,
+  type Exchanged,
+  pauseIfThrottled,
+  type RateLimiter,
+  readAnswerBody,
+  type SharedTokenSlot,
+} from '@shop-lookup/shop-api';
 import type { AllowedRoute } from './allowedPaths';
-import { callUpstream, type UpstreamRequest, type UpstreamResult } from './callUpstream';
 import { envelopeAnswer, markRefusal, PROXY_CODES, safeRetryAfter, upstreamAnswer, type ProxyAnswer } from './proxyAnswers';
 import { safeOrigin, type Redaction } from './redaction';
+import { networkReason } from './upstreamErrors';
 import { createUpstreamToken, type TokenFailure } from './upstreamToken';
 
 export interface ForwarderOptions {
@@ -49,8 +58,11 @@ function turnRefusal(error: unknown, route: string, by: string): ProxyAnswer | u
   return markRefusal(answer, { code: 'too_many_requests', route, by });
 }
 
+/** An upstream answer, read: its status, headers and JSON body (undefined when it is not JSON), its envelope's code. */
+type Read = Extract<Exchanged, { kind: 'answer' }> & ReturnType<typeof readAnswerBody>;
+
 /** A -2 (or a 401 that is not a permission/credential refusal) means our token is no longer accepted. */
-function tokenRefused(result: Extract<UpstreamResult, { kind: 'answer' }>): boolean {
+function tokenRefused(result: Read): boolean {
   if (result.code === -2) return true;
   return result.status === 401 && result.code !== -1 && result.code !== -5 && result.code !== -6;
 }
@@ -58,14 +70,13 @@ function tokenRefused(result: Extract<UpstreamResult, { kind: 'answer' }>): bool
 /** @example const f = createForwarder({ target, key, secret, limiter, fetch, timeoutMs, closing, label: 'proxy' }); */
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const { target, limiter, closing, timeoutMs } = options;
-  const call = (request: UpstreamRequest, signal?: AbortSignal): Promise<UpstreamResult> =>
-    callUpstream({ fetch: options.fetch, timeoutMs }, request, signal);
+  // the token must not travel to another origin: a redirect is answered as it came (not JSON: a bad gateway)
+  const exchange = createExchange({ baseUrl: target, fetch: options.fetch, timeoutMs, signal: closing, redirect: 'manual' });
   const token = createUpstreamToken({
-    target,
     key: options.key,
     secret: options.secret,
     limiter,
-    call,
+    exchange,
     signal: closing,
     shared: options.sharedToken,
     redaction: options.redaction,
@@ -86,7 +97,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         return failure.answer;
       case 'unreachable':
         return badGateway(
-          `the shop API at ${where} could not be reached (${failure.reason}). ` +
+          `the shop API at ${where} could not be reached (${networkReason(failure.cause)}). ` +
             "Check the server's network connection and the API status, then try again.",
         );
       case 'timeout':
@@ -101,7 +112,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   }
 
   /** The client's copy of an upstream answer: passed on (redacted) when it succeeded, else our own words. */
-  function answerOf(result: Extract<UpstreamResult, { kind: 'answer' }>): ProxyAnswer {
+  function answerOf(result: Read): ProxyAnswer {
     if (result.json === undefined) {
       // an HTML error page (a gateway's 502), cut-off JSON: never passed on as is, the browser might render it
       const type = result.contentType ? ` (${result.contentType.split(';')[0]!.trim().slice(0, 60)})` : '';
@@ -134,24 +145,16 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         await turn.acquire(route.cls, 'user', signal);
       } catch (error) {
         const refused = turnRefusal(error, route.name, options.label);
-        return refused ?? failureAnswer({ kind: 'aborted' });
+        return refused ?? failureAnswer({ kind: 'aborted', reason: error });
       }
       // The switch may have flipped while this request waited for its slot.
       if (options.isDown?.()) return downAnswer();
-      const result = await call(
-        {
-          url: `${target}${route.path}${route.query}`,
-          method: 'GET',
-          // Only our headers: the client's access-token, cookie and authorization never go upstream.
-          headers: { accept: 'application/json', 'access-token': current.token },
-        },
-        signal,
-      );
-      if (result.kind !== 'answer') return failureAnswer(result);
-      if (result.status === 429 || result.code === -7) {
-        // Everyone of this class waits, not only this client: the limit is per shop.
-        limiter.pause(route.cls, retryAfterMs(result.retryAfter) ?? 1000);
-      }
+      // Only our headers: the client's access-token, cookie and authorization never go upstream.
+      const sent = await exchange({ path: `${route.path}${route.query}`, token: current.token, signal });
+      if (sent.kind !== 'answer') return failureAnswer(sent);
+      const result: Read = { ...sent, ...readAnswerBody(sent.text) };
+      // everyone of this class waits, not only this client: the limit is per shop
+      pauseIfThrottled(limiter, route.cls, result.status, result.code, result.retryAfter);
       if (!renewed && tokenRefused(result)) {
         await token.invalidate(current.token);
         renewed = true;

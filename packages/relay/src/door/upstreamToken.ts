@@ -1,12 +1,22 @@
-// The proxy's access token: the one token holder (worker/api/tokenHolder.ts) over the proxy's own /v2/auth call,
+// The server's access token: the one token holder (shop-api's tokenHolder.ts) over the one /v2/auth exchange,
 // whose failures come back as data the client gets as its answer.
-import { apiCodeAnswer, createTokenHolder, type RateLimiter, retryAfterMs, type SharedTokenSlot } from '@shop-lookup/shop-api';
-import type { UpstreamRequest, UpstreamResult } from './callUpstream';
+import {
+  apiCodeAnswer,
+  AUTH_PATH,
+  createTokenHolder,
+  type Exchange,
+  type Exchanged,
+  pauseIfThrottled,
+  type RateLimiter,
+  readAccessToken,
+  readAnswerBody,
+  type SharedTokenSlot,
+} from '@shop-lookup/shop-api';
 import { envelopeAnswer, PROXY_CODES, safeRetryAfter, type ProxyAnswer } from './proxyAnswers';
 import type { Redaction } from './redaction';
 
 /** Why no token: no answer at all, or an answer the client gets instead (its code and msg only). */
-export type TokenFailure = Exclude<UpstreamResult, { kind: 'answer' }> | { kind: 'refused'; answer: ProxyAnswer };
+export type TokenFailure = Exclude<Exchanged, { kind: 'answer' }> | { kind: 'refused'; answer: ProxyAnswer };
 
 export type TokenResult = { ok: true; token: string } | { ok: false; failure: TokenFailure };
 
@@ -20,12 +30,12 @@ export interface UpstreamToken {
 }
 
 export interface UpstreamTokenDeps {
-  target: string;
   key: string;
   secret: string;
   limiter: RateLimiter;
-  call: (request: UpstreamRequest, signal?: AbortSignal) => Promise<UpstreamResult>;
-  /** Aborted when the proxy closes. */
+  /** The server's exchange with the shop API. */
+  exchange: Exchange;
+  /** Aborted when the server closes. */
   signal: AbortSignal;
   /** Shared with other instances: read before asking /v2/auth, written after. */
   shared?: SharedTokenSlot | undefined;
@@ -33,32 +43,24 @@ export interface UpstreamTokenDeps {
   redaction: Redaction;
 }
 
-function tokenIn(json: Record<string, unknown> | undefined): string | undefined {
-  const data = json?.data;
-  const token =
-    json?.access_token ??
-    (typeof data === 'object' && data !== null ? (data as Record<string, unknown>).access_token : undefined);
-  return typeof token === 'string' && token !== '' ? token : undefined;
-}
-
 /** The client's copy of a failed /v2/auth answer: its code and our fixed words, nothing of its body. */
-function refusal(result: Extract<UpstreamResult, { kind: 'answer' }>): ProxyAnswer {
-  if (result.code !== undefined && result.code < 0) {
-    const wait = safeRetryAfter(result.retryAfter);
-    const text = result.code === -1 ? apiCodeAnswer(-1, result.status) : `${apiCodeAnswer(result.code, result.status)} (while getting an access token)`;
-    return envelopeAnswer(result.status, result.code, text, wait === undefined ? {} : { 'retry-after': wait });
+function refusal(status: number, code: number | undefined, retryAfter: string | undefined): ProxyAnswer {
+  if (code !== undefined && code < 0) {
+    const wait = safeRetryAfter(retryAfter);
+    const text = code === -1 ? apiCodeAnswer(-1, status) : `${apiCodeAnswer(code, status)} (while getting an access token)`;
+    return envelopeAnswer(status, code, text, wait === undefined ? {} : { 'retry-after': wait });
   }
   return envelopeAnswer(
     502,
     PROXY_CODES.gateway,
-    `BAD GATEWAY: the shop API's /v2/auth answered HTTP ${result.status} without an access token; ` +
+    `BAD GATEWAY: the shop API's /v2/auth answered HTTP ${status} without an access token; ` +
       'check the target and the API status, then try again.',
   );
 }
 
 /**
  * Creates the token holder. Auth calls go through the same limiter as data calls ('other' class).
- * @example const token = createUpstreamToken({ target, key, secret, limiter, call, signal }); await token.get();
+ * @example const token = createUpstreamToken({ key, secret, limiter, exchange, signal, redaction }); await token.get();
  */
 export function createUpstreamToken(deps: UpstreamTokenDeps): UpstreamToken {
   // a failure travels through the holder as this wrapper, so it cannot be mistaken for a shared slot's own error
@@ -69,23 +71,14 @@ export function createUpstreamToken(deps: UpstreamTokenDeps): UpstreamToken {
     try {
       await deps.limiter.acquire('other', 'user', deps.signal);
     } catch {
-      throw fail({ kind: 'aborted' });
+      throw fail({ kind: 'aborted', reason: deps.signal.reason });
     }
-    const result = await deps.call(
-      {
-        url: `${deps.target}/v2/auth`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ key: deps.key, secret: deps.secret }),
-      },
-      deps.signal,
-    );
+    const result = await deps.exchange({ method: 'POST', path: AUTH_PATH, body: { key: deps.key, secret: deps.secret }, signal: deps.signal });
     if (result.kind !== 'answer') throw fail(result);
-    if (result.status === 429 || result.code === -7) {
-      deps.limiter.pause('other', retryAfterMs(result.retryAfter) ?? 1000);
-    }
-    const fresh = result.code === undefined || result.code === 200 ? tokenIn(result.json) : undefined;
-    if (fresh === undefined) throw fail({ kind: 'refused', answer: refusal(result) });
+    const { json, code } = readAnswerBody(result.text);
+    pauseIfThrottled(deps.limiter, 'other', result.status, code, result.retryAfter);
+    const fresh = code === undefined || code === 200 ? readAccessToken(json) : undefined;
+    if (fresh === undefined) throw fail({ kind: 'refused', answer: refusal(result.status, code, result.retryAfter) });
     deps.redaction.add(fresh);
     return fresh;
   }

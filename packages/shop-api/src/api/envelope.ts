@@ -41,6 +41,22 @@ export function readApiCode(value: unknown): number | null {
   return null;
 }
 
+/**
+ * A body as a server passing answers on reads it: the parsed JSON object (undefined when it is not one: an HTML page,
+ * cut-off JSON) and its envelope's code.
+ * @example readAnswerBody('{"code":-7,"msg":"…"}') // { json: { code: -7, msg: '…' }, code: -7 }
+ */
+export function readAnswerBody(text: string): { json: Record<string, unknown> | undefined; code: number | undefined } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { json: undefined, code: undefined };
+  }
+  const json = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return { json, code: readApiCode(json?.code) ?? undefined };
+}
+
 /** Parses a response body into the envelope, or throws `bad_response` saying what was wrong. */
 export function readEnvelope(text: string, status: number, label: { method: string; path: string }): Envelope {
   const trimmed = text.trimStart();

@@ -1,11 +1,13 @@
-// One request to the shop API: rate limit slot, token header, timeout, envelope, and a single token renewal on
-// -2/401. Everything that goes wrong becomes an ApiError with a readable message (see apiError.ts).
+// One request to the shop API: rate limit slot, then the one exchange (exchange.ts: token header, timeout), the
+// envelope, a throttle's pause, and a single token renewal on -2. Everything that goes wrong becomes an ApiError
+// with a readable message (see apiError.ts).
 import type { ShopAuth } from '../types';
 import { apiErrorFromAnswer, networkError, originOf, serverRefusal, timeoutError, type ApiError } from './apiError';
 import { readEnvelope, type Envelope } from './envelope';
+import { createExchange, pauseIfThrottled } from './exchange';
 import type { Priority, RateLimiter, RequestClass } from './rateLimiter';
 import { retryAfterMs } from './retryAfter';
-import { createTokenHolder, type SharedTokenSlot } from './tokenHolder';
+import { AUTH_PATH, createTokenHolder, readAccessToken, type SharedTokenSlot } from './tokenHolder';
 
 export interface TransportOptions {
   baseUrl: string;
@@ -54,40 +56,23 @@ export interface Transport {
 
 /** @example const t = createTransport({ baseUrl, fetch, limiter, timeoutMs: 15_000, auth }); await t.request({ path: '/v2/shop/coupons', cls: 'list', priority: 'user' }) */
 export function createTransport(options: TransportOptions): Transport {
-  const base = options.baseUrl.replace(/\/+$/, '');
-  const origin = originOf(base);
+  const origin = originOf(options.baseUrl.replace(/\/+$/, ''));
+  const exchange = createExchange({ baseUrl: options.baseUrl, fetch: options.fetch, timeoutMs: options.timeoutMs, signal: options.signal });
 
   async function once(spec: RequestSpec, token: string | null): Promise<Answer> {
     const method = spec.method ?? 'GET';
     const label = { method, path: spec.path };
     await options.limiter.acquire(spec.cls, spec.priority, spec.signal ?? options.signal);
     const qs = spec.query ? `?${new URLSearchParams(Object.entries(spec.query).map(([k, v]) => [k, String(v)]))}` : '';
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (token) headers['access-token'] = token;
-    if (spec.body !== undefined) headers['content-type'] = 'application/json';
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const stop = [spec.signal, options.signal].filter((s): s is AbortSignal => s !== undefined);
-    const signal = AbortSignal.any([timeout, ...stop]);
     if (spec.counter) spec.counter.requests++;
-
-    let status: number;
-    let text: string;
-    let retryAfter: number | undefined;
-    try {
-      const init: RequestInit = { method, headers, signal };
-      if (spec.body !== undefined) init.body = JSON.stringify(spec.body);
-      const res = await options.fetch(`${base}${spec.path}${qs}`, init);
-      status = res.status;
-      spec.onHeaders?.(status);
-      retryAfter = retryAfterMs(res.headers.get('retry-after'));
-      text = await res.text(); // a connection dropped mid-body fails here
-    } catch (cause) {
-      const stopped = stop.find((s) => s.aborted);
-      if (stopped) throw stopped.reason;
-      const error = timeout.aborted ? timeoutError(label, options.timeoutMs) : networkError(label, origin, cause);
+    const result = await exchange({ method, path: `${spec.path}${qs}`, token, body: spec.body, signal: spec.signal, onHeaders: spec.onHeaders });
+    if (result.kind === 'aborted') throw result.reason;
+    if (result.kind !== 'answer') {
+      const error = result.kind === 'timeout' ? timeoutError(label, options.timeoutMs) : networkError(label, origin, result.cause);
       options.onUnreachable?.(error);
       throw error;
     }
+    const { status, text } = result;
     // A gateway's 502/503/504 (the credential proxy, a CDN) means the API itself could not be reached: treat it
     // as no answer at all (offline, fewer retries, the reconnect probe), not as an API error.
     if (status === 502 || status === 503 || status === 504) {
@@ -96,27 +81,30 @@ export function createTransport(options: TransportOptions): Transport {
       throw error;
     }
     options.onAnswer?.();
-    const envelope = readEnvelope(text, status, label);
-    if (envelope.code < 0 || status >= 400) {
-      const error =
-        serverRefusal(label, status, envelope.body, envelope.msg, retryAfter) ??
-        apiErrorFromAnswer(label, status, envelope.code < 0 ? envelope.code : null, envelope.msg, retryAfter);
-      // everyone of this class waits out a throttle answer, not only the request that drew it
-      if (error.code === 'rate_limited') options.limiter.pause(spec.cls, error.retryAfterMs ?? 1000);
+    let envelope: Envelope;
+    try {
+      envelope = readEnvelope(text, status, label);
+    } catch (error) {
+      pauseIfThrottled(options.limiter, spec.cls, status, null, result.retryAfter);
       throw error;
+    }
+    // everyone of this class waits out a throttle answer, not only the request that drew it
+    pauseIfThrottled(options.limiter, spec.cls, status, envelope.code, result.retryAfter);
+    if (envelope.code < 0 || status >= 400) {
+      const retryAfter = retryAfterMs(result.retryAfter);
+      throw (
+        serverRefusal(label, status, envelope.body, envelope.msg, retryAfter) ??
+        apiErrorFromAnswer(label, status, envelope.code < 0 ? envelope.code : null, envelope.msg, retryAfter)
+      );
     }
     return { envelope, status, text };
   }
 
   const fetchToken = async ({ key, secret }: { key: string; secret: string }): Promise<string> => {
-    const { envelope } = await once(
-      { method: 'POST', path: '/v2/auth', body: { key, secret }, cls: 'other', priority: 'user' },
-      null,
-    );
-    const data = envelope.data as { access_token?: unknown } | undefined;
-    const token = envelope.body.access_token ?? data?.access_token;
-    if (typeof token !== 'string' || token === '') {
-      throw apiErrorFromAnswer({ method: 'POST', path: '/v2/auth' }, 200, null, 'no access_token in the answer');
+    const { envelope } = await once({ method: 'POST', path: AUTH_PATH, body: { key, secret }, cls: 'other', priority: 'user' }, null);
+    const token = readAccessToken(envelope.body);
+    if (token === undefined) {
+      throw apiErrorFromAnswer({ method: 'POST', path: AUTH_PATH }, 200, null, 'no access_token in the answer');
     }
     return token;
   };

@@ -1,6 +1,7 @@
 // The one access-token holder of the engine's transport, the relay and the proxy: the token in memory, optionally a
 // slot several server instances share, one /v2/auth fetch at a time, and forgetting only the token the API refused.
-// It never sees the key/secret (they stay in `fetchToken`'s closure), and it stores nothing in IndexedDB.
+// It never sees the key/secret (they stay in `fetchToken`'s closure), and it stores nothing in IndexedDB. Beside it,
+// the /v2/auth request and where its answer holds the token, for every caller.
 
 /** Where several server instances keep one token (the relay's store). */
 export interface SharedTokenSlot {
@@ -62,4 +63,17 @@ export function createTokenHolder(fetchToken: () => Promise<string>, shared?: Sh
     },
     current: () => token,
   };
+}
+
+/** The /v2/auth request: POST, the key and secret as JSON; it counts against the 'other' class. */
+export const AUTH_PATH = '/v2/auth';
+
+/**
+ * The token in a /v2/auth answer's body (`access_token`, or `data.access_token`), or undefined.
+ * @example readAccessToken({ code: 200, data: { access_token: 't' } }) // 't'
+ */
+export function readAccessToken(body: Record<string, unknown> | undefined): string | undefined {
+  const data = body?.data;
+  const token = body?.access_token ?? (typeof data === 'object' && data !== null ? (data as Record<string, unknown>).access_token : undefined);
+  return typeof token === 'string' && token !== '' ? token : undefined;
 }
