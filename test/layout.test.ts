@@ -58,6 +58,10 @@ function folderOf(file: string): string {
   }
   if (parts[0] === 'src' && parts[1] === 'react') return 'src/react';
   if (parts[0] === 'mock-server' && parts[1] === 'msw') return 'mock-server/msw';
+  if (parts[0] === 'relay') {
+    if (parts.length === 2) return parts[1] === 'index.ts' ? 'relay/index' : 'relay';
+    return parts.slice(0, 2).join('/'); // relay/store/redis is the store's
+  }
   return parts[0]!;
 }
 
@@ -98,7 +102,16 @@ const MAY_IMPORT: Record<string, string[]> = {
   'worker/engine': ['src/protocol', 'worker/store', 'worker/tabs', 'worker/sync', 'worker/sync/direct', 'worker/sync/relay', 'worker/lookups', 'worker/coupon'],
   worker: ['src/protocol', 'worker/engine'],
   'shop-api': [],
-  relay: [],
+  // the relay, layered: the door and the store at the bottom, the modes (createShopRelay, createShopApiProxy) on
+  // top of the feed and the upstream sync, the hub on a mode, the command on everything
+  'relay/door': [],
+  'relay/store': [],
+  'relay/feed': ['relay/door', 'relay/store'],
+  'relay/upstream': ['relay/door', 'relay/store', 'relay/feed'],
+  relay: ['relay/door', 'relay/store', 'relay/feed', 'relay/upstream'],
+  'relay/hub': ['relay', 'relay/door', 'relay/store', 'relay/feed', 'relay/upstream'],
+  'relay/server': ['relay', 'relay/door', 'relay/store', 'relay/feed', 'relay/upstream', 'relay/hub'],
+  'relay/index': ['relay', 'relay/door', 'relay/store', 'relay/feed', 'relay/upstream', 'relay/hub'],
   'mock-server': [],
   'mock-server/msw': ['mock-server'],
 };

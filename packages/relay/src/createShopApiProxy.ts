@@ -1,19 +1,17 @@
-// The proxy as a request handler: refuse what is not one of the served GETs, let through only whom the host
-// authorises (within each client's bounds), then forward with the proxy's own token through one rate limiter,
-// shared fairly between the clients (each in its turn).
-// The relay (shop-lookup/relay) is the same server component with a synced snapshot behind it.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// The credential proxy: the relay's door (door/createDoor.ts) in forwarding mode. Every request it lets in is
+// forwarded with the proxy's own token, through one rate limiter shared fairly between the clients (each in its
+// turn); nothing is synced or kept. The relay (createShopRelay) is the same door with a synced snapshot behind it.
 import { createRateLimiter, DEFAULT_RATE_LIMITS } from '@shop-lookup/shop-api';
-import { localUrl, matchAllowedPath, normalizeBasePath } from './door/allowedPaths';
+import { normalizeBasePath } from './door/allowedPaths';
 import { DEFAULT_CLIENT_LIMITS } from './door/clientBounds';
+import { createDoor } from './door/createDoor';
 import { createFairShare } from './door/fairShare';
 import { createForwarder } from './door/forwardRequest';
-import { apiRefusal, envelopeAnswer, PROXY_CODES, sendAnswer } from './door/proxyAnswers';
 import { createRedaction, urlSecrets } from './door/redaction';
-import { answerAdmitted, createRequestGate } from './door/requestGate';
+import { createRequestGate } from './door/requestGate';
 import { createServerLog } from './door/serverLog';
-import { checkProxyOptions } from './door/serverOptions';
-import type { ShopApiProxy, ShopApiProxyOptions } from './door/types';
+import { checkProxyOptions } from './proxyOptions';
+import type { ShopApiProxy, ShopApiProxyOptions } from './proxyTypes';
 
 /**
  * Creates the proxy. The key and secret never leave this process: the client sees only the API's answers.
@@ -23,7 +21,6 @@ export function createShopApiProxy(raw: ShopApiProxyOptions): ShopApiProxy {
   const options = checkProxyOptions(raw);
   const target = (options.target ?? 'https://api.imweb.me').replace(/\/+$/, '');
   const basePath = normalizeBasePath(options.basePath ?? '', 'createShopApiProxy');
-  const maxUrlLength = options.maxUrlLength ?? 2048;
   const limits = options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
   // One limiter for every upstream call (auth included): all terminals behind this proxy share the shop's limit,
   // each client in its turn.
@@ -54,41 +51,18 @@ export function createShopApiProxy(raw: ShopApiProxyOptions): ShopApiProxy {
     redaction,
   });
 
-  async function handle(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): Promise<void> {
-    const url = req.url ?? '/';
-    const local = localUrl(url, basePath);
-    if (local === undefined) {
-      if (next) return next();
-      return sendAnswer(res, envelopeAnswer(404, PROXY_CODES.path, 'NO SUCH SERVICE: this path is not served here'));
-    }
-    if (url.length > maxUrlLength) {
-      const msg = `URI TOO LONG: request URLs are limited to ${maxUrlLength} characters`;
-      return sendAnswer(res, envelopeAnswer(414, PROXY_CODES.path, msg));
-    }
-    const route = matchAllowedPath(local);
-    if (!route.ok) {
-      const title = route.status === 404 ? 'NO SUCH SERVICE' : 'INVALID PATH';
-      return sendAnswer(res, envelopeAnswer(route.status, PROXY_CODES.path, `${title}: ${route.reason}`));
-    }
-    if (req.method !== 'GET') {
-      const msg = `NO SUCH METHOD: ${req.method ?? '?'} is not allowed; this proxy only forwards GET`;
-      return sendAnswer(res, envelopeAnswer(405, PROXY_CODES.method, msg, { allow: 'GET' }));
-    }
-    if (closing.signal.aborted) return sendAnswer(res, forwarder.closedAnswer());
-    const admitted = await gate.admit(req, res, route.name, apiRefusal);
-    if (!admitted) return;
-    const turn = fair.forClient(admitted.clientId);
-    await answerAdmitted(res, admitted.leave, async (clientGone) =>
-      down ? forwarder.downAnswer() : forwarder.forward(route, AbortSignal.any([clientGone, closing.signal]), turn),
-    );
-  }
-
-  const proxy = ((req, res, next) => {
-    handle(req, res, next).catch((error: unknown) => {
-      // Only a bug gets here: log it, and answer without details (they could hold anything).
-      log('error', 'a request failed', error);
-      sendAnswer(res, forwarder.badGateway('the proxy failed unexpectedly; see the server log.'));
-    });
+  const proxy = createDoor({
+    basePath,
+    maxUrlLength: options.maxUrlLength ?? 2048,
+    gate,
+    log,
+    closing: closing.signal,
+    pathHint: '',
+    methodHint: 'this proxy only forwards GET',
+    closedAnswer: () => forwarder.closedAnswer(),
+    serve: async ({ api, clientId }, clientGone) =>
+      down ? forwarder.downAnswer() : forwarder.forward(api!, AbortSignal.any([clientGone, closing.signal]), fair.forClient(clientId)),
+    failedAnswer: () => forwarder.badGateway('the proxy failed unexpectedly; see the server log.'),
   }) as ShopApiProxy;
   proxy.setUpstreamDown = (value) => {
     down = value;

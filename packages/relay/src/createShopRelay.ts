@@ -3,14 +3,15 @@
 // proxy (authorize or public, per-client bounds), with one upstream sync per shop shared through the store.
 import { createHash, randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { localUrl, matchAllowedPath, normalizeBasePath, type AllowedRoute } from './door/allowedPaths';
+import type { IncomingMessage } from 'node:http';
+import { normalizeBasePath, type AllowedRoute } from './door/allowedPaths';
 import { DEFAULT_CLIENT_LIMITS } from './door/clientBounds';
 import { createFairShare, type FairShare } from './door/fairShare';
 import { createForwarder } from './door/forwardRequest';
-import { apiRefusal, envelopeAnswer, jsonAnswer, PROXY_CODES, sendAnswer, type ProxyAnswer } from './door/proxyAnswers';
+import { createDoor } from './door/createDoor';
+import { apiRefusal, jsonAnswer, type ProxyAnswer } from './door/proxyAnswers';
 import { createRedaction, urlSecrets } from './door/redaction';
-import { answerAdmitted, createRequestGate } from './door/requestGate';
+import { createRequestGate } from './door/requestGate';
 import { createServerLog, type ServerLog } from './door/serverLog';
 import type { RouteName } from './door/types';
 import { checkAccess, type AccessOptions } from './door/access';
@@ -108,7 +109,6 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
   const target = (options.target ?? 'https://api.imweb.me').replace(/\/+$/, '');
   const basePath = normalizeBasePath(options.basePath ?? '', 'createShopRelay');
   const now = options.now ?? (() => Date.now());
-  const maxUrlLength = options.maxUrlLength ?? 2048;
   const maxWaitSeconds = options.maxWaitSeconds ?? 60;
   const shopId = options.shopId ?? defaultShopId(options.key);
   const instance = `${shopId.slice(0, 6)}-${randomBytes(4).toString('hex')}`;
@@ -304,67 +304,30 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     }
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): Promise<void> {
-    const url = req.url ?? '/';
-    const local = basePath === '' && /^\/relay(?:[/?]|$)/.test(url) ? url : localUrl(url, basePath);
-    if (local === undefined) {
-      if (next) return next();
-      return sendAnswer(res, envelopeAnswer(404, PROXY_CODES.path, 'NO SUCH SERVICE: this path is not served here'));
-    }
-    const q = local.indexOf('?');
-    const path = q < 0 ? local : local.slice(0, q);
-    const search = q < 0 ? '' : local.slice(q + 1);
-    const isRelay = path === '/relay' || path.startsWith('/relay/');
-    if (url.length > maxUrlLength) {
-      const msg = `URI TOO LONG: request URLs are limited to ${maxUrlLength} characters`;
-      return sendAnswer(res, isRelay ? feedError(414, 'uri_too_long', msg) : envelopeAnswer(414, PROXY_CODES.path, msg));
-    }
-    let name: RouteName;
-    let route: AllowedRoute | null = null;
-    if (isRelay) {
-      const known = RELAY_ROUTES[path];
-      if (!known) return sendAnswer(res, feedError(404, 'not_found', `NOT FOUND: the relay serves ${RELAY_SHAPES}.`));
-      if (!known.methods.includes(req.method ?? '')) {
-        const msg = `METHOD NOT ALLOWED: ${req.method ?? '?'} is not allowed here; use ${known.methods.join(' or ')}.`;
-        return sendAnswer(res, feedError(405, 'method_not_allowed', msg, { allow: known.methods.join(', ') }));
+  const relay = createDoor({
+    basePath,
+    maxUrlLength: options.maxUrlLength ?? 2048,
+    gate,
+    log,
+    closing: closing.signal,
+    own: { prefix: '/relay', routes: RELAY_ROUTES, served: `the relay serves ${RELAY_SHAPES}`, format: feedError },
+    pathHint: `; and ${RELAY_SHAPES}`,
+    methodHint: 'the API paths of this relay answer GET only',
+    closedAnswer: (format) => format(503, 'relay_closed', 'RELAY CLOSED: this relay has been closed; restart the server.'),
+    async ready(format) {
+      try {
+        await started;
+        return null;
+      } catch (error) {
+        return format(503, 'relay_unavailable', `RELAY UNAVAILABLE: the relay could not start: ${redaction.text(failureText(error))}`);
       }
-      name = known.name;
-    } else {
-      const match = matchAllowedPath(local);
-      if (!match.ok) {
-        const title = match.status === 404 ? 'NO SUCH SERVICE' : 'INVALID PATH';
-        return sendAnswer(res, envelopeAnswer(match.status, PROXY_CODES.path, `${title}: ${match.reason}; and ${RELAY_SHAPES}`));
-      }
-      if (req.method !== 'GET') {
-        const msg = `NO SUCH METHOD: ${req.method ?? '?'} is not allowed; the API paths of this relay answer GET only`;
-        return sendAnswer(res, envelopeAnswer(405, PROXY_CODES.method, msg, { allow: 'GET' }));
-      }
-      route = match;
-      name = match.name;
-    }
-    const format = isRelay ? feedError : apiRefusal;
-    if (closing.signal.aborted) return sendAnswer(res, format(503, 'relay_closed', 'RELAY CLOSED: this relay has been closed; restart the server.'));
-    let r: Running;
-    try {
-      r = await started;
-    } catch (error) {
-      const msg = `RELAY UNAVAILABLE: the relay could not start: ${redaction.text(failureText(error))}`;
-      return sendAnswer(res, format(503, 'relay_unavailable', msg));
-    }
-    const admitted = await gate.admit(req, res, name, format);
-    if (!admitted) return;
-    const { leave, clientId } = admitted;
-    await answerAdmitted(res, leave, (clientGone) =>
-      route ? serveApi(r, route, clientId) : serveRelay(r, name, req, search, clientId, clientGone),
-    );
-  }
-
-  const relay = ((req, res, next) => {
-    handle(req, res, next).catch((error: unknown) => {
-      // a bug or a store failure mid-request: logged, answered without details (they could hold anything)
-      log('error', 'a request failed', error);
-      sendAnswer(res, jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }));
-    });
+    },
+    async serve({ req, name, api, search, clientId }, clientGone) {
+      const r = await started;
+      return api ? serveApi(r, api, clientId) : serveRelay(r, name, req, search, clientId, clientGone);
+    },
+    // a bug or a store failure mid-request: answered without details (they could hold anything)
+    failedAnswer: () => jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }),
   }) as ShopRelay;
   relay.ready = started.then(() => undefined);
   relay.refresh = async ({ due = false }: { due?: boolean } = {}) => {

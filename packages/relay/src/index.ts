@@ -2,7 +2,7 @@
 // plus changes; several instances share one sync through Redis.
 export { createShopRelay } from './createShopRelay';
 export { createShopApiProxy } from './createShopApiProxy';
-export type { ShopApiProxy, ShopApiProxyOptions } from './door/types';
+export type { ShopApiProxy, ShopApiProxyOptions } from './proxyTypes';
 export { createRelayHub } from './hub/createRelayHub';
 export type { HubAuthorize, HubShopOptions, RelayHub, RelayHubObserver, RelayHubOptions, RelayHubStatus, ShopCredentials } from './hub/hubTypes';
 export { createMemoryStore } from './store/memoryStore';

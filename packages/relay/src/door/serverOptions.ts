@@ -1,9 +1,11 @@
-// The options of createShopApiProxy, and the parts the relay's share, checked with zod when the server is created:
+// The options the door takes (the proxy's options, and the part of the relay's they share), checked with zod when
+// the server is created:
 // a wrong option throws there (`bad_options`), naming the option and what is expected, instead of failing later,
 // asynchronously, somewhere inside. Messages never repeat a value (it could be a key, a secret or a password).
+import type { IncomingMessage } from 'node:http';
 import * as z from 'zod';
 import { ShopLookupError } from '@shop-lookup/shop-api';
-import type { ShopApiProxyOptions } from './types';
+import type { Authorize } from './types';
 
 const fn = <T>() => z.custom<T>((value) => typeof value === 'function');
 const wholeNumber = (min: number) => z.number().int().min(min);
@@ -29,9 +31,9 @@ export const serverOptionShape = {
   ),
   maxUrlLength: z.optional(wholeNumber(1)),
   fetch: z.optional(fn<typeof fetch>()),
-  authorize: z.optional(fn<NonNullable<ShopApiProxyOptions['authorize']>>()),
+  authorize: z.optional(fn<Authorize>()),
   public: z.optional(z.boolean()),
-  clientId: z.optional(fn<NonNullable<ShopApiProxyOptions['clientId']>>()),
+  clientId: z.optional(fn<(req: IncomingMessage) => string>()),
   clientLimits: z.optional(
     z.union([
       z.literal(false),
@@ -71,9 +73,6 @@ const SERVER_EXPECTED: Record<string, string> = {
   'clientLimits.refusedPerMinute': 'a number of refused requests per minute > 0',
 };
 
-const proxyShape = serverOptionShape satisfies Record<keyof ShopApiProxyOptions, z.ZodType>;
-const proxySchema = z.strictObject(proxyShape);
-
 type Issue = z.core.$ZodIssue;
 
 /** The issues to report: a union's (false | { … }) are those of the branch the value was meant for. */
@@ -90,7 +89,7 @@ function flatten(issues: readonly Issue[], base: PropertyKey[] = []): { path: Pr
 
 /**
  * The options, checked; throws `bad_options` naming each wrong option and what it must be.
- * @example const options = checkOptions(proxySchema, raw, 'createShopApiProxy', SERVER_EXPECTED);
+ * @example const options = checkOptions(z.strictObject(serverOptionShape), raw, 'createShopApiProxy');
  */
 export function checkOptions<T>(
   schema: z.ZodType<T>,
@@ -117,11 +116,6 @@ export function checkOptions<T>(
     return `option "${name}": ${issue.message}`;
   });
   throw new ShopLookupError('bad_options', `${component}: ${[...new Set(problems)].join('; ')}.`);
-}
-
-/** @example const checked = checkProxyOptions(options); */
-export function checkProxyOptions(options: ShopApiProxyOptions): ShopApiProxyOptions {
-  return checkOptions(proxySchema, options, 'createShopApiProxy');
 }
 
 export { SERVER_EXPECTED };

@@ -2,7 +2,7 @@
 // is new on every start, so tills start again from a snapshot after a restart. Same contract as the Redis store.
 import { randomBytes } from 'node:crypto';
 import { createRateLimiter, type RateLimiter } from '@shop-lookup/shop-api';
-import { tooManyProducts } from '../upstream/productTracking';
+import { tooManyProducts } from './tooManyProducts';
 import type {
   FeedChange,
   FeedHead,

@@ -4,29 +4,16 @@
 // product no client asked for in `productTtlMs` is dropped by the sync (upstreamSync.ts). The host's `products` are
 // tracked from the start and never dropped.
 import type { IncomingMessage } from 'node:http';
-import { ShopLookupError } from '@shop-lookup/shop-api';
 import type { AllowedRoute } from '../door/allowedPaths';
 import { jsonAnswer, type ProxyAnswer } from '../door/proxyAnswers';
 import type { ServerLog } from '../door/serverLog';
 import { readProductsBody } from './productsBody';
 import type { RelayStore } from '../store/relayStore';
 import { feedError } from '../feed/serveFeed';
+import { tooManyProducts } from '../store/tooManyProducts';
 
 /** What the API said about a product: it exists, it does not, or no clear answer (try again later). */
 type ProductCheck = 'exists' | 'unknown' | 'failed';
-
-/**
- * The error of a tracked set that would grow past its cap.
- * @example throw tooManyProducts(100, 100);
- */
-export function tooManyProducts(max: number, tracked: number): ShopLookupError {
-  return new ShopLookupError(
-    'too_many_products',
-    `TOO MANY PRODUCTS: this shop's relay tracks ${tracked} products and lists at most ${max} (maxTrackedProducts); ` +
-      'products no till asked for within productTtlMs are dropped, or raise the limit on the relay.',
-    { status: 409 },
-  );
-}
 
 export interface ProductTrackingDeps {
   store: RelayStore;

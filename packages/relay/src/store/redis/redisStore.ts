@@ -9,7 +9,7 @@ import { hashTag, redisKeys, redisPrefix } from './redisKeys';
 import { redisLeases } from './redisLease';
 import { redisListing } from './redisListing';
 import { createRedisRateLimiter, holdRateLimits } from './redisRateLimiter';
-import { tooManyProducts } from '../../upstream/productTracking';
+import { tooManyProducts } from '../tooManyProducts';
 import type { FeedHead, RelayStore } from '../relayStore';
 
 export interface RedisStoreOptions {
