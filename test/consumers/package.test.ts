@@ -146,6 +146,13 @@ describe('the packed tarball', () => {
     }
   });
 
+  it('loads fake-indexeddb only lazily, for the engine without a usable IndexedDB: no browser file imports it statically', async () => {
+    const browserFiles = files.filter((f) => /^dist\/[^/]+\.js$/.test(f));
+    const code = await Promise.all(browserFiles.map((f) => root.read(f)));
+    expect(code.filter((c) => /from "fake-indexeddb/.test(c))).toEqual([]);
+    expect(code.some((c) => c.includes('import("fake-indexeddb")'))).toBe(true);
+  });
+
   it('has no server library or server package as a dependency or a peer: a browser app installs none', () => {
     for (const dep of [...SERVER_LIBRARIES, 'msw', '@shop-lookup/relay', '@shop-lookup/mock-server', '@shop-lookup/shop-api']) {
       expect(pkg.dependencies ?? {}, dep).not.toHaveProperty(dep);

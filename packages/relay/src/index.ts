@@ -5,8 +5,9 @@ export { createShopApiProxy } from './createShopApiProxy';
 export type { ShopApiProxy, ShopApiProxyOptions } from './proxyTypes';
 export { createRelayHub } from './hub/createRelayHub';
 export type { HubAuthorize, HubShopOptions, RelayHub, RelayHubObserver, RelayHubOptions, RelayHubStatus, ShopCredentials } from './hub/hubTypes';
+// one memory store several relays of this process share (the `store` option); the RelayStore contract itself is
+// the relay's own, not a plug-in point: a store of your own is not supported
 export { createMemoryStore } from './store/memoryStore';
 export type { MemoryStoreOptions } from './store/memoryStore';
-// the store contract, every type of it (a RelayStore of your own implements these)
-export type * from './store/relayStore';
+export type { RelayStore, ResourceId, StoreHealth } from './store/relayStore';
 export type { Authorize, ClientLimits, RelayObserver, RelayStatus, RouteName, ShopRelay, ShopRelayOptions } from './types';

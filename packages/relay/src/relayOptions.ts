@@ -72,7 +72,7 @@ const RELAY_EXPECTED: Record<string, string> = {
   redis:
     "a redis:// or rediss:// URL, or a node-redis client or cluster (createClient() or createCluster() from 'redis'); " +
     'other clients (ioredis) are not supported',
-  store: 'a RelayStore (createMemoryStore(), or your own with every method of the RelayStore interface)',
+  store: 'a store made by createMemoryStore()',
   refreshIntervalMs: 'a whole number of milliseconds, at least 1',
   shopId: 'a non-empty string without spaces, braces or glob characters (* ? [ ] { })',
   products: 'an array of product numbers (whole numbers >= 1)',

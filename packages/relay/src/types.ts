@@ -30,7 +30,9 @@ export interface ShopRelayOptions {
    */
   redis?: string | object;
   /**
-   * A ready RelayStore (tests, or a store of your own); wins over `redis`.
+   * A store made by createMemoryStore(), which several relays of this process share (a till relay and a storefront
+   * relay on one listing, tests); wins over `redis`. A store of your own is not supported: the RelayStore interface
+   * is the relay's internal contract, and changes with it.
    * @example { store: createMemoryStore() }
    */
   store?: RelayStore;
