@@ -13,7 +13,7 @@ export interface ExchangeOptions {
   /** Aborts every exchange (the engine or the server is closing). */
   signal?: AbortSignal | undefined;
   /** 'manual': a redirect is answered as it came, never followed (a server's token must not travel elsewhere). */
-  redirect?: RequestRedirect | undefined;
+  redirect?: 'follow' | 'manual' | undefined;
 }
 
 export interface ExchangeRequest {
