@@ -1,4 +1,4 @@
-// The options of createShopRelay, checked with zod when the relay is created (see proxy/serverOptions.ts): an
+// The options of createShopRelay, checked with zod when the relay is created (see door/serverOptions.ts): an
 // ioredis instance, a store that is not a RelayStore or a negative interval throws there, naming the option, instead of
 // crashing the process later. Every option of ShopRelayOptions has its entry here (the compiler checks).
 import * as z from 'zod';
