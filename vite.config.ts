@@ -2,9 +2,11 @@
 //   vite build             → dist/: index.js (src/index.ts), worker.js (worker/worker.ts) and react.js (the hooks,
 //                            src/react/), unminified ESM with bare imports of dexie/comlink/rxjs/zod/react, so the
 //                            app's bundler bundles the worker itself and the main entry never carries the hooks
-//   vite build --mode node → dist/node/: the Node-only entries (mock server, its MSW handlers, credential proxy, relay)
-//                            and the shop-lookup-relay command (dist/node/shop-lookup-relay.js, package.json "bin")
+//   vite build --mode node → dist/node/: shop-lookup/relay, /proxy, /mock-server and /mock-server/msw, deprecated
+//                            entries (moved/) that load @shop-lookup/relay and @shop-lookup/mock-server when installed
+// The server packages build themselves (packages/*/vite.config.ts); the root's `npm run build` builds them all.
 import { posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import MagicString from 'magic-string';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
@@ -15,6 +17,8 @@ const PROCESS_TESTS = ['test/relayScale.test.ts', 'test/relayHubScale.test.ts'];
 const browserDeps = ['dexie', 'comlink', 'rxjs', 'zod', 'fake-indexeddb'];
 // optional peer dependencies: the app's own copy, never bundled
 const peerDeps = ['react'];
+// where shop-lookup's server entries moved (moved/): loaded when installed, never a dependency
+const movedTo = ['@shop-lookup/relay', '@shop-lookup/mock-server'];
 
 const WORKER_SOURCE_URL = /new URL\((['"])\.\.\/worker\/worker\.ts\1, import\.meta\.url\)/g;
 const WORKER_PLACEHOLDER_TEXT = '__SHOP_LOOKUP_WORKER_URL__';
@@ -66,15 +70,10 @@ export default defineConfig(({ mode }) => ({
           sourcemap: false,
           target: 'node20',
           rollupOptions: {
-            input: {
-              'mock-server': 'mock-server/index.ts',
-              'mock-server-msw': 'mock-server/msw/index.ts',
-              proxy: 'proxy/index.ts',
-              relay: 'relay/index.ts',
-              'shop-lookup-relay': 'relay/server/main.ts',
-            },
-            // the bin (package.json "bin") is run as a file: it starts with a shebang
-            output: { format: 'es', entryFileNames: '[name].js', banner: (chunk) => (chunk.name === 'shop-lookup-relay' ? '#!/usr/bin/env node' : '') },
+            input: { 'mock-server': 'moved/mockServer.ts', 'mock-server-msw': 'moved/mockServerMsw.ts', proxy: 'moved/proxy.ts', relay: 'moved/relay.ts' },
+            // the packages the entries moved to: installed beside shop-lookup, never bundled into it
+            external: (id: string) => movedTo.some((d) => id === d || id.startsWith(`${d}/`)),
+            output: { format: 'es', entryFileNames: '[name].js' },
           },
         }
       : {
@@ -102,6 +101,12 @@ export default defineConfig(({ mode }) => ({
   optimizeDeps: { include: browserDeps },
   test: {
     environment: 'node',
+    // the packages by name, as their sources (their package.json "exports" name the built dist/)
+    alias: [
+      { find: /^@shop-lookup\/relay$/, replacement: fileURLToPath(new URL('./packages/relay/src/index.ts', import.meta.url)) },
+      { find: /^@shop-lookup\/mock-server$/, replacement: fileURLToPath(new URL('./packages/mock-server/src/index.ts', import.meta.url)) },
+      { find: /^@shop-lookup\/mock-server\/msw$/, replacement: fileURLToPath(new URL('./packages/mock-server/src/msw/index.ts', import.meta.url)) },
+    ],
     testTimeout: 20_000,
     // expect.poll waits up to 10 s (default 1 s): the two lanes share 2 cores (how fast is the bench's to say)
     expect: { poll: { timeout: 10_000 } },

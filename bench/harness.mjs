@@ -16,7 +16,7 @@ export const log = (...m) => console.error('[bench]', ...m);
  * @example const h = await startHarness(); await h.call('prepare', 'a', h.sessionOptions('big', 'db')); await h.close();
  */
 export async function startHarness(siteDir = undefined) {
-  const { module: mockServer } = await runnerImport(`${root}mock-server/index.ts`);
+  const { module: mockServer } = await runnerImport(`${root}packages/mock-server/src/index.ts`);
   const mounts = new Map();
   /** /api/<name>/... → that mock (the path without the prefix); false when no mock is mounted there. */
   const relays = new Map();
@@ -109,7 +109,7 @@ export async function startHarness(siteDir = undefined) {
        * upstream calls go through this server, as to any API). Closed by close().
        */
       async mountRelay(name, api, options = {}) {
-        const { module } = await runnerImport(`${root}relay/index.ts`);
+        const { module } = await runnerImport(`${root}packages/relay/src/index.ts`);
         const relay = module.createShopRelay({ ...AUTH, target: `${origin}/api/${api}`, basePath: `/relay/${name}`, public: true, rateLimits: false, refreshIntervalMs: 24 * 60 * 60 * 1000, ...options });
         relays.set(name, relay);
         return relay;

@@ -12,12 +12,12 @@
 // every shop served from Redis, nothing waited for in memory: what open shops cost without their records).
 // Prints one line of JSON: { heap, seedMs, readMs, redisBytesPerCoupon, open, inMemory, hotRecords, hotSyncMs, coldSyncMs }.
 import { createServer } from 'node:http';
-import { createMockShopApiHandler } from '../mock-server/index.ts';
-import * as relayEntry from '../relay/index.ts';
+import { createMockShopApiHandler } from '../packages/mock-server/src/index.ts';
+import * as relayEntry from '../packages/relay/src/index.ts';
 import { createClient } from 'redis';
-import { createRedisStore } from '../relay/store/redis/redisStore.ts';
-import { redisKeys, redisPrefix } from '../relay/store/redis/redisKeys.ts';
-import { connectSharedRedis } from '../relay/store/redis/sharedRedis.ts';
+import { createRedisStore } from '../packages/relay/src/store/redis/redisStore.ts';
+import { redisKeys, redisPrefix } from '../packages/relay/src/store/redis/redisKeys.ts';
+import { connectSharedRedis } from '../packages/relay/src/store/redis/sharedRedis.ts';
 import { startRedisServer } from '../test/redisServer.ts';
 
 const { shops, coupons, budgetShops, pairs, maxHotRecords = budgetShops * coupons } = JSON.parse(process.argv[2]);

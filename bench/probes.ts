@@ -3,7 +3,7 @@
 // the same schema (the floor of writing). Also a few bench helpers: seeding options, the commit log of writes.
 import Dexie from 'dexie';
 import type { Coupon, ProductOption } from '../src/types';
-import { parseRecords } from '../worker/records/parseRecords';
+import { parseRecords } from '@shop-lookup/shop-api';
 import { confirm, metaKey, openStore, type ShopDatabase } from '../worker/store/store';
 
 /** Epoch ms with sub-ms resolution, comparable between the page and its workers (same clock). */

@@ -110,8 +110,8 @@ async function load(url, headers, clients, ms) {
  * @example await benchRelay({ root, sizes, log, row, results });
  */
 export async function benchRelay({ root, sizes, log, row, results, smoke }) {
-  const { module: mockServer } = await runnerImport(`${root}mock-server/index.ts`);
-  const { module: relayEntry } = await runnerImport(`${root}relay/index.ts`);
+  const { module: mockServer } = await runnerImport(`${root}packages/mock-server/src/index.ts`);
+  const { module: relayEntry } = await runnerImport(`${root}packages/relay/src/index.ts`);
   const startRelayOn = async (api, extra = {}) => {
     const relay = relayEntry.createShopRelay({
       key: 'demo-key', secret: 'demo-secret', target: api.url, basePath: BASE, public: true, rateLimits: false, clientLimits: false, ...extra,

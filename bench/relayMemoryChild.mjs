@@ -5,7 +5,7 @@
 // says nothing about the relay: what earlier scenarios allocated goes back to the system meanwhile (a run once
 // printed −82 MB). argv[2]: { target, warmTarget } as JSON. Prints one line of JSON: { rss, heap, listMs, version }.
 import { createServer } from 'node:http';
-import * as relayEntry from '../relay/index.ts';
+import * as relayEntry from '../packages/relay/src/index.ts';
 
 const { target, warmTarget } = JSON.parse(process.argv[2]);
 

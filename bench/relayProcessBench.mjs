@@ -53,7 +53,7 @@ function stopProcess(child) {
 
 /** The relay command from its source, on a port of its own; resolves once it logged "listening". */
 function startRelayCommand(root, env) {
-  return startProcess(root, ['--import', 'tsx', 'relay/server/main.ts'], { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env }, (line) => {
+  return startProcess(root, ['--import', 'tsx', 'packages/relay/src/server/main.ts'], { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env }, (line) => {
     try {
       const parsed = JSON.parse(line);
       return parsed.msg === 'listening' ? parsed.port : null;
@@ -97,8 +97,8 @@ async function until(check, ms = 120_000) {
  * @example await benchRelayProcess({ root, sizes, log, row, results, smoke });
  */
 export async function benchRelayProcess({ root, sizes, log, row, results, smoke }) {
-  const { module: mockServer } = await runnerImport(`${root}mock-server/index.ts`);
-  const { module: tillTokens } = await runnerImport(`${root}relay/server/tillTokens.ts`);
+  const { module: mockServer } = await runnerImport(`${root}packages/mock-server/src/index.ts`);
+  const { module: tillTokens } = await runnerImport(`${root}packages/relay/src/server/tillTokens.ts`);
   const token = (till) => tillTokens.signTillToken({ secret: TOKEN_SECRET, shop: SHOP, till, expiresAt: Date.now() + 3_600_000 });
   const scenario = {};
   results.scenarios.relayProcess = scenario;

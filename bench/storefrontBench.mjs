@@ -2,7 +2,8 @@
 // a storefront's first visit on a relay (bytes, and time to its first productOptions answer) against a till's full
 // sync of the same relay and a single product read; and 1,000 concurrent anonymous reads of one untracked product
 // through one relay (upstream calls). Measured in a child process (storefrontChild.mjs) on the package as built
-// (vite build, both modes, into node_modules/.cache/shop-lookup-bench/), in plain Node: under a TypeScript loader
+// (shop-lookup's browser build, @shop-lookup/relay's and @shop-lookup/mock-server's, into
+// node_modules/.cache/shop-lookup-bench/), in plain Node: under a TypeScript loader
 // every import() of the engine's lazy chunks went through the loader's hooks thread, about a millisecond each,
 // which no app pays. Run with `npm run bench -- --only storefront`, or alone: `node bench/storefrontBench.mjs [--smoke]`.
 import { execFile } from 'node:child_process';
@@ -10,12 +11,15 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'vite';
 
-/** Builds the package (the browser entries and the Node ones) where the child imports it from. */
+/** Builds the packages (shop-lookup's browser entries, the relay, the mock API) where the child imports them from. */
 async function buildPackage(root) {
   const out = `${root}node_modules/.cache/shop-lookup-bench/`;
-  const quiet = { root, configFile: `${root}vite.config.ts`, logLevel: 'warn' };
-  await build({ ...quiet, build: { outDir: `${out}web`, emptyOutDir: true } });
-  await build({ ...quiet, mode: 'node', build: { outDir: `${out}node`, emptyOutDir: true } });
+  const quiet = { logLevel: 'warn' };
+  await build({ ...quiet, root, configFile: `${root}vite.config.ts`, build: { outDir: `${out}web`, emptyOutDir: true } });
+  for (const name of ['relay', 'mock-server']) {
+    const dir = `${root}packages/${name}`;
+    await build({ ...quiet, root: dir, configFile: `${dir}/vite.config.ts`, build: { outDir: `${out}${name}`, emptyOutDir: true } });
+  }
   return out;
 }
 

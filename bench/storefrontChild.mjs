@@ -5,8 +5,8 @@ import { listen, stop } from './relayBench.mjs';
 import { median } from './stats.mjs';
 
 const { sizes, smoke, built } = JSON.parse(process.argv[2]);
-const { startMockShopApi } = await import(`${built}node/mock-server.js`);
-const { createMemoryStore, createShopRelay } = await import(`${built}node/relay.js`);
+const { startMockShopApi } = await import(`${built}mock-server/index.js`);
+const { createMemoryStore, createShopRelay } = await import(`${built}relay/index.js`);
 const { createShopLookup } = await import(`${built}web/index.js`);
 const mockServer = { startMockShopApi };
 const relayEntry = { createMemoryStore, createShopRelay };

@@ -6,9 +6,8 @@
 // page (storefront.html) has a relay of its own at /storefront-api, with the storefront authorize, on the same store.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Connect, Plugin } from 'vite';
-import { startMockShopApi, type MockShopApi } from '../mock-server/index';
-import { createShopApiProxy } from '../proxy/index';
-import { createMemoryStore, createShopRelay, type Authorize, type ShopRelay } from '../relay/index';
+import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src/index';
+import { createMemoryStore, createShopApiProxy, createShopRelay, type Authorize, type ShopRelay } from '../packages/relay/src/index';
 
 /** The storefront page's relay: anonymous shoppers read product options and one coupon by its exact code (docs/embedding.md). */
 const STOREFRONT: Authorize = (_req, route) => ['productOptions', 'productOption', 'coupon'].includes(route);

@@ -3,7 +3,7 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { filter, firstValueFrom } from 'rxjs';
 import { createShopLookup } from 'shop-lookup';
-import { startMockShopApi } from 'shop-lookup/mock-server';
+import { startMockShopApi } from '@shop-lookup/mock-server';
 
 const mock = await startMockShopApi(); // a real HTTP server on 127.0.0.1, the API's wire format
 const lookup = createShopLookup({

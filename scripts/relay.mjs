@@ -8,8 +8,8 @@
 import { register } from 'tsx/esm/api';
 
 register(); // the relay loads parts of itself lazily (the Redis store): the loader stays on for the whole run
-const mockServer = await import('../mock-server/index.ts');
-const relayProcess = await import('../relay/server/runRelayProcess.ts');
+const mockServer = await import('../packages/mock-server/src/index.ts');
+const relayProcess = await import('../packages/relay/src/server/runRelayProcess.ts');
 
 const api = await mockServer.startMockShopApi(); // accepts demo-key / demo-secret, list 1/s and other 5/s
 const env = {

@@ -1,31 +1,8 @@
-// ShopLookupError, the one error class, and toLookupError, which turns any thrown value into plain LookupError data.
-import type { LookupError, RecordIssue } from './types';
+// ShopLookupError, the one error class (the shop API client's, packages/shop-api), and toLookupError, which turns
+// any thrown value into plain LookupError data.
+import type { LookupError } from './types';
 
-/**
- * The one error class of shop-lookup. Errors cross the worker boundary as plain `LookupError` data, so match on
- * `code`, never on `instanceof`.
- * @example
- * try { await lookup.sync(); } catch (e) { if ((e as LookupError).code === 'closed') return; }
- */
-export class ShopLookupError extends Error implements LookupError {
-  override name = 'ShopLookupError';
-  code: string;
-  status?: number;
-  apiCode?: number;
-  issues?: RecordIssue[];
-
-  constructor(
-    code: string,
-    message: string,
-    extra: { status?: number; apiCode?: number; issues?: RecordIssue[]; cause?: unknown } = {},
-  ) {
-    super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
-    this.code = code;
-    if (extra.status !== undefined) this.status = extra.status;
-    if (extra.apiCode !== undefined) this.apiCode = extra.apiCode;
-    if (extra.issues !== undefined) this.issues = extra.issues;
-  }
-}
+export { ShopLookupError } from '@shop-lookup/shop-api';
 
 /** Any thrown value as plain `LookupError` data (what crosses the worker boundary and what lookups emit). */
 export function toLookupError(error: unknown): LookupError {

@@ -1,91 +1,9 @@
 // Public types of shop-lookup. Types only: both the host side (src/) and the engine (worker/) import them.
+import type { Coupon, IssuedCoupon, LookupError, RateLimits, ShopAuth } from '@shop-lookup/shop-api';
 import type { Endpoint } from 'comlink';
 
-/**
- * A coupon as the shop API sent it. Every field that arrived is kept, including ones the spec does not list.
- * Integers that arrived as strings are numbers here; booleans that arrived as "Y"/"N" or 1/0 are booleans.
- * Dates and `use_period` are kept exactly as received (their format is not specified upstream).
- * @example
- * const c: Coupon = { coupon_code: 'WELCOME10', apply_sale_percent: 10, status: 'progress' };
- */
-export interface Coupon {
-  coupon_code: string;
-  status?: string | null;
-  apply_sale_price?: number | null;
-  apply_sale_percent?: number | null;
-  apply_sale_type_max_price?: number | null;
-  apply_sale_type_minimum_price?: number | null;
-  name?: string | null;
-  type?: string | null;
-  type_coupon_create_count?: number | null;
-  type_coupon_use_count?: number | null;
-  use_period?: string | number | null;
-  create_date?: string | number | null;
-  edit_date?: string | number | null;
-  is_duplication?: boolean | null;
-  use_app?: boolean | null;
-  [field: string]: unknown;
-}
-
-/**
- * An issued coupon: the coupon fields plus the issue fields that arrive (`coupon_issue_code`, `shop_order_code`,
- * `use_date`, ...). `coupon_code` may be missing on an issued coupon.
- * @example
- * const ic: IssuedCoupon = { coupon_issue_code: 'IC-7F3K-2Q9M', status: 'progress', apply_sale_price: 3000 };
- */
-export interface IssuedCoupon extends Omit<Coupon, 'coupon_code'> {
-  coupon_code?: string | null;
-  coupon_issue_code?: string | null;
-  shop_order_code?: string | null;
-  use_date?: string | number | null;
-}
-
-/** One value of a `default` or `color` option. @example { code: 'C01', name: '블랙' } */
-export interface OptionValue {
-  code: string;
-  name?: string | null;
-  [field: string]: unknown;
-}
-
-/**
- * A product option. `value_list` is always an array (empty for `input` options), whatever shape arrived.
- * @example
- * const o: ProductOption = { product_no: 13805, no: 12, code: 'SIZE', type: 'default', name: '사이즈',
- *   is_require: true, value_list: [{ code: 'S', name: 'S' }] };
- */
-export interface ProductOption {
-  product_no: number;
-  no: number;
-  code?: string | null;
-  type?: 'default' | 'input' | 'color' | (string & {}) | null;
-  name?: string | null;
-  value_list: OptionValue[];
-  is_require?: boolean | null;
-  [field: string]: unknown;
-}
-
-/**
- * An error as plain data: it survives the worker boundary (structured clone drops classes), so match on `code`.
- * @example if (result.error?.code === 'rate_limited') showBanner(result.error.message);
- */
-export interface LookupError {
-  /** Stable machine-readable code, e.g. `network_error`, `rate_limited`, `not_found`, `invalid_record`. */
-  code: string;
-  /** What happened, in words a person can act on. */
-  message: string;
-  /** HTTP status, when an answer arrived. */
-  status?: number;
-  /** The API's own (negative) body code, e.g. -7. */
-  apiCode?: number;
-  /** For `invalid_record`: what was wrong, as `{ path, message }` issues. */
-  issues?: RecordIssue[];
-}
-
-/** One validation problem of a record: where and why. @example { path: 'data.list[3].apply_sale_price', message: 'expected an integer, got "abc"' } */
-export interface RecordIssue {
-  path: string;
-  message: string;
-}
+// the shop API's data, errors, rate limits and credentials are the shop API client's (packages/shop-api)
+export type { Coupon, IssuedCoupon, LookupError, OptionValue, ProductOption, RateLimits, RecordIssue, ShopAuth } from '@shop-lookup/shop-api';
 
 /**
  * What every lookup emits.
@@ -193,20 +111,6 @@ export interface SyncReport {
    */
   skipped?: LookupError[];
 }
-
-/** Per-class request rate limits, in requests per second. @example createShopLookup({ baseUrl, rateLimits: { list: 1, other: 5 } }) */
-export interface RateLimits {
-  /** List calls (coupon listing, product option listing). Default 1. */
-  list?: number;
-  /** All other calls, including auth. Default 5. */
-  other?: number;
-}
-
-/**
- * Credentials: shop admin key/secret (server side only!), or a token the host already has.
- * @example const auth: ShopAuth = { key: process.env.SHOP_API_KEY!, secret: process.env.SHOP_API_SECRET! };
- */
-export type ShopAuth = { key: string; secret: string } | { accessToken: string };
 
 /**
  * Options of `createShopLookup`. Only `baseUrl` is required; the README's "Configuration" has the full table.

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { MockShopApi, MockShopApiOptions } from '../mock-server';
-import { createApiClient, type ApiClient } from '../worker/api/apiClient';
-import { readApiCode } from '../worker/api/envelope';
-import { createTransport } from '../worker/api/httpTransport';
-import { createRateLimiter } from '../worker/api/rateLimiter';
-import { RETRY_AFTER_MAX_MS, retryAfterMs } from '../worker/api/retryAfter';
+import type { MockShopApi, MockShopApiOptions } from '../packages/mock-server/src';
+import { createApiClient, type ApiClient } from '../packages/shop-api/src/api/apiClient';
+import { readApiCode } from '../packages/shop-api/src/api/envelope';
+import { createTransport } from '../packages/shop-api/src/api/httpTransport';
+import { createRateLimiter } from '../packages/shop-api/src/api/rateLimiter';
+import { RETRY_AFTER_MAX_MS, retryAfterMs } from '../packages/shop-api/src/api/retryAfter';
 import type { ShopAuth } from '../src/types';
 import { KEY, SECRET, startMock } from './utils';
 
@@ -129,6 +129,17 @@ describe('createApiClient', () => {
     await expect(transport.request({ path: '/v2/shop/coupons', cls: 'list', priority: 'background' })).rejects.toMatchObject({ code: 'rate_limited', retryAfterMs: RETRY_AFTER_MAX_MS });
     void limiter.acquire('list', 'background').catch(() => undefined);
     expect(waits.at(-1)).toBe(RETRY_AFTER_MAX_MS);
+    limiter.dispose();
+  });
+
+  it('holds back the class for any throttle answer, also one that is not the envelope (the rule the relay uses too)', async () => {
+    const waits: number[] = [];
+    const limiter = createRateLimiter({ list: 100, other: 100 }, { now: () => 0, setTimeout: (_fn, ms) => waits.push(ms), clearTimeout: () => undefined });
+    const gatewayPage: typeof fetch = async () => new Response('<html>slow down</html>', { status: 429, headers: { 'retry-after': '3' } });
+    const transport = createTransport({ baseUrl: 'http://127.0.0.1:9', fetch: gatewayPage, limiter, timeoutMs: 2000 });
+    await expect(transport.request({ path: '/v2/shop/coupons', cls: 'list', priority: 'background' })).rejects.toMatchObject({ code: 'bad_response' });
+    void limiter.acquire('list', 'background').catch(() => undefined);
+    expect(waits.at(-1)).toBe(3000);
     limiter.dispose();
   });
 

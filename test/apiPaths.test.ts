@@ -2,8 +2,8 @@
 // through every entry point. It talks to the API by definition, so it never asks for a relay (`/relay/v1`), which
 // the real API does not have and would count against the shop's rate limit on every start.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MOCK_CODES, type MockShopApi } from '../mock-server';
-import { matchAllowedPath } from '../proxy/allowedPaths';
+import { MOCK_CODES, type MockShopApi } from '../packages/mock-server/src';
+import { matchAllowedPath } from '../packages/relay/src/door/allowedPaths';
 import type { ShopAuth, ShopLookup } from '../src';
 import { KEY, lookupFor, next, SECRET, startMock } from './utils';
 

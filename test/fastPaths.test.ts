@@ -2,10 +2,10 @@
 // zod schemas, and a re-sync that skips pages whose rows hash as before as one that reads every page.
 import * as z from 'zod/mini';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMockData, type MockShopApi } from '../mock-server';
+import { createMockData, type MockShopApi } from '../packages/mock-server/src';
 import type { IDBFactory } from 'fake-indexeddb';
 import type { ShopLookup } from '../src';
-import { readRecord, schemas, type RecordKind } from '../worker/records/schemas';
+import { readRecord, schemas, type RecordKind } from '../packages/shop-api/src/records/schemas';
 import { listedPage, lookupFor, next, startMock, waitFor } from './utils';
 
 /** The record as zod reads it, or null when zod rejects it. */

@@ -6,11 +6,11 @@
 // validateCoupon online, prefetchIssuedCoupons.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MockFault, MockShopApi } from '../mock-server';
+import type { MockFault, MockShopApi } from '../packages/mock-server/src';
 import type { ShopLookup } from '../src';
 import type { Coupon, SyncReport } from '../src/types';
-import { parseRecords } from '../worker/records/parseRecords';
-import { sameRecord } from '../worker/records/sameRecord';
+import { parseRecords } from '../packages/shop-api/src/records/parseRecords';
+import { sameRecord } from '../packages/shop-api/src/records/sameRecord';
 import { lookupFor, next, startMock } from './utils';
 
 const LIST = '/v2/shop/coupons';

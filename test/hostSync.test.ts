@@ -2,7 +2,7 @@
 // sync()) may have read the API before the change the host knows of, so the host gets one that starts after it,
 // and every host call meanwhile shares that one. Driven by a held page request, not by waiting.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MockShopApi } from '../mock-server';
+import type { MockShopApi } from '../packages/mock-server/src';
 import type { ShopLookup } from '../src';
 import type { IDBFactory } from 'fake-indexeddb';
 import { confirmed, lookupFor, startMock } from './utils';

@@ -7,7 +7,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createCluster } from 'redis';
-import { createRelayHub } from '../relay';
+import { createRelayHub } from '../packages/relay/src';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as {
   instance: string; redis: string; cluster?: string[]; mock: string; shops: string[]; leaseMs: number; maxConcurrentListings: number; maxHotShops: number;

@@ -1,5 +1,6 @@
-// The layout of ARCHITECTURE.md, checked: what each folder may import, and the one-line header every file opens with.
-import { readdirSync, readFileSync } from 'node:fs';
+// The layout of ARCHITECTURE.md, checked: which package may import which (by name, downward only), what each folder
+// may import, and the one-line header every file opens with.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -13,9 +14,43 @@ function sources(dir: string): string[] {
     .map((e) => relative(root, join(e.parentPath, e.name)).split('\\').join('/'));
 }
 
-/** The folder a file belongs to in ARCHITECTURE.md's table: `worker/sync/direct`, `worker/api`, `relay`, ... */
+interface Manifest {
+  name: string;
+  private?: boolean;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+const manifest = (dir: string): Manifest => JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as Manifest;
+
+/** The workspace packages (packages/<dir>), by folder, and the root package. */
+const PACKAGE_DIRS = readdirSync(join(root, 'packages')).filter((d) => existsSync(join(root, 'packages', d, 'package.json')));
+const packages = new Map(PACKAGE_DIRS.map((d) => [`packages/${d}`, manifest(`packages/${d}`)]));
+const rootPackage = manifest('.');
+
+/** The package a file belongs to (its name): packages/<dir>/... is that package's, anything else the root's. */
+function packageOf(file: string): string {
+  const dir = /^packages\/[^/]+/.exec(file)?.[0];
+  return dir === undefined ? rootPackage.name : packages.get(dir)!.name;
+}
+
+/**
+ * Which packages each package may import by name: downward only, the browser package and the relay onto the shop API
+ * client, never back up (ARCHITECTURE.md, "The packages"). shop-lookup's moved/ entries load the server packages
+ * they moved to (a dynamic import of a package installed beside it, never a dependency); nothing else of it does.
+ */
+const PACKAGE_MAY_IMPORT: Record<string, string[]> = {
+  'shop-lookup': ['@shop-lookup/shop-api'],
+  'shop-lookup (moved/)': ['@shop-lookup/shop-api', '@shop-lookup/relay', '@shop-lookup/mock-server'],
+  '@shop-lookup/relay': ['@shop-lookup/shop-api'],
+  '@shop-lookup/mock-server': ['@shop-lookup/shop-api'],
+  '@shop-lookup/shop-api': [],
+};
+const WORKSPACE_NAMES = new Set([rootPackage.name, ...[...packages.values()].map((p) => p.name)]);
+
+/** The folder a file belongs to in ARCHITECTURE.md's table: `worker/sync/direct`, `relay/door`, `shop-api`, ... */
 function folderOf(file: string): string {
-  const parts = file.split('/');
+  // a package's source (packages/<name>/src/...) reads as <name>/...
+  const parts = file.replace(/^packages\/([^/]+)\/src\//, '$1/').split('/');
   if (parts[0] === 'worker') {
     if (parts.length === 2) return 'worker';
     if (parts[1] === 'sync' && parts.length > 3) return parts.slice(0, 3).join('/');
@@ -23,13 +58,30 @@ function folderOf(file: string): string {
   }
   if (parts[0] === 'src' && parts[1] === 'react') return 'src/react';
   if (parts[0] === 'mock-server' && parts[1] === 'msw') return 'mock-server/msw';
+  if (parts[0] === 'relay') {
+    if (parts.length === 2) return parts[1] === 'index.ts' ? 'relay/index' : 'relay';
+    return parts.slice(0, 2).join('/'); // relay/store/redis is the store's
+  }
   return parts[0]!;
 }
 
-/** Each relative import of `file` (static, dynamic and `typeof import`), resolved to a path from the root. */
-function importsOf(file: string): string[] {
+/** Each import specifier of `file`, as written (static, dynamic, `typeof import`, `export … from`). */
+function specifiersOf(file: string): string[] {
   const text = readFileSync(join(root, file), 'utf8');
-  return [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((m) => normalize(join(dirname(file), m[1]!)).split('\\').join('/'));
+  const found = text.matchAll(/(?:^\s*(?:import|export)\b[^;'"]*?\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)'([^']+)'/gm);
+  return [...found].map((m) => m[1]!);
+}
+
+/** Each relative import of `file`, resolved to a path from the root. */
+function importsOf(file: string): string[] {
+  return specifiersOf(file)
+    .filter((s) => s.startsWith('./') || s.startsWith('../'))
+    .map((s) => normalize(join(dirname(file), s)).split('\\').join('/'));
+}
+
+/** The package a bare specifier names: 'zod/mini' is zod, '@shop-lookup/mock-server/msw' is @shop-lookup/mock-server. */
+function packageNamed(specifier: string): string {
+  return specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 }
 
 /**
@@ -39,20 +91,28 @@ function importsOf(file: string): string[] {
 const MAY_IMPORT: Record<string, string[]> = {
   src: ['src/protocol (types and the error class)', 'worker/engine (createEngine, loaded only with worker: false)'],
   'src/react': ['src'],
-  'worker/records': ['src/protocol'],
-  'worker/api': ['src/protocol', 'worker/records'],
-  'worker/store': ['src/protocol', 'worker/records'],
+  moved: [],
+  'worker/store': ['src/protocol'],
   'worker/tabs': ['src/protocol'],
-  'worker/sync': ['src/protocol', 'worker/records', 'worker/api', 'worker/store', 'worker/tabs', 'worker/lookups', 'worker/sync/direct', 'worker/sync/relay'],
-  'worker/sync/direct': ['src/protocol', 'worker/records', 'worker/api', 'worker/store', 'worker/sync'],
-  'worker/sync/relay': ['src/protocol', 'worker/records', 'worker/api', 'worker/store', 'worker/tabs', 'worker/sync'],
-  'worker/lookups': ['src/protocol', 'worker/records', 'worker/api', 'worker/store', 'worker/tabs', 'worker/sync', 'worker/sync/direct'],
-  'worker/coupon': ['src/protocol', 'worker/records', 'worker/api', 'worker/store'],
-  'worker/engine': ['src/protocol', 'worker/records', 'worker/api', 'worker/store', 'worker/tabs', 'worker/sync', 'worker/sync/direct', 'worker/sync/relay', 'worker/lookups', 'worker/coupon'],
+  'worker/sync': ['src/protocol', 'worker/store', 'worker/tabs', 'worker/lookups', 'worker/sync/direct', 'worker/sync/relay'],
+  'worker/sync/direct': ['src/protocol', 'worker/store', 'worker/sync'],
+  'worker/sync/relay': ['src/protocol', 'worker/store', 'worker/tabs', 'worker/sync'],
+  'worker/lookups': ['src/protocol', 'worker/store', 'worker/tabs', 'worker/sync', 'worker/sync/direct'],
+  'worker/coupon': ['src/protocol', 'worker/store'],
+  'worker/engine': ['src/protocol', 'worker/store', 'worker/tabs', 'worker/sync', 'worker/sync/direct', 'worker/sync/relay', 'worker/lookups', 'worker/coupon'],
   worker: ['src/protocol', 'worker/engine'],
-  proxy: ['src', 'worker/api'],
-  relay: ['src', 'worker/api', 'proxy'],
-  'mock-server': ['src/protocol', 'worker/records'],
+  'shop-api': [],
+  // the relay, layered: the door and the store at the bottom, the modes (createShopRelay, createShopApiProxy) on
+  // top of the feed and the upstream sync, the hub on a mode, the command on everything
+  'relay/door': [],
+  'relay/store': [],
+  'relay/feed': ['relay/door', 'relay/store'],
+  'relay/upstream': ['relay/door', 'relay/store', 'relay/feed'],
+  relay: ['relay/door', 'relay/store', 'relay/feed', 'relay/upstream'],
+  'relay/hub': ['relay', 'relay/door', 'relay/store', 'relay/feed', 'relay/upstream'],
+  'relay/server': ['relay', 'relay/door', 'relay/store', 'relay/feed', 'relay/upstream', 'relay/hub'],
+  'relay/index': ['relay', 'relay/door', 'relay/store', 'relay/feed', 'relay/upstream', 'relay/hub'],
+  'mock-server': [],
   'mock-server/msw': ['mock-server'],
 };
 
@@ -66,7 +126,7 @@ function allowedBy(allowed: string[], target: string): boolean {
   });
 }
 
-const files = ['src', 'worker', 'proxy', 'relay', 'mock-server'].flatMap(sources);
+const files = ['src', 'worker', 'moved', ...PACKAGE_DIRS.map((d) => `packages/${d}/src`)].flatMap(sources);
 
 /** The source file an import names (`./x` is `./x.ts`, `./x.tsx` or `./x/index.ts`), if it is one of ours. */
 const known = new Set(files);
@@ -141,6 +201,54 @@ describe('layout', () => {
   it('keeps the contract free of the host: src/protocol.ts reaches only the public types and the error class', () => {
     const reached = [...reachedFrom('src/protocol.ts')].sort();
     expect(reached).toEqual(['src/errors.ts', 'src/shopLookup.ts', 'src/types.ts']);
+  });
+
+  it('crosses no package boundary with a relative import: a package is imported by its name', () => {
+    const crossing = files.flatMap((f) =>
+      importsOf(f)
+        .filter((t) => packageOf(t) !== packageOf(f))
+        .map((t) => `${f} -> ${t}`),
+    );
+    expect(crossing).toEqual([]);
+  });
+
+  it('imports packages by name downward only: the browser package and the relay onto the shop API client, never back', () => {
+    const strays: string[] = [];
+    for (const file of files) {
+      const from = packageOf(file);
+      const allowed = PACKAGE_MAY_IMPORT[file.startsWith('moved/') ? `${from} (moved/)` : from];
+      if (!allowed) {
+        strays.push(`${file}: its package ${from} is not in the table`);
+        continue;
+      }
+      for (const s of specifiersOf(file).filter((x) => !x.startsWith('.'))) {
+        const named = packageNamed(s);
+        if (WORKSPACE_NAMES.has(named) && !allowed.includes(named)) strays.push(`${file} imports ${s}`);
+      }
+    }
+    expect(strays).toEqual([]);
+  });
+
+  it("declares every package a package's code imports (a dependency or a peer; the bundled shop API client aside)", () => {
+    const undeclared = new Set<string>();
+    for (const file of files.filter((f) => !f.startsWith('moved/'))) {
+      const from = packageOf(file);
+      const pkg = from === rootPackage.name ? rootPackage : [...packages.values()].find((p) => p.name === from)!;
+      const declared = { ...pkg.dependencies, ...pkg.peerDependencies };
+      for (const s of specifiersOf(file).filter((x) => !x.startsWith('.') && !x.startsWith('node:'))) {
+        const named = packageNamed(s);
+        if (named === '@shop-lookup/shop-api' || named in declared) continue;
+        undeclared.add(`${from}: ${named} (${file})`);
+      }
+    }
+    expect([...undeclared]).toEqual([]);
+  });
+
+  it('keeps the shop API client unpublished and bundled: private, and no published package depends on it', () => {
+    expect(packages.get('packages/shop-api')).toMatchObject({ name: '@shop-lookup/shop-api', private: true });
+    for (const pkg of [rootPackage, ...packages.values()]) {
+      expect({ ...pkg.dependencies, ...pkg.peerDependencies }, pkg.name).not.toHaveProperty('@shop-lookup/shop-api');
+    }
   });
 
   it('has no import circle between folders (type-only imports count: a circle ties the halves together)', () => {

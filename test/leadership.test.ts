@@ -2,7 +2,7 @@
 // Locks, one fake IndexedDB is shared, and BroadcastChannel carries the sync status between them.
 import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MockShopApi } from '../mock-server';
+import type { MockShopApi } from '../packages/mock-server/src';
 import type { ShopLookup } from '../src';
 import { realmLocks, type LockManagerLike } from '../worker/tabs/locks';
 import { lookupFor, lookupWithEngine, next, peek, record, startMock } from './utils';

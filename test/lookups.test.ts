@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MockShopApi } from '../mock-server';
+import type { MockShopApi } from '../packages/mock-server/src';
 import type { ShopLookup } from '../src';
 import { confirmed, lookupFor, lookupWithEngine, next, record, startMock, waitFor } from './utils';
 

@@ -1,8 +1,8 @@
 // The mock shop API in a process of its own, for the scale test (started by test/childProcess.ts through tsx), so
 // that the arrival times its rate limits count are not delayed by the test process's own work (twenty engines).
 // argv[2] is its options as JSON; steered over HTTP (/__mock/...), like the demo steers it.
-import { startMockShopApi } from '../mock-server';
-import type { MockShopApiOptions } from '../mock-server';
+import { startMockShopApi } from '../packages/mock-server/src';
+import type { MockShopApiOptions } from '../packages/mock-server/src';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as MockShopApiOptions;
 const api = await startMockShopApi(options);

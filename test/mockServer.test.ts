@@ -10,7 +10,7 @@ import {
   type MockFault,
   type MockShopApi,
   type MockShopApiOptions,
-} from '../mock-server';
+} from '../packages/mock-server/src';
 
 type Json = Record<string, any>;
 

@@ -2,8 +2,8 @@
 // MSW handlers as from the HTTP server; drops are network errors; controls, faults and rate limits steer both.
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MOCK_CODES, startMockShopApi, type MockShopApi } from '../mock-server';
-import { createMockShopApiMsw, type MockShopApiMsw } from '../mock-server/msw';
+import { MOCK_CODES, startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
+import { createMockShopApiMsw, type MockShopApiMsw } from '../packages/mock-server/src/msw';
 
 const BASE = 'https://api.imweb.me';
 const PROXIED = 'http://localhost:5173/shop-api';

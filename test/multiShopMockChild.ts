@@ -5,7 +5,7 @@
 // request on demand. argv[2]: { shops, coupons }. Steered over IPC: log, reset (the log and holds), hold, release, close.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMockShopApiHandler, type MockHold, type MockShopApiHandler } from '../mock-server';
+import { createMockShopApiHandler, type MockHold, type MockShopApiHandler } from '../packages/mock-server/src';
 
 interface Entry { shop: string; path: string; offset: string | null; instance: string; at: number; end: number | null; status: number }
 

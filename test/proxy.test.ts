@@ -1,8 +1,8 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MOCK_CODES, startMockShopApi, type MockShopApi, type MockShopApiOptions } from '../mock-server';
-import { createShopApiProxy, type ShopApiProxy, type ShopApiProxyOptions } from '../proxy';
+import { MOCK_CODES, startMockShopApi, type MockShopApi, type MockShopApiOptions } from '../packages/mock-server/src';
+import { createShopApiProxy, type ShopApiProxy, type ShopApiProxyOptions } from '../packages/relay/src';
 
 type Json = Record<string, any>;
 
@@ -177,6 +177,20 @@ describe('createShopApiProxy', () => {
     // the mock sends CORS headers; a same-origin proxy passes none of them on
     expect(missing.headers.get('access-control-allow-origin')).toBeNull();
     expect(missing.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('never follows a redirect upstream (the token would travel along): it is answered as a bad gateway', async () => {
+    const redirects: (RequestRedirect | undefined)[] = [];
+    const elsewhere: typeof fetch = async (input, init) => {
+      redirects.push(init?.redirect);
+      if (String(input).endsWith('/v2/auth')) return fetch(input, init);
+      return new Response(null, { status: 302, headers: { location: 'http://127.0.0.1:9/steal' } });
+    };
+    const { get } = await setup({ proxy: { fetch: elsewhere } });
+    const answer = await get('/v2/shop/coupons/WELCOME10');
+    expect(answer.status).toBe(502);
+    expect(answer.body).toMatchObject({ code: -19, msg: expect.stringMatching(/^BAD GATEWAY: the shop API answered HTTP 302 with something that is not its JSON envelope/) });
+    expect(redirects).toEqual(['manual', 'manual']);
   });
 
   it('passes encoded coupon codes to the API byte for byte', async () => {

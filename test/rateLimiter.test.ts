@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createRateLimiter } from '../worker/api/rateLimiter';
+import { createRateLimiter } from '../packages/shop-api/src/api/rateLimiter';
 import { lookupFor, startMock } from './utils';
 
 describe('createRateLimiter', () => {

@@ -2,8 +2,8 @@
 // their records go beyond the budget, a shop larger than the whole budget is not held, and a shop closed and opened
 // again is counted by its new mirror (the old one reporting late takes nothing off).
 import { describe, expect, it } from 'vitest';
-import type { FeedMirror, MirrorHolding } from '../relay/feed/feedMirror';
-import { createRecordBudget } from '../relay/hub/recordBudget';
+import type { FeedMirror, MirrorHolding } from '../packages/relay/src/feed/feedMirror';
+import { createRecordBudget } from '../packages/relay/src/hub/recordBudget';
 
 /** A mirror that holds `size` records once asked to, and reports to the budget as the real one does. */
 function standIn(holding: MirrorHolding, size: number) {

@@ -3,8 +3,8 @@
 // node-redis cluster client lists the mock API, serves its snapshot and its changes, and a till syncs from it.
 import { createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisStore } from '../relay/store/redis/redisStore';
-import type { RelayStore } from '../relay/store/relayStore';
+import { createRedisStore } from '../packages/relay/src/store/redis/redisStore';
+import type { RelayStore } from '../packages/relay/src/store/relayStore';
 import type { ShopLookup } from '../src';
 import { startRedisCluster, type RedisClusterServers } from './redisCluster';
 import { relaysPerTest } from './relayUtils';

@@ -2,10 +2,10 @@
 // one-second limits (list 1/s, other 5/s). Counts and order are asserted, never durations.
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startMockShopApi, type MockShopApi } from '../mock-server';
-import { createRedisStore } from '../relay/store/redis/redisStore';
-import type { RelayStore } from '../relay/store/relayStore';
-import { createRateLimiter, type RateLimiter, type RequestClass } from '../worker/api/rateLimiter';
+import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
+import { createRedisStore } from '../packages/relay/src/store/redis/redisStore';
+import type { RelayStore } from '../packages/relay/src/store/relayStore';
+import { createRateLimiter, type RateLimiter, type RequestClass } from '../packages/shop-api/src/api/rateLimiter';
 import { startRedisServer, type RedisServer } from './redisServer';
 
 let redis: RedisServer;

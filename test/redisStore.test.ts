@@ -3,8 +3,8 @@
 // behaviour both stores share is proved by test/relayStore.test.ts.
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisStore, type RedisStoreOptions } from '../relay/store/redis/redisStore';
-import type { FeedHead, Lease, ListingCheckpoint, RelayStore, StagedRecord } from '../relay/store/relayStore';
+import { createRedisStore, type RedisStoreOptions } from '../packages/relay/src/store/redis/redisStore';
+import type { FeedHead, Lease, ListingCheckpoint, RelayStore, StagedRecord } from '../packages/relay/src/store/relayStore';
 import { startRedisServer, type RedisServer } from './redisServer';
 
 let redis: RedisServer;

@@ -1,8 +1,8 @@
 // The Redis store as a factory for the RelayStore contract suite (test/relayStore.test.ts): one real redis-server
 // for the file, started on first use and stopped after it; every store made is a shop of its own on it.
 import { afterAll } from 'vitest';
-import { createRedisStore } from '../relay/store/redis/redisStore';
-import type { RelayStore } from '../relay/store/relayStore';
+import { createRedisStore } from '../packages/relay/src/store/redis/redisStore';
+import type { RelayStore } from '../packages/relay/src/store/relayStore';
 import { startRedisServer, type RedisServer } from './redisServer';
 
 let server: Promise<RedisServer> | undefined;

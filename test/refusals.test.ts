@@ -4,9 +4,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { MockShopApi } from '../mock-server';
-import { createShopApiProxy, type ShopApiProxy } from '../proxy';
-import type { Authorize } from '../relay';
+import type { MockShopApi } from '../packages/mock-server/src';
+import { createShopApiProxy, type ShopApiProxy } from '../packages/relay/src';
+import type { Authorize } from '../packages/relay/src';
 import { BASE, relaysPerTest } from './relayUtils';
 import { confirmed, KEY, lookupFor, next, SECRET, startMock } from './utils';
 

@@ -3,8 +3,8 @@
 // with nothing changed, nosniff everywhere, long-polls bounded by their wait and by close().
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { MOCK_CODES } from '../mock-server';
-import type { Authorize, RouteName } from '../relay';
+import { MOCK_CODES } from '../packages/mock-server/src';
+import type { Authorize, RouteName } from '../packages/relay/src';
 import { relaysPerTest } from './relayUtils';
 
 const { relayWith } = relaysPerTest();

@@ -1,7 +1,7 @@
 // No amplification from anonymous clients: a storefront cannot add products to the shop-wide tracked set, and a
 // thousand shoppers reading one untracked product at once make one upstream call (the relay's single-flight).
 import { describe, expect, it } from 'vitest';
-import type { Authorize } from '../relay';
+import type { Authorize } from '../packages/relay/src';
 import { relaysPerTest } from './relayUtils';
 
 const UNTRACKED = 13803;

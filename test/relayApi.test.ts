@@ -3,10 +3,12 @@
 // relay, and new tracked products listed at once.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MOCK_CODES } from '../mock-server';
+import { MOCK_CODES } from '../packages/mock-server/src';
 import { createShopLookup } from '../src';
-import { parseRecords } from '../worker/records/parseRecords';
-import { BASE, relaysPerTest, startRelay, type RelayFixture } from './relayUtils';
+import { createMemoryStore, createShopRelay } from '../packages/relay/src';
+import { parseRecords } from '../packages/shop-api/src/records/parseRecords';
+import { BASE, listen, relaysPerTest, startRelay, type RelayFixture } from './relayUtils';
+import { KEY, SECRET } from './utils';
 
 const { relayWith, track } = relaysPerTest();
 const closers: (() => Promise<void> | void)[] = [];
@@ -32,6 +34,21 @@ describe('relay API paths', () => {
     expect(listed).toEqual(validCodes(f));
     expect(page1.body!.data.pagenation.data_count).toBe(String(listed.length));
     expect(page1.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('shares one createMemoryStore() between relays of one process (a till relay and a storefront relay): one listing serves both', async () => {
+    const store = createMemoryStore();
+    const till = await relayWith({ store }, { data: { coupons: 30 } });
+    await till.relay.refresh();
+    const listings = couponLists(till);
+    const storefront = createShopRelay({ key: KEY, secret: SECRET, target: till.api.url, basePath: BASE, public: true, rateLimits: false, store });
+    closers.push(() => storefront.close());
+    await storefront.ready;
+    const { server, origin } = await listen((req, res) => storefront(req, res));
+    closers.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+    const page = (await (await fetch(`${origin}${BASE}/v2/shop/coupons?offset=1&limit=100`)).json()) as { data: { list: { coupon_code: string }[] } };
+    expect(page.data.list.map((c) => c.coupon_code).sort()).toEqual(validCodes(till));
+    expect(couponLists(till)).toBe(listings);
   });
 
   it('forwards the list to the API while no complete listing exists yet', async () => {

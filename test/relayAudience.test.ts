@@ -1,7 +1,7 @@
 // What the relay tells and gives each client: its discovery answer lists the routes this very request may use,
 // and the feed carries the coupon list only to a client that may list coupons (snapshot, since, 304, live).
 import { describe, expect, it } from 'vitest';
-import type { Authorize } from '../relay';
+import type { Authorize } from '../packages/relay/src';
 import { BASE, relaysPerTest, type RelayFixture } from './relayUtils';
 import { confirmed, lookupFor, next } from './utils';
 

@@ -1,4 +1,4 @@
-// The shop-lookup-relay command as the tests run it: its source entry (relay/server/main.ts) through tsx, in a
+// The shop-lookup-relay command as the tests run it: its source entry (packages/relay/src/server/main.ts) through tsx, in a
 // process of its own with only the environment given (no variable of this machine leaks in). A server is ready
 // once it logs "listening" (its port is in that line); every line any of them wrote is kept, so a test can check
 // that no log line of the run holds a secret.
@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = fileURLToPath(new URL('../relay/server/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../packages/relay/src/server/main.ts', import.meta.url));
 
 export type Json = Record<string, any>;
 

@@ -4,10 +4,10 @@
 // per round, the listing keeps its share while it waits, and a client queueing past its bound gets 429 at once.
 // (The wall-clock figures, a till's lookup and the listing's time under that attack, are rows of `npm run bench`.)
 import { describe, expect, it } from 'vitest';
-import { MOCK_CODES } from '../mock-server';
-import { createFairShare } from '../proxy/fairShare';
-import { createMemoryStore, type RelayStore } from '../relay';
-import type { RateLimiter, RequestClass } from '../worker/api/rateLimiter';
+import { MOCK_CODES } from '../packages/mock-server/src';
+import { createFairShare } from '../packages/relay/src/door/fairShare';
+import { createMemoryStore, type RelayStore } from '../packages/relay/src';
+import type { RateLimiter, RequestClass } from '../packages/shop-api/src/api/rateLimiter';
 import { relaysPerTest } from './relayUtils';
 
 /** A limiter whose slots the test grants one at a time (or, until `hold()`, at once). */

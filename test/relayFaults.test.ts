@@ -2,9 +2,9 @@
 // expired token, records failing their schema, a listing that does not add up), and a store that goes away: the
 // relay keeps serving its last snapshot and says it is degraded.
 import { describe, expect, it } from 'vitest';
-import type { MockFault } from '../mock-server';
-import { createMemoryStore, type RelayStore, type ShopRelayOptions, type StoreHealth } from '../relay';
-import { parseRecords } from '../worker/records/parseRecords';
+import type { MockFault } from '../packages/mock-server/src';
+import { createMemoryStore, type RelayStore, type ShopRelayOptions, type StoreHealth } from '../packages/relay/src';
+import { parseRecords } from '../packages/shop-api/src/records/parseRecords';
 import { relaysPerTest, type RelayFixture } from './relayUtils';
 
 const relays = relaysPerTest();

@@ -1,4 +1,4 @@
-// The till side of the feed protocol against hand-written protocol answers (relay/PROTOCOL.md): parsing and
+// The till side of the feed protocol against hand-written protocol answers (packages/relay/PROTOCOL.md): parsing and
 // applying, resuming a snapshot, staging after "start again". The behaviour against the real relay is proven in
 // test/tillsOnRelay.test.ts.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

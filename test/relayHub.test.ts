@@ -5,8 +5,8 @@
 import { createClient } from 'redis';
 import type { IncomingMessage } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startMockShopApi, type MockShopApi } from '../mock-server';
-import { createMemoryStore, createRelayHub, createShopRelay, type RelayHub, type RelayHubOptions, type RelayStore, type ShopCredentials, type ShopRelay } from '../relay';
+import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
+import { createMemoryStore, createRelayHub, createShopRelay, type RelayHub, type RelayHubOptions, type RelayStore, type ShopCredentials, type ShopRelay } from '../packages/relay/src';
 import { startRedisServer, type RedisServer } from './redisServer';
 import { listen, type Json } from './relayUtils';
 

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signTillToken } from '../relay/server/tillTokens';
+import { signTillToken } from '../packages/relay/src/server/tillTokens';
 import { startChildServer, type ChildServer } from './childProcess';
 import { everyRelayLine, runRelayBin, startRelayBin, type Json, type RelayBinProcess } from './relayBin';
 import { startRedisServer, type RedisServer } from './redisServer';

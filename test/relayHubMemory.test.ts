@@ -4,8 +4,8 @@
 // redis-server and on a three-master Redis Cluster (the shops' stores share the hub's connections there too).
 import { createClient, createCluster } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MOCK_CODES, startMockShopApi, type MockShopApi } from '../mock-server';
-import { createRelayHub, type RelayHub, type RelayHubOptions } from '../relay';
+import { MOCK_CODES, startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
+import { createRelayHub, type RelayHub, type RelayHubOptions } from '../packages/relay/src';
 import { startRedisCluster, type RedisClusterServers } from './redisCluster';
 import { startRedisServer, type RedisServer } from './redisServer';
 import { listen, type Json } from './relayUtils';

@@ -5,8 +5,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MockHold, MockShopApi } from '../mock-server';
-import { createShopRelay, type ShopRelay } from '../relay';
+import type { MockHold, MockShopApi } from '../packages/mock-server/src';
+import { createShopRelay, type ShopRelay } from '../packages/relay/src';
 import type { ShopLookup } from '../src';
 import { KEY, lookupFor, next, record, SECRET, startMock, steppedClock } from './utils';
 

@@ -3,8 +3,8 @@
 // says it has run for two intervals. The second instance's due refresh waits for that listing instead of starting
 // another one, and its refresh() resolves when that listing commits, counting it (no second listing).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startMockShopApi, type MockShopApi } from '../mock-server';
-import { createShopRelay, type ShopRelay } from '../relay';
+import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
+import { createShopRelay, type ShopRelay } from '../packages/relay/src';
 import { startRedisServer, type RedisServer } from './redisServer';
 
 const INTERVAL_MS = 60_000;

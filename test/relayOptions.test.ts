@@ -3,8 +3,8 @@
 // client that is not node-redis given as `redis` used to fail asynchronously with "client.duplicate is not a function").
 import { createCluster } from 'redis';
 import { describe, expect, it } from 'vitest';
-import { createShopApiProxy, type ShopApiProxyOptions } from '../proxy';
-import { createMemoryStore, createShopRelay, type ShopRelayOptions } from '../relay';
+import { createShopApiProxy, type ShopApiProxyOptions } from '../packages/relay/src';
+import { createMemoryStore, createShopRelay, type ShopRelayOptions } from '../packages/relay/src';
 
 const base = { key: 'demo-key', secret: 'demo-secret', target: 'http://127.0.0.1:9', public: true } as const;
 
@@ -46,7 +46,7 @@ describe('createShopRelay options', () => {
 
   it.each<[string, Record<string, unknown>, RegExp]>([
     ['a URL that is not Redis', { redis: 'http://127.0.0.1:6379' }, /option "redis" must be a redis:\/\//],
-    ['a store that is not a RelayStore', { store: { head: () => null } }, /option "store" must be a RelayStore/],
+    ['a store that is not a RelayStore', { store: { head: () => null } }, /option "store" must be a store made by createMemoryStore\(\)/],
     ['a negative refresh interval', { refreshIntervalMs: -5 }, /option "refreshIntervalMs" must be a whole number of milliseconds, at least 1/],
     ['products as text', { products: ['13801'] }, /option "products" must be an array of product numbers/],
     ['a page size over 100', { pageSize: 500 }, /option "pageSize" must be a whole number from 1 to 100/],

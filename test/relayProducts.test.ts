@@ -2,7 +2,7 @@
 // send it cross-site without a preflight), a product tracked only once the API confirmed it exists, a capped set
 // per shop (409 beyond), and products no till asked for in productTtlMs dropped (the host's own stay).
 import { describe, expect, it } from 'vitest';
-import { MOCK_CODES } from '../mock-server';
+import { MOCK_CODES } from '../packages/mock-server/src';
 import { relaysPerTest, type RelayFixture } from './relayUtils';
 
 const { relayWith } = relaysPerTest();

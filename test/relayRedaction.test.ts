@@ -5,8 +5,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createShopApiProxy } from '../proxy';
-import { createShopRelay } from '../relay';
+import { createShopApiProxy } from '../packages/relay/src';
+import { createShopRelay } from '../packages/relay/src';
 import { listen } from './relayUtils';
 
 // a secret whose JSON escaping differs from itself (quote, backslash, slash, non-ASCII)

@@ -8,13 +8,13 @@ import { connect, createServer as createNetServer, type Socket } from 'node:net'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockShopApi, type MockShopApi } from '../mock-server';
-import { createMemoryStore, createShopRelay } from '../relay';
-import type { RelayStore } from '../relay/store/relayStore';
-import { loadServerPeers, type ServerPeers } from '../relay/server/optionalPeers';
-import { RELAY_VARIABLES, readRelayConfig, type Environment } from '../relay/server/relayServerConfig';
-import { startRelayServer, type RelayServer } from '../relay/server/startRelayServer';
-import { createTillTokens, parseTokenFile, signTillToken } from '../relay/server/tillTokens';
+import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
+import { createMemoryStore, createShopRelay } from '../packages/relay/src';
+import type { RelayStore } from '../packages/relay/src/store/relayStore';
+import { loadServerPeers, type ServerPeers } from '../packages/relay/src/server/optionalPeers';
+import { RELAY_VARIABLES, readRelayConfig, type Environment } from '../packages/relay/src/server/relayServerConfig';
+import { startRelayServer, type RelayServer } from '../packages/relay/src/server/startRelayServer';
+import { createTillTokens, parseTokenFile, signTillToken } from '../packages/relay/src/server/tillTokens';
 import { everyRelayLine, runRelayBin, startRelayBin, type Json } from './relayBin';
 
 const KEY = 'relay-cmd-key-5c1e9a77';
@@ -192,8 +192,8 @@ describe('relay command: configuration', () => {
     }
   }, 60_000);
 
-  it('names exactly what to npm install when an optional peer is missing', async () => {
-    const notFound = (name: string) => Object.assign(new Error(`Cannot find package '${name}' imported from /app/node_modules/shop-lookup/dist/node/shop-lookup-relay.js`), { code: 'ERR_MODULE_NOT_FOUND' });
+  it('names exactly what to npm install when one of its libraries is missing', async () => {
+    const notFound = (name: string) => Object.assign(new Error(`Cannot find package '${name}' imported from /app/node_modules/@shop-lookup/relay/dist/shop-lookup-relay.js`), { code: 'ERR_MODULE_NOT_FOUND' });
     const absent = new Set(['pino', 'prom-client']);
     const load = async (name: string) => {
       if (absent.has(name)) throw notFound(name);
@@ -201,13 +201,13 @@ describe('relay command: configuration', () => {
     };
     expect(await loadServerPeers({ redis: false }, load)).toEqual({
       ok: false,
-      message: 'missing pino and prom-client, optional peer dependencies of shop-lookup that the relay command needs: npm install pino@^10 prom-client@^15',
+      message: 'missing pino and prom-client, dependencies of @shop-lookup/relay that the relay command needs: npm install pino@^10 prom-client@^15',
     });
     absent.clear();
     absent.add('redis');
     const redis = await loadServerPeers({ redis: true }, load);
     expect(redis.ok === false && redis.message).toBe(
-      'missing redis (REDIS_URL is set), optional peer dependencies of shop-lookup that the relay command needs: npm install redis@^6',
+      'missing redis (REDIS_URL is set), dependencies of @shop-lookup/relay that the relay command needs: npm install redis@^6',
     );
   });
 

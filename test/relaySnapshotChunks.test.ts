@@ -1,9 +1,9 @@
 // A snapshot read in chunks from several relay instances (a load balancer sends each request anywhere): a chunk
 // is never older than the version its cursor names, so the till's catch-up from that version completes it.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startMockShopApi, type MockShopApi } from '../mock-server';
-import { createMemoryStore, createShopRelay, type ShopRelay } from '../relay';
-import type { RelayStore } from '../relay/store/relayStore';
+import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
+import { createMemoryStore, createShopRelay, type ShopRelay } from '../packages/relay/src';
+import type { RelayStore } from '../packages/relay/src/store/relayStore';
 import { listen, type Json } from './relayUtils';
 
 const open: { close(): Promise<void> }[] = [];

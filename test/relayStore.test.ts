@@ -1,7 +1,7 @@
 // The RelayStore contract: every store (memory; Redis once it exists) passes the same tests.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryStore } from '../relay/store/memoryStore';
-import type { Lease, ListingCheckpoint, RelayStore, ResourceId, StagedRecord } from '../relay/store/relayStore';
+import { createMemoryStore } from '../packages/relay/src/store/memoryStore';
+import type { Lease, ListingCheckpoint, RelayStore, ResourceId, StagedRecord } from '../packages/relay/src/store/relayStore';
 import { redisStoreFactory } from './redisStoreFactory';
 
 /** A store factory under test: `now` is a fake clock, `maxChanges` the change-log bound. */

@@ -3,8 +3,8 @@
 import { createServer, type Server } from 'node:http';
 import { afterEach } from 'vitest';
 import type { AddressInfo } from 'node:net';
-import { startMockShopApi, type MockShopApi, type MockShopApiOptions } from '../mock-server';
-import { createShopRelay, type ShopRelay, type ShopRelayOptions } from '../relay';
+import { startMockShopApi, type MockShopApi, type MockShopApiOptions } from '../packages/mock-server/src';
+import { createShopRelay, type ShopRelay, type ShopRelayOptions } from '../packages/relay/src';
 
 export const KEY = 'demo-key';
 export const SECRET = 'demo-secret';

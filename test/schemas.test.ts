@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRecord, parseRecords } from '../worker/records/parseRecords';
+import { parseRecord, parseRecords } from '../packages/shop-api/src/records/parseRecords';
 
 const option = (fields: Record<string, unknown>) => parseRecord('productOption', { no: 1, code: 'O1', ...fields }, 'data', 13805);
 

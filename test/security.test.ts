@@ -1,7 +1,7 @@
 import Dexie from 'dexie';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { MockShopApi } from '../mock-server';
+import type { MockShopApi } from '../packages/mock-server/src';
 import { confirmed, dumpDatabase, KEY, lookupFor, next, SECRET, startMock } from './utils';
 
 describe('security and isolation', () => {

@@ -1,8 +1,8 @@
-// The till's clock against the API's Date headers (worker/api/serverClock.ts), the offset kept beside the data
+// The till's clock against the API's Date headers (packages/shop-api/src/api/serverClock.ts), the offset kept beside the data
 // (worker/store/clockOffset.ts), and the age of data stamped by it (worker/store/dataAge.ts).
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { createServerClock } from '../worker/api/serverClock';
+import { createServerClock } from '../packages/shop-api/src/api/serverClock';
 import { readClockOffset, writeClockOffset } from '../worker/store/clockOffset';
 import { openStore } from '../worker/store/store';
 import { dataAge, olderThan } from '../worker/store/dataAge';

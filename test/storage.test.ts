@@ -2,7 +2,7 @@
 // The lookups keep answering from what is stored; status() says what happened in words.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MockShopApi } from '../mock-server';
+import type { MockShopApi } from '../packages/mock-server/src';
 import Dexie from 'dexie';
 import { createShopLookup } from '../src';
 import { dumpDatabase, faultyStore, KEY, lookupWithEngine, next, SECRET, startMock } from './utils';

@@ -2,7 +2,7 @@
 // while the database is still opening, stored by the start sync as its own first page, and never shown going back
 // to the empty database. The host's sync() reads the API as of its ask. The open is held by the test, not timed.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MockShopApi } from '../mock-server';
+import type { MockShopApi } from '../packages/mock-server/src';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import type { ShopLookup } from '../src';
 import type { EngineApi, LookupResult, WatchListener } from '../src/protocol';

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MockShopApi } from '../mock-server';
+import type { MockShopApi } from '../packages/mock-server/src';
 import { readmeExample } from './consumers/harness';
 import { page } from './recipes/storefrontShop';
 import { KEY, peek, SECRET, startMock } from './utils';
@@ -14,7 +14,7 @@ import { KEY, peek, SECRET, startMock } from './utils';
 /** A pasted block, its package imports pointed at this repository (the code itself as written). */
 async function paste(dir: string, name: string, title: string): Promise<string> {
   const code = (await readmeExample(title, 'docs/embedding.md'))
-    .replace("from 'shop-lookup/relay'", `from '${join(process.cwd(), 'relay/index.ts')}'`)
+    .replace("from 'shop-lookup/relay'", `from '${join(process.cwd(), 'packages/relay/src/index.ts')}'`)
     .replace("from 'shop-lookup'", `from '${join(process.cwd(), 'test/recipes/storefrontShop.ts')}'`);
   const file = join(dir, name);
   await writeFile(file, code);

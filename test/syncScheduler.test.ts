@@ -3,7 +3,7 @@
 // Driven by fake timers: the scheduler alone with a sync the test answers, then a whole engine started while the
 // mock API was down, which syncs within the first pause of the backoff once the API is up.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startMockShopApi, type MockShopApi } from '../mock-server';
+import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
 import type { SyncReport } from '../src';
 import { createConnectivity } from '../worker/tabs/connectivity';
 import { createSyncScheduler } from '../worker/sync/syncScheduler';

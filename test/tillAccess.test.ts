@@ -3,8 +3,8 @@
 // operators' loopback rule.
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { clientAddress, createTillAccess } from '../relay/server/tillAccess';
-import { createTillTokens } from '../relay/server/tillTokens';
+import { clientAddress, createTillAccess } from '../packages/relay/src/server/tillAccess';
+import { createTillTokens } from '../packages/relay/src/server/tillTokens';
 
 const request = (remoteAddress: string, forwardedFor?: string): IncomingMessage =>
   ({ socket: { remoteAddress }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } }) as unknown as IncomingMessage;

@@ -4,9 +4,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MockShopApi } from '../mock-server';
-import { MOCK_CODES } from '../mock-server';
-import { createShopRelay, type ShopRelayOptions } from '../relay';
+import type { MockShopApi } from '../packages/mock-server/src';
+import { MOCK_CODES } from '../packages/mock-server/src';
+import { createShopRelay, type ShopRelayOptions } from '../packages/relay/src';
 import type { ShopLookup, ShopLookupOptions } from '../src';
 import { confirmed, dumpDatabase, KEY, lookupFor, next, peek, SECRET, startMock } from './utils';
 

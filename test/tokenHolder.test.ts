@@ -1,7 +1,7 @@
-// The one token holder (worker/api/tokenHolder.ts) on its own: one fetch at a time, the shared slot read before
+// The one token holder (packages/shop-api/src/api/tokenHolder.ts) on its own: one fetch at a time, the shared slot read before
 // fetching and written after, only the refused token forgotten, failures passed through untouched.
 import { describe, expect, it } from 'vitest';
-import { createTokenHolder, type SharedTokenSlot } from '../worker/api/tokenHolder';
+import { createTokenHolder, type SharedTokenSlot } from '../packages/shop-api/src/api/tokenHolder';
 
 /** A promise resolved from outside, to hold a fetch or a drop until the test releases it. */
 function deferred<T>() {

@@ -2,8 +2,8 @@
 // that confirm them (a refusal is no answer about a record; a failure that can heal is thrown).
 import { describe, expect, it } from 'vitest';
 import { ShopLookupError } from '../src/errors';
-import type { ItemAnswer } from '../worker/api/apiClient';
-import { askUnlisted, emptyAnswers, listingEnd, type ListingEndFacts, type UnlistedAnswer } from '../worker/api/unlistedRecords';
+import type { ItemAnswer } from '../packages/shop-api/src/api/apiClient';
+import { askUnlisted, emptyAnswers, listingEnd, type ListingEndFacts, type UnlistedAnswer } from '../packages/shop-api/src/api/unlistedRecords';
 
 describe('unlistedRecords', () => {
   const facts = (f: Partial<ListingEndFacts> & { answered?: Record<string, UnlistedAnswer> }): ListingEndFacts => ({

@@ -4,7 +4,7 @@ import { expose } from 'comlink';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { filter, firstValueFrom, timeout, type Observable } from 'rxjs';
 import { vi } from 'vitest';
-import { startMockShopApi, type MockShopApi, type MockShopApiOptions } from '../mock-server';
+import { startMockShopApi, type MockShopApi, type MockShopApiOptions } from '../packages/mock-server/src';
 import { createShopLookup, type ShopLookup, type ShopLookupOptions } from '../src';
 import type { WorkerApi } from '../src/protocol';
 import type { LookupResult } from '../src/types';

@@ -1,6 +1,6 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MOCK_CODES, type MockShopApi } from '../mock-server';
+import { MOCK_CODES, type MockShopApi } from '../packages/mock-server/src';
 import type { ShopLookup } from '../src';
 import { BASE, listen, relaysPerTest } from './relayUtils';
 import { lookupFor, lookupWithEngine, next, startMock } from './utils';

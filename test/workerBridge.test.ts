@@ -4,7 +4,7 @@ import { expose } from 'comlink';
 import type { Observable } from 'rxjs';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MockShopApi } from '../mock-server';
+import type { MockShopApi } from '../packages/mock-server/src';
 import { createShopLookup, type ShopLookup } from '../src';
 import type { WorkerApi } from '../src/protocol';
 import { createWorkerApi } from '../worker/workerApi';

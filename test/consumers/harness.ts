@@ -1,7 +1,9 @@
-// Consumer tests: apps OUTSIDE the package install the packed tarball the way a user would, then build and run.
-// - packedTarball(): `npm pack` of this repo, built in a private copy (so it never races a concurrent
-//   `npm run build` in dist/) and shared by the test files of one run through a lock directory.
-// - installFixture(): copies test/consumers/<name>/ to a temp dir and runs `npm install <tarball>` there (the npm
+// Consumer tests: apps OUTSIDE the repository install the packed tarballs the way a user would, then build and run.
+// - packedTarballs(): `npm pack` of the three published packages (shop-lookup, @shop-lookup/relay,
+//   @shop-lookup/mock-server), built in a private copy (so it never races a concurrent `npm run build`) and shared
+//   by the test files of one run through a lock directory; with them, one install of the two server packages
+//   (serverPackages()) that the browser tests run their mock API and proxy from.
+// - installFixture(): copies test/consumers/<name>/ to a temp dir and runs `npm install <tarballs>` there (the npm
 //   cache makes it fast; nothing is installed into the repo).
 // - serveApp(): the README's node:http recipe: static files plus the PACKED credential proxy at /shop-api, in front
 //   of the PACKED mock API. exerciseApp(): the six lookups online, then offline, in headless Chromium.
@@ -11,7 +13,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } f
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { extname, join, relative, resolve } from 'node:path';
+import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -23,7 +25,7 @@ export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const consumersDir = fileURLToPath(new URL('.', import.meta.url));
 const workRoot = join(tmpdir(), 'shop-lookup-consumers');
 
-/** What goes into the package build (everything `npm run build` reads). */
+/** What goes into the packages' build (everything `npm run build` reads; their dist/ and node_modules/ aside). */
 const PACKAGE_SOURCES = [
   'package.json',
   'README.md',
@@ -34,10 +36,19 @@ const PACKAGE_SOURCES = [
   'scripts/finish-types.mjs',
   'src',
   'worker',
-  'mock-server',
-  'proxy',
-  'relay',
+  'moved',
+  'packages/mock-server',
+  'packages/relay',
+  'packages/shop-api',
 ];
+const BUILT = /(^|[/\\])(dist|node_modules)([/\\]|$)/;
+
+/** The published packages: where each is packed from, by the name the tests use. */
+const PUBLISHED = { shopLookup: '.', relay: 'packages/relay', mockServer: 'packages/mock-server' } as const;
+export type Tarballs = Record<keyof typeof PUBLISHED, string>;
+
+/** Server libraries, and the server packages: none of them may land in a browser app's node_modules. */
+export const SERVER_PACKAGES = ['@shop-lookup/relay', '@shop-lookup/mock-server', 'redis', '@redis/client', 'rate-limiter-flexible', 'pino', 'prom-client'];
 
 /** Timings of the steps, printed at the end of each test file (the report asked for them). */
 export const timings: Record<string, number> = {};
@@ -54,18 +65,18 @@ export function printTimings(file: string): void {
   console.log(`[consumers] ${file}: ${parts.join(', ')}`);
 }
 
-async function filesOf(path: string): Promise<string[]> {
+async function filesOf(path: string, skip?: RegExp): Promise<string[]> {
   const s = await stat(path);
   if (!s.isDirectory()) return [path];
-  const entries = await readdir(path, { withFileTypes: true });
-  const nested = await Promise.all(entries.sort((a, b) => (a.name < b.name ? -1 : 1)).map((e) => filesOf(join(path, e.name))));
+  const entries = (await readdir(path, { withFileTypes: true })).filter((e) => !skip?.test(e.name));
+  const nested = await Promise.all(entries.sort((a, b) => (a.name < b.name ? -1 : 1)).map((e) => filesOf(join(path, e.name), skip)));
   return nested.flat();
 }
 
 async function sourceHash(): Promise<string> {
   const hash = createHash('sha256');
   for (const source of PACKAGE_SOURCES) {
-    for (const file of await filesOf(join(repoRoot, source))) {
+    for (const file of await filesOf(join(repoRoot, source), BUILT)) {
       hash.update(relative(repoRoot, file)).update('\0').update(await readFile(file)).update('\0');
     }
   }
@@ -86,22 +97,23 @@ async function removeStalePacks(current: string): Promise<void> {
 }
 
 /**
- * The tarball of the current sources: `npm run build`, then `npm pack --ignore-scripts`, in a copy of the package
- * sources with the repo's node_modules linked in. Cached by content hash; one builder at a time.
+ * The tarballs of the current sources: `npm run build` (every package), then `npm pack --ignore-scripts` of each
+ * published one, in a copy of the sources with the repo's node_modules linked in; and the server packages installed
+ * once beside them (serverPackages()). Cached by content hash; one builder at a time.
  */
-export async function packedTarball(): Promise<string> {
+export async function packedTarballs(): Promise<Tarballs> {
   const dir = join(workRoot, `pack-${await sourceHash()}`);
-  const done = join(dir, 'tarball.txt');
+  const done = join(dir, 'tarballs.json');
   const lock = `${dir}.lock`;
   await mkdir(workRoot, { recursive: true });
-  for (const deadline = Date.now() + 300_000; Date.now() < deadline; ) {
-    if (await exists(done)) return (await readFile(done, 'utf8')).trim();
+  for (const deadline = Date.now() + 600_000; Date.now() < deadline; ) {
+    if (await exists(done)) return JSON.parse(await readFile(done, 'utf8')) as Tarballs;
     try {
       await mkdir(lock);
     } catch {
-      // another test file is packing: wait for it (a lock older than 5 minutes is a crashed run's)
+      // another test file is packing: wait for it (a lock older than 10 minutes is a crashed run's)
       const age = Date.now() - (await stat(lock).then((s) => s.mtimeMs, () => Date.now()));
-      if (age > 300_000) await rm(lock, { recursive: true, force: true });
+      if (age > 600_000) await rm(lock, { recursive: true, force: true });
       await sleep(500);
       continue;
     }
@@ -109,26 +121,49 @@ export async function packedTarball(): Promise<string> {
       const build = join(dir, 'package');
       await rm(dir, { recursive: true, force: true });
       await mkdir(build, { recursive: true });
-      for (const source of PACKAGE_SOURCES) await cp(join(repoRoot, source), join(build, source), { recursive: true });
+      for (const source of PACKAGE_SOURCES) {
+        await cp(join(repoRoot, source), join(build, source), { recursive: true, filter: (src) => !BUILT.test(relative(repoRoot, src)) });
+      }
       await symlink(join(repoRoot, 'node_modules'), join(build, 'node_modules'), 'dir');
       // Build first, then pack without lifecycle scripts: build logs (coloured under CI=true) stay out of
       // the JSON that `npm pack --json` prints on stdout.
-      await run('npm', ['run', 'build'], { cwd: build, timeout: 240_000, maxBuffer: 64 << 20 });
-      const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
-        cwd: build,
-        timeout: 240_000,
-        maxBuffer: 64 << 20,
-      });
-      const [info] = JSON.parse(stdout) as { filename: string }[];
-      const tarball = join(dir, info!.filename);
-      await writeFile(done, tarball);
+      await run('npm', ['run', 'build'], { cwd: build, timeout: 400_000, maxBuffer: 64 << 20 });
+      const tarballs = {} as Tarballs;
+      for (const [name, from] of Object.entries(PUBLISHED) as [keyof Tarballs, string][]) {
+        const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
+          cwd: join(build, from),
+          timeout: 240_000,
+          maxBuffer: 64 << 20,
+        });
+        const [info] = JSON.parse(stdout) as { filename: string }[];
+        tarballs[name] = join(dir, info!.filename);
+      }
+      // the mock API and the proxy the browser tests serve their apps with, from the packed server packages
+      const servers = join(dir, 'servers');
+      await mkdir(servers);
+      await writeFile(join(servers, 'package.json'), JSON.stringify({ name: 'consumer-servers', private: true, type: 'module' }));
+      await npmInstall(servers, [tarballs.relay, tarballs.mockServer]);
+      await writeFile(done, JSON.stringify(tarballs));
       await removeStalePacks(dir);
-      return tarball;
+      return tarballs;
     } finally {
       await rm(lock, { recursive: true, force: true });
     }
   }
-  throw new Error('packedTarball: timed out waiting for another test file to pack');
+  throw new Error('packedTarballs: timed out waiting for another test file to pack');
+}
+
+/** The tarball of shop-lookup, the browser package. */
+export async function packedTarball(): Promise<string> {
+  return (await packedTarballs()).shopLookup;
+}
+
+function npmInstall(dir: string, specs: string[]): Promise<unknown> {
+  return run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...specs], {
+    cwd: dir,
+    timeout: 300_000,
+    maxBuffer: 64 << 20,
+  });
 }
 
 export interface Fixture {
@@ -141,8 +176,8 @@ export interface Fixture {
   remove(): Promise<void>;
 }
 
-/** Copies test/consumers/<name>/ (and the shared page files) to a temp dir and installs it with the tarball. */
-export async function installFixture(name: string, tarball: string, extraFiles: Record<string, string> = {}): Promise<Fixture> {
+/** Copies test/consumers/<name>/ (and the shared page files) to a temp dir and installs it with the tarball(s). */
+export async function installFixture(name: string, tarballs: string | string[], extraFiles: Record<string, string> = {}): Promise<Fixture> {
   await mkdir(workRoot, { recursive: true });
   const dir = await mkdtemp(join(workRoot, `${name}-`));
   await cp(join(consumersDir, name), dir, {
@@ -153,11 +188,12 @@ export async function installFixture(name: string, tarball: string, extraFiles: 
     await mkdir(resolve(dir, path, '..'), { recursive: true });
     await writeFile(join(dir, path), text);
   }
-  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball], {
-    cwd: dir,
-    timeout: 300_000,
-    maxBuffer: 64 << 20,
-  });
+  await npmInstall(dir, typeof tarballs === 'string' ? [tarballs] : tarballs);
+  return fixtureAt(dir);
+}
+
+/** A fixture over an installed app directory. */
+function fixtureAt(dir: string): Fixture {
   return {
     dir,
     run: (file, args, options = {}) =>
@@ -210,10 +246,17 @@ interface MockShopApi {
 }
 type ProxyMiddleware = ((req: unknown, res: unknown, next?: () => void) => void) & { close(): void };
 
-/** The packed mock API (`shop-lookup/mock-server`) and a packed proxy (`shop-lookup/proxy`) in front of it. */
-export async function startShopApi(app: Fixture): Promise<{ mock: MockShopApi; proxy: ProxyMiddleware; close(): Promise<void> }> {
-  const { startMockShopApi } = await app.importDep<{ startMockShopApi(): Promise<MockShopApi> }>('shop-lookup/mock-server');
-  const { createShopApiProxy } = await app.importDep<{ createShopApiProxy(o: object): ProxyMiddleware }>('shop-lookup/proxy');
+/** The packed server packages (@shop-lookup/relay and @shop-lookup/mock-server), installed once per pack: shared, never removed. */
+export async function serverPackages(): Promise<Fixture> {
+  const { relay } = await packedTarballs();
+  return { ...fixtureAt(join(dirname(relay), 'servers')), remove: () => Promise.resolve() };
+}
+
+/** The packed mock API (`@shop-lookup/mock-server`) and a packed proxy (`@shop-lookup/relay`) in front of it. */
+export async function startShopApi(): Promise<{ mock: MockShopApi; proxy: ProxyMiddleware; close(): Promise<void> }> {
+  const servers = await serverPackages();
+  const { startMockShopApi } = await servers.importDep<{ startMockShopApi(): Promise<MockShopApi> }>('@shop-lookup/mock-server');
+  const { createShopApiProxy } = await servers.importDep<{ createShopApiProxy(o: object): ProxyMiddleware }>('@shop-lookup/relay');
   const mock = await startMockShopApi();
   // public: a test server on loopback; the README's recipe passes authorize
   const proxy = createShopApiProxy({ key: 'demo-key', secret: 'demo-secret', target: mock.url, basePath: '/shop-api', public: true });
@@ -294,16 +337,22 @@ export function pageErrors(page: Page): string[] {
 }
 
 /**
- * The set-up of a browser consumer test file: before all, the fixture `name` installed from the packed tarball
- * (with `files()` added), the packed mock API and proxy, and Chromium; after all, everything closed again.
+ * The set-up of a browser consumer test file: before all, the fixture `name` installed from the packed tarballs
+ * `install` picks (default shop-lookup alone; with `files()` added), the packed mock API and proxy, and Chromium;
+ * after all, everything closed again.
  * @example const ctx = useBrowserApp('react-app', 'react.test.ts', async () => ({})); it('…', () => ctx.app.dir);
  */
-export function useBrowserApp(name: string, testFile: string, files: () => Promise<Record<string, string>>) {
+export function useBrowserApp(
+  name: string,
+  testFile: string,
+  files: () => Promise<Record<string, string>>,
+  install: (tarballs: Tarballs) => string[] = (t) => [t.shopLookup],
+) {
   const ctx = {} as { app: Fixture; api: Awaited<ReturnType<typeof startShopApi>>; browser: Browser };
   beforeAll(async () => {
-    const tarball = await timed('pack', packedTarball);
-    ctx.app = await timed('install', async () => installFixture(name, tarball, await files()));
-    ctx.api = await startShopApi(ctx.app);
+    const tarballs = await timed('pack', packedTarballs);
+    ctx.app = await timed('install', async () => installFixture(name, install(tarballs), await files()));
+    ctx.api = await startShopApi();
     ctx.browser = await launchChromium();
   }, 600_000);
   afterAll(async () => {

@@ -1,16 +1,17 @@
-// Node scripts against the packed tarball: the credential proxy refuses /v2/auth and every non-GET (a consumer
-// script using the README's node:http recipe), the relay runs on its memory store without the Redis packages (optional
-// peers) and names them when asked for Redis, and the README's Node example runs on the installed package.
+// Node scripts against the packed tarballs (shop-lookup, @shop-lookup/relay, @shop-lookup/mock-server): the credential
+// proxy refuses /v2/auth and every non-GET (a consumer script using the README's node:http recipe), the relay runs on
+// its memory store with its Redis packages installed along and names an unreachable Redis, the deprecated
+// shop-lookup/relay entry loads @shop-lookup/relay with a warning, and the README's Node example runs.
 import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installFixture, packedTarball, printTimings, repoRoot, timed, type Fixture } from './harness';
+import { installFixture, packedTarballs, printTimings, repoRoot, timed, type Fixture } from './harness';
 
 let app: Fixture;
 
 beforeAll(async () => {
-  const tarball = await timed('pack', packedTarball);
-  app = await timed('install', () => installFixture('node-app', tarball));
+  const { shopLookup, relay, mockServer } = await timed('pack', packedTarballs);
+  app = await timed('install', () => installFixture('node-app', [shopLookup, relay, mockServer]));
   await cp(join(repoRoot, 'examples/node-offline.mjs'), join(app.dir, 'node-offline.mjs'));
 }, 600_000);
 
@@ -49,12 +50,22 @@ describe('Node scripts against the packed package', { timeout: 120_000 }, () => 
     expect(reachedApi.filter((r) => r.endsWith('/v2/auth'))).toHaveLength(1);
   });
 
-  it('the relay works on its memory store with no Redis package installed, and asked for Redis names the package', async () => {
+  it('the relay works on its memory store, its Redis packages came along, an unreachable Redis is named; shop-lookup/relay still loads it', async () => {
     const { stdout } = await timed('relay check', () => app.run('node', ['relay-check.mjs']));
-    const { records, redisError, installed } = JSON.parse(stdout) as { records: number; redisError: string | null; installed: string[] };
-    expect(installed).toEqual([]);
+    const { records, redisError, installed, movedSame, warnings } = JSON.parse(stdout) as {
+      records: number;
+      redisError: string | null;
+      installed: string[];
+      movedSame: boolean;
+      warnings: string[];
+    };
+    expect(installed).toEqual(['redis', 'rate-limiter-flexible']);
     expect(records).toBeGreaterThan(0);
-    expect(redisError).toMatch(/needs the package "(redis|rate-limiter-flexible)".*npm install redis rate-limiter-flexible/);
+    expect(redisError).toMatch(/^redis_unreachable: Redis at redis:\/\/127\.0\.0\.1:1 is unreachable/);
+    expect(movedSame).toBe(true);
+    expect(warnings).toEqual([
+      "DeprecationWarning SHOP_LOOKUP_MOVED: shop-lookup/relay is deprecated and goes away in the next release: import from '@shop-lookup/relay' instead.",
+    ]);
   });
 
   it("the README's Node example runs against the installed package, online then offline", async () => {

@@ -1,73 +1,112 @@
-// The packed tarball itself: what a registry user downloads. Publishable (no `private`, a version, a license, a
-// repository); every `exports` entry has its ESM build and types, and no source maps ship (docs/embedding.md says
-// why); a README and the LICENSE; no tests; `sideEffects` names only the worker entry; the browser entry keeps the
-// literal `new Worker(new URL('./worker.js', import.meta.url))` that bundlers follow; the Redis store's packages are
-// optional peers that a browser install never pulls in.
+// The packed tarballs themselves: what a registry user downloads. shop-lookup: publishable (no `private`, a version,
+// a license, a repository); every `exports` entry has its ESM build and types, and no source maps ship
+// (docs/embedding.md says why); a README and the LICENSE; no tests; `sideEffects` names only the worker entry; the
+// browser entry keeps the literal `new Worker(new URL('./worker.js', import.meta.url))` that bundlers follow; no
+// server library is a dependency or a peer. @shop-lookup/relay and @shop-lookup/mock-server: publishable the same way,
+// the relay's server libraries real dependencies and its bin a file with a shebang. None names the private
+// @shop-lookup/shop-api: both builds bundle it.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packedTarball, printTimings, timed } from './harness';
+import { packedTarballs, printTimings, timed } from './harness';
 
-/** Packages only the relay's Redis store imports: optional peers, never dependencies. */
-const REDIS_PEERS = ['rate-limiter-flexible', 'redis'];
+/** The server libraries: dependencies of @shop-lookup/relay, never of shop-lookup (not even optional peers). */
+const SERVER_LIBRARIES = ['pino', 'prom-client', 'rate-limiter-flexible', 'redis'];
 
-const run = promisify(execFile);
-let dir: string;
-let files: string[];
-let pkg: {
+type Manifest = {
+  name: string;
   exports: Record<string, { types: string; default: string } | string>;
   files: string[];
-  sideEffects: string[];
-  main: string;
+  sideEffects: string[] | boolean;
+  main?: string;
   types: string;
-  dependencies: Record<string, string>;
-  peerDependencies: Record<string, string>;
-  peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  bin?: Record<string, string>;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   private?: boolean;
   version: string;
   license: string;
   repository: { type: string; url: string };
+  engines: { node: string };
 };
 
-beforeAll(async () => {
-  const tarball = await timed('pack', packedTarball);
-  dir = await mkdtemp(join(tmpdir(), 'shop-lookup-tarball-'));
+interface Unpacked {
+  dir: string;
+  files: string[];
+  pkg: Manifest;
+  read(file: string): Promise<string>;
+}
+
+async function unpack(tarball: string, into: string): Promise<Unpacked> {
+  const dir = await mkdtemp(join(into, 'pkg-'));
   await run('tar', ['-xzf', tarball, '-C', dir]);
-  files = (await run('tar', ['-tzf', tarball])).stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
-  pkg = JSON.parse(await readFile(join(dir, 'package/package.json'), 'utf8'));
+  const files = (await run('tar', ['-tzf', tarball])).stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
+  const pkg = JSON.parse(await readFile(join(dir, 'package/package.json'), 'utf8')) as Manifest;
+  return { dir, files, pkg, read: (file) => readFile(join(dir, 'package', file), 'utf8') };
+}
+
+const run = promisify(execFile);
+let tmp: string;
+let root: Unpacked;
+let relay: Unpacked;
+let mock: Unpacked;
+// shop-lookup's, as the tests below read it
+let dir: string;
+let files: string[];
+let pkg: Manifest;
+
+beforeAll(async () => {
+  const tarballs = await timed('pack', packedTarballs);
+  tmp = await mkdtemp(join(tmpdir(), 'shop-lookup-tarball-'));
+  [root, relay, mock] = await Promise.all([unpack(tarballs.shopLookup, tmp), unpack(tarballs.relay, tmp), unpack(tarballs.mockServer, tmp)]);
+  ({ dir, files, pkg } = root);
 }, 600_000);
 
 afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
+  if (tmp) await rm(tmp, { recursive: true, force: true });
   printTimings('package.test.ts');
 });
 
+function expectPublishable(p: Unpacked, name: string): void {
+  expect(p.pkg.name).toBe(name);
+  expect(p.pkg.private, name).toBeUndefined();
+  expect(p.pkg.version, name).toMatch(/^\d+\.\d+\.\d+/);
+  expect(p.pkg.license, name).toBe('MIT');
+  expect(p.pkg.repository, name).toMatchObject({ type: 'git', url: expect.stringMatching(/^git\+https:\/\//) });
+  expect(p.pkg.engines, name).toEqual({ node: '>=20' });
+  expect(p.files, name).toContain('LICENSE');
+  expect(p.files, name).toContain('README.md');
+}
+
+/** Every exports entry has its ESM file and its types in the tarball; no source maps ship. */
+async function expectEntries(p: Unpacked, names: string[]): Promise<void> {
+  const entries = Object.entries(p.pkg.exports).filter(([k]) => k !== './package.json');
+  expect(entries.map(([k]) => k).sort()).toEqual(names);
+  for (const [name, target] of entries) {
+    if (typeof target === 'string') throw new Error(`${name}: expected { types, default }`);
+    const js = target.default.replace(/^\.\//, '');
+    const types = target.types.replace(/^\.\//, '');
+    expect(p.files, name).toContain(js);
+    expect(p.files, name).toContain(types);
+    expect(await p.read(js), name).toMatch(/^import |^export |^\/\//m);
+  }
+  expect(p.files.filter((f) => f.endsWith('.map'))).toEqual([]);
+  expect(p.files).toContain(p.pkg.types.replace(/^\.\//, ''));
+}
+
 describe('the packed tarball', () => {
   it('is publishable: no private flag, a version, a license (and its text), a repository', () => {
-    expect(pkg.private).toBeUndefined();
-    expect(pkg.version).toMatch(/^\d+\.\d+\.\d+/);
-    expect(pkg.license).toBe('MIT');
-    expect(pkg.repository).toMatchObject({ type: 'git', url: expect.stringMatching(/^git\+https:\/\//) });
-    expect(files).toContain('LICENSE');
+    expectPublishable(root, 'shop-lookup');
   });
 
   it('has an ESM build and types for every exports entry, and no source maps', async () => {
-    const entries = Object.entries(pkg.exports).filter(([k]) => k !== './package.json');
-    expect(entries.map(([k]) => k).sort()).toEqual(['.', './mock-server', './mock-server/msw', './proxy', './react', './relay', './worker']);
-    for (const [name, target] of entries) {
-      if (typeof target === 'string') throw new Error(`${name}: expected { types, default }`);
-      const js = target.default.replace(/^\.\//, '');
-      const types = target.types.replace(/^\.\//, '');
-      expect(files, name).toContain(js);
-      expect(files, name).toContain(types);
-      expect(await readFile(join(dir, 'package', js), 'utf8'), name).toMatch(/^import |^export |^\/\//m);
-    }
-    expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
-    expect(files).toContain(pkg.main.replace(/^\.\//, ''));
-    expect(files).toContain(pkg.types.replace(/^\.\//, ''));
+    await expectEntries(root, ['.', './mock-server', './mock-server/msw', './proxy', './react', './relay', './worker']);
+    expect(files).toContain(pkg.main!.replace(/^\.\//, ''));
   });
 
   it('has the README and no tests, sources or fixtures', () => {
@@ -77,7 +116,7 @@ describe('the packed tarball', () => {
   });
 
   it('declares side effects for the worker entry only', () => {
-    expect(pkg.sideEffects.filter((f) => f.startsWith('./dist/'))).toEqual(['./dist/worker.js']);
+    expect((pkg.sideEffects as string[]).filter((f) => f.startsWith('./dist/'))).toEqual(['./dist/worker.js']);
   });
 
   it('starts the worker with the literal pattern bundlers follow; the worker entry imports nothing, its chunks import their dependencies by name', async () => {
@@ -93,30 +132,39 @@ describe('the packed tarball', () => {
     expect(await readFile(join(dir, 'package/dist', engineChunk!), 'utf8')).toMatch(/from "comlink"/);
     const chunks = await Promise.all(files.filter((f) => /^dist\/[^/]+\.js$/.test(f)).map((f) => readFile(join(dir, 'package', f), 'utf8')));
     const nodeChunks = await Promise.all(files.filter((f) => /^dist\/node\/.+\.js$/.test(f)).map((f) => readFile(join(dir, 'package', f), 'utf8')));
-    for (const dep of Object.keys(pkg.dependencies)) {
+    for (const dep of Object.keys(pkg.dependencies!)) {
       // statically, or with import() as the in-memory store that stands in where IndexedDB cannot be used
       expect(chunks.some((c) => c.includes(`from "${dep}`) || c.includes(`import("${dep}")`)), `${dep} imported by name`).toBe(true);
     }
-    // the relay's Redis store (dist/node only) imports its packages by name; no browser file ever names them
-    for (const dep of REDIS_PEERS) {
-      expect(nodeChunks.some((c) => c.includes(`from "${dep}`)), `${dep} imported by name`).toBe(true);
+    // the deprecated server entries (dist/node) load the packages they moved to by name, with import(); no browser
+    // file names a server package or library
+    const relayEntry = await root.read('dist/node/relay.js');
+    expect(nodeChunks.join('\n')).toContain('import("@shop-lookup/relay")');
+    expect(relayEntry).toMatch(/import\("@shop-lookup\/relay"\)/);
+    for (const dep of [...SERVER_LIBRARIES, '@shop-lookup/relay', '@shop-lookup/mock-server']) {
       expect(chunks.some((c) => c.includes(`"${dep}`)), `${dep} kept out of the browser entries`).toBe(false);
     }
   });
 
-  it('makes the Redis store\'s packages optional peers: a browser app installs no server library', () => {
-    for (const dep of REDIS_PEERS) {
-      expect(pkg.dependencies, dep).not.toHaveProperty(dep);
-      expect(pkg.peerDependencies, dep).toHaveProperty(dep);
-      expect(pkg.peerDependenciesMeta[dep], dep).toEqual({ optional: true });
-    }
+  it('loads fake-indexeddb only lazily, for the engine without a usable IndexedDB: no browser file imports it statically', async () => {
+    const browserFiles = files.filter((f) => /^dist\/[^/]+\.js$/.test(f));
+    const code = await Promise.all(browserFiles.map((f) => root.read(f)));
+    expect(code.filter((c) => /from "fake-indexeddb/.test(c))).toEqual([]);
+    expect(code.some((c) => c.includes('import("fake-indexeddb")'))).toBe(true);
   });
 
-  it('keeps React out of the main entry and msw out of the browser files: both are optional peers, never bundled', async () => {
-    expect(pkg.peerDependencies).toHaveProperty('msw');
-    expect(pkg.peerDependencies).toHaveProperty('react');
-    expect(pkg.peerDependenciesMeta).toMatchObject({ msw: { optional: true }, react: { optional: true } });
-    expect(Object.keys(pkg.dependencies)).not.toContain('react');
+  it('has no server library or server package as a dependency or a peer: a browser app installs none', () => {
+    for (const dep of [...SERVER_LIBRARIES, 'msw', '@shop-lookup/relay', '@shop-lookup/mock-server', '@shop-lookup/shop-api']) {
+      expect(pkg.dependencies ?? {}, dep).not.toHaveProperty(dep);
+      expect(pkg.peerDependencies ?? {}, dep).not.toHaveProperty(dep);
+    }
+    expect(pkg.bin, 'the relay command moved to @shop-lookup/relay').toBeUndefined();
+  });
+
+  it('keeps React out of the main entry and msw out of the browser files: React is an optional peer, never bundled', async () => {
+    expect(pkg.peerDependencies).toEqual({ react: '>=18.0.0' });
+    expect(pkg.peerDependenciesMeta).toEqual({ react: { optional: true } });
+    expect(Object.keys(pkg.dependencies!)).not.toContain('react');
     const browserFiles = files.filter((f) => /^dist\/[^/]+\.js$/.test(f));
     for (const f of browserFiles) {
       const code = await readFile(join(dir, 'package', f), 'utf8');
@@ -126,8 +174,7 @@ describe('the packed tarball', () => {
     const hooks = await readFile(join(dir, 'package/dist/react.js'), 'utf8');
     expect(hooks).toMatch(/from "react"/);
     expect(hooks).not.toMatch(/function createElement|__SECRET_INTERNALS|ReactSharedInternals/);
-    const msw = await readFile(join(dir, 'package/dist/node/mock-server-msw.js'), 'utf8');
-    expect(msw).toMatch(/from "msw"/);
+    expect(await mock.read('dist/msw.js')).toMatch(/from "msw"/);
   });
 
   it('keeps the Node-only entries out of the browser entry', async () => {
@@ -143,5 +190,51 @@ describe('the packed tarball', () => {
     const bytes = Number(stdout.split('\t')[0]);
     console.log(`[consumers] tarball unpacked: ${(bytes / 1024).toFixed(0)} kB, ${files.length} files`);
     expect(bytes).toBeLessThan(1_500_000);
+  });
+});
+
+describe('the packed @shop-lookup/relay', () => {
+  it('is publishable, with its README and LICENSE, and nothing but its build besides', () => {
+    expectPublishable(relay, '@shop-lookup/relay');
+    expect(relay.files.every((f) => ['README.md', 'LICENSE', 'package.json'].includes(f) || f.startsWith('dist/'))).toBe(true);
+  });
+
+  it('has an ESM build and types for its entry, and no source maps', async () => {
+    await expectEntries(relay, ['.']);
+  });
+
+  it('has the server libraries as real dependencies, imported by name (one install runs the command)', async () => {
+    expect(Object.keys(relay.pkg.dependencies!).sort()).toEqual([...SERVER_LIBRARIES, 'zod'].sort());
+    expect(relay.pkg.peerDependencies).toBeUndefined();
+    const code = (await Promise.all(relay.files.filter((f) => f.endsWith('.js')).map((f) => relay.read(f)))).join('\n');
+    for (const dep of SERVER_LIBRARIES) expect(code, dep).toMatch(new RegExp(`from "${dep}"|import\\("${dep}"\\)`));
+  });
+
+  it("has the shop-lookup-relay command in its dist, a file that starts with a shebang", async () => {
+    expect(relay.pkg.bin).toEqual({ 'shop-lookup-relay': 'dist/shop-lookup-relay.js' });
+    expect(await relay.read('dist/shop-lookup-relay.js')).toMatch(/^#!\/usr\/bin\/env node\n/);
+  });
+});
+
+describe('the packed @shop-lookup/mock-server', () => {
+  it('is publishable, with its README and LICENSE', () => {
+    expectPublishable(mock, '@shop-lookup/mock-server');
+  });
+
+  it('has an ESM build and types for both entries, and no source maps; msw an optional peer', async () => {
+    await expectEntries(mock, ['.', './msw']);
+    expect(mock.pkg.peerDependencies).toEqual({ msw: '^2.0.0' });
+    expect(mock.pkg.peerDependenciesMeta).toEqual({ msw: { optional: true } });
+    expect(mock.pkg.dependencies).toBeUndefined();
+  });
+});
+
+describe('the private @shop-lookup/shop-api', () => {
+  it('is bundled into each package: no file of any tarball names it (a consumer could not install it)', async () => {
+    for (const p of [root, relay, mock]) {
+      const named = [];
+      for (const f of p.files.filter((file) => /\.(js|ts|json)$/.test(file))) if ((await p.read(f)).includes('@shop-lookup/shop-api')) named.push(f);
+      expect(named, p.pkg.name).toEqual([]);
+    }
   });
 });

@@ -2,16 +2,22 @@
 // (ShopWidgets.jsx) and its "Testing your app" suite (CouponField.test.jsx), then:
 // - builds with Vite and runs in headless Chromium: options and a coupon online, a coupon changed in the API shows
 //   without a reload, the same data offline, and no lookup subscription left open after the widgets unmount;
-// - runs its own vitest suite: jsdom, the MSW handlers of shop-lookup/mock-server/msw, worker: false, fake-indexeddb.
+// - runs its own vitest suite: jsdom, the MSW handlers of @shop-lookup/mock-server/msw (installed along, as the README
+//   says for tests), worker: false, fake-indexeddb.
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { bundleText, pageErrors, readmeExample, serveApp, timed, useBrowserApp } from './harness';
 
-const ctx = useBrowserApp('react-app', 'react.test.ts', async () => ({
-  'src/ShopWidgets.jsx': await readmeExample('ShopWidgets.jsx'),
-  'src/CouponField.test.jsx': await readmeExample('CouponField.test.jsx'),
-}));
+const ctx = useBrowserApp(
+  'react-app',
+  'react.test.ts',
+  async () => ({
+    'src/ShopWidgets.jsx': await readmeExample('ShopWidgets.jsx'),
+    'src/CouponField.test.jsx': await readmeExample('CouponField.test.jsx'),
+  }),
+  (t) => [t.shopLookup, t.mockServer],
+);
 
 const sync = (page: Page) => page.evaluate(() => (window as any).consumerTest.sync()) as Promise<{ ok: boolean; errors: { code: string }[] }>;
 const openSubscriptions = (page: Page) => page.evaluate(() => (window as any).consumerTest.openSubscriptions()) as Promise<number>;

@@ -5,7 +5,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installFixture, packedTarball, pageFiles, printTimings, readmeExample, startShopApi, timed, type Fixture } from './harness';
+import { installFixture, packedTarballs, pageFiles, printTimings, readmeExample, startShopApi, timed, type Fixture } from './harness';
 
 /** Loaded into `vite build` with --import: every fetch the process makes is appended to FETCH_LOG. */
 const RECORD_FETCH = `import { appendFileSync } from 'node:fs';
@@ -25,9 +25,9 @@ let app: Fixture;
 let api: Awaited<ReturnType<typeof startShopApi>>;
 
 beforeAll(async () => {
-  const tarball = await timed('pack', packedTarball);
-  app = await timed('install', async () => installFixture('vite-app', tarball, { ...(await pageFiles()), 'record-fetch.mjs': RECORD_FETCH }));
-  api = await startShopApi(app);
+  const { shopLookup, relay } = await timed('pack', packedTarballs);
+  app = await timed('install', async () => installFixture('vite-app', [shopLookup, relay], { ...(await pageFiles()), 'record-fetch.mjs': RECORD_FETCH }));
+  api = await startShopApi();
 }, 600_000);
 
 afterAll(async () => {

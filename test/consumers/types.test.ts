@@ -4,14 +4,14 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installFixture, packedTarball, printTimings, readmeExample, timed, type Fixture } from './harness';
+import { installFixture, packedTarballs, printTimings, readmeExample, timed, type Fixture } from './harness';
 
 let app: Fixture;
 
 beforeAll(async () => {
-  const tarball = await timed('pack', packedTarball);
+  const { shopLookup, relay, mockServer } = await timed('pack', packedTarballs);
   // the README's till example is type-checked along (src/pos.ts)
-  app = await timed('install', async () => installFixture('ts-consumer', tarball, { 'src/pos.ts': await readmeExample('pos.ts') }));
+  app = await timed('install', async () => installFixture('ts-consumer', [shopLookup, relay, mockServer], { 'src/pos.ts': await readmeExample('pos.ts') }));
 }, 600_000);
 
 afterAll(async () => {
@@ -37,7 +37,7 @@ describe('a TypeScript app against the published types', { timeout: 120_000 }, (
     });
   }
 
-  it('the server entries (relay, proxy, mock server) type-check in a Node project without the DOM library', async () => {
+  it('the server packages (relay, proxy, mock server; and the deprecated entries of shop-lookup) type-check in a Node project without the DOM library', async () => {
     const { ok, output } = await timed('tsc server', () => tsc('tsconfig.server.json'));
     expect(output).toBe('');
     expect(ok).toBe(true);

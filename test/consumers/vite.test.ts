@@ -1,5 +1,5 @@
 // A new Vite app (test/consumers/vite-app: no worker config; its vite.config.js is docs/proxy.md's recipe, pasted
-// in) installs the packed tarball, pastes the docs' storefront example, and runs in headless Chromium: with the dev
+// in) installs the packed shop-lookup, and @shop-lookup/relay for that recipe, pastes the docs' storefront example, and runs in headless Chromium: with the dev
 // server and as a production build, online and offline.
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import {
   exerciseApp,
   installFixture,
   launchChromium,
-  packedTarball,
+  packedTarballs,
   pageFiles,
   printTimings,
   readmeExample,
@@ -25,10 +25,10 @@ let browser: Browser;
 let api: Awaited<ReturnType<typeof startShopApi>>;
 
 beforeAll(async () => {
-  const tarball = await timed('pack', packedTarball);
+  const { shopLookup, relay } = await timed('pack', packedTarballs);
   const files = { ...(await pageFiles()), 'vite.config.js': await readmeExample('vite.config.js', 'docs/proxy.md') };
-  app = await timed('install', async () => installFixture('vite-app', tarball, files));
-  api = await startShopApi(app);
+  app = await timed('install', async () => installFixture('vite-app', [shopLookup, relay], files));
+  api = await startShopApi();
   browser = await launchChromium();
 }, 600_000);
 

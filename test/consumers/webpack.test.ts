@@ -1,5 +1,7 @@
 // A new webpack 5 app (test/consumers/webpack-app: html-webpack-plugin, no worker config) installs the packed
-// tarball, pastes the README's storefront example, builds, and runs in headless Chromium, online and offline.
+// shop-lookup alone, as a browser app does (no server package comes along), pastes the README's storefront example,
+// builds, and runs in headless Chromium, online and offline.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +11,7 @@ import {
   installFixture,
   launchChromium,
   packedTarball,
+  SERVER_PACKAGES,
   pageFiles,
   printTimings,
   serveApp,
@@ -25,7 +28,7 @@ let site: Awaited<ReturnType<typeof serveApp>>;
 beforeAll(async () => {
   const tarball = await timed('pack', packedTarball);
   app = await timed('install', async () => installFixture('webpack-app', tarball, await pageFiles()));
-  api = await startShopApi(app);
+  api = await startShopApi();
   browser = await launchChromium();
 }, 600_000);
 
@@ -38,6 +41,19 @@ afterAll(async () => {
 }, 60_000);
 
 describe('a webpack 5 app that installs the packed tarball', { timeout: 240_000 }, () => {
+  it('installs shop-lookup alone: no server package or server library lands in its node_modules', () => {
+    expect(existsSync(join(app.dir, 'node_modules/shop-lookup/package.json'))).toBe(true);
+    expect(SERVER_PACKAGES.filter((name) => existsSync(join(app.dir, 'node_modules', name)))).toEqual([]);
+  });
+
+  it('the deprecated shop-lookup/relay, without @shop-lookup/relay installed, names the package to install', async () => {
+    const load = "import('shop-lookup/relay').then(() => console.log('loaded'), (e) => console.log(e.code + ': ' + e.message))";
+    const { stdout } = await app.run('node', ['--input-type=module', '-e', load]);
+    expect(stdout.trim()).toBe(
+      "moved_package: shop-lookup/relay moved to the package @shop-lookup/relay, which is not installed: npm install @shop-lookup/relay, then import from '@shop-lookup/relay'.",
+    );
+  });
+
   it('webpack build: follows new Worker(new URL(...)) in the package, no Node-only code ships', async () => {
     await timed('webpack build', () => app.run('node_modules/.bin/webpack', ['--no-color']));
     const code = await bundleText(join(app.dir, 'dist'));

@@ -4,7 +4,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { MOCK_CODES } from '../../mock-server';
+import { MOCK_CODES } from '../../packages/mock-server/src';
 import {
   applyCoupon,
   click,

@@ -4,7 +4,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { MOCK_CODES } from '../../mock-server';
+import { MOCK_CODES } from '../../packages/mock-server/src';
 import { applyCoupon, e2eSuite, openPage, statusOf, textOf, verdictState, waitForFirstSync, waitForText } from './harness';
 
 e2eSuite('the built demo till', { timeout: 120_000, demo: { built: true } }, (t) => {

@@ -2,7 +2,7 @@
 // (networkCut.ts); a valid code still takes its discount off, an expired one and an unknown one are refused with
 // the reason in words, and once the network is back the offline journal lists every verdict given without it.
 import { expect, it } from 'vitest';
-import { MOCK_CODES } from '../../mock-server';
+import { MOCK_CODES } from '../../packages/mock-server/src';
 import { applyCoupon, attrOf, click, e2eSuite, goOffline, goOnline, openTill, textOf, tid, verdictState, waitFor, waitForText } from './harness';
 
 e2eSuite('cashier at an offline till', { timeout: 120_000 }, (t) => {

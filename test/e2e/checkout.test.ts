@@ -2,7 +2,7 @@
 // a negative amount) instead of leaving an old verdict or checking another amount silently, and a code field whose
 // placeholder is shown whole. Read from the screen: texts, states and layout boxes (layout.ts), and screenshots.
 import { expect, it } from 'vitest';
-import { MOCK_CODES } from '../../mock-server';
+import { MOCK_CODES } from '../../packages/mock-server/src';
 import { applyCoupon, attrOf, click, e2eSuite, fill, isHidden, openTill, textOf, tid, verdictState, waitFor } from './harness';
 import { boxesOf, overlapping, placeholderFit } from './layout';
 

@@ -3,7 +3,7 @@
 // the first tab's change), IndexedDB persistence across reloads (data there before any network), and what the
 // engines really differ in (StorageManager: WebKitGTK has none, Firefox asks the user), handled by the library.
 import { expect, it } from 'vitest';
-import { MOCK_CODES } from '../../mock-server';
+import { MOCK_CODES } from '../../packages/mock-server/src';
 import {
   applyCoupon,
   attrOf,

@@ -2,7 +2,7 @@
 // six lookups on the page, compared with what the mock holds; and the engine really runs in a module worker on
 // the browser's IndexedDB.
 import { expect, it } from 'vitest';
-import { MOCK_CODES } from '../../mock-server';
+import { MOCK_CODES } from '../../packages/mock-server/src';
 import { applyCoupon, attrOf, click, countOf, e2eSuite, fill, lockHolders, openTill, readIndexedDb, selectOption, textOf, textsOf, tid, waitFor, waitForText } from './harness';
 
 e2eSuite('demo page on first load', { timeout: 120_000 }, (t) => {

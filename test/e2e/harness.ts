@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { build, createServer, preview, type Plugin, type PreviewServer, type ViteDevServer } from 'vite';
 import type { DemoBackend, DemoPluginApi } from '../../demo/devServer';
-import type { MockShopApi } from '../../mock-server';
+import type { MockShopApi } from '../../packages/mock-server/src';
 import { enginesOfRun, launchEngine, type Engine, type EngineContext, type EngineName, type EngineOptions, type EnginePage } from './engines';
 import { startNetworkCut, type NetworkCut } from './networkCut';
 import { attrOf, click, fill, tid, waitFor } from './page';

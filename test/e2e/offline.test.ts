@@ -2,7 +2,7 @@
 // the same way on every engine: networkCut.ts), a reload while cut off (the app shell from the service worker that
 // vite-plugin-pwa builds), the network back; and the page's "cut the API" switch.
 import { expect, it } from 'vitest';
-import { MOCK_CODES } from '../../mock-server';
+import { MOCK_CODES } from '../../packages/mock-server/src';
 import {
   applyCoupon,
   attrOf,

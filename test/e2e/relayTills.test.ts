@@ -2,7 +2,7 @@
 // engine: one upstream listing for both, both converge on a change; the relay cut, both keep answering from their
 // local data; the relay back, both catch up by the changes since their version, not by a new snapshot.
 import { expect, it } from 'vitest';
-import { MOCK_CODES } from '../../mock-server';
+import { MOCK_CODES } from '../../packages/mock-server/src';
 import { applyCoupon, attrOf, click, e2eSuite, fill, offlineBadge, onlineBadge, openTill, textOf, tid, verdictState, waitFor, waitForText } from './harness';
 
 const LIST = '/v2/shop/coupons';

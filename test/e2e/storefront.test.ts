@@ -2,7 +2,7 @@
 // options, validates a code online and offline, and never receives the coupon list or an issued coupon: counted
 // in the records it stored and the requests it made.
 import { expect, it } from 'vitest';
-import { MOCK_CODES } from '../../mock-server';
+import { MOCK_CODES } from '../../packages/mock-server/src';
 import { attrOf, click, e2eSuite, fill, openStorefront, textOf, textsOf, tid, waitFor, waitForPage, waitForText } from './harness';
 import { unreadableTexts } from './contrast';
 import { boxesOf, marginsOf, overlapping } from './layout';

@@ -2,7 +2,7 @@
 // shared IndexedDB; when the leader's tab closes in the middle of a sync, another tab takes over within moments
 // and resumes the listing where it stopped, and the third tab sees the result live.
 import { expect, it } from 'vitest';
-import { MOCK_CODES } from '../../mock-server';
+import { MOCK_CODES } from '../../packages/mock-server/src';
 import { click, e2eSuite, fill, isHidden, openPage, openTill, tid, waitFor, waitForFirstSync, waitForText, WAIT_MS, type EnginePage } from './harness';
 
 const LIST = '/v2/shop/coupons';

@@ -2,7 +2,7 @@
 // property of the coupon, so it throws `bad_request` instead of becoming a verdict (and never reaches the journal).
 import { ShopLookupError } from '../../src/protocol';
 import type { CouponOrder } from '../../src/protocol';
-import { codeProblem } from '../api/pathSegment';
+import { codeProblem } from '@shop-lookup/shop-api';
 import type { CheckedOrder } from './ruleOutcome';
 
 const bad = (message: string) => new ShopLookupError('bad_request', message);

@@ -3,7 +3,7 @@
 // whatever kept the API from deciding) and every accepted issued coupon.
 import { ShopLookupError } from '../../src/protocol';
 import type { CouponOrder, CouponPolicy, CouponVerdict, JournalEntry, JournalPage, LookupError } from '../../src/protocol';
-import { typedCode } from '../api/pathSegment';
+import { typedCode } from '@shop-lookup/shop-api';
 import { resolvePolicy } from './couponPolicy';
 import { absentVerdict, decideCoupon } from './decideCoupon';
 import { findCoupon } from './findCoupon';

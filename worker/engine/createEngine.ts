@@ -2,8 +2,7 @@
 // It runs in a Web Worker (worker.ts exposes it with Comlink) or, with `worker: false`, in the host's own thread.
 // Platform pieces are passed in.
 import type { EngineApi, EngineOptions, WatchListener } from '../../src/protocol';
-import type { RetryPolicy } from '../api/retryer';
-import { createServerClock, type ServerClock } from '../api/serverClock';
+import { createServerClock, type RetryPolicy, type ServerClock } from '@shop-lookup/shop-api';
 import { planLookup } from '../lookups/lookupPlans';
 import { createResourceState } from '../lookups/resourceState';
 import { createReadCache } from '../store/readCache';

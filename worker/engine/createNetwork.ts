@@ -3,12 +3,8 @@
 // needs none of it, and the first answer after a reload does not wait for it to parse. Import nothing from here
 // statically (types aside).
 import { ShopLookupError, toLookupError } from '../../src/protocol';
-import { serverRefusal } from '../api/apiError';
+import { type ApiClient, createApiClient, createRateLimiter, createTransport, DEFAULT_RATE_LIMITS, LOOKUP_RETRY, type RateLimiter, retry, type RetryPolicy, serverRefusal, SYNC_RETRY } from '@shop-lookup/shop-api';
 import type { SyncReport } from '../../src/protocol';
-import { createApiClient, type ApiClient } from '../api/apiClient';
-import { createTransport } from '../api/httpTransport';
-import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimiter } from '../api/rateLimiter';
-import { LOOKUP_RETRY, retry, SYNC_RETRY, type RetryPolicy } from '../api/retryer';
 import { metaKey, type Confirmation, type ShopIdentity } from '../store/store';
 import type { OpeningReads } from '../sync/openingReads';
 import type { SyncContext } from '../sync/syncContext';

@@ -1,6 +1,6 @@
 // Keeps the engine's clock offset beside the data: restored at start (the checkout waits for it), written whenever
 // the clock tells a new estimate, and again after clear() emptied the database (storage: store/clockOffset.ts).
-import type { ServerClock } from '../api/serverClock';
+import type { ServerClock } from '@shop-lookup/shop-api';
 import { readClockOffset, writeClockOffset } from '../store/clockOffset';
 import type { ShopDatabase } from '../store/store';
 import type { DatabaseClaim } from './databaseClaim';

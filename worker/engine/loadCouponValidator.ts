@@ -2,7 +2,7 @@
 // Loading starts at once, beside the database, so the rules are in memory well before an offline checkout. The
 // chunk also keeps the clock's offset beside the data (keepClockOffset.ts): the checkout waits for it to be read.
 import type { EngineApi, LookupError } from '../../src/protocol';
-import type { ServerClock } from '../api/serverClock';
+import type { ServerClock } from '@shop-lookup/shop-api';
 import type { CouponValidatorDeps } from '../coupon/validateCoupon';
 import type { DatabaseClaim } from './databaseClaim';
 import type { EngineCore } from './engineCore';

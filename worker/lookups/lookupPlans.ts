@@ -2,7 +2,7 @@
 // concerns it, and how it is refreshed from the API. One table, so the lookups cannot drift apart.
 import type { LookupQuery } from '../../src/protocol';
 import type { IndexableType } from 'dexie';
-import { typedCode } from '../api/pathSegment';
+import { typedCode } from '@shop-lookup/shop-api';
 import { keysOf, MAX_KEY, MIN_KEY, rangeOf, wholeTable, type Interest } from '../store/storageChanges';
 import { metaKey, type ShopDatabase } from '../store/store';
 import type { SyncContext } from '../sync/syncContext';

@@ -1,6 +1,6 @@
 // A lookup's arguments, checked before anything is read or asked: what is wrong, in words, or null.
 import type { LookupError, LookupQuery } from '../../src/protocol';
-import { codeProblem } from '../api/pathSegment';
+import { codeProblem } from '@shop-lookup/shop-api';
 
 /** @example queryError({ kind: 'coupon', code: '..' }) // { code: 'bad_request', message: 'A code cannot be "." or ".." …' } */
 export function queryError(q: LookupQuery): LookupError | null {

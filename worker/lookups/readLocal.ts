@@ -1,7 +1,7 @@
 // What a lookup holds locally: its data and when the API last confirmed it, read from IndexedDB in one transaction.
 import Dexie from 'dexie';
 import type { LookupPlan } from './lookupPlans';
-import { sameRecord } from '../records/sameRecord';
+import { sameRecord } from '@shop-lookup/shop-api';
 import { latestConfirmation, type MetaRow, type ShopDatabase } from '../store/store';
 
 export interface Local {

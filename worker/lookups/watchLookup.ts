@@ -9,7 +9,7 @@ import type { Connectivity } from '../tabs/connectivity';
 import type { LookupPlan } from './lookupPlans';
 import type { ResourceError, ResourceState } from './resourceState';
 import type { ReadCache } from '../store/readCache';
-import { sameRecord } from '../records/sameRecord';
+import { sameRecord } from '@shop-lookup/shop-api';
 import { readLocal, sameLocal, type Local } from './readLocal';
 import { keysOf, type Interest, type StorageChanges } from '../store/storageChanges';
 import type { ShopDatabase } from '../store/store';

@@ -107,7 +107,7 @@ export interface EmptyListing {
 /**
  * Stored coupons the last complete listing did not list and that are not confirmed gone (too many to ask for one
  * by one, or its pages skipped): the next complete listing that does not list them either confirms them gone.
- * See listingEnd (worker/api/unlistedRecords.ts).
+ * See listingEnd (packages/shop-api/src/api/unlistedRecords.ts).
  */
 export interface UnlistedSuspects {
   key: '@unlisted';

@@ -4,7 +4,7 @@
 // reads it), and, complete, what a productOptions lookup shows while the database is still opening
 // (engine/answerWhileOpening.ts). Nothing is written here: the sync stores what it takes, under its usual checks.
 import type { LookupResult, ProductOption } from '../../src/protocol';
-import type { ApiClient, CheckedPage } from '../api/apiClient';
+import type { ApiClient, CheckedPage } from '@shop-lookup/shop-api';
 
 /** One product's opening read: when it was asked (its data is the API's as of then) and its first page. */
 export interface OpeningRead {

@@ -2,9 +2,7 @@
 // exist" answer (-11) is remembered too, so an offline lookup can tell "confirmed gone" from "never seen".
 import { ShopLookupError } from '../../src/protocol';
 import type { Coupon, IssuedCoupon, ProductOption } from '../../src/protocol';
-import type { ItemAnswer } from '../api/apiClient';
-import { rejectionError } from '../records/parseRecords';
-import { sameRecord } from '../records/sameRecord';
+import { type ItemAnswer, rejectionError, sameRecord } from '@shop-lookup/shop-api';
 import { confirm, metaKey, type ShopDatabase } from '../store/store';
 import type { SyncContext } from './syncContext';
 import { noteCouponRefresh } from './direct/couponListing';

@@ -1,7 +1,6 @@
 // What every sync unit (coupon listing, a product's options, a read-through item) is given: dependencies passed
 // in, and one report they all add to (syncReport.ts).
-import type { ApiClient } from '../api/apiClient';
-import type { Priority } from '../api/rateLimiter';
+import type { ApiClient, Priority } from '@shop-lookup/shop-api';
 import type { ShopDatabase, ShopIdentity } from '../store/store';
 import type { OpeningReads } from './openingReads';
 import type { ReportDraft } from './syncReport';

@@ -6,9 +6,8 @@
 // in status(), never thrown.
 import { ShopLookupError } from '../../src/protocol';
 import type { LookupError, SyncReport } from '../../src/protocol';
-import type { ApiClient } from '../api/apiClient';
+import { type ApiClient, retry, type RetryPolicy } from '@shop-lookup/shop-api';
 import type { ResourceState } from '../lookups/resourceState';
-import { retry, type RetryPolicy } from '../api/retryer';
 import { engineError } from '../store/storageErrors';
 import { createDirectListingSource } from './direct/directListingSource';
 import { metaKey, type ShopDatabase, type ShopIdentity } from '../store/store';

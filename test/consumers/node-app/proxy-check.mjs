@@ -1,8 +1,8 @@
 // The README's node:http recipe for the credential proxy, in front of the package's mock API, and what a browser
 // (or anyone) may ask it. Prints one JSON line: the status and body code of each request, and what reached the API.
 import { createServer } from 'node:http';
-import { startMockShopApi } from 'shop-lookup/mock-server';
-import { createShopApiProxy } from 'shop-lookup/proxy';
+import { startMockShopApi } from '@shop-lookup/mock-server';
+import { createShopApiProxy } from '@shop-lookup/relay';
 
 const api = await startMockShopApi(); // accepts demo-key / demo-secret
 const proxy = createShopApiProxy({

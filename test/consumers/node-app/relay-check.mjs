@@ -1,9 +1,10 @@
-// The relay from the packed package in an app that installed no Redis packages (they are optional peers): on its
-// embedded memory store it serves a snapshot; asked for Redis, it says which package to install. Prints one JSON line.
+// The relay from the packed @shop-lookup/relay, installed alone (its Redis packages come along): on its embedded
+// memory store it serves a snapshot; asked for a Redis that is not there, it says so and names the URL. Then the
+// deprecated shop-lookup/relay entry, which loads @shop-lookup/relay with a warning. Prints one JSON line.
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { startMockShopApi } from 'shop-lookup/mock-server';
-import { createShopRelay } from 'shop-lookup/relay';
+import { startMockShopApi } from '@shop-lookup/mock-server';
+import { createShopRelay } from '@shop-lookup/relay';
 
 const api = await startMockShopApi();
 const relay = createShopRelay({ key: 'demo-key', secret: 'demo-secret', target: api.url, basePath: '/shop-api', public: true });
@@ -20,7 +21,14 @@ for (let i = 0; i < 100 && !snapshot; i++) {
 }
 
 const withRedis = createShopRelay({ key: 'demo-key', secret: 'demo-secret', target: api.url, redis: 'redis://127.0.0.1:1', public: true });
-const redisError = await withRedis.ready.then(() => null, (e) => e.message);
+const redisError = await withRedis.ready.then(() => null, (e) => `${e.code}: ${e.message}`);
+
+// shop-lookup's deprecated entry, with @shop-lookup/relay installed beside it
+const warnings = [];
+process.on('warning', (w) => warnings.push(`${w.name} ${w.code}: ${w.message}`));
+const moved = await import('shop-lookup/relay');
+const relayPackage = await import('@shop-lookup/relay');
+await new Promise((r) => setImmediate(r)); // 'warning' is emitted on the next tick
 
 await withRedis.close();
 await relay.close();
@@ -31,5 +39,7 @@ console.log(
     records: snapshot?.upserts.length ?? 0,
     redisError,
     installed: ['redis', 'rate-limiter-flexible'].filter((name) => existsSync(new URL(`./node_modules/${name}`, import.meta.url))),
+    movedSame: moved.createShopRelay === relayPackage.createShopRelay,
+    warnings,
   }),
 );

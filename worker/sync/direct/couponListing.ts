@@ -6,9 +6,7 @@
 import { ShopLookupError } from '../../../src/protocol';
 import type { Coupon } from '../../../src/protocol';
 import Dexie, { type Collection } from 'dexie';
-import { parseRecords, rejectionError } from '../../records/parseRecords';
-import { RECORD_READERS_VERSION } from '../../records/schemas';
-import { sameRecord } from '../../records/sameRecord';
+import { parseRecords, RECORD_READERS_VERSION, rejectionError, sameRecord } from '@shop-lookup/shop-api';
 import { confirm, metaKey, type PageHash, type ShopDatabase, type StagedCoupon, type UnlistedSuspects } from '../../store/store';
 import { clearMarks, markUnreadable, unreadableMarks, type UnreadableRecord } from '../../store/unreadableMarks';
 import type { ReportDraft } from '../syncReport';

@@ -28,7 +28,7 @@
 // leanWritten and pristine find nothing unlisted (coupons holds only their rows and what read-throughs wrote), direct
 // and diverged may find stored coupons no page listed, matching only if the committed listing had more pages.
 //
-// The end of a complete listing that adds up (`listingEnd` in worker/api/unlistedRecords.ts, which the relay's
+// The end of a complete listing that adds up (`listingEnd` in packages/shop-api/src/api/unlistedRecords.ts, which the relay's
 // upstream listing shares): a stored coupon no page listed (an "unlisted" one) is deleted only once it is confirmed
 // gone, since offset paging that shifted under the listing (a coupon deleted on a page already read) skips a live
 // coupon without changing the count. Each unlisted code is `agreed` (the

@@ -13,11 +13,9 @@
 // Speed: pages are requested ahead (fetchAhead) and stored behind (writeBehind), several per transaction when the
 // disk is the slower side (in a re-sync, sixteen at a time). A page whose raw rows hash as in the committed listing (and that today's record readers
 // read then: RECORD_READERS_VERSION) is neither validated nor diffed: nothing on it changed. Memory holds a few pages, whatever the size of the listing (couponListing.ts).
-import type { ListPage } from '../../api/envelope';
 import { fetchAhead } from './fetchAhead';
 import type { Coupon } from '../../../src/protocol';
-import { askUnlisted, confirmationBound, emptyAnswers, listingEnd } from '../../api/unlistedRecords';
-import { rejectionError } from '../../records/parseRecords';
+import { askUnlisted, confirmationBound, emptyAnswers, listingEnd, type ListPage, rejectionError } from '@shop-lookup/shop-api';
 import {
   beginListing,
   commitListing,

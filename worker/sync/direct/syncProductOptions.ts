@@ -2,9 +2,7 @@
 // transaction so readers see the old list or the new one. A product the API no longer knows loses its options.
 import { ShopLookupError } from '../../../src/protocol';
 import type { ProductOption } from '../../../src/protocol';
-import type { ApiError } from '../../api/apiError';
-import { rejectionError } from '../../records/parseRecords';
-import { sameRecord } from '../../records/sameRecord';
+import { type ApiError, rejectionError, sameRecord } from '@shop-lookup/shop-api';
 import { assertShop } from '../../store/shopIdentity';
 import { confirm, metaKey, productRange } from '../../store/store';
 import type { SyncContext } from '../syncContext';

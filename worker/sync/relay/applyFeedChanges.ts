@@ -4,7 +4,7 @@
 import type { LookupError } from '../../../src/protocol';
 import type { FeedAnswer } from './relayFeedClient';
 import { FEED_STATE_KEY, type FeedStageRow, type FeedState } from '../../store/feedState';
-import { parseRecord, rejectionError } from '../../records/parseRecords';
+import { parseRecord, rejectionError } from '@shop-lookup/shop-api';
 import { confirm, metaKey, productRange, type ShopDatabase } from '../../store/store';
 import { clearMarks, clearUnreadable, markUnreadable, unreadableMarks } from '../../store/unreadableMarks';
 

@@ -2,7 +2,7 @@
 // A plain API or the credential proxy answers 404 or something that is not the relay's JSON: the engine lists the
 // API page by page. No answer at all (offline, refused, a gateway's 5xx) says nothing: that sync fails as any
 // unreachable one does, and the next sync asks again. An engine with credentials never asks: it talks to the API.
-import { networkError, originOf, type ApiError } from '../../api/apiError';
+import { type ApiError, networkError, originOf } from '@shop-lookup/shop-api';
 
 /** Where the engine's data comes from. */
 export type SourceKind = 'direct' | 'relay';
@@ -10,7 +10,7 @@ export type SourceKind = 'direct' | 'relay';
 /** `'auto'` finds out by asking; `'direct'` / `'relay'` force one (see ShopLookupOptions.source). */
 export type SourceMode = 'auto' | SourceKind;
 
-/** What a relay says about itself (relay/PROTOCOL.md, Discovery). */
+/** What a relay says about itself (packages/relay/PROTOCOL.md, Discovery). */
 export interface RelayInfo {
   relay: 'shop-lookup';
   protocol: number;

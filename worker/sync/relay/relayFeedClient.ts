@@ -1,9 +1,8 @@
-// HTTP side of the relay's feed (relay/PROTOCOL.md): the feed, the tracked products. Answers are plain JSON, not
+// HTTP side of the relay's feed (packages/relay/PROTOCOL.md): the feed, the tracked products. Answers are plain JSON, not
 // the shop API's envelope, and are not held back by the client's API rate limits (the relay has its own budget and
 // says so with 429 + Retry-After). Everything that goes wrong becomes an ApiError, as the API client's do.
 import { ShopLookupError } from '../../../src/protocol';
-import { apiErrorFromAnswer, badResponseError, networkError, originOf, serverRefusal, timeoutError, type ApiError } from '../../api/apiError';
-import { retryAfterMs } from '../../api/retryAfter';
+import { type ApiError, apiErrorFromAnswer, badResponseError, networkError, originOf, retryAfterMs, serverRefusal, timeoutError } from '@shop-lookup/shop-api';
 
 /** One record as the feed carries it (validated again by the engine before it is stored). */
 export interface FeedUpsert {
@@ -12,7 +11,7 @@ export interface FeedUpsert {
   record: unknown;
 }
 
-/** A feed answer (200), as relay/PROTOCOL.md describes it. */
+/** A feed answer (200), as packages/relay/PROTOCOL.md describes it. */
 export interface FeedAnswer {
   /** The shop the relay serves (checked against the database's claim before anything is written). */
   shop?: string;

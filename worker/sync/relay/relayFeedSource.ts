@@ -1,4 +1,4 @@
-// A shop-lookup relay's feed as the sync source (relay/PROTOCOL.md). First sync: the snapshot in large chunks, the
+// A shop-lookup relay's feed as the sync source (packages/relay/PROTOCOL.md). First sync: the snapshot in large chunks, the
 // next chunk on its way while one is written, the cursor kept with each chunk so an interruption resumes there.
 // Re-sync: `since=<version>` with If-None-Match: nothing changed is one request answered 304 and no write; changes
 // go in with the new version in one transaction. A "start again" (409, or another handle) builds the new snapshot
@@ -6,7 +6,7 @@
 // Every answer names the relay's shop, checked before anything of it is written, and says how the relay fares.
 import { ShopLookupError } from '../../../src/protocol';
 import type { SyncStatus } from '../../../src/protocol';
-import type { ApiError } from '../../api/apiError';
+import type { ApiError } from '@shop-lookup/shop-api';
 import { applyToLive, applyToStage, checkFeed, swapInStage, type Applied } from './applyFeedChanges';
 import { loadFeedState, type FeedState, type SnapshotProgress } from '../../store/feedState';
 import type { FeedAnswer, FeedReply, RelayFeedClient } from './relayFeedClient';

@@ -5,7 +5,7 @@
 import type { Connectivity } from '../../tabs/connectivity';
 import type { Leadership } from '../../tabs/leadership';
 import type { PollOutcome } from './relayFeedSource';
-import { sleep } from '../../api/retryer';
+import { sleep } from '@shop-lookup/shop-api';
 
 export interface RelayLiveDeps {
   poll(waitS: number, signal: AbortSignal): Promise<PollOutcome>;

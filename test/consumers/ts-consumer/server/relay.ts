@@ -1,9 +1,8 @@
 // A Node server's use of the server entries, type-checked with no DOM library (tsconfig.server.json): the relay in
-// front of the mock API, the credential proxy, and a store of one's own.
+// front of the mock API, the credential proxy, and one memory store passed as the relay's store.
 import { createServer, type IncomingMessage } from 'node:http';
-import { startMockShopApi, type MockShopApi } from 'shop-lookup/mock-server';
-import { createShopApiProxy, type ShopApiProxy } from 'shop-lookup/proxy';
-import { createMemoryStore, createShopRelay, type Authorize, type RelayStatus, type RelayStore, type ShopRelay } from 'shop-lookup/relay';
+import { startMockShopApi, type MockShopApi } from '@shop-lookup/mock-server';
+import { createMemoryStore, createShopApiProxy, createShopRelay, type Authorize, type RelayStatus, type RelayStore, type ShopApiProxy, type ShopRelay } from '@shop-lookup/relay';
 
 const mock: MockShopApi = await startMockShopApi();
 const isTill = (req: IncomingMessage): boolean => req.headers['x-till'] === process.env.TILL_TOKEN;

@@ -11,12 +11,12 @@ import {
   type SyncReport,
   type SyncStatus,
 } from 'shop-lookup';
-import { createMockShopApiHandler, MOCK_CODES, startMockShopApi, type MockShopApi } from 'shop-lookup/mock-server';
-import { createMockShopApiMsw, type MockShopApiMsw } from 'shop-lookup/mock-server/msw';
-import { createShopApiProxy, type ShopApiProxy } from 'shop-lookup/proxy';
+import { createMockShopApiHandler, MOCK_CODES, startMockShopApi, type MockShopApi } from '@shop-lookup/mock-server';
+import { createMockShopApiMsw, type MockShopApiMsw } from '@shop-lookup/mock-server/msw';
 import { useLookup, useSyncStatus, type LookupState } from 'shop-lookup/react';
-import { createShopRelay, type Authorize, type RelayStatus, type ShopRelay } from 'shop-lookup/relay';
+import { createShopApiProxy, createShopRelay, type Authorize, type RelayStatus, type ShopApiProxy, type ShopRelay } from '@shop-lookup/relay';
 import type {} from 'shop-lookup/worker';
+import { createMockShopApiMsw as movedMsw } from 'shop-lookup/mock-server/msw';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 function assertType<T extends true>(): T | void {}
@@ -81,3 +81,6 @@ export function mswSide(): number {
   mock.setDown(false);
   return mock.handlers.length;
 }
+
+// the deprecated shop-lookup/mock-server/msw (one release) is the same function
+export const sameMsw: typeof createMockShopApiMsw = movedMsw;

@@ -2,11 +2,10 @@
 // so if the published types were missing or `any`, this file would not compile). The test also compiles this
 // file with the directives removed and counts one error per directive.
 import { createShopLookup } from 'shop-lookup';
-import { startMockShopApi } from 'shop-lookup/mock-server';
-import { createMockShopApiMsw } from 'shop-lookup/mock-server/msw';
-import { createShopApiProxy } from 'shop-lookup/proxy';
+import { startMockShopApi } from '@shop-lookup/mock-server';
+import { createMockShopApiMsw } from '@shop-lookup/mock-server/msw';
 import { useLookup } from 'shop-lookup/react';
-import { createShopRelay } from 'shop-lookup/relay';
+import { createShopApiProxy, createShopRelay } from '@shop-lookup/relay';
 
 const lookup = createShopLookup({ baseUrl: '/shop-api' });
 

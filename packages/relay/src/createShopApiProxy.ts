@@ -1,0 +1,78 @@
+// The credential proxy: the relay's door (door/createDoor.ts) in forwarding mode. Every request it lets in is
+// forwarded with the proxy's own token, through one rate limiter shared fairly between the clients (each in its
+// turn); nothing is synced or kept. The relay (createShopRelay) is the same door with a synced snapshot behind it.
+import { createRateLimiter, DEFAULT_RATE_LIMITS } from '@shop-lookup/shop-api';
+import { normalizeBasePath } from './door/allowedPaths';
+import { DEFAULT_CLIENT_LIMITS } from './door/clientBounds';
+import { createDoor } from './door/createDoor';
+import { createFairShare } from './door/fairShare';
+import { createForwarder } from './door/forwardRequest';
+import { createRedaction, urlSecrets } from './door/redaction';
+import { createRequestGate } from './door/requestGate';
+import { createServerLog } from './door/serverLog';
+import { checkProxyOptions } from './proxyOptions';
+import type { ShopApiProxy, ShopApiProxyOptions } from './proxyTypes';
+
+/**
+ * Creates the proxy. The key and secret never leave this process: the client sees only the API's answers.
+ * @example const proxy = createShopApiProxy({ key, secret, basePath: '/shop-api', authorize: (req) => isStaff(req) }); app.use(proxy);
+ */
+export function createShopApiProxy(raw: ShopApiProxyOptions): ShopApiProxy {
+  const options = checkProxyOptions(raw);
+  const target = (options.target ?? 'https://api.imweb.me').replace(/\/+$/, '');
+  const basePath = normalizeBasePath(options.basePath ?? '', 'createShopApiProxy');
+  const limits = options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
+  // One limiter for every upstream call (auth included): all terminals behind this proxy share the shop's limit,
+  // each client in its turn.
+  const shopLimiter = createRateLimiter(limits);
+  const clientLimits = options.clientLimits;
+  const fair = createFairShare({
+    limiter: shopLimiter,
+    queued: clientLimits === false ? Infinity : (clientLimits?.upstreamQueued ?? DEFAULT_CLIENT_LIMITS.upstreamQueued),
+    ownShare: 1, // the proxy's own calls are token requests every client waits for
+    limits,
+  });
+  const closing = new AbortController();
+  // nothing the proxy writes (answers, logs) carries the key, the secret, a token or the target's password
+  const redaction = createRedaction([options.key, options.secret, ...urlSecrets(target)]);
+  const log = createServerLog(redaction, 'shop-api-proxy');
+  const gate = createRequestGate({ component: 'createShopApiProxy', ...options, log });
+  let down = false;
+  const forwarder = createForwarder({
+    target,
+    key: options.key,
+    secret: options.secret,
+    limiter: fair.own,
+    fetch: options.fetch ?? globalThis.fetch,
+    timeoutMs: options.timeoutMs ?? 15_000,
+    closing: closing.signal,
+    isDown: () => down,
+    label: 'proxy',
+    redaction,
+  });
+
+  const proxy = createDoor({
+    basePath,
+    maxUrlLength: options.maxUrlLength ?? 2048,
+    gate,
+    log,
+    closing: closing.signal,
+    pathHint: '',
+    methodHint: 'this proxy only forwards GET',
+    closedAnswer: () => forwarder.closedAnswer(),
+    serve: async ({ api, clientId }, clientGone) =>
+      down ? forwarder.downAnswer() : forwarder.forward(api!, AbortSignal.any([clientGone, closing.signal]), fair.forClient(clientId)),
+    failedAnswer: () => forwarder.badGateway('the proxy failed unexpectedly; see the server log.'),
+  }) as ShopApiProxy;
+  proxy.setUpstreamDown = (value) => {
+    down = value;
+  };
+  proxy.close = () => {
+    if (closing.signal.aborted) return;
+    closing.abort();
+    gate.close();
+    fair.dispose();
+    shopLimiter.dispose();
+  };
+  return proxy;
+}

@@ -1,0 +1,357 @@
+// The relay as a request handler: the credential proxy's six GET paths (lists answered from the synced snapshot,
+// single items read through with single-flight) plus the feed for tills (PROTOCOL.md), behind the same door as the
+// proxy (authorize or public, per-client bounds), with one upstream sync per shop shared through the store.
+import { createHash, randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import type { IncomingMessage } from 'node:http';
+import { normalizeBasePath, type AllowedRoute } from './door/allowedPaths';
+import { DEFAULT_CLIENT_LIMITS } from './door/clientBounds';
+import { createFairShare, type FairShare } from './door/fairShare';
+import { createForwarder } from './door/forwardRequest';
+import { createDoor } from './door/createDoor';
+import { apiRefusal, jsonAnswer, type ProxyAnswer } from './door/proxyAnswers';
+import { createRedaction, urlSecrets } from './door/redaction';
+import { createRequestGate } from './door/requestGate';
+import { createServerLog, type ServerLog } from './door/serverLog';
+import type { RouteName } from './door/types';
+import { checkAccess, type AccessOptions } from './door/access';
+import { allowedRoutes, discoveryOpen } from './routeAccess';
+import { failureText } from './door/upstreamErrors';
+import { createApiClient, createTransport, DEFAULT_RATE_LIMITS, SYNC_RETRY } from '@shop-lookup/shop-api';
+import { createFeedMirror, type FeedMirror, type MirrorHolding } from './feed/feedMirror';
+import { createLongPolls } from './feed/longPolls';
+import { openRelayStore } from './store/openStore';
+import type { RelayStore, ResourceId } from './store/relayStore';
+import { feedError, serveFeed, type FeedContext } from './feed/serveFeed';
+import { createProductTracking, type ProductTracking } from './upstream/productTracking';
+import { checkRelayOptions } from './relayOptions';
+import { createSingleFlight } from './upstream/singleFlight';
+import { listAnswer } from './feed/snapshotList';
+import { storeTokenSlot } from './store/storeTokenSlot';
+import type { RelayStatus, ShopRelay, ShopRelayOptions } from './types';
+import { createUpstreamSync, type UpstreamSync } from './upstream/upstreamSync';
+
+const RELAY_ROUTES: Record<string, { name: RouteName; methods: string[] }> = {
+  '/relay/v1': { name: 'discovery', methods: ['GET'] },
+  '/relay/v1/feed': { name: 'feed', methods: ['GET'] },
+  '/relay/v1/products': { name: 'products', methods: ['GET', 'POST'] },
+  '/relay/v1/status': { name: 'status', methods: ['GET'] },
+};
+const RELAY_SHAPES = 'GET relay/v1, relay/v1/feed, relay/v1/status, and GET or POST relay/v1/products';
+
+/** Everything that exists once the store is open. */
+interface Running {
+  store: RelayStore;
+  owned: boolean;
+  mirror: FeedMirror;
+  sync: UpstreamSync;
+  feed: FeedContext;
+  offHealth: () => void;
+  fair: FairShare;
+  products: ProductTracking;
+}
+
+/** The store as the sync sees it, telling `held` whenever this instance takes or gives up the sync lease. */
+function observeLease(store: RelayStore, held: (held: boolean) => void): RelayStore {
+  return {
+    ...store,
+    async acquireLease(name, owner, ttlMs) {
+      const lease = await store.acquireLease(name, owner, ttlMs);
+      if (lease) held(true);
+      return lease;
+    },
+    async renewLease(lease, ttlMs) {
+      const renewed = await store.renewLease(lease, ttlMs);
+      if (!renewed) held(false);
+      return renewed;
+    },
+    async releaseLease(lease) {
+      held(false);
+      await store.releaseLease(lease);
+    },
+  };
+}
+
+/**
+ * The shop's name when `shopId` is not given: a SHA-256 prefix of the key (it names the Redis keys and is checked by
+ * tills, so every instance of a shop must derive the same).
+ * @example defaultShopId('my-key') // '8a1f…' (16 hex digits)
+ */
+export function defaultShopId(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 16);
+}
+
+/** Defaults of the options that bound what clients can make the relay do upstream (see types.ts). */
+const DEFAULT_LISTING_SHARE = 0.75;
+const DEFAULT_MAX_TRACKED_PRODUCTS = 100;
+const DEFAULT_PRODUCT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** What a hub gives each shop's relay besides the public options (not part of the public API). */
+export interface ShopRelayInternals {
+  /** How the shop's records are kept within the hub's memory budget (default: always in memory). */
+  holding?: MirrorHolding;
+}
+
+/**
+ * Creates the relay. The key and secret never leave this process; tills get a snapshot and its changes.
+ * @example const relay = createShopRelay({ key, secret, basePath: '/shop-api', authorize: (req, route) => isTill(req) }); app.use(relay);
+ */
+export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
+  return createHubShopRelay(raw, {});
+}
+
+/**
+ * createShopRelay with what a hub gives its shops besides the public options (relay/hub; not exported by the package).
+ * @example const relay = createHubShopRelay(options, { holding: budget.forShop(shopId) });
+ */
+export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayInternals): ShopRelay {
+  const options = checkRelayOptions(raw);
+  const target = (options.target ?? 'https://api.imweb.me').replace(/\/+$/, '');
+  const basePath = normalizeBasePath(options.basePath ?? '', 'createShopRelay');
+  const now = options.now ?? (() => Date.now());
+  const maxWaitSeconds = options.maxWaitSeconds ?? 60;
+  const shopId = options.shopId ?? defaultShopId(options.key);
+  const instance = `${shopId.slice(0, 6)}-${randomBytes(4).toString('hex')}`;
+  const limits = options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
+  const auth = { key: options.key, secret: options.secret };
+  const fetchFn = options.fetch ?? globalThis.fetch;
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const closing = new AbortController();
+  setMaxListeners(0, closing.signal); // every read-through waiting for its turn listens to it
+  // everything the relay writes (answers, status, logs) goes without the key, the secret, tokens and passwords
+  const redaction = createRedaction([options.key, options.secret, ...urlSecrets(target), ...urlSecrets(options.redis)]);
+  const observer = options.observer ?? {};
+  // the host's log when it gives one (the relay command's pino), else the console: our words, redacted
+  const log: ServerLog = observer.log
+    ? (level, message, error) => observer.log!(level, redaction.text(message), error)
+    : createServerLog(redaction, 'shop-relay');
+  // what this relay's authorize says, route by route (the discovery answer, the feed's coupons)
+  const access: AccessOptions = { authorize: options.authorize, public: options.public, component: 'createShopRelay', log };
+  const gate = createRequestGate({ component: 'createShopRelay', ...options, authorize: discoveryOpen(options.authorize), log });
+  const polls = createLongPolls(options.maxLongPolls ?? 5_000);
+  const items = createSingleFlight<ProxyAnswer>(options.itemCacheMs ?? 2_000, now);
+  let forwarder: ReturnType<typeof createForwarder> | undefined;
+
+  async function start(): Promise<Running> {
+    const { store, owned } = await openRelayStore({ store: options.store, redis: options.redis, shopId, now });
+    const clientLimits = options.clientLimits;
+    // the shop-wide limiter, shared fairly between this instance's clients, with a share kept for the listing
+    const fair = createFairShare({
+      limiter: store.rateLimiter(limits),
+      queued: clientLimits === false ? Infinity : (clientLimits?.upstreamQueued ?? DEFAULT_CLIENT_LIMITS.upstreamQueued),
+      ownShare: options.listingShare ?? DEFAULT_LISTING_SHARE,
+      limits,
+    });
+    const limiter = fair.own;
+    const sharedToken = storeTokenSlot(store, (token) => redaction.add(token));
+    const transport = createTransport({
+      baseUrl: target,
+      fetch: fetchFn,
+      limiter,
+      timeoutMs,
+      auth,
+      signal: closing.signal,
+      sharedToken,
+    });
+    const client = createApiClient({ transport, pageSize: options.pageSize ?? 100 });
+    forwarder = createForwarder({
+      target,
+      ...auth,
+      limiter,
+      fetch: fetchFn,
+      timeoutMs,
+      closing: closing.signal,
+      sharedToken,
+      label: 'relay',
+      redaction,
+    });
+    const mirror = createFeedMirror(store, internals.holding);
+    mirror.onChange(() => polls.changed());
+    const offHealth = observer.storeHealth ? store.onHealthChange((health) => observer.storeHealth!(health)) : () => undefined;
+    const sync = createUpstreamSync({
+      store: observer.lease ? observeLease(store, observer.lease) : store,
+      client,
+      owner: instance,
+      now,
+      refreshIntervalMs: options.refreshIntervalMs ?? 300_000,
+      leaseMs: options.leaseMs ?? 30_000,
+      retry: options.retry ?? SYNC_RETRY,
+      onError: (resource, error) => {
+        observer.listing?.({ resource, ok: false, durationMs: null, upserts: 0, deletes: 0, rejected: 0, error: redaction.text(failureText(error)) });
+        log('warn', `listing ${resource} failed: ${failureText(error)}`);
+      },
+      onListed: (resource, result) => {
+        // confirmedAt is when the listing started (on whichever instance started it)
+        const startedAt = result.head.confirmedAt[resource];
+        observer.listing?.({
+          resource,
+          ok: true,
+          durationMs: startedAt === undefined ? null : Math.max(0, now() - startedAt),
+          upserts: result.upserts,
+          deletes: result.deletes,
+          rejected: result.rejected,
+          error: null,
+        });
+      },
+      productTtlMs: options.productTtlMs ?? DEFAULT_PRODUCT_TTL_MS,
+      keepProducts: options.products ?? [],
+      onDropped: (dropped) => {
+        log('warn', `no till asked for products ${dropped.join(', ')} within productTtlMs: they are no longer listed`);
+        void mirror.catchUp();
+      },
+      scrub: (records) => redaction.json(records),
+    });
+    const feed: FeedContext = {
+      shop: shopId,
+      store,
+      mirror,
+      polls,
+      maxWaitSeconds,
+      degraded() {
+        const health = store.health();
+        const error = health.ok ? (mirror.error() ?? sync.lastError()) : health.error;
+        return { degraded: error !== null, error: error === null ? null : redaction.text(error) };
+      },
+    };
+    const products = createProductTracking({
+      store,
+      forward: async (route, clientId) => (await forwarder!.forward(route, closing.signal, fair.forClient(clientId))) ?? forwarder!.closedAnswer(),
+      added: (added) => void sync.run({ only: added.map((no): ResourceId => `options:${no}`) }).then(() => mirror.catchUp()),
+      max: options.maxTrackedProducts ?? DEFAULT_MAX_TRACKED_PRODUCTS,
+      now,
+      log,
+    });
+    if (options.products?.length) await store.trackProducts(options.products, { at: now() });
+    await mirror.catchUp();
+    void sync.run().then(() => mirror.catchUp());
+    return { store, owned, mirror, sync, feed, offHealth, fair, products };
+  }
+
+  const started = start();
+  started.catch(() => undefined); // reported on every request and by `ready`
+
+  async function status(r: Running): Promise<RelayStatus> {
+    const head = r.mirror.head();
+    const listing = r.sync.listing();
+    const { degraded, error } = r.feed.degraded();
+    return {
+      shop: shopId,
+      handle: head?.handle ?? null,
+      version: head?.version ?? null,
+      products: r.mirror.products(),
+      confirmedAt: { ...(head?.confirmedAt ?? {}) } as Record<string, number>,
+      listing: listing && { resource: listing.resource, page: listing.page, totalPages: listing.totalPages },
+      store: r.store.kind,
+      degraded,
+      error,
+      instance,
+      waiting: polls.size(),
+      waitingForLister: r.sync.waitingForLister(),
+      upstreamWaiting: r.fair.waiting(),
+    };
+  }
+
+  const degradedHeaders = (r: Running): Record<string, string> =>
+    r.feed.degraded().degraded ? { 'x-shop-relay-degraded': 'true' } : {};
+
+  /** One of the six API paths: a listed resource from the snapshot, everything else read through upstream. */
+  async function serveApi(r: Running, route: AllowedRoute, clientId: string): Promise<ProxyAnswer> {
+    const head = r.mirror.head();
+    let resource: ResourceId | null = null;
+    if (route.name === 'coupons') resource = 'coupons';
+    if (route.name === 'productOptions') resource = `options:${Number(route.path.split('/')[4])}`;
+    if (resource && head?.confirmedAt[resource] !== undefined) {
+      let records: unknown[];
+      try {
+        records = await r.mirror.list(resource);
+      } catch (error) {
+        // a shop not held in memory is listed from the store: away, the API is not asked in its place
+        return apiRefusal(503, 'relay_unavailable', `RELAY UNAVAILABLE: the relay store could not be read: ${redaction.text(failureText(error))}`);
+      }
+      return listAnswer(records, route.query, degradedHeaders(r));
+    }
+    // identical requests share one upstream call (in the turn of the client that asked first); the client leaving
+    // does not cancel it for the others; only a successful answer is kept for later ones
+    return items.run(
+      `${route.path}${route.query}`,
+      async () => (await forwarder!.forward(route, closing.signal, r.fair.forClient(clientId))) ?? forwarder!.closedAnswer(),
+      (answer) => answer.shareable === true,
+    );
+  }
+
+  async function serveRelay(r: Running, name: RouteName, req: IncomingMessage, search: string, clientId: string, signal: AbortSignal) {
+    switch (name) {
+      case 'discovery':
+        return jsonAnswer(200, {
+          relay: 'shop-lookup',
+          protocol: 1,
+          shop: shopId,
+          feed: 'relay/v1/feed',
+          products: 'relay/v1/products',
+          routes: await allowedRoutes(access, req),
+        });
+      case 'status':
+        return jsonAnswer(200, await status(r));
+      case 'feed': {
+        const tag = req.headers['if-none-match'];
+        // the feed carries the coupon list only to a client that may list coupons
+        const coupons = (await checkAccess(access, req, 'coupons')) === null;
+        return serveFeed(r.feed, search, Array.isArray(tag) ? tag[0] : tag, signal, { coupons });
+      }
+      default:
+        // new products are checked with the API, then listed at once by whichever instance holds the lease
+        return req.method === 'POST' ? r.products.post(req, clientId) : r.products.list();
+    }
+  }
+
+  const relay = createDoor({
+    basePath,
+    maxUrlLength: options.maxUrlLength ?? 2048,
+    gate,
+    log,
+    closing: closing.signal,
+    own: { prefix: '/relay', routes: RELAY_ROUTES, served: `the relay serves ${RELAY_SHAPES}`, format: feedError },
+    pathHint: `; and ${RELAY_SHAPES}`,
+    methodHint: 'the API paths of this relay answer GET only',
+    closedAnswer: (format) => format(503, 'relay_closed', 'RELAY CLOSED: this relay has been closed; restart the server.'),
+    async ready(format) {
+      try {
+        await started;
+        return null;
+      } catch (error) {
+        return format(503, 'relay_unavailable', `RELAY UNAVAILABLE: the relay could not start: ${redaction.text(failureText(error))}`);
+      }
+    },
+    async serve({ req, name, api, search, clientId }, clientGone) {
+      const r = await started;
+      return api ? serveApi(r, api, clientId) : serveRelay(r, name, req, search, clientId, clientGone);
+    },
+    // a bug or a store failure mid-request: answered without details (they could hold anything)
+    failedAnswer: () => jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }),
+  }) as ShopRelay;
+  relay.ready = started.then(() => undefined);
+  relay.refresh = async ({ due = false }: { due?: boolean } = {}) => {
+    const r = await started;
+    await r.sync.run(due ? {} : { force: true });
+    await r.mirror.catchUp();
+  };
+  relay.status = async () => status(await started);
+  let closed: Promise<void> | undefined;
+  relay.close = () =>
+    (closed ??= (async () => {
+      closing.abort(new Error('the relay was closed'));
+      polls.close();
+      gate.close();
+      const r = await started.catch(() => null);
+      if (!r) return;
+      r.sync.close();
+      // the run under way ends first: a commit already sent finishes, and the sync lease is released, so another
+      // instance lists at once instead of waiting for the lease to run out
+      await r.sync.run().catch(() => undefined);
+      r.offHealth();
+      r.fair.dispose();
+      r.mirror.close();
+      if (r.owned) await r.store.close();
+    })());
+  return relay;
+}

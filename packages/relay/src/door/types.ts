@@ -1,0 +1,56 @@
+// Public types of the door (the relay's and the proxy's): route names, authorize, per-client bounds. Types only.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/**
+ * What a request asks for, by name, for `authorize`: the six API paths ('coupons' is the whole coupon list,
+ * 'coupon' one coupon by its code, 'issuedCoupon' one issued coupon, 'productOptions' a product's option list,
+ * 'productOption' one option) and the relay's own ('discovery', 'feed', 'products', 'status').
+ * @example const storefront: RouteName[] = ['productOptions', 'productOption', 'coupon'];
+ */
+export type RouteName =
+  | 'coupons'
+  | 'coupon'
+  | 'issuedCoupon'
+  | 'productOptions'
+  | 'productOption'
+  | 'discovery'
+  | 'feed'
+  | 'products'
+  | 'status';
+
+/**
+ * Decides whether a request may be answered: true yes, false 403, or `{ status: 401 | 403, message }` in your words.
+ * May be async (a session lookup). Throwing answers 500 without details.
+ * @example const authorize: Authorize = (req, route) => route !== 'coupons' && route !== 'issuedCoupon';
+ */
+export type Authorize = (
+  req: IncomingMessage,
+  route: RouteName,
+) => boolean | { status: 401 | 403; message: string } | Promise<boolean | { status: 401 | 403; message: string }>;
+
+/**
+ * Per-client bounds: a client over them is answered 429 with Retry-After, and cannot starve the others.
+ * @example { concurrent: 8, queued: 32, perSecond: 20, burst: 60, maxWaitMs: 10_000, upstreamQueued: 4, refusedPerMinute: 10 }
+ */
+export interface ClientLimits {
+  /** Requests of one client handled at once (long-polls included); default 8. @example { concurrent: 4 } */
+  concurrent?: number;
+  /** Requests of one client waiting for a turn; beyond that 429 at once; default 32. @example { queued: 8 } */
+  queued?: number;
+  /** Sustained requests per second of one client; default 20. @example { perSecond: 5 } */
+  perSecond?: number;
+  /** Requests one client may send at once above perSecond; default 60. @example { burst: 20 } */
+  burst?: number;
+  /** Longest a request waits in its client's queue before it gets 429, ms; default 10_000. @example { maxWaitMs: 2_000 } */
+  maxWaitMs?: number;
+  /**
+   * Requests of one client waiting for the shop API (its share of the upstream budget, served in turn with the
+   * other clients'); one more gets 429 at once; default 4. @example { upstreamQueued: 2 }
+   */
+  upstreamQueued?: number;
+  /**
+   * Refused requests (401/403) one client may draw per minute, at once or spread out; past them it gets 429 with
+   * Retry-After before `authorize` is asked; default 10. @example { refusedPerMinute: 5 }
+   */
+  refusedPerMinute?: number;
+}

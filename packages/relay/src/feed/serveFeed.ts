@@ -1,0 +1,213 @@
+// GET {basePath}/relay/v1/feed (PROTOCOL.md): a snapshot in chunks, or the changes after a version; ETag and 304;
+// a long-poll that answers as soon as the head moves past the client's, within its wait.
+import { jsonAnswer, jsonTextAnswer, type ProxyAnswer } from '../door/proxyAnswers';
+import { feedRecordsJson } from './feedRecordsJson';
+import type { FeedMirror } from './feedMirror';
+import { feedAnswerCache } from './feedAnswerCache';
+import { encodeCursor, parseFeedQuery } from './feedQuery';
+import type { LongPolls } from './longPolls';
+import type { FeedChange, FeedHead, FeedRecord, RelayStore } from '../store/relayStore';
+
+export interface FeedContext {
+  /** The shop this relay serves (its `shopId`), named in every answer: a till checks it against its database's. */
+  shop: string;
+  store: RelayStore;
+  mirror: FeedMirror;
+  polls: LongPolls;
+  maxWaitSeconds: number;
+  /** Whether the relay serves without its store or upstream, and why. */
+  degraded(): { degraded: boolean; error: string | null };
+}
+
+/** Retry-After of a relay that has not finished its first listing (the engine asks again at this pace). */
+const NOT_READY_RETRY_S = 5;
+
+/** The feed's error answer: `{ code, message }`. */
+export function feedError(status: number, code: string, message: string, headers: Record<string, string> = {}): ProxyAnswer {
+  return jsonAnswer(status, { code, message }, headers);
+}
+
+/**
+ * What one client's feed carries: `coupons: false` (a client `authorize` does not let list coupons, a storefront)
+ * gets the options only: no coupon record, no coupon deletion, no coupon confirmation.
+ */
+export interface FeedLists {
+  coupons: boolean;
+}
+
+/** A snapshot position after every coupon (positions are `resource\0key`; `\1` sorts after any `coupons\0…`). */
+const AFTER_COUPONS = 'coupons\u0001';
+
+/**
+ * `"<handle>.<version>.<newest confirmedAt>"`, `.options` for a feed without coupons, and `.degraded` while the
+ * relay is: a till that holds the data sees the relay's state change in a 200 answer (with its reason) instead of a 304.
+ * @example etagOf(head, head.version, false, { coupons: true }) // '"m1x2-ab12.812.1763900000000"'
+ */
+function etagOf(head: FeedHead, version: number, degraded: boolean, lists: FeedLists): string {
+  const confirmed = Math.max(0, ...Object.entries(head.confirmedAt).map(([r, v]) => (lists.coupons || r !== 'coupons' ? (v ?? 0) : 0)));
+  return `"${head.handle}.${version}.${confirmed}${lists.coupons ? '' : '.options'}${degraded ? '.degraded' : ''}"`;
+}
+
+/** The confirmations a client's feed tells: without `coupons` for a client that may not list them. */
+function confirmedFor(head: FeedHead, lists: FeedLists): FeedHead['confirmedAt'] {
+  if (lists.coupons) return head.confirmedAt;
+  const { coupons: _hidden, ...rest } = head.confirmedAt;
+  return rest;
+}
+
+const mustRefetch = (why: string): ProxyAnswer =>
+  feedError(409, 'must_refetch', `${why}: drop your cursor and version and start a snapshot again (GET relay/v1/feed without since); keep showing your local data until it is complete.`);
+
+/** Changes compacted to each key's last state, in version order of those last states. */
+function compact(changes: FeedChange[]): { upserts: FeedRecord[]; deletes: { resource: string; key: string }[] } {
+  const last = new Map<string, FeedChange>();
+  for (const c of changes) {
+    const id = `${c.resource}\u0000${c.key}`;
+    last.delete(id); // re-inserted: Map order follows the last change
+    last.set(id, c);
+  }
+  const upserts: FeedRecord[] = [];
+  const deletes: { resource: string; key: string }[] = [];
+  for (const c of last.values()) {
+    if (c.op === 'upsert') upserts.push({ resource: c.resource, key: c.key, record: c.record });
+    else deletes.push({ resource: c.resource, key: c.key });
+  }
+  return { upserts, deletes };
+}
+
+/**
+ * Answers one feed request.
+ * @example const answer = await serveFeed(ctx, 'since=812&handle=h1&wait=30', req.headers['if-none-match'], signal);
+ */
+export async function serveFeed(
+  ctx: FeedContext,
+  search: string,
+  ifNoneMatch: string | undefined,
+  signal: AbortSignal,
+  lists: FeedLists = { coupons: true },
+): Promise<ProxyAnswer> {
+  const q = parseFeedQuery(search, ctx.maxWaitSeconds);
+  if (typeof q === 'string') return feedError(400, 'bad_request', `BAD REQUEST: ${q}.`);
+  const { mirror } = ctx;
+  let head = mirror.head();
+  if (!head) {
+    await mirror.catchUp();
+    head = mirror.head();
+  }
+  if (!head) {
+    const why = mirror.error() ?? 'the relay has not loaded its snapshot yet';
+    return feedError(503, 'relay_unavailable', `RELAY UNAVAILABLE: ${why}. Keep using local data and try again shortly.`, {
+      'retry-after': '5',
+    });
+  }
+  const listed = (h: FeedHead): boolean => h.confirmedAt.coupons !== undefined;
+  if (q.since === null && q.cursor === null && !listed(head) && q.waitMs > 0) {
+    // a till may wait for it (`wait`): its snapshot is answered the moment the first listing is in
+    await ctx.polls.wait(() => listed(mirror.head()!), q.waitMs, signal);
+    head = mirror.head()!;
+  }
+  if (q.since === null && q.cursor === null && !listed(head)) {
+    // a snapshot before the first listing would be an empty one: a till would take "no coupons" for the truth
+    const why = ctx.degraded().error;
+    const msg = `RELAY NOT READY: the relay has not finished its first listing of the shop yet${why ? ` (${why})` : ''}. Keep using local data and ask again after Retry-After.`;
+    return feedError(503, 'relay_not_ready', msg, { 'retry-after': String(NOT_READY_RETRY_S) });
+  }
+  if (q.handle !== null && q.handle !== head.handle) {
+    return mustRefetch(`this relay's history (${head.handle}) is not the one your version belongs to (${q.handle})`);
+  }
+
+  let state = ctx.degraded();
+  const body = (current: FeedHead, fields: Record<string, unknown>) => ({
+    shop: ctx.shop,
+    handle: current.handle,
+    ...fields,
+    products: mirror.products(),
+    confirmedAt: confirmedFor(current, lists),
+    relay: state,
+  });
+  // the state travels with a 304 too (a till that restarted holds an ETag, and no body tells it)
+  const headers = (etag: string) => ({ etag, 'cache-control': 'no-cache', ...(state.degraded ? { 'x-shop-relay-degraded': 'true' } : {}) });
+  const etag = (h: FeedHead, version = h.version) => etagOf(h, version, state.degraded, lists);
+  // what an answer's fields around its records depend on, besides the version: part of the cache key
+  const envelopeKey = (current: FeedHead): string => JSON.stringify([mirror.products(), current.confirmedAt, state, lists.coupons]);
+  const mayHave = (r: { resource: string }) => lists.coupons || r.resource !== 'coupons';
+
+  if (q.since === null) {
+    // a snapshot chunk, from this instance's copy; its content may be newer than the cursor's version (the till's
+    // catch-up from that version re-applies what changed), never older: an earlier chunk came from an instance that
+    // had seen a commit this one has not heard of yet (a load balancer spreads one till's requests)
+    if (q.cursor && q.cursor.version > head.version) {
+      await mirror.catchUp();
+      head = mirror.head()!;
+      if (q.cursor.version > head.version) return mustRefetch(`this snapshot's version ${q.cursor.version} is newer than this relay's (${head.version})`);
+    }
+    const version = q.cursor?.version ?? head.version;
+    let after = q.cursor?.after ?? null;
+    // without coupons the snapshot starts after them (they come first in position order)
+    if (!lists.coupons && (after === null || after < AFTER_COUPONS)) after = AFTER_COUPONS;
+    // every till reads the same chunks: each is serialised once per version of this instance's copy
+    const key = `snapshot\0${head.handle}\0${head.version}\0${version}\0${after}\0${q.limit}\0${envelopeKey(head)}`;
+    const current = head;
+    return feedAnswerCache(mirror).get(key, async () => {
+      // held: from this instance's copy (and kept for the next till); not held: read from the store each time
+      const held = mirror.holds();
+      let chunk: Awaited<ReturnType<FeedMirror['chunk']>>;
+      try {
+        chunk = await mirror.chunk(after, q.limit);
+      } catch (error) {
+        const why = `the relay store could not be read: ${error instanceof Error ? error.message : String(error)}`;
+        return { answer: feedError(503, 'relay_unavailable', `RELAY UNAVAILABLE: ${why}. Keep using local data and try again shortly.`, { 'retry-after': '5' }), keep: false };
+      }
+      const cursor = chunk.done ? null : encodeCursor(version, chunk.last ?? '');
+      const fields = { version, kind: 'snapshot', cursor, upserts: [] as [], deletes: [], more: !chunk.done };
+      const json = feedRecordsJson(body(current, fields), chunk.records.filter(mayHave));
+      return { answer: jsonTextAnswer(200, json, headers(etag(current, version))), keep: held };
+    });
+  }
+
+  const since = q.since;
+  if (since > head.version) {
+    // the client saw a newer head on another instance: catch up before answering
+    await mirror.catchUp();
+    head = mirror.head()!;
+    if (since > head.version) return mustRefetch(`version ${since} is newer than this relay's (${head.version})`);
+  }
+  const unchanged = (h: FeedHead): boolean => (ifNoneMatch !== undefined ? ifNoneMatch === etag(h) : h.version <= since);
+  if (unchanged(head) && q.waitMs > 0) {
+    if (ctx.polls.full()) {
+      // this instance holds as many long-polls as it may: the till polls again later (or another instance does)
+      const msg = `RELAY BUSY: this relay instance holds ${ctx.polls.size()} long-polls, its limit; nothing changed since your version. Poll again after Retry-After.`;
+      return feedError(503, 'relay_busy', msg, { 'retry-after': '5' });
+    }
+    await ctx.polls.wait(() => !unchanged(mirror.head()!), q.waitMs, signal);
+    head = mirror.head()!;
+    state = ctx.degraded(); // (it may have changed while the request waited)
+    if (q.handle !== head.handle) return mustRefetch('this relay started a new history meanwhile');
+  }
+  if (ifNoneMatch !== undefined && ifNoneMatch === etag(head)) {
+    return { status: 304, headers: headers(etag(head)), body: Buffer.alloc(0) };
+  }
+  if (since < head.oldest) return mustRefetch(`version ${since} is older than the change log this relay keeps (from ${head.oldest})`);
+
+  // the tills woken by one change ask the same changes: the log is read and the answer made once for all of them
+  const current = head;
+  const key = `changes\0${head.handle}\0${head.version}\0${since}\0${q.limit}\0${envelopeKey(head)}`;
+  return feedAnswerCache(mirror).get(key, async () => {
+    let changes: FeedChange[] | null;
+    if (since === current.version) changes = [];
+    else {
+      try {
+        changes = await ctx.store.readChanges(since, q.limit);
+      } catch {
+        // degraded: no change log without the store; a new snapshot from this instance's copy is always possible
+        return { answer: mustRefetch(`the relay cannot read its change log right now (${mirror.error() ?? 'store unreachable'})`), keep: false };
+      }
+      if (changes === null) return { answer: mustRefetch(`version ${since} is older than the change log this relay keeps`), keep: true };
+    }
+    const version = changes.length > 0 ? changes[changes.length - 1]!.version : since;
+    const more = changes.length >= q.limit;
+    const { upserts, deletes } = compact(changes);
+    const fields = { version, kind: 'changes', cursor: null, upserts: upserts.filter(mayHave), deletes: deletes.filter(mayHave), more };
+    return { answer: jsonAnswer(200, body(current, fields), headers(etag(current, version))), keep: true };
+  });
+}

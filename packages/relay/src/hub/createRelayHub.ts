@@ -1,0 +1,330 @@
+// The relay for many shops under one mount: `{basePath}/shops/{shopId}/v2/…` and `…/relay/v1/…`. Each shop is a
+// createShopRelay of its own (its credentials from the host's function, its Redis keys under its hash tag, its own
+// upstream rate limit, token and sync lease), made when first asked for and kept open within `maxHotShops`; the
+// least recently asked one beyond is closed and later made again from what its store (Redis) holds. The shops' stores
+// share the hub's Redis connections (no connection per shop), and their records are in memory only within
+// `maxHotRecords` (recordBudget.ts): the others' snapshot chunks and lists are read straight from Redis. Listings of
+// all shops of an instance share `maxConcurrentListings` slots.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { normalizeBasePath } from '../door/allowedPaths';
+import { envelopeAnswer, jsonAnswer, PROXY_CODES, sendAnswer, type ProxyAnswer } from '../door/proxyAnswers';
+import { createRedaction, urlSecrets } from '../door/redaction';
+import { createServerLog, type ServerLog } from '../door/serverLog';
+import { createHubShopRelay } from '../createShopRelay';
+import type { MirrorHolding } from '../feed/feedMirror';
+import { createRecordBudget } from './recordBudget';
+import { checkRelayOptions } from '../relayOptions';
+import { feedError } from '../feed/serveFeed';
+import { createMemoryStore } from '../store/memoryStore';
+import type { RelayStore } from '../store/relayStore';
+import type { ShopRelay, ShopRelayOptions } from '../types';
+import { createHotShops, type HotShop } from './hotShops';
+import type { RelayHub, RelayHubOptions, ShopCredentials } from './hubTypes';
+import { createListingSlots, gateListings } from './listingSlots';
+import { parseShopPath } from './shopPath';
+import { createShopSweep } from './shopSweep';
+import type { ShopProbe } from '../store/redis/redisShopProbe';
+
+interface Shop {
+  relay: ShopRelay;
+  store: RelayStore;
+  credentials: ShopCredentials;
+  checkedAt: number;
+  closing: AbortController;
+}
+
+/** Where the shops' stores come from: one shared Redis connection, or a memory store each. */
+interface StoreSource {
+  open(shopId: string): Promise<RelayStore>;
+  /** How a shop's records are held: within the record budget on Redis; always (memory stores: nothing to read from). */
+  holding(shopId: string): MirrorHolding | undefined;
+  /** Whether the shop is due, read without opening it (memory stores: always due). */
+  probe(shopId: string): Promise<ShopProbe>;
+  close(): Promise<void>;
+}
+
+/** Unknown shop ids remembered (so a guesser does not reach the host's `credentials` with every request). */
+const MAX_UNKNOWN = 10_000;
+
+const HUB_OPTIONS = [
+  'credentials', 'credentialsTtlMs', 'basePath', 'redis', 'authorize', 'public', 'maxHotShops', 'maxHotRecords', 'maxConcurrentListings',
+  'observer', 'shops', 'sweepIntervalMs',
+];
+
+function checkHubOptions(options: RelayHubOptions): void {
+  const wrong: string[] = [];
+  if (typeof options?.credentials !== 'function') wrong.push('option "credentials" must be a function (shopId) => { key, secret } or null');
+  const whole = (name: keyof RelayHubOptions, min: number): void => {
+    const v = options[name];
+    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < min)) wrong.push(`option "${name}" must be a whole number, at least ${min}`);
+  };
+  whole('credentialsTtlMs', 0);
+  whole('maxHotShops', 1);
+  whole('maxHotRecords', 0);
+  whole('maxConcurrentListings', 1);
+  whole('sweepIntervalMs', 1);
+  if (options.shops !== undefined && typeof options.shops !== 'function') wrong.push('option "shops" must be a function () => shop ids');
+  if (options.authorize !== undefined && typeof options.authorize !== 'function') wrong.push('option "authorize" must be a function (req, route, shopId)');
+  if (wrong.length > 0) throw new TypeError(`createRelayHub: ${wrong.join('; ')}.`);
+}
+
+const sameCredentials = (a: ShopCredentials, b: ShopCredentials): boolean =>
+  a.key === b.key && a.secret === b.secret && a.target === b.target;
+
+function checkCredentials(shopId: string, value: unknown): ShopCredentials | null {
+  if (value === null || value === undefined) return null;
+  const c = value as ShopCredentials;
+  if (typeof c.key !== 'string' || c.key === '' || typeof c.secret !== 'string' || c.secret === '' || (c.target !== undefined && typeof c.target !== 'string')) {
+    throw new TypeError(`credentials("${shopId}") must give { key, secret, target? } with a non-empty key and secret, or null`);
+  }
+  return { key: c.key, secret: c.secret, ...(c.target !== undefined ? { target: c.target } : {}) };
+}
+
+/**
+ * Creates the hub. Shops' keys and secrets never leave this process; tills of a shop get that shop's feed only.
+ * @example const hub = createRelayHub({ credentials: (id) => db.credentials(id), redis: process.env.REDIS_URL, authorize: (req, route, id) => tills.allows(req, id) }); app.use(hub);
+ */
+export function createRelayHub(options: RelayHubOptions): RelayHub {
+  checkHubOptions(options);
+  const basePath = normalizeBasePath(options.basePath ?? '', 'createRelayHub');
+  const now = options.now ?? (() => Date.now());
+  const ttl = options.credentialsTtlMs ?? 60_000;
+  const hot = createHotShops<Shop>(options.maxHotShops ?? 100);
+  const budget = createRecordBudget(options.maxHotRecords ?? 500_000);
+  const slots = createListingSlots(options.maxConcurrentListings ?? 4);
+  const opening = new Map<string, Promise<HotShop<Shop> | null>>();
+  const unknown = new Map<string, number>();
+  const retiring = new Set<Promise<void>>();
+  const redaction = createRedaction(urlSecrets(options.redis));
+  const observer = options.observer ?? {};
+  const log: ServerLog = observer.log
+    ? (level, message, error) => observer.log!(level, redaction.text(message), error)
+    : createServerLog(redaction, 'relay-hub');
+  const shared: Partial<ShopRelayOptions> = {};
+  for (const [name, value] of Object.entries(options)) {
+    if (!HUB_OPTIONS.includes(name) && value !== undefined) (shared as Record<string, unknown>)[name] = value;
+  }
+  // the shops' own options (and any unknown one) checked now, as createShopRelay would for each shop later
+  checkRelayOptions({ ...shared, key: 'checked-per-shop', secret: 'checked-per-shop' }, 'createRelayHub');
+  let closed = false;
+  const refreshIntervalMs = options.refreshIntervalMs ?? 300_000;
+
+  let source: Promise<StoreSource> | undefined;
+  function stores(): Promise<StoreSource> {
+    source ??= (async (): Promise<StoreSource> => {
+      if (options.redis === undefined) {
+        return {
+          open: async () => createMemoryStore({ now }),
+          holding: () => undefined,
+          probe: async () => ({ due: true, leaseUntil: null }),
+          close: async () => undefined,
+        };
+      }
+      const [{ connectSharedRedis }, { createRedisStore }, { probeShop }, { redisKeys, redisPrefix }] = await Promise.all([
+        import('../store/redis/sharedRedis'), import('../store/redis/redisStore'), import('../store/redis/redisShopProbe'),
+        import('../store/redis/redisKeys'),
+      ]);
+      const redis = await connectSharedRedis({ redis: options.redis as string, now });
+      return {
+        open: async (shopId) =>
+          createRedisStore({ redis: options.redis as string, shopId, now, connection: await redis.forShop(redisKeys(redisPrefix(shopId)).handle) }),
+        holding: (shopId) => budget.forShop(shopId),
+        probe: (shopId) => probeShop(redis.client, shopId, { refreshIntervalMs, now: now() }),
+        close: () => redis.close(),
+      };
+    })();
+    source.catch(() => (source = undefined)); // Redis away at start: the next request tries again
+    return source;
+  }
+
+  function retire(entry: HotShop<Shop>, kind: 'close' | 'rotate'): void {
+    if (hot.get(entry.shopId) === entry) hot.remove(entry.shopId);
+    const shop = entry.value;
+    shop.closing.abort(new Error('the shop was closed in this hub'));
+    const done = shop.relay.close().then(() => shop.store.close()).catch((error: unknown) => log('warn', `closing shop ${entry.shopId} failed`, error));
+    retiring.add(done);
+    void done.finally(() => retiring.delete(done));
+    observer.shop?.({ shopId: entry.shopId, kind });
+  }
+
+  async function open(shopId: string, credentials: ShopCredentials): Promise<Shop> {
+    const source = await stores();
+    const store = await source.open(shopId);
+    const holding = source.holding(shopId);
+    const closing = new AbortController();
+    const authorize = options.authorize;
+    const relay = createHubShopRelay({
+      ...shared,
+      key: credentials.key,
+      secret: credentials.secret,
+      ...(credentials.target !== undefined ? { target: credentials.target } : {}),
+      shopId,
+      basePath: `${basePath}/shops/${shopId}`,
+      store: gateListings(store, slots, closing.signal, shopId),
+      ...(authorize ? { authorize: (req: IncomingMessage, route) => authorize(req, route, shopId) } : { public: options.public === true }),
+      observer: { log: (level, message, error) => log(level, `shop ${shopId}: ${message}`, error) },
+    }, holding ? { holding } : {});
+    return { relay, store, credentials, checkedAt: now(), closing };
+  }
+
+  async function load(shopId: string): Promise<HotShop<Shop> | null> {
+    const current = hot.get(shopId);
+    let answer: unknown;
+    try {
+      answer = await options.credentials(shopId);
+    } catch (error) {
+      if (!current) throw error;
+      // the host's store is away: a hot shop goes on with the credentials it has until the next look
+      log('warn', `shop ${shopId}: its credentials could not be read again; serving with the ones it has`, error);
+      current.value.checkedAt = now();
+      hot.touch(current);
+      return current;
+    }
+    const credentials = checkCredentials(shopId, answer);
+    if (current && credentials && sameCredentials(current.value.credentials, credentials)) {
+      current.value.checkedAt = now();
+      hot.touch(current);
+      return current;
+    }
+    if (current) retire(current, credentials ? 'rotate' : 'close');
+    if (!credentials) {
+      if (unknown.size >= MAX_UNKNOWN) unknown.delete(unknown.keys().next().value!);
+      unknown.set(shopId, now());
+      return null;
+    }
+    unknown.delete(shopId);
+    const shop = await open(shopId, credentials);
+    const { entry, evicted } = hot.add(shopId, shop);
+    for (const old of evicted) retire(old, 'close');
+    observer.shop?.({ shopId, kind: 'open' });
+    // a shop that could not start (Redis away) is made again by the next request
+    shop.relay.ready.catch(() => {
+      if (hot.get(shopId) === entry) retire(entry, 'close');
+    });
+    if (closed) retire(entry, 'close');
+    return entry;
+  }
+
+  /** The hot shop, made or checked again when its credentials are older than the TTL; null: no such shop. */
+  function shopFor(shopId: string): Promise<HotShop<Shop> | null> {
+    const entry = hot.get(shopId);
+    if (entry && now() - entry.value.checkedAt < ttl) {
+      hot.touch(entry);
+      return Promise.resolve(entry);
+    }
+    const missing = unknown.get(shopId);
+    if (!entry && missing !== undefined && now() - missing < ttl) return Promise.resolve(null);
+    let pending = opening.get(shopId);
+    if (!pending) {
+      pending = load(shopId).finally(() => opening.delete(shopId));
+      opening.set(shopId, pending);
+    }
+    return pending;
+  }
+
+  /**
+   * The hot shop with one more request under way on it (the caller ends it with `inFlight--`): opened shops can be
+   * evicted by another shop's opening before the caller resumes, so it is taken only while still the hot one.
+   */
+  async function acquire(shopId: string): Promise<HotShop<Shop> | null> {
+    for (let attempt = 0; ; attempt++) {
+      const entry = await shopFor(shopId);
+      if (!entry || hot.get(shopId) === entry || attempt >= 10) {
+        if (entry) entry.inFlight++;
+        return entry;
+      }
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): Promise<void> {
+    const parsed = parseShopPath(req.url ?? '/', basePath);
+    if (!parsed) {
+      if (next) return next();
+      return sendAnswer(res, jsonAnswer(404, { code: 'not_found', message: `NOT FOUND: this hub serves ${basePath}/shops/{shopId}/v2/… and ${basePath}/shops/{shopId}/relay/v1/…` }));
+    }
+    const refuse = (status: number, code: string, message: string, headers: Record<string, string> = {}): ProxyAnswer =>
+      /^\/relay(?:[/?]|$)/.test(parsed.rest) ? feedError(status, code, message, headers) : envelopeAnswer(status, PROXY_CODES.path, message, headers);
+    if (!parsed.ok) return sendAnswer(res, refuse(404, 'not_found', `NOT FOUND: ${parsed.reason}`));
+    if (closed) return sendAnswer(res, refuse(503, 'relay_closed', 'RELAY CLOSED: this hub has been closed; restart the server.'));
+    let entry: HotShop<Shop> | null;
+    try {
+      entry = await acquire(parsed.shopId);
+    } catch (error) {
+      log('error', `shop ${parsed.shopId} could not be opened`, error);
+      return sendAnswer(res, refuse(503, 'shop_unavailable', 'SHOP UNAVAILABLE: this shop could not be opened now (see the server log); try again later.', { 'retry-after': '5' }));
+    }
+    if (!entry) return sendAnswer(res, refuse(404, 'unknown_shop', `NO SUCH SHOP: this hub serves no shop "${parsed.shopId}".`));
+    const shop = entry;
+    res.once('close', () => {
+      shop.inFlight--;
+      for (const old of hot.trim()) retire(old, 'close');
+    });
+    shop.value.relay(req, res, next);
+  }
+
+  const hub = ((req, res, next) => {
+    handle(req, res, next).catch((error: unknown) => {
+      log('error', 'a request failed', error);
+      sendAnswer(res, jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }));
+    });
+  }) as RelayHub;
+
+  hub.refresh = async (shopId) => {
+    const entry = await acquire(shopId);
+    if (!entry) throw new Error(`createRelayHub: no shop "${shopId}" (its credentials function answered null)`);
+    try {
+      await entry.value.relay.refresh();
+    } finally {
+      entry.inFlight--;
+    }
+  };
+  hub.forget = async (shopId) => {
+    unknown.delete(shopId);
+    await opening.get(shopId)?.catch(() => null);
+    const entry = hot.get(shopId);
+    if (entry) retire(entry, 'close');
+    await Promise.all([...retiring]);
+  };
+  /** Lists what is due of one shop, holding it hot meanwhile (the sweep's visit). */
+  async function listDue(shopId: string): Promise<void> {
+    const entry = await acquire(shopId);
+    if (!entry) return;
+    try {
+      await entry.value.relay.refresh({ due: true });
+    } finally {
+      entry.inFlight--;
+      for (const old of hot.trim()) retire(old, 'close');
+    }
+  }
+  const sweep = options.shops
+    ? createShopSweep({
+        shops: options.shops,
+        probe: async (shopId) => (await stores()).probe(shopId),
+        list: listDue,
+        workers: options.maxConcurrentListings ?? 4,
+        intervalMs: options.sweepIntervalMs ?? Math.min(refreshIntervalMs, 60_000),
+        now,
+        log,
+      })
+    : null;
+  if (sweep) void sweep.sweep();
+  hub.sweep = () => sweep?.sweep() ?? Promise.resolve();
+  hub.status = () => ({
+    hot: hot.ids(),
+    inMemory: budget.held(),
+    hotRecords: budget.total(),
+    listings: { running: slots.running(), waiting: slots.waiting() },
+    watching: sweep?.watching() ?? [],
+  });
+  let closedAll: Promise<void> | undefined;
+  hub.close = () =>
+    (closedAll ??= (async () => {
+      closed = true;
+      sweep?.close();
+      await Promise.all([...opening.values()].map((p) => p.catch(() => null)));
+      for (const entry of hot.all()) retire(entry, 'close');
+      await Promise.all([...retiring]);
+      if (source) await (await source.catch(() => null))?.close();
+    })());
+  return hub;
+}

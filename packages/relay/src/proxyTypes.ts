@@ -1,0 +1,71 @@
+// Public types of the credential proxy (createShopApiProxy): its options, which are the door's, and the handler.
+// Types only.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Authorize, ClientLimits } from './door/types';
+
+/**
+ * Options of createShopApiProxy. The key and secret stay on the server: the browser only ever talks to the proxy.
+ * @example createShopApiProxy({ key: process.env.SHOP_API_KEY!, secret: process.env.SHOP_API_SECRET!, basePath: '/shop-api' })
+ */
+export interface ShopApiProxyOptions {
+  /** The shop's admin API key (server side only). @example { key: process.env.SHOP_API_KEY! } */
+  key: string;
+  /** The shop's admin API secret (server side only). @example { secret: process.env.SHOP_API_SECRET! } */
+  secret: string;
+  /** Upstream origin; default 'https://api.imweb.me'. @example { target: 'http://127.0.0.1:8787' } */
+  target?: string;
+  /**
+   * Mount prefix to strip; default ''. '/shop-api/v2/shop/coupons' → '/v2/shop/coupons'. Requests outside it go to
+   * `next()` (or get 404). With no basePath the proxy claims only '/v2' and '/v2/…'.
+   * @example { basePath: '/shop-api' }
+   */
+  basePath?: string;
+  /** Timeout of each upstream request (not counting the rate-limit wait), ms; default 15_000. @example { timeoutMs: 5_000 } */
+  timeoutMs?: number;
+  /**
+   * Requests per second to the shop API, shared by every terminal served by this proxy instance;
+   * default { list: 1, other: 5 } (the API's documented limits). false = no limit.
+   * @example { rateLimits: { list: 1, other: 5 } }
+   */
+  rateLimits?: { list?: number; other?: number } | false;
+  /** Longest accepted request URL (req.url, with basePath and query); default 2048, longer gets 414. @example { maxUrlLength: 1024 } */
+  maxUrlLength?: number;
+  /** The fetch used for upstream calls; default globalThis.fetch, read when the proxy is created. @example { fetch: undiciFetch } */
+  fetch?: typeof fetch;
+  /**
+   * Decides per request who may ask what (see Authorize). Without authorize and without `public: true` every
+   * request is answered 401: a server piece answers only whom its host authorises.
+   * @example { authorize: (req) => req.headers.cookie?.includes('session=') === true }
+   */
+  authorize?: Authorize;
+  /** true: anybody who reaches the proxy may ask (a dev server, a private network). @example { public: true } */
+  public?: boolean;
+  /** Who a request comes from, for clientLimits; default the remote address. @example { clientId: (req) => String(req.headers['x-till']) } */
+  clientId?: (req: IncomingMessage) => string;
+  /** Per-client bounds (429 with Retry-After beyond them); false: none. @example { clientLimits: { concurrent: 4 } } */
+  clientLimits?: ClientLimits | false;
+}
+
+/**
+ * The proxy: a node:http / connect / Express / Vite middleware plus two switches.
+ * @example const proxy = createShopApiProxy({ key, secret }); http.createServer(proxy).listen(8080);
+ */
+export interface ShopApiProxy {
+  /**
+   * node:http / connect / Express / Vite dev-server middleware. With `next`, requests outside basePath go to next();
+   * without, they get 404.
+   * @example viteServer.middlewares.use(proxy);
+   */
+  (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void;
+  /**
+   * Simulate losing the API (the demo's "cut the API" switch): while down, every allowed request is answered 502
+   * as if upstream were unreachable; refused requests are still refused.
+   * @example proxy.setUpstreamDown(true);
+   */
+  setUpstreamDown(down: boolean): void;
+  /**
+   * Stops timers and aborts queued/in-flight upstream requests; later requests get 502.
+   * @example server.on('close', () => proxy.close());
+   */
+  close(): void;
+}

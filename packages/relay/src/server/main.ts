@@ -1,0 +1,40 @@
+// The `shop-lookup-relay` command: `shop-lookup-relay` runs a relay configured by environment variables (see
+// docs/relay.md, "Deploy"); `shop-lookup-relay token --till NAME [--days N]` prints a signed till token. Every failure
+// to start is one line on stderr and a non-zero exit: 2 for the configuration, 1 for the rest.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { fail } from './fail';
+import { readTokenCommandConfig } from './relayServerConfig';
+import { signTillToken, TILL_NAME } from './tillTokens';
+
+const USAGE = `usage: shop-lookup-relay                            run the relay (configured by environment variables)
+       shop-lookup-relay token --till NAME [--days N]  print a signed till token (needs TILL_TOKEN_SECRET and SHOP_ID or SHOP_API_KEY)
+See docs/relay.md ("Deploy") in the shop-lookup repository for every variable.`;
+
+const readFile = (path: string): string => readFileSync(path, 'utf8');
+
+async function tokenCommand(args: string[]): Promise<void> {
+  let values: { till?: string | undefined; days?: string | undefined };
+  try {
+    ({ values } = parseArgs({ args, options: { till: { type: 'string' }, days: { type: 'string', default: '30' } } }));
+  } catch (error) {
+    fail(`${(error as Error).message}\n${USAGE}`, 2);
+  }
+  if (!values.till || !TILL_NAME.test(values.till)) fail('--till: expected the till\'s name, 1 to 64 letters, digits, dots, dashes or underscores', 2);
+  const days = Number(values.days);
+  if (!Number.isFinite(days) || days <= 0 || days > 3650) fail(`--days: expected a number of days from 0 to 3650 (got ${JSON.stringify(values.days)})`, 2);
+  const config = readTokenCommandConfig(process.env, readFile);
+  if (!config.ok) fail(config.message, 2);
+  // the relay's own default (a SHA-256 prefix of the key), loaded only when SHOP_ID is not given
+  const shop = config.config.shopId ?? (await import('../createShopRelay')).defaultShopId(config.config.key!);
+  const expiresAt = Date.now() + days * 86_400_000;
+  process.stdout.write(`${signTillToken({ secret: config.config.tillTokenSecret, shop, till: values.till!, expiresAt })}\n`);
+  process.stderr.write(`till ${values.till} of shop ${shop}, valid until ${new Date(expiresAt).toISOString()}\n`);
+}
+
+const [command, ...rest] = process.argv.slice(2);
+if (command === 'token') await tokenCommand(rest);
+else if (command === '--help' || command === '-h' || command === 'help') process.stdout.write(`${USAGE}\n`);
+else if (command !== undefined) fail(`unknown command ${JSON.stringify(command)}\n${USAGE}`, 2);
+// the server and its libraries are loaded only to serve
+else await (await import('./runRelayProcess')).runRelayProcess(process.env);

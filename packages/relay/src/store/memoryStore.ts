@@ -1,0 +1,270 @@
+// The embedded RelayStore: everything in this process's memory. Right for one relay instance; its history (handle)
+// is new on every start, so tills start again from a snapshot after a restart. Same contract as the Redis store.
+import { randomBytes } from 'node:crypto';
+import { createRateLimiter, type RateLimiter } from '@shop-lookup/shop-api';
+import { tooManyProducts } from './tooManyProducts';
+import type {
+  FeedChange,
+  FeedHead,
+  FeedRecord,
+  Lease,
+  ListingCheckpoint,
+  ListingCommit,
+  RelayStore,
+  ResourceId,
+  StagedRecord,
+  StoreHealth,
+} from './relayStore';
+
+export interface MemoryStoreOptions {
+  /** Clock (ms), injectable for lease tests. @example { now: () => fakeNow } */
+  now?: () => number;
+  /** Change-log entries kept; a till further behind starts again from a snapshot. Default 100,000. @example { maxChanges: 10 } */
+  maxChanges?: number;
+}
+
+interface Entry {
+  record: unknown;
+  hash: string;
+}
+
+const SEP = '\u0000';
+
+/** @example const store = createMemoryStore(); const head = await store.head(); */
+export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore {
+  const now = options.now ?? (() => Date.now());
+  const maxChanges = options.maxChanges ?? 100_000;
+  const handle = `m${now().toString(36)}-${randomBytes(4).toString('hex')}`;
+
+  const snapshot = new Map<ResourceId, Map<string, Entry>>();
+  let sortedKeys: string[] | null = null; // `resource\0key`, sorted: snapshot cursors; rebuilt after a commit
+  let log: FeedChange[] = [];
+  let version = 0;
+  let oldest = 0;
+  const confirmedAt: FeedHead['confirmedAt'] = {};
+
+  const checkpoints = new Map<ResourceId, ListingCheckpoint>();
+  const staged = new Map<ResourceId, Map<string, StagedRecord>>();
+  const tracked = new Map<number, number>(); // product → when a client last asked for it
+  const leases = new Map<string, Lease>();
+  let fencing = 0;
+  let token: string | null = null;
+  let limiter: RateLimiter | null = null;
+  const headListeners = new Set<(head: FeedHead) => void>();
+  const health: StoreHealth = { ok: true, error: null, since: now() };
+
+  const currentHead = (): FeedHead => ({ handle, version, oldest, confirmedAt: { ...confirmedAt } });
+  const clone = <T>(value: T): T => structuredClone(value);
+
+  function holds(lease: Lease): boolean {
+    const current = leases.get(lease.name);
+    // past its expiry a lease is lost even if nobody took it yet (as a Redis key with a TTL would be gone)
+    return (
+      current !== undefined &&
+      current.token === lease.token &&
+      current.owner === lease.owner &&
+      current.expiresAt > now()
+    );
+  }
+
+  function leaseLost(lease: Lease): Error {
+    return Object.assign(new Error(`The lease "${lease.name}" (token ${lease.token}) is no longer held.`), {
+      code: 'lease_lost',
+    });
+  }
+
+  function keysInOrder(): string[] {
+    if (sortedKeys) return sortedKeys;
+    const keys: string[] = [];
+    for (const [resource, records] of snapshot) for (const key of records.keys()) keys.push(resource + SEP + key);
+    sortedKeys = keys.sort();
+    return sortedKeys;
+  }
+
+  /** Snapshot records after the position `after` (`resource\0key`; null: from the start), in position order. */
+  function recordsAfter(after: string | null, limit: number): { records: FeedRecord[]; last: string | null; done: boolean } {
+    const keys = keysInOrder();
+    let start = 0;
+    if (after !== null) {
+      let lo = 0;
+      let hi = keys.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (keys[mid]! <= after) lo = mid + 1;
+        else hi = mid;
+      }
+      start = lo;
+    }
+    const slice = keys.slice(start, start + Math.max(1, limit));
+    const records: FeedRecord[] = slice.map((k) => {
+      const at = k.indexOf(SEP);
+      const resource = k.slice(0, at) as ResourceId;
+      const key = k.slice(at + 1);
+      return { resource, key, record: snapshot.get(resource)!.get(key)!.record };
+    });
+    return { records, last: slice.at(-1) ?? after, done: start + slice.length >= keys.length };
+  }
+
+  return {
+    kind: 'memory',
+
+    async head() {
+      return currentHead();
+    },
+
+    async readSnapshot(cursor, limit) {
+      // the cursor is the last position handed out: records that stay in the snapshot are never skipped
+      const chunk = recordsAfter(cursor, limit);
+      return { records: chunk.records, next: chunk.done ? null : chunk.last };
+    },
+
+    async readChunk(after, limit) {
+      return { ...recordsAfter(after, limit), handle };
+    },
+
+    async readChanges(since, limit) {
+      if (since < oldest) return null;
+      // log versions are dense and ascending: the first change after `since` is found by arithmetic
+      const first = log.length === 0 ? 0 : Math.max(0, since + 1 - log[0]!.version);
+      return log.slice(first, first + Math.max(1, limit));
+    },
+
+    async readHashes(resource) {
+      return new Map([...(snapshot.get(resource) ?? new Map<string, Entry>())].map(([k, e]) => [k, e.hash]));
+    },
+
+    async readRecord(resource, key) {
+      const entry = snapshot.get(resource)?.get(key);
+      return entry ? entry.record : null;
+    },
+
+    async commitListing(commit) {
+      if (!holds(commit.lease)) throw leaseLost(commit.lease);
+      let records = snapshot.get(commit.resource);
+      if (!records) snapshot.set(commit.resource, (records = new Map()));
+      for (const up of commit.upserts) {
+        if (!records.has(up.key)) sortedKeys = null;
+        // one frozen copy, shared by the snapshot, the log and every reader
+        const record = Object.freeze(clone(up.record));
+        records.set(up.key, { record, hash: up.hash });
+        log.push(Object.freeze({ version: ++version, resource: commit.resource, key: up.key, op: 'upsert', record }));
+      }
+      for (const key of commit.deletes) {
+        if (!records.delete(key)) continue;
+        sortedKeys = null;
+        log.push(Object.freeze({ version: ++version, resource: commit.resource, key, op: 'delete' as const }));
+      }
+      if (log.length > maxChanges) {
+        log = log.slice(log.length - maxChanges);
+        oldest = log[0]!.version - 1;
+      }
+      confirmedAt[commit.resource] = commit.confirmedAt;
+      const head = currentHead();
+      for (const listener of [...headListeners]) listener(head);
+      return head;
+    },
+
+    async readCheckpoint(resource) {
+      const checkpoint = checkpoints.get(resource);
+      return checkpoint ? { ...checkpoint } : null;
+    },
+
+    async stagePage(checkpoint, records, lease) {
+      if (!holds(lease)) throw leaseLost(lease);
+      const previous = checkpoints.get(checkpoint.resource);
+      let pages = staged.get(checkpoint.resource);
+      if (!pages || previous?.listing !== checkpoint.listing) staged.set(checkpoint.resource, (pages = new Map()));
+      for (const r of records) pages.set(r.key, clone(r));
+      checkpoints.set(checkpoint.resource, { ...checkpoint });
+    },
+
+    async readStaged(resource) {
+      return new Map([...(staged.get(resource) ?? [])].map(([k, r]) => [k, clone(r)]));
+    },
+
+    async discardListing(resource) {
+      checkpoints.delete(resource);
+      staged.delete(resource);
+    },
+
+    async trackedProducts() {
+      return [...tracked.keys()].sort((a, b) => a - b);
+    },
+
+    async trackProducts(productNos, { at = now(), max } = {}) {
+      const fresh = [...new Set(productNos)].filter((no) => !tracked.has(no));
+      if (max !== undefined && fresh.length > 0 && tracked.size + fresh.length > max) {
+        for (const no of productNos) if (tracked.has(no)) tracked.set(no, Math.max(tracked.get(no)!, at));
+        throw tooManyProducts(max, tracked.size);
+      }
+      for (const no of productNos) tracked.set(no, Math.max(tracked.get(no) ?? at, at));
+      return fresh;
+    },
+
+    async dropProductsAskedBefore(at, keep) {
+      const dropped = [...tracked].filter(([no, asked]) => asked < at && !keep.includes(no)).map(([no]) => no);
+      for (const no of dropped) tracked.delete(no);
+      return dropped.sort((a, b) => a - b);
+    },
+
+    async acquireLease(name, owner, ttlMs) {
+      const current = leases.get(name);
+      const t = now();
+      if (current && current.expiresAt > t && current.owner !== owner) return null;
+      const keep = current && current.owner === owner && current.expiresAt > t;
+      const lease: Lease = { name, owner, token: keep ? current.token : ++fencing, expiresAt: t + ttlMs };
+      leases.set(name, lease);
+      return { ...lease };
+    },
+
+    async renewLease(lease, ttlMs) {
+      if (!holds(lease)) return null;
+      const renewed = { ...lease, expiresAt: now() + ttlMs };
+      leases.set(lease.name, renewed);
+      return { ...renewed };
+    },
+
+    async releaseLease(lease) {
+      if (holds(lease)) leases.delete(lease.name);
+    },
+
+    async readToken() {
+      return token;
+    },
+
+    async writeToken(value) {
+      token = value;
+    },
+
+    async dropToken(value) {
+      if (token === value) token = null;
+    },
+
+    rateLimiter(limits) {
+      // every user of this store is in this process: one limiter is the shared one. Its margin is the Redis one's
+      // (redisRateLimiter.ts): a relay busy with many clients sends a granted request tens of ms late, and the API
+      // counts arrival times (at the engine's 50 ms a relay flooded by 20 clients drew 429s)
+      limiter ??= createRateLimiter(limits === false ? false : limits, { marginMs: 200 });
+      return limiter;
+    },
+
+    onHeadChange(listener) {
+      headListeners.add(listener);
+      return () => headListeners.delete(listener);
+    },
+
+    health() {
+      return { ...health };
+    },
+
+    onHealthChange() {
+      return () => {};
+    },
+
+    async close() {
+      headListeners.clear();
+      limiter?.dispose();
+      limiter = null;
+    },
+  };
+}

@@ -1,0 +1,152 @@
+// One request to the shop API: rate limit slot, then the one exchange (exchange.ts: token header, timeout), the
+// envelope, a throttle's pause, and a single token renewal on -2. Everything that goes wrong becomes an ApiError
+// with a readable message (see apiError.ts).
+import type { ShopAuth } from '../types';
+import { apiErrorFromAnswer, networkError, noApiAt, originOf, serverRefusal, shownBase, timeoutError, type ApiError } from './apiError';
+import { readEnvelope, type Envelope } from './envelope';
+import { createExchange, pauseIfThrottled } from './exchange';
+import type { Priority, RateLimiter, RequestClass } from './rateLimiter';
+import { retryAfterMs } from './retryAfter';
+import { AUTH_PATH, createTokenHolder, readAccessToken, type SharedTokenSlot } from './tokenHolder';
+
+export interface TransportOptions {
+  baseUrl: string;
+  fetch: typeof fetch;
+  limiter: RateLimiter;
+  timeoutMs: number;
+  auth?: ShopAuth | undefined;
+  /** An answer arrived (the API is reachable), whatever it said. */
+  onAnswer?: () => void;
+  /** No answer: refused, reset, timed out. */
+  onUnreachable?: (error: ApiError) => void;
+  /** Aborts every request, also token requests (the engine is closing). */
+  signal?: AbortSignal;
+  /**
+   * Where instances share the token fetched with key/secret, besides this transport's memory (see tokenHolder.ts).
+   * The relay passes its store's slot, so every instance shares one token.
+   */
+  sharedToken?: SharedTokenSlot | undefined;
+}
+
+export interface RequestSpec {
+  method?: 'GET' | 'POST';
+  /** Path with user segments already encoded. */
+  path: string;
+  query?: Record<string, string | number>;
+  body?: unknown;
+  cls: RequestClass;
+  priority: Priority;
+  signal?: AbortSignal | undefined;
+  /** Counts requests sent on behalf of one sync report. */
+  counter?: { requests: number } | undefined;
+  /** Told the HTTP status as soon as the response headers are in (before the body). */
+  onHeaders?: ((status: number) => void) | undefined;
+}
+
+export interface Answer {
+  envelope: Envelope;
+  status: number;
+  /** What was asked, for error messages: the method and the URL (or path) with the base as given. */
+  label: { method: string; path: string };
+  /** The body as received (the coupon sync hashes it to recognise an unchanged page). */
+  text: string;
+}
+
+export interface Transport {
+  request(spec: RequestSpec): Promise<Answer>;
+}
+
+/** @example const t = createTransport({ baseUrl, fetch, limiter, timeoutMs: 15_000, auth }); await t.request({ path: '/v2/shop/coupons', cls: 'list', priority: 'user' }) */
+export function createTransport(options: TransportOptions): Transport {
+  const origin = originOf(options.baseUrl.replace(/\/+$/, ''));
+  const shown = shownBase(options.baseUrl.replace(/\/+$/, ''));
+  const exchange = createExchange({ baseUrl: options.baseUrl, fetch: options.fetch, timeoutMs: options.timeoutMs, signal: options.signal });
+
+  async function once(spec: RequestSpec, token: string | null): Promise<Answer> {
+    const method = spec.method ?? 'GET';
+    // errors name the URL asked (the base as given, then the path): a mistyped baseUrl shows in them
+    const label = { method, path: `${shown}${spec.path}` };
+    await options.limiter.acquire(spec.cls, spec.priority, spec.signal ?? options.signal);
+    const qs = spec.query ? `?${new URLSearchParams(Object.entries(spec.query).map(([k, v]) => [k, String(v)]))}` : '';
+    if (spec.counter) spec.counter.requests++;
+    const result = await exchange({ method, path: `${spec.path}${qs}`, token, body: spec.body, signal: spec.signal, onHeaders: spec.onHeaders });
+    if (result.kind === 'aborted') throw result.reason;
+    if (result.kind !== 'answer') {
+      const error = result.kind === 'timeout' ? timeoutError(label, options.timeoutMs) : networkError(label, origin, result.cause);
+      options.onUnreachable?.(error);
+      throw error;
+    }
+    const { status, text } = result;
+    // A gateway's 502/503/504 (the credential proxy, a CDN) means the API itself could not be reached: treat it
+    // as no answer at all (offline, fewer retries, the reconnect probe), not as an API error.
+    if (status === 502 || status === 503 || status === 504) {
+      const error = networkError(label, origin, new Error(`the gateway answered HTTP ${status}`));
+      options.onUnreachable?.(error);
+      throw error;
+    }
+    options.onAnswer?.();
+    let envelope: Envelope;
+    try {
+      envelope = readEnvelope(text, status, label);
+    } catch (error) {
+      pauseIfThrottled(options.limiter, spec.cls, status, null, result.retryAfter);
+      // a 404 without the API's envelope: nothing at this base answers the API's own paths (a mistyped baseUrl);
+      // asking again cannot help
+      if (status === 404) throw noApiAt(label, shown);
+      throw error;
+    }
+    // everyone of this class waits out a throttle answer, not only the request that drew it
+    pauseIfThrottled(options.limiter, spec.cls, status, envelope.code, result.retryAfter);
+    if (envelope.code < 0 || status >= 400) {
+      const retryAfter = retryAfterMs(result.retryAfter);
+      throw (
+        serverRefusal(label, status, envelope.body, envelope.msg, retryAfter) ??
+        apiErrorFromAnswer(label, status, envelope.code < 0 ? envelope.code : null, envelope.msg, retryAfter)
+      );
+    }
+    return { envelope, status, text, label };
+  }
+
+  const fetchToken = async ({ key, secret }: { key: string; secret: string }): Promise<string> => {
+    const { envelope } = await once({ method: 'POST', path: AUTH_PATH, body: { key, secret }, cls: 'other', priority: 'user' }, null);
+    const token = readAccessToken(envelope.body);
+    if (token === undefined) {
+      throw apiErrorFromAnswer({ method: 'POST', path: AUTH_PATH }, 200, null, 'no access_token in the answer');
+    }
+    return token;
+  };
+  const { auth } = options;
+  // key/secret: a token fetched and renewed here; an accessToken: sent as given; none: a proxy adds the token
+  const tokens = auth && 'key' in auth ? createTokenHolder(() => fetchToken(auth), options.sharedToken) : undefined;
+  const given = auth && 'accessToken' in auth ? auth.accessToken : null;
+
+  return {
+    async request(spec) {
+      const token = tokens ? await tokens.get() : given;
+      try {
+        return await once(spec, token);
+      } catch (error) {
+        const e = error as ApiError;
+        // an expired token is renewed once and the request retried once
+        if (e.code !== 'token_invalid' || !tokens || token === null) throw refine(e, auth);
+        await tokens.invalidate(token).catch(() => undefined); // a failed shared drop: the slot is read again below
+        const renewed = await tokens.get();
+        return await once(spec, renewed).catch((again: ApiError) => {
+          throw refine(again, auth);
+        });
+      }
+    },
+  };
+}
+
+/** Says what to do about a refused token, which depends on where the token came from. */
+function refine(error: ApiError, auth: ShopAuth | undefined): ApiError {
+  if (error.code !== 'token_invalid') return error;
+  error.message +=
+    auth === undefined
+      ? ' No credentials are configured here: the proxy in front of the API must add a valid token.'
+      : 'accessToken' in auth
+        ? ' The accessToken given to createShopLookup cannot be renewed here: pass a new one, or key/secret on a server.'
+        : ' A new token was fetched and also refused: check the key/secret.';
+  return error;
+}

@@ -1,0 +1,40 @@
+// @shop-lookup/shop-api: the shop API client the till engine and the relay share (one place, imported downward
+// only): transport, token holder, rate limiter, envelope, retry, Retry-After, path segments, the typed client, the
+// API's error codes, and the record schemas and readers. A private workspace package: shop-lookup and
+// @shop-lookup/relay bundle it into their own dist.
+export { ShopLookupError } from './errors';
+export type { Coupon, IssuedCoupon, LookupError, OptionValue, ProductOption, RateLimits, RecordIssue, ShopAuth } from './types';
+
+export { API_CODES, apiCodeAnswer } from './api/apiCodes';
+export type { ApiCodeInfo } from './api/apiCodes';
+export { createApiClient } from './api/apiClient';
+export type { ApiClient, CallOptions, CheckedPage, ItemAnswer, RawPage } from './api/apiClient';
+export { apiErrorFromAnswer, badResponseError, isTransient, networkError, originOf, serverRefusal, timeoutError } from './api/apiError';
+export type { ApiError, ApiErrorExtra } from './api/apiError';
+export { readAnswerBody, readApiCode, readEnvelope, readListPage } from './api/envelope';
+export type { Envelope, ListPage } from './api/envelope';
+export { createExchange, pauseIfThrottled } from './api/exchange';
+export type { Exchange, Exchanged, ExchangeOptions, ExchangeRequest } from './api/exchange';
+export { createTransport } from './api/httpTransport';
+export type { Answer, RequestSpec, Transport, TransportOptions } from './api/httpTransport';
+export { codeProblem, segment, typedCode } from './api/pathSegment';
+export { createRateLimiter, DEFAULT_RATE_LIMITS } from './api/rateLimiter';
+export type { RateLimiterDeps } from './api/rateLimiter';
+export type { Priority, RateLimiter, RequestClass } from './api/rateLimiterTypes';
+export { RETRY_AFTER_MAX_MS, retryAfterMs } from './api/retryAfter';
+export { LOOKUP_RETRY, retry, sleep, SYNC_RETRY } from './api/retryer';
+export type { RetryDeps, RetryPolicy } from './api/retryer';
+export { createServerClock } from './api/serverClock';
+export type { ServerClock } from './api/serverClock';
+export { AUTH_PATH, createTokenHolder, readAccessToken } from './api/tokenHolder';
+export type { SharedTokenSlot, TokenHolder } from './api/tokenHolder';
+export { askUnlisted, confirmationBound, emptyAnswers, listingEnd } from './api/unlistedRecords';
+export type { ListingEnd, ListingEndFacts, UnlistedAnswer, UnlistedAnswers } from './api/unlistedRecords';
+export { createWaiterQueue } from './api/waiterQueue';
+export type { WaiterQueue } from './api/waiterQueue';
+
+export { parseRecord, parseRecords, rejectionError } from './records/parseRecords';
+export type { ParsedRecords, RejectedRecord } from './records/parseRecords';
+export { sameRecord } from './records/sameRecord';
+export { RECORD_READERS_VERSION, readRecord, schemas } from './records/schemas';
+export type { RecordKind } from './records/schemas';
