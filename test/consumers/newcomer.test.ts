@@ -156,7 +156,7 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
     expect(engineChunk, 'the worker entry loads exposeEngine with import()').toBeTruthy();
     const engineCode = await readFile(join(dist, 'assets', engineChunk!), 'utf8');
     expect(engineCode).toMatch(/import\(\s*[`"']\.\/createNetwork-[\w-]+\.js/);
-    expect(engineCode).toMatch(/import\(\s*[`"']\.\/validateCoupon-[\w-]+\.js/);
+    expect(engineCode).toMatch(/import\(\s*[`"']\.\/checkoutChunk-[\w-]+\.js/);
     const firstLoad = workerCode.length + engineCode.length;
     console.log(`[consumers] the worker's first load: ${(firstLoad / 1000).toFixed(1)} kB (${worker} ${(workerCode.length / 1000).toFixed(1)} kB + ${engineChunk})`);
   });
