@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
@@ -353,6 +353,31 @@ describe('relay command: serving', () => {
       await fresh.stop('test end');
     }
   });
+});
+
+describe("relay command: the operators' routes on every address", () => {
+  it('never opens /metrics or status to a forwarded 127.0.0.1 (TRUST_PROXY_HOPS=1, HOST 0.0.0.0, no OPS_TOKEN)', async () => {
+    // the README's three-instance example without OPS_TOKEN, reached straight from another machine
+    const env = { ...(baseEnv() as Record<string, string>), HOST: '0.0.0.0', TRUST_PROXY_HOPS: '1', SHOP_ID: 'cmd-shop-ops' };
+    const relay = await startRelayBin(env);
+    // this machine's own non-loopback address, when it has one: a connection from it is not from loopback
+    const external = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+    try {
+      const spoof = { 'x-forwarded-for': '127.0.0.1' };
+      const origins = [relay.url, ...(external ? [`http://${external}:${relay.port}`] : [])];
+      for (const origin of origins) {
+        expect((await ask(`${origin}/metrics`, spoof)).status, origin).toBe(403);
+        expect((await ask(`${origin}${BASE}/relay/v1/status`, spoof)).status, origin).toBe(403);
+      }
+      if (external) expect((await ask(`http://${external}:${relay.port}/metrics`)).status).toBe(403);
+      // asked on this machine itself, unforwarded: answered
+      expect((await ask(`${relay.url}/metrics`)).status).toBe(200);
+      expect((await ask(`${relay.url}${BASE}/relay/v1/status`)).status).toBe(200);
+      await expect.poll(() => relay.logs().filter((l) => l.msg === 'refused' && l.reason === 'ops_only').length).toBe(external ? 5 : 2);
+    } finally {
+      await relay.kill();
+    }
+  }, 60_000);
 });
 
 describe('relay command: bounds (issue 25, item 13)', () => {
