@@ -157,6 +157,10 @@ describe('relay command: configuration', () => {
       [{ ...base, SHOP_API_SECRET_FILE: join(dir, 'secret') }, /^SHOP_API_SECRET and SHOP_API_SECRET_FILE are both set: set one of them$/],
       [{ SHOP_API_KEY: KEY, SHOP_API_SECRET_FILE: join(dir, 'missing'), RELAY_PUBLIC: 'true' }, /^SHOP_API_SECRET_FILE: cannot read .*missing \(ENOENT\)/],
       [{ SHOP_API_KEY: KEY, SHOP_API_SECRET: SECRET }, /^nobody may ask this relay: set TILL_TOKENS_FILE/],
+      // as a hub's shop ids: `.` and `..` name no shop (nor a Redis hash tag or a path segment)
+      [{ ...base, SHOP_ID: '..' }, /^SHOP_ID: expected a name for the shop of 1 to 64 letters, .*starting with a letter or digit.* \(got "\.\."\)$/],
+      [{ ...base, SHOP_ID: '.' }, /^SHOP_ID: expected /],
+      [{ ...base, SHOP_ID: '-shop' }, /^SHOP_ID: expected /],
     ];
     for (const [env, expected] of cases) {
       const message = problem(env);
@@ -258,6 +262,19 @@ describe('relay command: till tokens', () => {
     const bad = await runRelayBin(['token', '--till', 'front 9'], { TILL_TOKEN_SECRET: TOKEN_SECRET, SHOP_ID: SHOP });
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+  }, 60_000);
+
+  it('`token --days` takes a whole number from 1 to 3650, and says so when it refuses 0', async () => {
+    const env = { TILL_TOKEN_SECRET: TOKEN_SECRET, SHOP_ID: SHOP };
+    for (const days of ['0', '3651', '1.5']) {
+      const run = await runRelayBin(['token', '--till', 'front-9', '--days', days], env);
+      expect(run.code, days).toBe(2);
+      expect(run.stderr).toBe(`shop-lookup-relay: --days: expected a whole number of days from 1 to 3650 (got "${days}")\n`);
+    }
+    const longest = await runRelayBin(['token', '--till', 'front-9', '--days', '3650'], env);
+    expect(longest.code).toBe(0);
+    tokensSeen.add(longest.stdout.trim());
+    expect(createTillTokens({ secret: TOKEN_SECRET, shop: SHOP }).check(longest.stdout.trim())).toEqual({ ok: true, till: 'front-9' });
   }, 60_000);
 });
 

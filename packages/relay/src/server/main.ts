@@ -21,8 +21,8 @@ async function tokenCommand(args: string[]): Promise<void> {
     fail(`${(error as Error).message}\n${USAGE}`, 2);
   }
   if (!values.till || !TILL_NAME.test(values.till)) fail('--till: expected the till\'s name, 1 to 64 letters, digits, dots, dashes or underscores', 2);
-  const days = Number(values.days);
-  if (!Number.isFinite(days) || days <= 0 || days > 3650) fail(`--days: expected a number of days from 0 to 3650 (got ${JSON.stringify(values.days)})`, 2);
+  const days = /^\d{1,4}$/.test(values.days ?? '') ? Number(values.days) : NaN;
+  if (!(days >= 1 && days <= 3650)) fail(`--days: expected a whole number of days from 1 to 3650 (got ${JSON.stringify(values.days)})`, 2);
   const config = readTokenCommandConfig(process.env, readFile);
   if (!config.ok) fail(config.message, 2);
   // the relay's own default (a SHA-256 prefix of the key), loaded only when SHOP_ID is not given

@@ -2,6 +2,7 @@
 // A missing or malformed value becomes one line naming the variable and what is expected (never a secret's value);
 // secrets may come from a file instead (`<NAME>_FILE`, as mounted by Docker or Kubernetes secrets).
 import { z } from 'zod';
+import { SHOP_ID } from '../hub/shopPath';
 
 /** One environment variable: how it is checked, what it means (the docs' table is made of these). */
 export interface RelayVariable {
@@ -34,8 +35,8 @@ export const RELAY_VARIABLES = {
   MAX_HOT_RECORDS: { expected: 'hub mode: records held in memory over every shop (0 to 100000000); the other shops are served straight from Redis', fallback: '500000', schema: whole(0, 100_000_000) },
   SHOP_API_BASE: { expected: 'the shop API origin, an http(s) URL', fallback: 'https://api.imweb.me', schema: httpUrl },
   SHOP_ID: {
-    expected: 'a name for the shop of 1 to 64 letters, digits, dots, dashes or underscores (default: a SHA-256 prefix of the key)',
-    schema: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/),
+    expected: 'a name for the shop of 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit, as a hub\'s shop ids (default: a SHA-256 prefix of the key)',
+    schema: z.string().regex(SHOP_ID),
   },
   REDIS_URL: {
     expected: 'a redis:// or rediss:// URL; set it on every instance of a shop (omitted: one instance, in memory)',
