@@ -535,6 +535,38 @@ describe('relay command: stopping', () => {
   });
 });
 
+describe('relay command: log volume', () => {
+  it('writes no line at info for a health probe, and at most LOG_CLIENT_LINES_PER_MINUTE lines of one client, saying how many it dropped', async () => {
+    const server = await startServer({ LOG_CLIENT_LINES_PER_MINUTE: '10', STOREFRONT_OPEN: 'true' });
+    try {
+      await ready(server.origin);
+      for (let i = 0; i < 5; i++) {
+        expect((await ask(`${server.origin}/healthz`)).status).toBe(200);
+        expect((await ask(`${server.origin}/readyz`)).status).toBe(200);
+      }
+      // one till: 30 requests; anonymous clients of one /24 (refused: a line `refused` and a line `request` each)
+      for (let i = 0; i < 30; i++) expect((await ask(`${server.origin}${BASE}/relay/v1/feed?limit=1`, bearer(STATIC_TOKEN))).status).toBe(200);
+      for (let i = 0; i < 10; i++) expect((await ask(`${server.origin}${BASE}/relay/v1/feed?limit=1`)).status).toBe(401);
+      // another till still has its own budget
+      expect((await ask(`${server.origin}${BASE}/relay/v1/feed?limit=1`, bearer(signed('front-7')))).status).toBe(200);
+      await new Promise((resolve) => setImmediate(resolve)); // the last line is written when its answer is done
+      const requests = server.lines.filter((l) => l.msg === 'request');
+      expect(requests.filter((l) => l.route === 'healthz' || l.route === 'readyz')).toEqual([]);
+      expect(requests.filter((l) => l.till === 'front-1')).toHaveLength(10);
+      expect(requests.filter((l) => l.till === 'front-7')).toHaveLength(1);
+      const anonymous = server.lines.filter((l) => (l.msg === 'request' && l.status === 401) || l.msg === 'refused');
+      expect(anonymous).toHaveLength(10);
+    } finally {
+      await server.stop('test end');
+    }
+    const dropped = server.lines.filter((l) => l.msg === 'log lines dropped');
+    expect(dropped.map((l) => [l.client, l.dropped, l.level])).toEqual(
+      expect.arrayContaining([['till:front-1', 20, 'warn'], ['net:127.0.0.0/24', 10, 'warn']]),
+    );
+    expect(dropped).toHaveLength(2);
+  });
+});
+
 describe('relay command: logs', () => {
   it('never wrote the key, the secret, the signing secret, the ops token, a till token or the upstream token', () => {
     const lines = [...inProcessLines, ...everyRelayLine];

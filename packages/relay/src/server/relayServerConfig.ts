@@ -95,6 +95,11 @@ export const RELAY_VARIABLES = {
     fallback: 'info',
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   },
+  LOG_CLIENT_LINES_PER_MINUTE: {
+    expected: "log lines one client (a till, else its address's /24 or /64) may cause a minute, from 10 to 10000000; the others are counted and reported once a minute",
+    fallback: '600',
+    schema: whole(10, 10_000_000),
+  },
   MAX_CONNECTIONS: { expected: 'open connections at most (100 to 1000000)', fallback: '10000', schema: whole(100, 1_000_000) },
   MAX_LONG_POLLS: { expected: 'long-polls parked at once at most (1 to 1000000)', fallback: '5000', schema: whole(1, 1_000_000) },
   HEADERS_TIMEOUT_MS: { expected: 'time a client has to send its request headers, ms', fallback: '10000', schema: whole(1_000, 600_000) },
@@ -134,6 +139,8 @@ export interface RelayServerConfig {
   public: boolean;
   opsToken: string | undefined;
   logLevel: string;
+  /** Log lines one client may cause a minute (LOG_CLIENT_LINES_PER_MINUTE). */
+  logClientLinesPerMinute: number;
   limits: {
     maxConnections: number;
     maxLongPolls: number;
@@ -259,6 +266,7 @@ export function readRelayConfig(env: Environment, readFile: (path: string) => st
       public: v.RELAY_PUBLIC!,
       opsToken: v.OPS_TOKEN,
       logLevel: v.LOG_LEVEL!,
+      logClientLinesPerMinute: v.LOG_CLIENT_LINES_PER_MINUTE!,
       limits: {
         maxConnections: v.MAX_CONNECTIONS!,
         maxLongPolls: v.MAX_LONG_POLLS!,

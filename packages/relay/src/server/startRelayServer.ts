@@ -11,6 +11,7 @@ import type { RelayHub } from '../hub/hubTypes';
 import type { RelayStatus, RouteName, ShopRelay } from '../types';
 import { createHubAccess, type HubAccess } from './hubAccess';
 import { guardConnections, serverOptions } from './connectionGuard';
+import { createLogBudget, logClient } from './logBudget';
 import type { ServerPeers } from './optionalPeers';
 import { notReadyReason, opsRouteOf, serveOps, type OpsRoute, type ReadinessInputs } from './opsRoutes';
 import { createRelayLogger, type RelayLogger } from './relayLogger';
@@ -139,6 +140,11 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     ...(deps.logTo ? { destination: deps.logTo } : {}),
   });
 
+  const logBudget = createLogBudget({
+    perMinute: config.logClientLinesPerMinute,
+    onDropped: (client, dropped) => log.warn({ client, dropped, perMinute: config.logClientLinesPerMinute }, 'log lines dropped'),
+  });
+
   let stopping: Promise<number> | null = null;
   let starting: string | null = 'starting';
   let storeError: string | null = null;
@@ -157,7 +163,8 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       // coupons): only a refusal of the route asked for is the request's
       if (routes.has(req) && routes.get(req) !== route) return;
       metrics.refused(reason);
-      log.warn({ reqId: requestIds.get(req), route, reason, till, client: access.identify(req).address }, 'refused');
+      const who = access.identify(req);
+      if (logBudget.admit(logClient(who))) log.warn({ reqId: requestIds.get(req), route, reason, till, client: who.address }, 'refused');
     },
   } satisfies Partial<Parameters<typeof createTillAccess>[0]>;
   // hub mode: each shop checks tokens of its own (a till token of one shop never opens another)
@@ -197,8 +204,12 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       const status = res.writableFinished ? res.statusCode : 499; // 499: the client left before the answer
       metrics.answered(route, status);
       if (status === 429) metrics.refused('throttled');
-      const till = access.identify(req).till;
-      log.info({ reqId, method: req.method, route, status, ms: Math.round(performance.now() - started), ...(till ? { till } : {}) }, 'request');
+      // health probes (a balancer's, every few seconds) are not worth a line at info
+      const level = route === 'healthz' || route === 'readyz' ? 'debug' : 'info';
+      if (!log.isLevelEnabled(level)) return;
+      const who = access.identify(req);
+      if (!logBudget.admit(logClient(who))) return;
+      log[level]({ reqId, method: req.method, route, status, ms: Math.round(performance.now() - started), ...(who.till ? { till: who.till } : {}) }, 'request');
     });
     const ops = opsRouteOf(req.url);
     if (ops) {
@@ -248,6 +259,8 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
         server.closeAllConnections();
         return 1;
       }
+      logBudget.report(true);
+      logBudget.close();
       log.info({ ms: Math.round(performance.now() - t0) }, 'stopped');
       return 0;
     })();
