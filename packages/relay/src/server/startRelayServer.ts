@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createShopRelay, defaultShopId } from '../createShopRelay';
 import { createRelayHub } from '../hub/createRelayHub';
 import type { RelayHub } from '../hub/hubTypes';
+import type { StoreHealth } from '../store/relayStore';
 import type { RelayStatus, RouteName, ShopRelay } from '../types';
 import { createHubAccess, type HubAccess } from './hubAccess';
 import { guardConnections, serverOptions } from './connectionGuard';
@@ -152,7 +153,32 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
   const readiness = async (): Promise<ReadinessInputs> => ({ stopping: stopping !== null, starting, storeError, status: await status(), hub: hubMode });
   const server = createServer(serverOptions(config.limits));
   const guard = guardConnections(server, config.limits);
-  const metrics = createRelayMetrics(deps.peers.prom, { status: () => status(), connections: guard.count, ready: async () => notReadyReason(await readiness()) === null });
+  const metrics = createRelayMetrics(deps.peers.prom, {
+    statuses: async () => (hub ? hub.shopStatuses() : [await status()].filter((s): s is RelayStatus => s !== null)),
+    byShop: hubMode,
+    connections: guard.count,
+    ready: async () => notReadyReason(await readiness()) === null,
+  });
+  // what the relay, or each shop of the hub (named by its id), tells the server: the same metrics and lines in both
+  const told = {
+    listing(e: Parameters<typeof metrics.observer.listing>[0], shopId?: string): void {
+      metrics.observer.listing(e);
+      // (a failed listing is the relay's own log line, through `log`)
+      if (e.ok) log.info({ ...(shopId ? { shopId } : {}), resource: e.resource, ms: e.durationMs, upserts: e.upserts, deletes: e.deletes, rejected: e.rejected }, 'listing committed');
+    },
+    lease(held: boolean, shopId?: string): void {
+      metrics.observer.lease(held, shopId);
+      log.info({ ...(shopId ? { shopId } : {}), held }, held ? 'sync lease taken' : 'sync lease given up');
+    },
+    storeHealth(health: StoreHealth): void {
+      metrics.observer.storeHealth(health);
+      storeError = health.ok ? null : (health.error ?? 'unreachable');
+      if (health.ok) log.info('store reachable again');
+      else log.error({ error: health.error }, 'store unreachable');
+    },
+    log: (level: 'warn' | 'error', message: string, error?: unknown): void =>
+      error === undefined ? log[level](message) : log[level]({ err: error }, message),
+  };
   const accessOptions = {
     storefrontOpen: config.storefrontOpen,
     public: config.public,
@@ -297,7 +323,10 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       clientId: access.clientId,
       observer: {
         shop: ({ shopId, kind }) => log.info({ shopId, kind }, `shop ${kind}`),
-        log: (level, message, error) => (error === undefined ? log[level](message) : log[level]({ err: error }, message)),
+        listing: ({ shopId, ...e }) => told.listing(e, shopId),
+        lease: ({ shopId, held }) => told.lease(held, shopId),
+        storeHealth: told.storeHealth,
+        log: told.log,
       },
     });
     starting = null;
@@ -352,24 +381,7 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       return access.authorize(req, route);
     },
     clientId: access.clientId,
-    observer: {
-      listing(e) {
-        metrics.observer.listing(e);
-        // (a failed listing is the relay's own log line, below)
-        if (e.ok) log.info({ resource: e.resource, ms: e.durationMs, upserts: e.upserts, deletes: e.deletes, rejected: e.rejected }, 'listing committed');
-      },
-      lease(held) {
-        metrics.observer.lease(held);
-        log.info({ held }, held ? 'sync lease taken' : 'sync lease given up');
-      },
-      storeHealth(health) {
-        metrics.observer.storeHealth(health);
-        storeError = health.ok ? null : (health.error ?? 'unreachable');
-        if (health.ok) log.info('store reachable again');
-        else log.error({ error: health.error }, 'store unreachable');
-      },
-      log: (level, message, error) => (error === undefined ? log[level](message) : log[level]({ err: error }, message)),
-    },
+    observer: { listing: (e) => told.listing(e), lease: (held) => told.lease(held), storeHealth: told.storeHealth, log: told.log },
   });
 
   try {
