@@ -15,7 +15,8 @@ import { loadServerPeers, type ServerPeers } from '../packages/relay/src/server/
 import { RELAY_VARIABLES, readRelayConfig, type Environment } from '../packages/relay/src/server/relayServerConfig';
 import { startRelayServer, type RelayServer } from '../packages/relay/src/server/startRelayServer';
 import { createTillTokens, parseTokenFile, signTillToken } from '../packages/relay/src/server/tillTokens';
-import { everyRelayLine, runRelayBin, startRelayBin, type Json } from './relayBin';
+import { everyRelayLine, runRelayBin, startRelayBin, type Json, type RelayBinProcess } from './relayBin';
+import { startRedisServer } from './redisServer';
 
 const KEY = 'relay-cmd-key-5c1e9a77';
 const SECRET = 'relay-cmd-secret-0b7d2f19';
@@ -533,6 +534,91 @@ describe('relay command: stopping', () => {
     expect(events).toEqual(['lease taken', 'committed', 'lease given up']);
     expect((await memory.head()).confirmedAt.coupons).toBeGreaterThan(0);
   });
+});
+
+describe('relay command: SIGHUP reads every <NAME>_FILE secret again', () => {
+  const files = (name: string, values: Record<string, string>): Record<string, string> => {
+    const env: Record<string, string> = {};
+    for (const [variable, value] of Object.entries(values)) {
+      const file = join(dir, `${name}-${variable.toLowerCase()}`);
+      writeFileSync(file, `${value}\n`);
+      env[`${variable}_FILE`] = file;
+    }
+    return env;
+  };
+  const rotated = (relay: RelayBinProcess): Json | undefined => relay.logs().find((l) => l.msg === 'secrets reloaded');
+
+  it('rotates the key, the signing secret and OPS_TOKEN: old till tokens and the old ops token stop working, new ones work', async () => {
+    const [oldSigning, newSigning] = ['rotated-signing-secret-old-0123456789ab', 'rotated-signing-secret-new-0123456789ab'];
+    const [oldOps, newOps] = ['ops-token-rotated-old-1a2b', 'ops-token-rotated-new-3c4d'];
+    const shop = 'cmd-shop-rotate';
+    const sign = (secret: string, till: string): string => {
+      const token = signTillToken({ secret, shop, till, expiresAt: Date.now() + 86_400_000 });
+      tokensSeen.add(token);
+      return token;
+    };
+    for (const s of [oldSigning, newSigning, oldOps, newOps]) tokensSeen.add(s);
+    // started with a key the API no longer takes: nothing is listed until the new one is read
+    const before = { SHOP_API_KEY: 'relay-cmd-key-retired-77', SHOP_API_SECRET: SECRET, TILL_TOKEN_SECRET: oldSigning, OPS_TOKEN: oldOps };
+    const env = files('rotate', before);
+    const relay = await startRelayBin({ ...env, SHOP_API_BASE: api.url, SHOP_ID: shop, BASE_PATH: BASE, LEASE_MS: '1000' });
+    try {
+      const feed = `${relay.url}${BASE}/relay/v1/feed?limit=1`;
+      const oldTill = sign(oldSigning, 'front-old');
+      await expect.poll(() => relay.logs().some((l) => String(l.msg).startsWith('listing coupons failed')), { timeout: 20_000 }).toBe(true);
+      expect((await ask(`${relay.url}/readyz`)).status).toBe(503);
+      expect((await ask(feed, bearer(oldTill))).status).not.toBe(401);
+      expect((await ask(`${relay.url}/metrics`, bearer(oldOps))).status).toBe(200);
+
+      files('rotate', { SHOP_API_KEY: KEY, SHOP_API_SECRET: SECRET, TILL_TOKEN_SECRET: newSigning, OPS_TOKEN: newOps });
+      relay.signal('SIGHUP');
+      // a token signed with the old secret is refused from the reload on
+      await expect.poll(async () => (await ask(feed, bearer(oldTill))).status, { timeout: 20_000 }).toBe(401);
+      expect(((await ask(feed, bearer(oldTill))).body as Json).message).toMatch(/not signed by this relay/);
+      expect(rotated(relay)).toMatchObject({ level: 'info', changed: ['SHOP_API_KEY', 'TILL_TOKEN_SECRET', 'OPS_TOKEN'] });
+      // the new key lists the API (the shop's id stays the one it started with)
+      await expect.poll(async () => (await ask(`${relay.url}/readyz`)).status, { timeout: 20_000 }).toBe(200);
+      const answer = await ask(feed, bearer(sign(newSigning, 'front-new')));
+      expect(answer).toMatchObject({ status: 200, body: { shop } });
+      expect((await ask(`${relay.url}/metrics`, bearer(oldOps))).status).toBe(403);
+      expect((await ask(`${relay.url}/metrics`, bearer(newOps))).status).toBe(200);
+      // a _FILE that does not read keeps everything as it was
+      writeFileSync(env.OPS_TOKEN_FILE!, '');
+      relay.signal('SIGHUP');
+      await expect.poll(() => relay.logs().some((l) => l.msg === 'secrets not reloaded: the old ones stay'), { timeout: 20_000 }).toBe(true);
+      expect((await ask(`${relay.url}/metrics`, bearer(newOps))).status).toBe(200);
+    } finally {
+      await relay.kill();
+    }
+  }, 90_000);
+
+  it('moves to a new REDIS_URL: a relay on the new Redis serves, the old Redis is no longer needed', async () => {
+    const [first, second] = await Promise.all([startRedisServer(), startRedisServer()]);
+    try {
+      const env = files('redis', { REDIS_URL: first.url });
+      const relay = await startRelayBin({ ...(baseEnv() as Record<string, string>), ...env, SHOP_ID: 'cmd-shop-redis', LEASE_MS: '1000' });
+      try {
+        await ready(relay.url);
+        const instance = async (): Promise<string> => ((await ask(`${relay.url}${BASE}/relay/v1/status`)).body as Json).instance as string;
+        const before = await instance();
+        files('redis', { REDIS_URL: second.url });
+        relay.signal('SIGHUP');
+        // a new relay (a new instance id) on the new Redis
+        await expect.poll(instance, { timeout: 20_000 }).not.toBe(before);
+        expect(rotated(relay)).toMatchObject({ changed: ['REDIS_URL'] });
+        await first.stop();
+        await expect.poll(async () => (await ask(`${relay.url}/readyz`)).status, { timeout: 20_000 }).toBe(200);
+        const metrics = (await ask(`${relay.url}/metrics`)).body as string;
+        expect(metrics).toMatch(/^shop_relay_store_up 1$/m);
+        expect((await ask(`${relay.url}${BASE}/relay/v1/feed?limit=1`, bearer(STATIC_TOKEN))).status).toBe(200);
+        expect(relay.logs().filter((l) => l.msg === 'store unreachable')).toEqual([]);
+      } finally {
+        await relay.kill();
+      }
+    } finally {
+      await Promise.all([first.stop(), second.stop()]);
+    }
+  }, 90_000);
 });
 
 describe('relay command: log volume', () => {

@@ -279,6 +279,23 @@ export function readRelayConfig(env: Environment, readFile: (path: string) => st
   };
 }
 
+/** Where each secret a reload may change is kept in the configuration. */
+const SECRET_FIELDS = {
+  SHOP_API_KEY: 'key',
+  SHOP_API_SECRET: 'secret',
+  REDIS_URL: 'redisUrl',
+  TILL_TOKEN_SECRET: 'tillTokenSecret',
+  OPS_TOKEN: 'opsToken',
+} as const satisfies Partial<Record<RelayVariableName, keyof RelayServerConfig>>;
+
+/**
+ * The secrets whose value differs between two readings of the configuration (a SIGHUP read their `_FILE`s again).
+ * @example changedSecrets(before, after) // ['TILL_TOKEN_SECRET']
+ */
+export function changedSecrets(before: RelayServerConfig, after: RelayServerConfig): RelayVariableName[] {
+  return (Object.keys(SECRET_FIELDS) as (keyof typeof SECRET_FIELDS)[]).filter((name) => before[SECRET_FIELDS[name]] !== after[SECRET_FIELDS[name]]);
+}
+
 /** What `shop-lookup-relay token` needs: the signing secret and which shop the token is for. */
 export interface TokenCommandConfig {
   tillTokenSecret: string;
