@@ -2,7 +2,7 @@
 // operators' routes, logs and metrics, bounded connections and long-polls, and its graceful stop. In this process
 // through startRelayServer where only behaviour is checked, and as a real process from the bin where the process
 // itself is (exit codes, one-line errors, signals). Every log line of every relay run here is checked for secrets.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
@@ -214,6 +214,18 @@ describe('relay command: configuration', () => {
     expect(redis.ok === false && redis.message).toBe(
       'missing redis (REDIS_URL is set), dependencies of @shop-lookup/relay that the relay command needs: npm install redis@^6',
     );
+  });
+
+  it('starts the command itself in every example of the docs, never through npx or npm exec (signals would reach npm)', () => {
+    const pages = ['README.md', 'packages/relay/README.md', ...readdirSync(new URL('../docs', import.meta.url)).map((f) => `docs/${f}`)];
+    const through = /\b(?:npx|npm exec)\s+(?:--\S+\s+)*(?:shop-lookup-relay|@shop-lookup\/relay)\b(?!\s+help)/;
+    const code = (page: string): string =>
+      [...readFileSync(new URL(`../${page}`, import.meta.url), 'utf8').matchAll(/^\s*```[^\n]*\n([\s\S]*?)^\s*```/gm)].map((m) => m[1]!).join('\n');
+    for (const page of pages) for (const line of code(page).split('\n')) expect(line, page).not.toMatch(through);
+    // the pages that start it: the installed command itself
+    for (const page of ['README.md', 'packages/relay/README.md', 'docs/relay.md', 'docs/hub.md']) {
+      expect(code(page), page).toMatch(/^[^#\n]*node_modules\/\.bin\/shop-lookup-relay/m);
+    }
   });
 
   it('documents every variable in the one table of docs/relay.md', () => {
@@ -500,6 +512,22 @@ describe('relay command: stopping', () => {
     const messages = relay.logs().map((l) => l.msg);
     expect(messages.slice(messages.indexOf('shutting down'))).toEqual(expect.arrayContaining(['shutting down', 'stopped']));
     expect(relay.logs().find((l) => l.msg === 'shutting down')).toMatchObject({ reason: 'SIGTERM', parked: 1 });
+  }, 60_000);
+
+  it('says so when npm started it (npx, npm exec, npm start): the signals reach npm, not the relay', async () => {
+    const plain = await startRelayBin({ ...(baseEnv() as Record<string, string>), SHOP_ID: 'cmd-shop-npm' });
+    const npx = await startRelayBin({ ...(baseEnv() as Record<string, string>), SHOP_ID: 'cmd-shop-npm', npm_lifecycle_event: 'npx', npm_command: 'exec' });
+    try {
+      expect(plain.logs().find((l) => l.msg === 'listening')).toMatchObject({ pid: plain.pid });
+      await expect.poll(() => npx.logs().find((l) => String(l.msg).startsWith('started through npm'))).toMatchObject({
+        level: 'warn',
+        npm: 'npx',
+        msg: expect.stringContaining('run node_modules/.bin/shop-lookup-relay itself'),
+      });
+      expect(plain.logs().filter((l) => String(l.msg).startsWith('started through npm'))).toEqual([]);
+    } finally {
+      await Promise.all([plain.kill(), npx.kill()]);
+    }
   }, 60_000);
 
   it('closes only after the commit under way has finished, then gives up the sync lease', async () => {

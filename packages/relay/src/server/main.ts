@@ -37,4 +37,15 @@ if (command === 'token') await tokenCommand(rest);
 else if (command === '--help' || command === '-h' || command === 'help') process.stdout.write(`${USAGE}\n`);
 else if (command !== undefined) fail(`unknown command ${JSON.stringify(command)}\n${USAGE}`, 2);
 // the server and its libraries are loaded only to serve
-else await (await import('./runRelayProcess')).runRelayProcess(process.env);
+else {
+  const server = await (await import('./runRelayProcess')).runRelayProcess(process.env);
+  // npx, npm exec and npm start put npm (and a shell) between the signals and this process: SIGTERM ends npm and
+  // leaves the relay running, SIGHUP ends npm and reloads nothing
+  const npm = process.env.npm_lifecycle_event;
+  if (npm !== undefined) {
+    server.log.warn(
+      { npm },
+      'started through npm (npx, npm exec, npm start): SIGTERM and SIGHUP reach npm, not the relay; run node_modules/.bin/shop-lookup-relay itself',
+    );
+  }
+}

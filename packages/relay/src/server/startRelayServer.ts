@@ -376,7 +376,7 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
 
   if (hubMode) {
     hub = makeHub(config);
-    log.info({ port, host: config.host, basePath: config.basePath, shops: shops.size, store: config.redisUrl ? 'redis' : 'memory' }, 'listening');
+    log.info({ port, host: config.host, basePath: config.basePath, shops: shops.size, store: config.redisUrl ? 'redis' : 'memory', pid: process.pid }, 'listening');
   } else {
     relay = makeRelay(config);
     try {
@@ -389,7 +389,7 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     }
     status = () => relay!.status().catch(() => null);
     const first = await relay.status();
-    log.info({ port, host: config.host, basePath: config.basePath, instance: first.instance, store: first.store }, 'listening');
+    log.info({ port, host: config.host, basePath: config.basePath, instance: first.instance, store: first.store, pid: process.pid }, 'listening');
   }
   starting = null;
 
