@@ -10,9 +10,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MOCK_CODES, startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
 import { ANSWER_BOUNDS, createExchange } from '../packages/shop-api/src';
 import { createShopApiProxy, createShopRelay } from '../packages/relay/src';
-import { gzipBomb, longAnswer, startHostileUpstream, trickle, type Misbehaviour } from './hostileUpstream';
+import { gzipBomb, longAnswer, serve, startHostileUpstream, trickle, type Misbehaviour } from './hostileUpstream';
 import { startRelayBin } from './relayBin';
-import { listen, type Json } from './relayUtils';
+import type { Json } from './relayUtils';
 import { KEY, lookupFor, next, SECRET } from './utils';
 import type { ShopLookup } from '../src';
 
@@ -40,13 +40,10 @@ async function upstreamWith(more: Misbehaviour = () => false) {
   return { mock, upstream };
 }
 
-async function served(handler: Parameters<typeof listen>[0]): Promise<string> {
-  const { server, origin } = await listen(handler);
-  closing.push(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
-  return origin;
+async function served(handler: Parameters<typeof serve>[0]): Promise<string> {
+  const server = await serve(handler);
+  closing.push(() => server.close());
+  return server.url;
 }
 
 async function getJson(url: string): Promise<{ status: number; body: Json }> {

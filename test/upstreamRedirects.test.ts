@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MOCK_CODES, startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
 import { createExchange } from '../packages/shop-api/src';
 import { createShopApiProxy, createShopRelay, type ShopRelay } from '../packages/relay/src';
-import { redirect, startHostileUpstream, startRecorder, type TestServer } from './hostileUpstream';
-import { listen, type Json } from './relayUtils';
+import { redirect, serve, startHostileUpstream, startRecorder, type TestServer } from './hostileUpstream';
+import type { Json } from './relayUtils';
 import { KEY, lookupFor, SECRET } from './utils';
 import type { ShopLookup } from '../src';
 
@@ -41,13 +41,10 @@ function namesNoLocation(text: string, thief: TestServer): void {
   expect(text).not.toContain('collect');
 }
 
-async function served(handler: Parameters<typeof listen>[0]) {
-  const { server, origin } = await listen(handler);
-  closing.push(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
-  return origin;
+async function served(handler: Parameters<typeof serve>[0]): Promise<string> {
+  const server = await serve(handler);
+  closing.push(() => server.close());
+  return server.url;
 }
 
 describe('the exchange', () => {
@@ -105,12 +102,16 @@ describe('the relay', () => {
     });
     closing.push(() => relay.close());
     const origin = await served((req, res) => relay(req, res));
-    return { relay, get: async (path) => { const res = await fetch(`${origin}${path}`); return { status: res.status, body: (await res.json()) as Json }; } };
+    const get = async (path: string) => {
+      const res = await fetch(`${origin}${path}`);
+      return { status: res.status, body: (await res.json()) as Json };
+    };
+    return { relay, get };
   }
 
   it('does not follow a 302 on its listing nor on a single item: its token stays, its status names the status', async () => {
     const { thief, upstream } = await setup('list');
-    const { relay, get } = await relayOn(upstream.url);
+    const { relay } = await relayOn(upstream.url);
     await relay.ready;
     await relay.refresh();
     const status = JSON.stringify(await relay.status());
