@@ -9,6 +9,11 @@ export interface SharedRedis {
   client: RedisClient;
   /** The connection a shop's store uses (`createRedisStore({ connection })`); its close() closes nothing. */
   forShop(slotKey: string): Promise<RedisConnection>;
+  /**
+   * Runs `listener` when a connection came back after a loss (on a cluster: any master's), when Redis may have come
+   * back without its data: the hub then sweeps its shops at once, not at the next sweep.
+   */
+  onReconnect(listener: () => void): () => void;
   /** Closes what this made (a client or cluster the host gave stays open). */
   close(): Promise<void>;
 }
@@ -33,12 +38,13 @@ export async function connectSharedRedis(options: { redis: string | RedisClient 
     // every shop's store listens to the shared connections' events
     for (const c of [conn.client, conn.subscriber]) (c as unknown as { setMaxListeners?(n: number): void }).setMaxListeners?.(0);
     const view = shared(conn);
-    return { client: conn.client, forShop: async () => view, close: () => conn.close() };
+    return { client: conn.client, forShop: async () => view, onReconnect: conn.onReconnect, close: () => conn.close() };
   }
   const cluster = options.redis as unknown as RedisClient & { getNodeClientForKey(key: string): Promise<unknown> };
   (cluster as unknown as { setMaxListeners?(n: number): void }).setMaxListeners?.(0);
   if (!cluster.isOpen) await cluster.connect();
   const byMaster = new Map<string, Promise<RedisConnection>>();
+  const reconnected = new Set<() => void>();
   return {
     client: cluster,
     async forShop(slotKey) {
@@ -47,9 +53,14 @@ export async function connectSharedRedis(options: { redis: string | RedisClient 
       if (!conn) {
         conn = connectRedis({ redis: options.redis, slotKey, now });
         byMaster.set(id, conn);
+        conn.then((c) => c.onReconnect(() => reconnected.forEach((listener) => listener())), () => undefined);
         conn.catch(() => byMaster.get(id) === conn && byMaster.delete(id)); // the next shop tries again
       }
       return shared(await conn);
+    },
+    onReconnect(listener) {
+      reconnected.add(listener);
+      return () => reconnected.delete(listener);
     },
     async close() {
       const all = await Promise.all([...byMaster.values()].map((c) => c.catch(() => null)));
