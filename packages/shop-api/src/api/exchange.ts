@@ -105,8 +105,8 @@ export function createExchange(options: ExchangeOptions): Exchange {
     if (request.body !== undefined) init.body = JSON.stringify(request.body);
     try {
       const res = await options.fetch(`${base}${request.path}`, init);
-      // 3xx in Node; in a browser an opaque redirect, status 0
-      if (res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400)) {
+      // 3xx in Node (304 Not Modified is no redirect); in a browser an opaque redirect, status 0
+      if (res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400 && res.status !== 304)) {
         drop.abort();
         return { kind: 'redirect', status: res.status };
       }
