@@ -34,8 +34,8 @@ function ask(origin: string, path: string, method = 'GET'): Promise<{ status: nu
 }
 
 const REFUSED: [string, string, number, number, RegExp][] = [
-  ['a URL past maxUrlLength', `/shop-api/v2/shop/coupons/${'A'.repeat(300)}`, 414, -98, /^URI TOO LONG: request URLs are limited to 256 characters$/],
-  ['a dot segment', '/shop-api/v2/shop/coupons/%2e%2e', 400, -98, /^INVALID PATH: dot segments/],
+  ['a URL past maxUrlLength', `/shop-api/v2/shop/coupons/${'A'.repeat(300)}`, 414, -10, /^URI TOO LONG: request URLs are limited to 256 characters$/],
+  ['a dot segment', '/shop-api/v2/shop/coupons/%2e%2e', 400, -10, /^INVALID PATH: dot segments/],
   ['a path it does not serve', '/shop-api/v2/member/members', 404, -98, /^NO SUCH SERVICE: this proxy only serves GET \/v2\/shop\/coupons/],
   ['/v2/auth', '/shop-api/v2/auth', 404, -98, /^NO SUCH SERVICE: /],
   ['outside its mount', '/elsewhere', 404, -98, /^NO SUCH SERVICE: this path is not served here$/],

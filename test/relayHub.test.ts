@@ -280,6 +280,20 @@ describe('createRelayHub', () => {
     }
   });
 
+  it('lists every shop again as soon as Redis is back without its data, the cold ones too', async () => {
+    // one shop hot at most, and no sweep by the clock within the test: only Redis coming back can start them
+    await startHub({ shops: () => [...SHOPS], maxHotShops: 1, sweepIntervalMs: 60 * 60 * 1000 });
+    await hub.sweep();
+    for (const shop of SHOPS) expect(listCalls(mocks[shop]), shop).toBe(1);
+    expect(hub.status().hot.length).toBeLessThanOrEqual(1);
+    await redis.stop();
+    await redis.start(); // without persistence: empty
+    // (no till asks meanwhile: a shop asked for would be opened, and list, by that request)
+    await expect.poll(() => SHOPS.map((shop) => listCalls(mocks[shop])), { timeout: 15_000 }).toEqual([2, 2, 2]);
+    for (const shop of SHOPS) expect((await snapshotOf(shop)).codes).toContain(`ONLY-${shop}`);
+    for (const shop of SHOPS) expect(listCalls(mocks[shop]), shop).toBe(2);
+  });
+
   it('bounds the listings running at once over all shops of an instance', async () => {
     await startHub({ maxConcurrentListings: 1 });
     // shop-a's first page is held at the API: shop-b's listing waits for the one slot meanwhile

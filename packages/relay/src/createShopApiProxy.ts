@@ -49,6 +49,7 @@ export function createShopApiProxy(raw: ShopApiProxyOptions): ShopApiProxy {
     isDown: () => down,
     label: 'proxy',
     redaction,
+    answerBounds: options.maxAnswerBytes,
   });
 
   const proxy = createDoor({

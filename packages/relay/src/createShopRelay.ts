@@ -152,6 +152,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       auth,
       signal: closing.signal,
       sharedToken,
+      answerBounds: options.maxAnswerBytes,
     });
     const client = createApiClient({ transport, pageSize: options.pageSize ?? 100 });
     forwarder = createForwarder({
@@ -164,6 +165,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       sharedToken,
       label: 'relay',
       redaction,
+      answerBounds: options.maxAnswerBytes,
     });
     const mirror = createFeedMirror(store, internals.holding);
     mirror.onChange(() => polls.changed());

@@ -23,6 +23,13 @@ export interface ShopApiProxyOptions {
   /** Timeout of each upstream request (not counting the rate-limit wait), ms; default 15_000. @example { timeoutMs: 5_000 } */
   timeoutMs?: number;
   /**
+   * The most bytes one upstream answer may have, decoded (a gzip or br answer counts as it inflates), by what was
+   * asked; a longer one is dropped unread (`bad_response` naming the bound; a client gets 502). Default
+   * { list: 8 MiB, item: 1 MiB } (a list page is at most 100 records; a /v2/auth answer may have 64 KiB).
+   * @example { maxAnswerBytes: { list: 32 * 1024 * 1024 } }
+   */
+  maxAnswerBytes?: { list?: number; item?: number };
+  /**
    * Requests per second to the shop API, shared by every terminal served by this proxy instance;
    * default { list: 1, other: 5 } (the API's documented limits). false = no limit.
    * @example { rateLimits: { list: 1, other: 5 } }

@@ -95,6 +95,13 @@ export interface ShopRelayOptions {
   clientLimits?: ClientLimits | false;
   /** Timeout of each upstream request (not counting the rate-limit wait), ms; default 15_000. @example { timeoutMs: 5_000 } */
   timeoutMs?: number;
+  /**
+   * The most bytes one upstream answer may have, decoded (a gzip or br answer counts as it inflates), by what was
+   * asked; a longer one is dropped unread (`bad_response` naming the bound; a client gets 502). Default
+   * { list: 8 MiB, item: 1 MiB } (a list page is at most 100 records; a /v2/auth answer may have 64 KiB).
+   * @example { maxAnswerBytes: { list: 32 * 1024 * 1024 } }
+   */
+  maxAnswerBytes?: { list?: number; item?: number };
   /** Longest accepted request URL, with basePath and query; default 2048, longer gets 414. @example { maxUrlLength: 1024 } */
   maxUrlLength?: number;
   /** How long an answer to a single item is reused for identical requests, ms; default 2_000. @example { itemCacheMs: 0 } */

@@ -5,11 +5,13 @@
 export { ShopLookupError } from './errors';
 export type { Coupon, IssuedCoupon, LookupError, OptionValue, ProductOption, RateLimits, RecordIssue, ShopAuth } from './types';
 
+export { ANSWER_BOUNDS, answerBound, bytesText } from './api/answerBounds';
+export type { AnswerBounds } from './api/answerBounds';
 export { API_CODES, apiCodeAnswer } from './api/apiCodes';
 export type { ApiCodeInfo } from './api/apiCodes';
 export { createApiClient } from './api/apiClient';
 export type { ApiClient, CallOptions, CheckedPage, ItemAnswer, RawPage } from './api/apiClient';
-export { apiErrorFromAnswer, badResponseError, isTransient, networkError, originOf, serverRefusal, timeoutError } from './api/apiError';
+export { apiErrorFromAnswer, badResponseError, isTransient, networkError, originOf, redirectError, serverRefusal, timeoutError, tooBigError } from './api/apiError';
 export type { ApiError, ApiErrorExtra } from './api/apiError';
 export { readAnswerBody, readApiCode, readEnvelope, readListPage } from './api/envelope';
 export type { Envelope, ListPage } from './api/envelope';

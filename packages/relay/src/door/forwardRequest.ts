@@ -1,11 +1,15 @@
 // Forwarding one allowed GET to the shop API with the server's own token, through the shared rate limiter (in the
 // client's turn), renewing the token once when upstream refuses it: the shop API client's one exchange (timeout,
-// no redirect followed) and its throttle pause. Used by the proxy for every request and by the relay for single
-// items. A successful answer is passed on redacted; every failure becomes our own answer in the API's envelope (the
-// API's code and our fixed words), so the library reads it like any API error and nothing an upstream echoed reaches
-// the client.
+// no redirect followed, the answer read within its route's byte bound) and its throttle pause. Used by the proxy for
+// every request and by the relay for single items. A successful answer is passed on redacted; every failure becomes
+// our own answer in the API's envelope (the API's code and our fixed words), so the library reads it like any API
+// error and nothing an upstream echoed reaches the client.
 import {
+  ANSWER_BOUNDS,
+  answerBound,
+  type AnswerBounds,
   apiCodeAnswer,
+  bytesText,
   createExchange,
   type Exchanged,
   pauseIfThrottled,
@@ -14,7 +18,7 @@ import {
   type SharedTokenSlot,
 } from '@shop-lookup/shop-api';
 import type { AllowedRoute } from './allowedPaths';
-import { envelopeAnswer, markRefusal, PROXY_CODES, safeRetryAfter, upstreamAnswer, type ProxyAnswer } from './proxyAnswers';
+import { envelopeAnswer, jsonAnswer, markRefusal, PROXY_CODES, safeRetryAfter, upstreamAnswer, type ProxyAnswer } from './proxyAnswers';
 import { safeOrigin, type Redaction } from './redaction';
 import { networkReason } from './upstreamErrors';
 import { createUpstreamToken, type TokenFailure } from './upstreamToken';
@@ -36,6 +40,8 @@ export interface ForwarderOptions {
   label: string;
   /** The server's secrets: every token used is added, every answer passed through. */
   redaction: Redaction;
+  /** The most bytes an upstream answer may have, decoded, by what was asked; default ANSWER_BOUNDS. */
+  answerBounds?: Partial<AnswerBounds> | undefined;
 }
 
 export interface Forwarder {
@@ -70,13 +76,14 @@ function tokenRefused(result: Read): boolean {
 /** @example const f = createForwarder({ target, key, secret, limiter, fetch, timeoutMs, closing, label: 'proxy' }); */
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const { target, limiter, closing, timeoutMs } = options;
-  // the token must not travel to another origin: a redirect is answered as it came (not JSON: a bad gateway)
-  const exchange = createExchange({ baseUrl: target, fetch: options.fetch, timeoutMs, signal: closing, redirect: 'manual' });
+  const bounds: AnswerBounds = { ...ANSWER_BOUNDS, ...options.answerBounds };
+  const exchange = createExchange({ baseUrl: target, fetch: options.fetch, timeoutMs, signal: closing });
   const token = createUpstreamToken({
     key: options.key,
     secret: options.secret,
     limiter,
     exchange,
+    maxBytes: bounds.auth,
     signal: closing,
     shared: options.sharedToken,
     redaction: options.redaction,
@@ -100,6 +107,14 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
           `the shop API at ${where} could not be reached (${networkReason(failure.cause)}). ` +
             "Check the server's network connection and the API status, then try again.",
         );
+      case 'redirect':
+        // never followed: the server's token (or its key and secret) would go along
+        return badGateway(
+          `the shop API at ${where} answered with a redirect${failure.status ? ` (HTTP ${failure.status})` : ''}, ` +
+            `which this ${options.label} never follows: its target must be the API's own address.`,
+        );
+      case 'too_big':
+        return droppedAnswer(failure.maxBytes);
       case 'timeout':
         return envelopeAnswer(
           504,
@@ -109,6 +124,17 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       case 'aborted':
         return closing.aborted ? closedAnswer() : undefined;
     }
+  }
+
+  /**
+   * An upstream answer past its bound, dropped unread: 502 in our words naming the bound, marked `failure: { code:
+   * 'bad_response', maxBytes }` so an engine reports `bad_response`, not an unreachable API.
+   */
+  function droppedAnswer(maxBytes: number): ProxyAnswer {
+    const msg =
+      `BAD GATEWAY: the shop API's answer was longer than ${bytesText(maxBytes)}, the most this ${options.label} ` +
+      'reads of such an answer, and was dropped unread. Try again later.';
+    return jsonAnswer(502, { msg, code: PROXY_CODES.gateway, data: null, failure: { code: 'bad_response', maxBytes } });
   }
 
   /** The client's copy of an upstream answer: passed on (redacted) when it succeeded, else our own words. */
@@ -150,7 +176,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       // The switch may have flipped while this request waited for its slot.
       if (options.isDown?.()) return downAnswer();
       // Only our headers: the client's access-token, cookie and authorization never go upstream.
-      const sent = await exchange({ path: `${route.path}${route.query}`, token: current.token, signal });
+      const sent = await exchange({ path: `${route.path}${route.query}`, token: current.token, signal, maxBytes: answerBound(bounds, route.cls) });
       if (sent.kind !== 'answer') return failureAnswer(sent);
       const result: Read = { ...sent, ...readAnswerBody(sent.text) };
       // everyone of this class waits, not only this client: the limit is per shop

@@ -26,6 +26,7 @@ export const serverOptionShape = {
   target: z.optional(z.string().refine(isHttpUrl)),
   basePath: z.optional(z.string().refine((p) => p === '' || p.startsWith('/'))),
   timeoutMs: z.optional(wholeNumber(1)),
+  maxAnswerBytes: z.optional(z.strictObject({ list: z.optional(wholeNumber(1024)), item: z.optional(wholeNumber(1024)) })),
   rateLimits: z.optional(
     z.union([z.literal(false), z.strictObject({ list: z.optional(z.number().positive()), other: z.optional(z.number().positive()) })]),
   ),
@@ -57,6 +58,9 @@ const SERVER_EXPECTED: Record<string, string> = {
   target: "an http(s) URL of the shop API's origin, such as 'https://api.imweb.me'",
   basePath: "a path starting with '/', such as '/shop-api' (or '')",
   timeoutMs: 'a whole number of milliseconds, at least 1',
+  maxAnswerBytes: '{ list?, item? }: the most bytes of one upstream answer, decoded',
+  'maxAnswerBytes.list': 'a whole number of bytes, at least 1024',
+  'maxAnswerBytes.item': 'a whole number of bytes, at least 1024',
   rateLimits: 'false, or { list?: number > 0, other?: number > 0 } (requests per second)',
   maxUrlLength: 'a whole number of characters, at least 1',
   fetch: 'a fetch function',

@@ -3,7 +3,7 @@
 // An upstream (or a gateway in front of it) may echo the request, with the key, the secret or the token in it, so
 // its `msg`, its body and the error messages made from them are never copied into answers, status or logs; only
 // numbers (the API's code, the HTTP status) and what we know ourselves are.
-import { API_CODES } from '@shop-lookup/shop-api';
+import { API_CODES, bytesText } from '@shop-lookup/shop-api';
 
 /**
  * Our words for the engine's error codes (packages/shop-api/src/api/apiError.ts) when the relay's own listing fails:
@@ -37,16 +37,28 @@ export function failureText(error: unknown): string {
     message?: unknown;
     apiCode?: unknown;
     status?: unknown;
+    maxBytes?: unknown;
   };
   const code = typeof e.code === 'string' ? e.code : undefined;
   if (code !== undefined && OWN_CODES.has(code) && typeof e.message === 'string') return `${code}: ${e.message}`;
-  const fixed = code !== undefined ? FAILURE_TEXT[code] : undefined;
+  const fixed = code !== undefined ? (specialText(code, e) ?? FAILURE_TEXT[code]) : undefined;
   if (fixed === undefined) return 'internal_error: the relay failed unexpectedly; see the server log';
   const numbers = [
     typeof e.apiCode === 'number' ? `API code ${e.apiCode}` : '',
     typeof e.status === 'number' ? `HTTP ${e.status}` : '',
   ].filter(Boolean);
   return `${code}: ${fixed}${numbers.length > 0 ? ` (${numbers.join(', ')})` : ''}`;
+}
+
+/** Our words for an answer past its byte bound, and for a redirect (3xx): from numbers only. */
+function specialText(code: string, e: { status?: unknown; maxBytes?: unknown }): string | undefined {
+  if (code === 'bad_response' && typeof e.maxBytes === 'number') {
+    return `the shop API's answer was longer than ${bytesText(e.maxBytes)}, the bound of such an answer, and was dropped unread; it is listed again later`;
+  }
+  if (code === 'api_error' && typeof e.status === 'number' && e.status >= 300 && e.status < 400) {
+    return "the shop API answered with a redirect, which is never followed: the relay's target must be the API's own address";
+  }
+  return undefined;
 }
 
 /**

@@ -35,6 +35,8 @@ export interface UpstreamTokenDeps {
   limiter: RateLimiter;
   /** The server's exchange with the shop API. */
   exchange: Exchange;
+  /** The most bytes the /v2/auth answer may have, decoded (ANSWER_BOUNDS.auth). */
+  maxBytes: number;
   /** Aborted when the server closes. */
   signal: AbortSignal;
   /** Shared with other instances: read before asking /v2/auth, written after. */
@@ -60,7 +62,7 @@ function refusal(status: number, code: number | undefined, retryAfter: string | 
 
 /**
  * Creates the token holder. Auth calls go through the same limiter as data calls ('other' class).
- * @example const token = createUpstreamToken({ key, secret, limiter, exchange, signal, redaction }); await token.get();
+ * @example const token = createUpstreamToken({ key, secret, limiter, exchange, maxBytes: ANSWER_BOUNDS.auth, signal, redaction }); await token.get();
  */
 export function createUpstreamToken(deps: UpstreamTokenDeps): UpstreamToken {
   // a failure travels through the holder as this wrapper, so it cannot be mistaken for a shared slot's own error
@@ -73,7 +75,9 @@ export function createUpstreamToken(deps: UpstreamTokenDeps): UpstreamToken {
     } catch {
       throw fail({ kind: 'aborted', reason: deps.signal.reason });
     }
-    const result = await deps.exchange({ method: 'POST', path: AUTH_PATH, body: { key: deps.key, secret: deps.secret }, signal: deps.signal });
+    const result = await deps.exchange({
+      method: 'POST', path: AUTH_PATH, body: { key: deps.key, secret: deps.secret }, signal: deps.signal, maxBytes: deps.maxBytes,
+    });
     if (result.kind !== 'answer') throw fail(result);
     const { json, code } = readAnswerBody(result.text);
     pauseIfThrottled(deps.limiter, 'other', result.status, code, result.retryAfter);

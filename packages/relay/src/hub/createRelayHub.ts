@@ -134,6 +134,9 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
       const redis = await connectSharedRedis({ redis: options.redis as string, now });
       redis.onHealthChange(tellHealth);
       tellHealth({ ok: true, error: null, since: now() });
+      // Redis back, perhaps without its data: the shops it lost are due now, not at the next sweep (hot shops
+      // notice on their own: upstreamSync.ts)
+      redis.onReconnect(() => void hub.sweep());
       return {
         open: async (shopId) =>
           createRedisStore({ redis: options.redis as string, shopId, now, connection: await redis.forShop(redisKeys(redisPrefix(shopId)).handle) }),

@@ -4,7 +4,7 @@
 // counts it: what that listing confirmed after the run was asked for is not listed again, so a due refresh or a
 // refresh() during a listing resolves when that listing commits. A lister that died is noticed when its lease
 // lapses; its listing is then resumed from the checkpoint. A listing that failed is tried again after 2 s, 4 s, ...
-// 60 s until it succeeds.
+// 60 s until it succeeds. A store found without its data (Redis restarted empty, flushed) lists what it lost at once.
 import type { ApiClient, RetryPolicy } from '@shop-lookup/shop-api';
 import { listResource, type ListingResult } from './listResource';
 import { failureText } from '../door/upstreamErrors';
@@ -68,6 +68,8 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
   const failing = new Set<ResourceId>();
   let failedTimer: ReturnType<typeof setTimeout> | undefined;
   let failedDelay = FAILED_RETRY_MIN_MS;
+  /** The feed history this instance last saw in the store (its handle): another one means the data was lost. */
+  let history: string | null = null;
 
   // Recently confirmed (by any instance) is not due: 10% slack so timers of several instances do not double up.
   const isDue = (confirmedAt: number | undefined): boolean =>
@@ -80,6 +82,7 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
    */
   async function due(force: boolean, only: ResourceId[] | undefined, asked: Confirmed | null): Promise<ResourceId[]> {
     const [head, tracked] = await Promise.all([store.head(), store.trackedProducts()]);
+    history = head.handle;
     const all: ResourceId[] = only ?? ['coupons', ...tracked.map((no): ResourceId => `options:${no}`)];
     const counted = (r: ResourceId): boolean => {
       const at = head.confirmedAt[r];
@@ -233,6 +236,14 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
   const offHealth = store.onHealthChange((health) => {
     if (health.ok && storeFailed) void run();
   });
+  // A head of another history: the store lost its data (Redis back without it, flushed) and began a new one, which
+  // confirms nothing yet. The store hands it to its listeners as soon as it reads it (at once after a reconnect):
+  // list now, not at the next refresh tick. Tills meanwhile get 503 relay_not_ready or 409 must_refetch.
+  const offHead = store.onHeadChange((head) => {
+    const lost = history !== null && head.handle !== history;
+    history = head.handle;
+    if (lost) void run();
+  });
 
   return {
     run,
@@ -244,6 +255,7 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
       clearInterval(timer);
       clearTimeout(failedTimer);
       offHealth();
+      offHead();
     },
   };
 }

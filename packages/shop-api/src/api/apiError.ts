@@ -1,5 +1,6 @@
 // Turning what the API (or the network) did into one error with a stable `code` and a message a person can act on.
 import { ShopLookupError } from '../errors';
+import { bytesText } from './answerBounds';
 import { API_CODES } from './apiCodes';
 
 /** Codes worth another try after a pause: they can heal on their own. */
@@ -15,6 +16,8 @@ export interface ApiErrorExtra {
 
 export type ApiError = ShopLookupError & {
   retryAfterMs?: number;
+  /** An answer past its byte bound: the bound (answerBounds.ts). */
+  maxBytes?: number;
   /** A refusal of the shop's own server (relay or proxy): the route it refused (RouteName). */
   refusedRoute?: string;
 };
@@ -151,6 +154,32 @@ export function badResponseError(label: { method: string; path: string }, status
     'bad_response',
     `The shop API's answer could not be read: ${what}. A proxy or gateway may be failing; local data is kept and the request is retried later. ${requestLabel(label.method, label.path, status)}`,
     { status },
+  );
+}
+
+/**
+ * An answer longer than its bound (decoded), dropped unread: `bad_response` naming the bound, retried like one.
+ * @example tooBigError({ method: 'GET', path: '/v2/shop/coupons' }, 200, 8 * 1024 * 1024)
+ */
+export function tooBigError(label: { method: string; path: string }, status: number, maxBytes: number, by = ''): ApiError {
+  const what = `it is longer than ${bytesText(maxBytes)} (the bound of such an answer), so it was dropped unread${by ? ` ${by}` : ''}`;
+  const error = badResponseError(label, status, what);
+  error.maxBytes = maxBytes;
+  return error;
+}
+
+/**
+ * A redirect, never followed (the token, or the key and secret, would go along to wherever it points): an API error
+ * naming the status, never where it pointed. Not retried: the address is wrong, asking again cannot help.
+ * @example redirectError({ method: 'GET', path: 'http://api.example/v2/shop/coupons' }, 301)
+ */
+export function redirectError(label: { method: string; path: string }, status: number): ApiError {
+  const answered = status === 0 ? 'a redirect' : `a redirect (HTTP ${status})`;
+  return make(
+    'api_error',
+    `The shop API answered with ${answered}, which is never followed (the token, or key and secret, would go along): ` +
+      `set the base URL to the API's own address. ${requestLabel(label.method, label.path, status || undefined)}`,
+    status === 0 ? {} : { status },
   );
 }
 

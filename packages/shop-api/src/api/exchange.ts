@@ -1,19 +1,18 @@
 // One HTTP exchange with the shop API, the one place a request to it is sent from (the engine's transport, the
 // relay's forwarder and its token requests): the token header, a timeout that covers the body too, the caller's
-// abort signals; what came back, as data: an answer whatever its status, or why there was none. Taking the
-// rate-limit slot is the caller's (whose turn it waits in differs); a throttle answer pauses its class for everyone
-// (pauseIfThrottled).
+// abort signals, no redirect followed, the body read within a byte bound; what came back, as data: an answer whatever
+// its status, or why there was none. Taking the rate-limit slot is the caller's (whose turn it waits in differs); a
+// throttle answer pauses its class for everyone (pauseIfThrottled).
 import type { RateLimiter, RequestClass } from './rateLimiterTypes';
 import { retryAfterMs } from './retryAfter';
 
 export interface ExchangeOptions {
   baseUrl: string;
   fetch: typeof fetch;
+  /** The whole exchange, body included: an upstream that trickles its answer is cut off too. */
   timeoutMs: number;
   /** Aborts every exchange (the engine or the server is closing). */
   signal?: AbortSignal | undefined;
-  /** 'manual': a redirect is answered as it came, never followed (a server's token must not travel elsewhere). */
-  redirect?: 'follow' | 'manual' | undefined;
 }
 
 export interface ExchangeRequest {
@@ -25,6 +24,8 @@ export interface ExchangeRequest {
   /** Sent as JSON. */
   body?: unknown;
   signal?: AbortSignal | undefined;
+  /** The most bytes the body may have, decoded (answerBounds.ts); past it the answer is `too_big`, dropped unread. */
+  maxBytes: number;
   /** Told the HTTP status as soon as the response headers are in (before the body). */
   onHeaders?: ((status: number) => void) | undefined;
 }
@@ -40,6 +41,13 @@ export type Exchanged =
       retryAfter: string | undefined;
       contentType: string | undefined;
     }
+  /**
+   * A redirect (3xx), never followed: the token, or the key and secret, would travel to wherever it points. `status`
+   * 0: a browser's opaque redirect, whose status is not shown. Nothing of it is read (its Location neither).
+   */
+  | { kind: 'redirect'; status: number }
+  /** An answer longer than `maxBytes` (decoded): dropped as soon as it passed the bound. */
+  | { kind: 'too_big'; status: number; maxBytes: number }
   /** No answer: refused, reset, DNS, offline. `cause`: what fetch threw. */
   | { kind: 'unreachable'; cause: unknown }
   | { kind: 'timeout' }
@@ -48,7 +56,35 @@ export type Exchanged =
 
 export type Exchange = (request: ExchangeRequest) => Promise<Exchanged>;
 
-/** @example const send = createExchange({ baseUrl, fetch, timeoutMs: 15_000 }); await send({ path: '/v2/shop/coupons', token }); */
+/**
+ * The body as text, or null past `max` bytes. Counted as the chunks arrive, decoded (fetch inflates gzip and br),
+ * so a small compressed answer that inflates without end is stopped at the bound, not after.
+ */
+async function readBounded(res: Response, max: number): Promise<string | null> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      reader.cancel().catch(() => undefined);
+      return null;
+    }
+    parts.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** @example const send = createExchange({ baseUrl, fetch, timeoutMs: 15_000 }); await send({ path: '/v2/shop/coupons', token, maxBytes: ANSWER_BOUNDS.list }); */
 export function createExchange(options: ExchangeOptions): Exchange {
   const base = options.baseUrl.replace(/\/+$/, '');
   return async (request) => {
@@ -56,14 +92,31 @@ export function createExchange(options: ExchangeOptions): Exchange {
     if (request.token) headers['access-token'] = request.token;
     if (request.body !== undefined) headers['content-type'] = 'application/json';
     const timeout = AbortSignal.timeout(options.timeoutMs);
+    // ends the connection of an answer dropped unread (a redirect's, one past its bound)
+    const drop = new AbortController();
     const stops = [request.signal, options.signal].filter((s): s is AbortSignal => s !== undefined);
-    const init: RequestInit = { method: request.method ?? 'GET', headers, signal: AbortSignal.any([timeout, ...stops]) };
+    const init: RequestInit = {
+      method: request.method ?? 'GET',
+      headers,
+      signal: AbortSignal.any([timeout, drop.signal, ...stops]),
+      // a redirect is answered as it came, never followed: nothing (no token, no key) goes to another address
+      redirect: 'manual',
+    };
     if (request.body !== undefined) init.body = JSON.stringify(request.body);
-    if (options.redirect !== undefined) init.redirect = options.redirect;
     try {
       const res = await options.fetch(`${base}${request.path}`, init);
+      // 3xx in Node (304 Not Modified is no redirect); in a browser an opaque redirect, status 0
+      if (res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400 && res.status !== 304)) {
+        drop.abort();
+        return { kind: 'redirect', status: res.status };
+      }
       request.onHeaders?.(res.status);
-      const text = await res.text(); // a connection dropped mid-body fails here; one stalled there times out
+      // a connection dropped mid-body fails here; one stalled or trickling there times out
+      const text = await readBounded(res, request.maxBytes);
+      if (text === null) {
+        drop.abort();
+        return { kind: 'too_big', status: res.status, maxBytes: request.maxBytes };
+      }
       return {
         kind: 'answer',
         status: res.status,

@@ -1,8 +1,20 @@
-// One request to the shop API: rate limit slot, then the one exchange (exchange.ts: token header, timeout), the
-// envelope, a throttle's pause, and a single token renewal on -2. Everything that goes wrong becomes an ApiError
-// with a readable message (see apiError.ts).
+// One request to the shop API: rate limit slot, then the one exchange (exchange.ts: token header, timeout, no
+// redirect, the answer's byte bound by what was asked), the envelope, a throttle's pause, and a single token renewal
+// on -2. Everything that goes wrong becomes an ApiError with a readable message (see apiError.ts).
 import type { ShopAuth } from '../types';
-import { apiErrorFromAnswer, networkError, noApiAt, originOf, serverRefusal, shownBase, timeoutError, type ApiError } from './apiError';
+import { ANSWER_BOUNDS, answerBound, type AnswerBounds } from './answerBounds';
+import {
+  apiErrorFromAnswer,
+  networkError,
+  noApiAt,
+  originOf,
+  redirectError,
+  serverRefusal,
+  shownBase,
+  timeoutError,
+  tooBigError,
+  type ApiError,
+} from './apiError';
 import { readEnvelope, type Envelope } from './envelope';
 import { createExchange, pauseIfThrottled } from './exchange';
 import type { Priority, RateLimiter, RequestClass } from './rateLimiter';
@@ -26,6 +38,8 @@ export interface TransportOptions {
    * The relay passes its store's slot, so every instance shares one token.
    */
   sharedToken?: SharedTokenSlot | undefined;
+  /** The most bytes an answer may have, decoded, by what was asked; default ANSWER_BOUNDS (answerBounds.ts). */
+  answerBounds?: Partial<AnswerBounds> | undefined;
 }
 
 export interface RequestSpec {
@@ -61,20 +75,29 @@ export function createTransport(options: TransportOptions): Transport {
   const origin = originOf(options.baseUrl.replace(/\/+$/, ''));
   const shown = shownBase(options.baseUrl.replace(/\/+$/, ''));
   const exchange = createExchange({ baseUrl: options.baseUrl, fetch: options.fetch, timeoutMs: options.timeoutMs, signal: options.signal });
+  const bounds: AnswerBounds = { ...ANSWER_BOUNDS, ...options.answerBounds };
 
-  async function once(spec: RequestSpec, token: string | null): Promise<Answer> {
+  async function once(spec: RequestSpec, token: string | null, maxBytes = answerBound(bounds, spec.cls)): Promise<Answer> {
     const method = spec.method ?? 'GET';
     // errors name the URL asked (the base as given, then the path): a mistyped baseUrl shows in them
     const label = { method, path: `${shown}${spec.path}` };
     await options.limiter.acquire(spec.cls, spec.priority, spec.signal ?? options.signal);
     const qs = spec.query ? `?${new URLSearchParams(Object.entries(spec.query).map(([k, v]) => [k, String(v)]))}` : '';
     if (spec.counter) spec.counter.requests++;
-    const result = await exchange({ method, path: `${spec.path}${qs}`, token, body: spec.body, signal: spec.signal, onHeaders: spec.onHeaders });
+    const result = await exchange({ method, path: `${spec.path}${qs}`, token, body: spec.body, signal: spec.signal, maxBytes, onHeaders: spec.onHeaders });
     if (result.kind === 'aborted') throw result.reason;
-    if (result.kind !== 'answer') {
+    if (result.kind === 'timeout' || result.kind === 'unreachable') {
       const error = result.kind === 'timeout' ? timeoutError(label, options.timeoutMs) : networkError(label, origin, result.cause);
       options.onUnreachable?.(error);
       throw error;
+    }
+    // Something answered, nothing to read: a redirect, an answer past its bound, or one our relay or proxy dropped
+    // as such (its 502 says so): the API is reachable, not down.
+    const dropped = result.kind === 'answer' && result.status === 502 ? droppedBound(result.text) : undefined;
+    if (result.kind !== 'answer' || dropped !== undefined) {
+      options.onAnswer?.();
+      if (result.kind === 'redirect') throw redirectError(label, result.status);
+      throw result.kind === 'too_big' ? tooBigError(label, result.status, result.maxBytes) : tooBigError(label, 502, dropped!, "by the shop's relay or proxy");
     }
     const { status, text } = result;
     // A gateway's 502/503/504 (the credential proxy, a CDN) means the API itself could not be reached: treat it
@@ -108,7 +131,7 @@ export function createTransport(options: TransportOptions): Transport {
   }
 
   const fetchToken = async ({ key, secret }: { key: string; secret: string }): Promise<string> => {
-    const { envelope } = await once({ method: 'POST', path: AUTH_PATH, body: { key, secret }, cls: 'other', priority: 'user' }, null);
+    const { envelope } = await once({ method: 'POST', path: AUTH_PATH, body: { key, secret }, cls: 'other', priority: 'user' }, null, bounds.auth);
     const token = readAccessToken(envelope.body);
     if (token === undefined) {
       throw apiErrorFromAnswer({ method: 'POST', path: AUTH_PATH }, 200, null, 'no access_token in the answer');
@@ -137,6 +160,19 @@ export function createTransport(options: TransportOptions): Transport {
       }
     },
   };
+}
+
+/**
+ * The bound our relay or proxy names in its 502 for an upstream answer it dropped as too long (`failure: { code:
+ * 'bad_response', maxBytes }` beside its envelope), else undefined.
+ */
+function droppedBound(text: string): number | undefined {
+  try {
+    const failure = (JSON.parse(text) as { failure?: { code?: unknown; maxBytes?: unknown } } | null)?.failure;
+    return failure?.code === 'bad_response' && typeof failure.maxBytes === 'number' ? failure.maxBytes : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Says what to do about a refused token, which depends on where the token came from. */

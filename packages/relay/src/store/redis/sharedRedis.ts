@@ -15,6 +15,11 @@ export interface SharedRedis {
    * lost while any master's connection is.
    */
   onHealthChange(listener: (health: StoreHealth) => void): () => void;
+  /**
+   * Runs `listener` when a connection came back after a loss (on a cluster: any master's), when Redis may have come
+   * back without its data: the hub then sweeps its shops at once, not at the next sweep.
+   */
+  onReconnect(listener: () => void): () => void;
   /** Closes what this made (a client or cluster the host gave stays open). */
   close(): Promise<void>;
 }
@@ -39,7 +44,7 @@ export async function connectSharedRedis(options: { redis: string | RedisClient 
     // every shop's store listens to the shared connections' events
     for (const c of [conn.client, conn.subscriber]) (c as unknown as { setMaxListeners?(n: number): void }).setMaxListeners?.(0);
     const view = shared(conn);
-    return { client: conn.client, forShop: async () => view, onHealthChange: conn.onHealthChange, close: () => conn.close() };
+    return { client: conn.client, forShop: async () => view, onHealthChange: conn.onHealthChange, onReconnect: conn.onReconnect, close: () => conn.close() };
   }
   const cluster = options.redis as unknown as RedisClient & { getNodeClientForKey(key: string): Promise<unknown> };
   (cluster as unknown as { setMaxListeners?(n: number): void }).setMaxListeners?.(0);
@@ -58,6 +63,7 @@ export async function connectSharedRedis(options: { redis: string | RedisClient 
       for (const listener of listeners) listener(health);
     });
   };
+  const reconnected = new Set<() => void>();
   return {
     client: cluster,
     async forShop(slotKey) {
@@ -66,7 +72,10 @@ export async function connectSharedRedis(options: { redis: string | RedisClient 
       if (!conn) {
         conn = connectRedis({ redis: options.redis, slotKey, now });
         byMaster.set(id, conn);
-        void conn.then((c) => follow(id, c), () => undefined);
+        conn.then((c) => {
+          follow(id, c);
+          c.onReconnect(() => reconnected.forEach((listener) => listener()));
+        }, () => undefined);
         conn.catch(() => byMaster.get(id) === conn && byMaster.delete(id)); // the next shop tries again
       }
       return shared(await conn);
@@ -74,6 +83,10 @@ export async function connectSharedRedis(options: { redis: string | RedisClient 
     onHealthChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    onReconnect(listener) {
+      reconnected.add(listener);
+      return () => reconnected.delete(listener);
     },
     async close() {
       const all = await Promise.all([...byMaster.values()].map((c) => c.catch(() => null)));
