@@ -143,6 +143,46 @@ describe('the relay command in hub mode', () => {
     expect((await get('/shops/shop-002/relay/v1/feed', c)).status).toBe(200);
   }, 60_000);
 
+  it('is not blind: listing metrics and lines per shop, and the store lost and back, as in single-shop mode', async () => {
+    const metric = async (): Promise<string> => (await fetch(`${relay.url}/metrics`)).text();
+    const value = (text: string, series: string): number => {
+      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+      return line === undefined ? NaN : Number(line.slice(series.length + 1));
+    };
+    // the shops listed in the tests above: counted and logged with their shop
+    const text = await metric();
+    expect(value(text, 'shop_relay_listings_total{resource="coupons",outcome="committed"}')).toBeGreaterThanOrEqual(2);
+    expect(value(text, 'shop_relay_listing_records_total{op="upsert"}')).toBeGreaterThan(25);
+    expect(value(text, 'shop_relay_listing_duration_seconds_count{resource="coupons"}')).toBeGreaterThanOrEqual(2);
+    // the per-shop gauges carry the shop, for the shops open here
+    expect(value(text, 'shop_relay_feed_version{shop="shop-000"}')).toBeGreaterThan(0);
+    expect(value(text, 'shop_relay_last_listing_age_seconds{shop="shop-000",resource="coupons"}')).toBeGreaterThanOrEqual(0);
+    expect(value(text, 'shop_relay_store_up')).toBe(1);
+    expect(value(text, 'shop_relay_store_errors_total')).toBe(0);
+    const committed = relay.logs().filter((l) => l.msg === 'listing committed');
+    expect(committed.map((l) => l.shopId)).toEqual(expect.arrayContaining(['shop-000', 'shop-001']));
+    expect(committed[0]).toMatchObject({ level: 'info', resource: 'coupons', upserts: expect.any(Number), hub: true });
+
+    await redis.stop();
+    try {
+      await expect.poll(async () => value(await metric(), 'shop_relay_store_up'), { timeout: 20_000 }).toBe(0);
+      expect(value(await metric(), 'shop_relay_store_errors_total')).toBe(1);
+      expect(value(await metric(), 'shop_relay_ready')).toBe(0);
+      const lost = relay.logs().filter((l) => l.msg === 'store unreachable');
+      expect(lost).toHaveLength(1);
+      expect(lost[0]).toMatchObject({ level: 'error', error: expect.stringContaining('Redis at') });
+      // /readyz follows the store as in single-shop mode, and names no Redis host or port
+      const ready = await get('/readyz');
+      expect(ready).toEqual({ status: 503, body: { ready: false, reason: 'the store is unreachable (its error is in the log)' } });
+    } finally {
+      await redis.start();
+    }
+    await expect.poll(async () => value(await metric(), 'shop_relay_store_up'), { timeout: 20_000 }).toBe(1);
+    expect(value(await metric(), 'shop_relay_store_errors_total')).toBe(1);
+    expect(relay.logs().filter((l) => l.msg === 'store reachable again')).toHaveLength(1);
+    await expect.poll(async () => (await get('/readyz')).status, { timeout: 20_000 }).toBe(200);
+  }, 90_000);
+
   it('says in one line which variable is wrong', async () => {
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ 'shop-000': { key: 'k-000000', secret: '' } }));

@@ -1,7 +1,7 @@
 // What a client can make the relay list (issue 25, item 12): POST relay/v1/products only as JSON (a web page cannot
 // send it cross-site without a preflight), a product tracked only once the API confirmed it exists, a capped set
 // per shop (409 beyond), and products no till asked for in productTtlMs dropped (the host's own stay).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MOCK_CODES } from '../packages/mock-server/src';
 import { relaysPerTest, type RelayFixture } from './relayUtils';
 
@@ -45,6 +45,23 @@ describe('relay products', () => {
     // a number asked for again while it is tracked is not checked again
     expect(await post(f, [first + 1])).toMatchObject({ status: 200, body: { products: [first + 1], pending: [] } });
     expect(optionCalls(f, first + 1).filter((r) => r.query.limit === '1')).toHaveLength(1);
+  });
+
+  it('refuses a deeply nested body with 400 in words, never a 500 with a stack', async () => {
+    const f = await relayWith({}, {}, { listed: true });
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      // 30,000 arrays deep in 60 kB: within the size bound; JSON.parse reads it, writing it back overflows the stack
+      const deep = `{"products":[${'['.repeat(30_000)}${']'.repeat(30_000)}]}`;
+      const answer = await f.get('/relay/v1/products', { method: 'POST', body: deep, headers: JSON_TYPE });
+      expect(answer).toMatchObject({ status: 400, body: { message: expect.stringMatching(/product numbers must be whole numbers >= 1, got an array/) } });
+      const nestedObject = `{"products":[1,${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}]}`;
+      expect(await f.get('/relay/v1/products', { method: 'POST', body: nestedObject, headers: JSON_TYPE })).toMatchObject({ status: 400 });
+      expect(errors).not.toHaveBeenCalled();
+      expect(await tracked(f)).toEqual({ products: [], pending: [] });
+    } finally {
+      errors.mockRestore();
+    }
   });
 
   it('caps the products a shop tracks: a POST that would pass the cap gets 409 and tracks none of them', async () => {

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createShopApiProxy } from '../packages/relay/src';
 import { createShopRelay } from '../packages/relay/src';
+import { scrubLine } from '../packages/relay/src/server/relayLogger';
 import { listen } from './relayUtils';
 
 // a secret whose JSON escaping differs from itself (quote, backslash, slash, non-ASCII)
@@ -15,10 +16,22 @@ const SECRET = 'echo-secret/"q"\\é-42x';
 const PASSWORD = 'gw-pass-58e1c0d9';
 const USER = 'gateway-operator';
 
-/** Every form in which a secret could be written: as is, JSON-escaped, \u-escaped (either case), percent-encoded. */
+/** The middle of the secret's base64 inside any longer base64 text, at each of the three byte offsets (both alphabets). */
+function base64Cores(secret: string): string[] {
+  return [0, 1, 2].flatMap((offset) => {
+    const bytes = Buffer.concat([Buffer.alloc(offset), Buffer.from(secret)]);
+    // the groups holding the filler or whatever follows the secret are left out
+    return [bytes.toString('base64'), bytes.toString('base64url')].map((b) => b.slice(offset ? 4 : 0, Math.floor(bytes.length / 3) * 4));
+  });
+}
+
+/**
+ * Every form in which a secret could be written: as is, JSON-escaped, \u-escaped (either case), percent-encoded, in
+ * base64 (a Basic authorization of key:secret); the checks compare in any letter case (an upper-cased echo).
+ */
 function formsOf(secret: string): string[] {
   const unicode = [...secret].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
-  return [secret, JSON.stringify(secret).slice(1, -1), unicode, unicode.toUpperCase().replaceAll('\\U', '\\u'), encodeURIComponent(secret)];
+  return [secret, JSON.stringify(secret).slice(1, -1), unicode, unicode.toUpperCase().replaceAll('\\U', '\\u'), encodeURIComponent(secret), ...base64Cores(secret)];
 }
 
 /** An upstream that speaks the API's envelope but echoes everything it ever received into what it answers. */
@@ -37,7 +50,9 @@ async function startEchoUpstream() {
       const plain = JSON.stringify(everything);
       const twice = JSON.stringify(JSON.stringify(everything));
       const unicode = `"${[...everything].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`;
-      const echo = `"msg":${plain},"debug":${twice},"trace":${unicode}`;
+      // and upper-cased, and in base64 (as a gateway's Basic authorization of key:secret would be)
+      const basic = Buffer.from(`${KEY}:${SECRET}`).toString('base64');
+      const echo = `"msg":${plain},"debug":${twice},"trace":${unicode},"upper":${JSON.stringify(everything.toUpperCase())},"b64":"${Buffer.from(everything).toString('base64')}","auth":"Basic ${basic}"`;
       const send = (status: number, raw: string, headers: Record<string, string> = {}) => {
         res.writeHead(status, { 'content-type': 'application/json', 'x-echo': encodeURIComponent(everything).slice(0, 4000), ...headers });
         res.end(raw);
@@ -231,5 +246,16 @@ describe('one redaction for the relay and the proxy', () => {
     expect((await get('/relay/v1/feed')).body.relay).toMatchObject({ degraded: true });
     expect(logged.some((line) => line.includes('listing coupons failed: server_error'))).toBe(true);
     expectNothingLeaked();
+  });
+
+  it("the relay command's log scrubs the secrets in base64 and in any letter case too", () => {
+    const token = 'till-token-3f9c0d7e1a2b';
+    const basic = Buffer.from(`${KEY}:${SECRET}`).toString('base64');
+    const line = JSON.stringify({ msg: 'upstream said', auth: `Basic ${basic}`, seen: token.toUpperCase(), b64url: Buffer.from(`x${token}`).toString('base64url') });
+    const scrubbed = scrubLine(line, [KEY, SECRET, token]);
+    for (const secret of [KEY, SECRET, token]) {
+      for (const form of formsOf(secret)) expect(scrubbed.toLowerCase(), form).not.toContain(form.toLowerCase());
+    }
+    expect(JSON.parse(scrubbed)).toMatchObject({ msg: 'upstream said', auth: expect.stringContaining('[redacted]'), seen: '[redacted]' });
   });
 });

@@ -2,10 +2,10 @@
 // operators' routes, logs and metrics, bounded connections and long-polls, and its graceful stop. In this process
 // through startRelayServer where only behaviour is checked, and as a real process from the bin where the process
 // itself is (exit codes, one-line errors, signals). Every log line of every relay run here is checked for secrets.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
@@ -15,7 +15,8 @@ import { loadServerPeers, type ServerPeers } from '../packages/relay/src/server/
 import { RELAY_VARIABLES, readRelayConfig, type Environment } from '../packages/relay/src/server/relayServerConfig';
 import { startRelayServer, type RelayServer } from '../packages/relay/src/server/startRelayServer';
 import { createTillTokens, parseTokenFile, signTillToken } from '../packages/relay/src/server/tillTokens';
-import { everyRelayLine, runRelayBin, startRelayBin, type Json } from './relayBin';
+import { everyRelayLine, runRelayBin, startRelayBin, type Json, type RelayBinProcess } from './relayBin';
+import { startRedisServer } from './redisServer';
 
 const KEY = 'relay-cmd-key-5c1e9a77';
 const SECRET = 'relay-cmd-secret-0b7d2f19';
@@ -157,6 +158,10 @@ describe('relay command: configuration', () => {
       [{ ...base, SHOP_API_SECRET_FILE: join(dir, 'secret') }, /^SHOP_API_SECRET and SHOP_API_SECRET_FILE are both set: set one of them$/],
       [{ SHOP_API_KEY: KEY, SHOP_API_SECRET_FILE: join(dir, 'missing'), RELAY_PUBLIC: 'true' }, /^SHOP_API_SECRET_FILE: cannot read .*missing \(ENOENT\)/],
       [{ SHOP_API_KEY: KEY, SHOP_API_SECRET: SECRET }, /^nobody may ask this relay: set TILL_TOKENS_FILE/],
+      // as a hub's shop ids: `.` and `..` name no shop (nor a Redis hash tag or a path segment)
+      [{ ...base, SHOP_ID: '..' }, /^SHOP_ID: expected a name for the shop of 1 to 64 letters, .*starting with a letter or digit.* \(got "\.\."\)$/],
+      [{ ...base, SHOP_ID: '.' }, /^SHOP_ID: expected /],
+      [{ ...base, SHOP_ID: '-shop' }, /^SHOP_ID: expected /],
     ];
     for (const [env, expected] of cases) {
       const message = problem(env);
@@ -211,6 +216,28 @@ describe('relay command: configuration', () => {
     );
   });
 
+  it('starts the command itself in every example of the docs, never through npx or npm exec (signals would reach npm)', () => {
+    const pages = ['README.md', 'packages/relay/README.md', ...readdirSync(new URL('../docs', import.meta.url)).map((f) => `docs/${f}`)];
+    const through = /\b(?:npx|npm exec)\s+(?:--\S+\s+)*(?:shop-lookup-relay|@shop-lookup\/relay)\b(?!\s+help)/;
+    const code = (page: string): string =>
+      [...readFileSync(new URL(`../${page}`, import.meta.url), 'utf8').matchAll(/^\s*```[^\n]*\n([\s\S]*?)^\s*```/gm)].map((m) => m[1]!).join('\n');
+    for (const page of pages) for (const line of code(page).split('\n')) expect(line, page).not.toMatch(through);
+    // the pages that start it: the installed command itself
+    for (const page of ['README.md', 'packages/relay/README.md', 'docs/relay.md', 'docs/hub.md']) {
+      expect(code(page), page).toMatch(/^[^#\n]*node_modules\/\.bin\/shop-lookup-relay/m);
+    }
+  });
+
+  it("guards the operators' routes with OPS_TOKEN in the README's instances reachable from elsewhere", () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const run = readme.slice(readme.indexOf('## Run the relay'), readme.indexOf('\n## ', readme.indexOf('## Run the relay') + 1));
+    // the several instances behind a balancer listen on every address: each one sets OPS_TOKEN
+    const loop = /for port in[\s\S]*?done/.exec(run)?.[0] ?? '';
+    expect(loop).toMatch(/TRUST_PROXY_HOPS=1/);
+    expect(loop).toMatch(/OPS_TOKEN(_FILE)?=/);
+    expect(run).toMatch(/Authorization: Bearer <OPS_TOKEN>/);
+  });
+
   it('documents every variable in the one table of docs/relay.md', () => {
     const docs = readFileSync(new URL('../docs/relay.md', import.meta.url), 'utf8');
     const deploy = docs.slice(docs.indexOf('## Deploy'));
@@ -258,6 +285,19 @@ describe('relay command: till tokens', () => {
     const bad = await runRelayBin(['token', '--till', 'front 9'], { TILL_TOKEN_SECRET: TOKEN_SECRET, SHOP_ID: SHOP });
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+  }, 60_000);
+
+  it('`token --days` takes a whole number from 1 to 3650, and says so when it refuses 0', async () => {
+    const env = { TILL_TOKEN_SECRET: TOKEN_SECRET, SHOP_ID: SHOP };
+    for (const days of ['0', '3651', '1.5']) {
+      const run = await runRelayBin(['token', '--till', 'front-9', '--days', days], env);
+      expect(run.code, days).toBe(2);
+      expect(run.stderr).toBe(`shop-lookup-relay: --days: expected a whole number of days from 1 to 3650 (got "${days}")\n`);
+    }
+    const longest = await runRelayBin(['token', '--till', 'front-9', '--days', '3650'], env);
+    expect(longest.code).toBe(0);
+    tokensSeen.add(longest.stdout.trim());
+    expect(createTillTokens({ secret: TOKEN_SECRET, shop: SHOP }).check(longest.stdout.trim())).toEqual({ ok: true, till: 'front-9' });
   }, 60_000);
 });
 
@@ -353,6 +393,31 @@ describe('relay command: serving', () => {
       await fresh.stop('test end');
     }
   });
+});
+
+describe("relay command: the operators' routes on every address", () => {
+  it('never opens /metrics or status to a forwarded 127.0.0.1 (TRUST_PROXY_HOPS=1, HOST 0.0.0.0, no OPS_TOKEN)', async () => {
+    // the README's three-instance example without OPS_TOKEN, reached straight from another machine
+    const env = { ...(baseEnv() as Record<string, string>), HOST: '0.0.0.0', TRUST_PROXY_HOPS: '1', SHOP_ID: 'cmd-shop-ops' };
+    const relay = await startRelayBin(env);
+    // this machine's own non-loopback address, when it has one: a connection from it is not from loopback
+    const external = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+    try {
+      const spoof = { 'x-forwarded-for': '127.0.0.1' };
+      const origins = [relay.url, ...(external ? [`http://${external}:${relay.port}`] : [])];
+      for (const origin of origins) {
+        expect((await ask(`${origin}/metrics`, spoof)).status, origin).toBe(403);
+        expect((await ask(`${origin}${BASE}/relay/v1/status`, spoof)).status, origin).toBe(403);
+      }
+      if (external) expect((await ask(`http://${external}:${relay.port}/metrics`)).status).toBe(403);
+      // asked on this machine itself, unforwarded: answered
+      expect((await ask(`${relay.url}/metrics`)).status).toBe(200);
+      expect((await ask(`${relay.url}${BASE}/relay/v1/status`)).status).toBe(200);
+      await expect.poll(() => relay.logs().filter((l) => l.msg === 'refused' && l.reason === 'ops_only').length).toBe(external ? 5 : 2);
+    } finally {
+      await relay.kill();
+    }
+  }, 60_000);
 });
 
 describe('relay command: bounds (issue 25, item 13)', () => {
@@ -459,6 +524,22 @@ describe('relay command: stopping', () => {
     expect(relay.logs().find((l) => l.msg === 'shutting down')).toMatchObject({ reason: 'SIGTERM', parked: 1 });
   }, 60_000);
 
+  it('says so when npm started it (npx, npm exec, npm start): the signals reach npm, not the relay', async () => {
+    const plain = await startRelayBin({ ...(baseEnv() as Record<string, string>), SHOP_ID: 'cmd-shop-npm' });
+    const npx = await startRelayBin({ ...(baseEnv() as Record<string, string>), SHOP_ID: 'cmd-shop-npm', npm_lifecycle_event: 'npx', npm_command: 'exec' });
+    try {
+      expect(plain.logs().find((l) => l.msg === 'listening')).toMatchObject({ pid: plain.pid });
+      await expect.poll(() => npx.logs().find((l) => String(l.msg).startsWith('started through npm'))).toMatchObject({
+        level: 'warn',
+        npm: 'npx',
+        msg: expect.stringContaining('run node_modules/.bin/shop-lookup-relay itself'),
+      });
+      expect(plain.logs().filter((l) => String(l.msg).startsWith('started through npm'))).toEqual([]);
+    } finally {
+      await Promise.all([plain.kill(), npx.kill()]);
+    }
+  }, 60_000);
+
   it('closes only after the commit under way has finished, then gives up the sync lease', async () => {
     const memory = createMemoryStore();
     let letCommit!: () => void;
@@ -490,6 +571,123 @@ describe('relay command: stopping', () => {
     await closing;
     expect(events).toEqual(['lease taken', 'committed', 'lease given up']);
     expect((await memory.head()).confirmedAt.coupons).toBeGreaterThan(0);
+  });
+});
+
+describe('relay command: SIGHUP reads every <NAME>_FILE secret again', () => {
+  const files = (name: string, values: Record<string, string>): Record<string, string> => {
+    const env: Record<string, string> = {};
+    for (const [variable, value] of Object.entries(values)) {
+      const file = join(dir, `${name}-${variable.toLowerCase()}`);
+      writeFileSync(file, `${value}\n`);
+      env[`${variable}_FILE`] = file;
+    }
+    return env;
+  };
+  const rotated = (relay: RelayBinProcess): Json | undefined => relay.logs().find((l) => l.msg === 'secrets reloaded');
+
+  it('rotates the key, the signing secret and OPS_TOKEN: old till tokens and the old ops token stop working, new ones work', async () => {
+    const [oldSigning, newSigning] = ['rotated-signing-secret-old-0123456789ab', 'rotated-signing-secret-new-0123456789ab'];
+    const [oldOps, newOps] = ['ops-token-rotated-old-1a2b', 'ops-token-rotated-new-3c4d'];
+    const shop = 'cmd-shop-rotate';
+    const sign = (secret: string, till: string): string => {
+      const token = signTillToken({ secret, shop, till, expiresAt: Date.now() + 86_400_000 });
+      tokensSeen.add(token);
+      return token;
+    };
+    for (const s of [oldSigning, newSigning, oldOps, newOps]) tokensSeen.add(s);
+    // started with a key the API no longer takes: nothing is listed until the new one is read
+    const before = { SHOP_API_KEY: 'relay-cmd-key-retired-77', SHOP_API_SECRET: SECRET, TILL_TOKEN_SECRET: oldSigning, OPS_TOKEN: oldOps };
+    const env = files('rotate', before);
+    const relay = await startRelayBin({ ...env, SHOP_API_BASE: api.url, SHOP_ID: shop, BASE_PATH: BASE, LEASE_MS: '1000' });
+    try {
+      const feed = `${relay.url}${BASE}/relay/v1/feed?limit=1`;
+      const oldTill = sign(oldSigning, 'front-old');
+      await expect.poll(() => relay.logs().some((l) => String(l.msg).startsWith('listing coupons failed')), { timeout: 20_000 }).toBe(true);
+      expect((await ask(`${relay.url}/readyz`)).status).toBe(503);
+      expect((await ask(feed, bearer(oldTill))).status).not.toBe(401);
+      expect((await ask(`${relay.url}/metrics`, bearer(oldOps))).status).toBe(200);
+
+      files('rotate', { SHOP_API_KEY: KEY, SHOP_API_SECRET: SECRET, TILL_TOKEN_SECRET: newSigning, OPS_TOKEN: newOps });
+      relay.signal('SIGHUP');
+      // a token signed with the old secret is refused from the reload on
+      await expect.poll(async () => (await ask(feed, bearer(oldTill))).status, { timeout: 20_000 }).toBe(401);
+      expect(((await ask(feed, bearer(oldTill))).body as Json).message).toMatch(/not signed by this relay/);
+      expect(rotated(relay)).toMatchObject({ level: 'info', changed: ['SHOP_API_KEY', 'TILL_TOKEN_SECRET', 'OPS_TOKEN'] });
+      // the new key lists the API (the shop's id stays the one it started with)
+      await expect.poll(async () => (await ask(`${relay.url}/readyz`)).status, { timeout: 20_000 }).toBe(200);
+      const answer = await ask(feed, bearer(sign(newSigning, 'front-new')));
+      expect(answer).toMatchObject({ status: 200, body: { shop } });
+      expect((await ask(`${relay.url}/metrics`, bearer(oldOps))).status).toBe(403);
+      expect((await ask(`${relay.url}/metrics`, bearer(newOps))).status).toBe(200);
+      // a _FILE that does not read keeps everything as it was
+      writeFileSync(env.OPS_TOKEN_FILE!, '');
+      relay.signal('SIGHUP');
+      await expect.poll(() => relay.logs().some((l) => l.msg === 'secrets not reloaded: the old ones stay'), { timeout: 20_000 }).toBe(true);
+      expect((await ask(`${relay.url}/metrics`, bearer(newOps))).status).toBe(200);
+    } finally {
+      await relay.kill();
+    }
+  }, 90_000);
+
+  it('moves to a new REDIS_URL: a relay on the new Redis serves, the old Redis is no longer needed', async () => {
+    const [first, second] = await Promise.all([startRedisServer(), startRedisServer()]);
+    try {
+      const env = files('redis', { REDIS_URL: first.url });
+      const relay = await startRelayBin({ ...(baseEnv() as Record<string, string>), ...env, SHOP_ID: 'cmd-shop-redis', LEASE_MS: '1000' });
+      try {
+        await ready(relay.url);
+        const instance = async (): Promise<string> => ((await ask(`${relay.url}${BASE}/relay/v1/status`)).body as Json).instance as string;
+        const before = await instance();
+        files('redis', { REDIS_URL: second.url });
+        relay.signal('SIGHUP');
+        // a new relay (a new instance id) on the new Redis
+        await expect.poll(instance, { timeout: 20_000 }).not.toBe(before);
+        expect(rotated(relay)).toMatchObject({ changed: ['REDIS_URL'] });
+        await first.stop();
+        await expect.poll(async () => (await ask(`${relay.url}/readyz`)).status, { timeout: 20_000 }).toBe(200);
+        const metrics = (await ask(`${relay.url}/metrics`)).body as string;
+        expect(metrics).toMatch(/^shop_relay_store_up 1$/m);
+        expect((await ask(`${relay.url}${BASE}/relay/v1/feed?limit=1`, bearer(STATIC_TOKEN))).status).toBe(200);
+        expect(relay.logs().filter((l) => l.msg === 'store unreachable')).toEqual([]);
+      } finally {
+        await relay.kill();
+      }
+    } finally {
+      await Promise.all([first.stop(), second.stop()]);
+    }
+  }, 90_000);
+});
+
+describe('relay command: log volume', () => {
+  it('writes no line at info for a health probe, and at most LOG_CLIENT_LINES_PER_MINUTE lines of one client, saying how many it dropped', async () => {
+    const server = await startServer({ LOG_CLIENT_LINES_PER_MINUTE: '10', STOREFRONT_OPEN: 'true' });
+    try {
+      await ready(server.origin);
+      for (let i = 0; i < 5; i++) {
+        expect((await ask(`${server.origin}/healthz`)).status).toBe(200);
+        expect((await ask(`${server.origin}/readyz`)).status).toBe(200);
+      }
+      // one till: 30 requests; anonymous clients of one /24 (refused: a line `refused` and a line `request` each)
+      for (let i = 0; i < 30; i++) expect((await ask(`${server.origin}${BASE}/relay/v1/feed?limit=1`, bearer(STATIC_TOKEN))).status).toBe(200);
+      for (let i = 0; i < 10; i++) expect((await ask(`${server.origin}${BASE}/relay/v1/feed?limit=1`)).status).toBe(401);
+      // another till still has its own budget
+      expect((await ask(`${server.origin}${BASE}/relay/v1/feed?limit=1`, bearer(signed('front-7')))).status).toBe(200);
+      await new Promise((resolve) => setImmediate(resolve)); // the last line is written when its answer is done
+      const requests = server.lines.filter((l) => l.msg === 'request');
+      expect(requests.filter((l) => l.route === 'healthz' || l.route === 'readyz')).toEqual([]);
+      expect(requests.filter((l) => l.till === 'front-1')).toHaveLength(10);
+      expect(requests.filter((l) => l.till === 'front-7')).toHaveLength(1);
+      const anonymous = server.lines.filter((l) => (l.msg === 'request' && l.status === 401) || l.msg === 'refused');
+      expect(anonymous).toHaveLength(10);
+    } finally {
+      await server.stop('test end');
+    }
+    const dropped = server.lines.filter((l) => l.msg === 'log lines dropped');
+    expect(dropped.map((l) => [l.client, l.dropped, l.level])).toEqual(
+      expect.arrayContaining([['till:front-1', 20, 'warn'], ['net:127.0.0.0/24', 10, 'warn']]),
+    );
+    expect(dropped).toHaveLength(2);
   });
 });
 

@@ -38,8 +38,20 @@ describe('the client a request comes from (TRUST_PROXY_HOPS)', () => {
   it("opens the operators' routes (no OPS_TOKEN) to this machine only: a client writing 127.0.0.1 through a proxy is refused", () => {
     const a = access(1);
     expect(a.mayOperate(request('10.0.0.2', '127.0.0.1, 198.51.100.4'), 'metrics')).toBe(false);
-    expect(a.mayOperate(request('10.0.0.2', '127.0.0.1'), 'metrics')).toBe(true); // the proxy reached from loopback
-    expect(access(0).mayOperate(request('127.0.0.1', '198.51.100.4'), 'metrics')).toBe(true);
     expect(access(0).mayOperate(request('198.51.100.4', '127.0.0.1'), 'metrics')).toBe(false);
+    expect(access(0).mayOperate(request('127.0.0.1'), 'metrics')).toBe(true);
+    expect(a.mayOperate(request('::1'), 'metrics')).toBe(true);
+  });
+
+  it('never takes a forwarded address for this machine: a client reaching the relay directly writes it itself', () => {
+    // with one trusted hop, "X-Forwarded-For: 127.0.0.1" sent straight to the relay looks like a proxy's entry
+    expect(access(1).mayOperate(request('10.0.0.2', '127.0.0.1'), 'metrics')).toBe(false);
+    // a proxy on this machine connects from loopback for every client it forwards
+    expect(access(0).mayOperate(request('127.0.0.1', '198.51.100.4'), 'metrics')).toBe(false);
+    expect(access(1).mayOperate(request('127.0.0.1', '127.0.0.1'), 'metrics')).toBe(false);
+    const other = (headers: Record<string, string>): IncomingMessage => ({ socket: { remoteAddress: '127.0.0.1' }, headers }) as unknown as IncomingMessage;
+    expect(access(0).mayOperate(other({ forwarded: 'for=127.0.0.1' }), 'metrics')).toBe(false);
+    expect(access(0).mayOperate(other({ 'x-real-ip': '127.0.0.1' }), 'metrics')).toBe(false);
+    expect(access(1).authorize(request('10.0.0.2', '127.0.0.1'), 'status')).toMatchObject({ status: 403 });
   });
 });

@@ -1,7 +1,8 @@
-// One redaction for the proxy and the relay: the secrets a server holds (the key, the secret, every access token it
-// has seen, the user and password of its target and Redis URLs) are taken out of whatever it writes (answers,
-// status, logs), in every form an upstream or a gateway could echo them in: as is, JSON-escaped, \u-escaped, or
-// percent-encoded. This is the last line: upstream text is never copied into our own messages in the first place.
+// One redaction for the proxy, the relay and the relay command's log: the secrets a server holds (the key, the secret,
+// every access token it has seen, the user and password of its target and Redis URLs) are taken out of whatever it
+// writes (answers, status, logs), in every form an upstream or a gateway could echo them in: as is, JSON-escaped,
+// \u-escaped, percent-encoded, inside base64 (a Basic authorization of key:secret), in any letter case. This is the
+// last line: upstream text is never copied into our own messages in the first place.
 
 const MASK = '[redacted]';
 /** Shorter secrets are not redacted: they would hit ordinary text (and no real key or token is that short). */
@@ -20,16 +21,42 @@ export interface Redaction {
   json<T>(value: T): T;
 }
 
-/** The forms a secret can take in a body or a log line, as one pattern (escapes match in either case). */
-function patternOf(secret: string): RegExp {
+/**
+ * The secret's part of any base64 text that holds it, at each of the three byte offsets it may start at, in both
+ * alphabets: the characters that also encode the bytes before or after it are left out.
+ */
+function base64Forms(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  return [0, 1, 2].flatMap((offset) => {
+    const first = Math.ceil((offset * 8) / 6);
+    const end = Math.floor(((offset + bytes.length) * 8) / 6);
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    const core = encoded.slice(first, end);
+    return [core, core.replace(/\+/g, '-').replace(/\//g, '_')];
+  });
+}
+
+/** Every form a secret can take in a body or a log line. */
+function formsOf(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
   const unicode = [...secret].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
-  const forms = [...new Set([secret, json, unicode, encodeURIComponent(secret)])].sort((a, b) => b.length - a.length);
-  const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  // an escape's hex digits may come in either case (%2f, %2F, \u00e9, \u00E9); the secret's own letters may not
-  const source = forms.map((f) => escape(f).replace(/(%)([0-9a-fA-F]{2})|(\\\\u)([0-9a-fA-F]{4})/g, (_m, p1?: string, h1?: string, p2?: string, h2?: string) =>
-    (p1 ?? p2 ?? '') + [...(h1 ?? h2 ?? '')].map((d) => (/[a-f]/i.test(d) ? `[${d.toLowerCase()}${d.toUpperCase()}]` : d)).join(''))).join('|');
-  return new RegExp(source, 'g');
+  return [secret, json, unicode, encodeURIComponent(secret), ...base64Forms(secret)];
+}
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * One pattern for every form of every secret given (the longest first), in any letter case: an escape's hex digits
+ * come in either case, and an upstream may upper-case what it echoes. Null when none is long enough to redact.
+ * @example secretsPattern(['k3y-v4lue']).test('BAD KEY K3Y-V4LUE') // true
+ */
+export function secretsPattern(secrets: readonly (string | null | undefined)[]): RegExp | null {
+  const forms = new Set<string>();
+  for (const secret of secrets) {
+    if (typeof secret === 'string' && secret.length >= MIN_LENGTH) for (const form of formsOf(secret)) forms.add(form);
+  }
+  if (forms.size === 0) return null;
+  return new RegExp([...forms].sort((a, b) => b.length - a.length).map(escape).join('|'), 'gi');
 }
 
 function deep(value: unknown, text: (s: string) => string): unknown {
@@ -51,7 +78,7 @@ export function createRedaction(initial: readonly (string | null | undefined)[] 
   const add = (secret: string | null | undefined): void => {
     if (typeof secret !== 'string' || secret.length < MIN_LENGTH) return;
     if (secrets.some((s) => s.secret === secret)) return;
-    secrets.push({ secret, pattern: patternOf(secret) });
+    secrets.push({ secret, pattern: secretsPattern([secret])! });
     if (secrets.length > MAX_SECRETS + configured) secrets.splice(configured, 1);
   };
   for (const secret of initial) add(secret);

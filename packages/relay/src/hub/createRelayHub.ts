@@ -16,8 +16,8 @@ import { createRecordBudget } from './recordBudget';
 import { checkRelayOptions } from '../relayOptions';
 import { feedError } from '../feed/serveFeed';
 import { createMemoryStore } from '../store/memoryStore';
-import type { RelayStore } from '../store/relayStore';
-import type { ShopRelay, ShopRelayOptions } from '../types';
+import type { RelayStore, StoreHealth } from '../store/relayStore';
+import type { RelayStatus, ShopRelay, ShopRelayOptions } from '../types';
 import { createHotShops, type HotShop } from './hotShops';
 import type { RelayHub, RelayHubOptions, ShopCredentials } from './hubTypes';
 import { createListingSlots, gateListings } from './listingSlots';
@@ -109,6 +109,13 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
   let closed = false;
   const refreshIntervalMs = options.refreshIntervalMs ?? 300_000;
 
+  // the shared store's health as last told (its changes only): the connections every shop uses, or none at all
+  let healthy = true;
+  const tellHealth = (health: StoreHealth): void => {
+    if (health.ok === healthy) return;
+    healthy = health.ok;
+    observer.storeHealth?.(health);
+  };
   let source: Promise<StoreSource> | undefined;
   function stores(): Promise<StoreSource> {
     source ??= (async (): Promise<StoreSource> => {
@@ -125,6 +132,8 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
         import('../store/redis/redisKeys'),
       ]);
       const redis = await connectSharedRedis({ redis: options.redis as string, now });
+      redis.onHealthChange(tellHealth);
+      tellHealth({ ok: true, error: null, since: now() });
       // Redis back, perhaps without its data: the shops it lost are due now, not at the next sweep (hot shops
       // notice on their own: upstreamSync.ts)
       redis.onReconnect(() => void hub.sweep());
@@ -136,7 +145,10 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
         close: () => redis.close(),
       };
     })();
-    source.catch(() => (source = undefined)); // Redis away at start: the next request tries again
+    source.catch((error: unknown) => {
+      source = undefined; // Redis away at start: the next request (or the sweep) tries again
+      tellHealth({ ok: false, error: redaction.text((error as Error)?.message ?? String(error)), since: now() });
+    });
     return source;
   }
 
@@ -165,7 +177,11 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
       basePath: `${basePath}/shops/${shopId}`,
       store: gateListings(store, slots, closing.signal, shopId),
       ...(authorize ? { authorize: (req: IncomingMessage, route) => authorize(req, route, shopId) } : { public: options.public === true }),
-      observer: { log: (level, message, error) => log(level, `shop ${shopId}: ${message}`, error) },
+      observer: {
+        log: (level, message, error) => log(level, `shop ${shopId}: ${message}`, error),
+        ...(observer.listing ? { listing: (event) => observer.listing!({ ...event, shopId }) } : {}),
+        ...(observer.lease ? { lease: (held) => observer.lease!({ shopId, held }) } : {}),
+      },
     }, holding ? { holding } : {});
     return { relay, store, credentials, checkedAt: now(), closing };
   }
@@ -319,6 +335,8 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
     listings: { running: slots.running(), waiting: slots.waiting() },
     watching: sweep?.watching() ?? [],
   });
+  hub.shopStatuses = async () =>
+    (await Promise.all(hot.all().map((entry) => entry.value.relay.status().catch(() => null)))).filter((s): s is RelayStatus => s !== null);
   let closedAll: Promise<void> | undefined;
   hub.close = () =>
     (closedAll ??= (async () => {

@@ -2,7 +2,8 @@
 // rate limit, token and sync lease. Types only.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RouteName } from '../door/types';
-import type { ShopRelayOptions } from '../types';
+import type { StoreHealth } from '../store/relayStore';
+import type { RelayObserver, RelayStatus, ShopRelayOptions } from '../types';
 
 /**
  * One shop's upstream credentials, as the host's `credentials(shopId)` gives them (its database, its secret store).
@@ -95,6 +96,15 @@ export interface RelayHubOptions extends HubShopOptions {
 export interface RelayHubObserver {
   /** A shop became hot (`open`), was evicted or removed (`close`), or its credentials changed (`rotate`). */
   shop?(event: { shopId: string; kind: 'open' | 'close' | 'rotate' }): void;
+  /** A shop's listing of one resource ended here (createShopRelay's `listing` hook, with the shop). */
+  listing?(event: Parameters<NonNullable<RelayObserver['listing']>>[0] & { shopId: string }): void;
+  /** This instance took (true) or gave up (false) a shop's sync lease. */
+  lease?(event: { shopId: string; held: boolean }): void;
+  /**
+   * The hub's store (the Redis connections every shop shares) was lost or is back; also told when Redis cannot be
+   * reached to open the shops at all. Never told with memory stores.
+   */
+  storeHealth?(health: StoreHealth): void;
   /** A line the hub (or one of its shops) would write to the console, redacted. */
   log?(level: 'warn' | 'error', message: string, error?: unknown): void;
 }
@@ -136,6 +146,11 @@ export interface RelayHub {
   forget(shopId: string): Promise<void>;
   /** @example hub.status().hot.length */
   status(): RelayHubStatus;
+  /**
+   * The status of every shop open in this instance, as each one's `relay/v1/status` answers it (for metrics).
+   * @example for (const s of await hub.shopStatuses()) gauge.set({ shop: s.shop }, s.version ?? 0);
+   */
+  shopStatuses(): Promise<RelayStatus[]>;
   /** Closes every shop and the shared Redis connection. @example server.on('close', () => hub.close()); */
   close(): Promise<void>;
 }

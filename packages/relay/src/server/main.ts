@@ -21,8 +21,8 @@ async function tokenCommand(args: string[]): Promise<void> {
     fail(`${(error as Error).message}\n${USAGE}`, 2);
   }
   if (!values.till || !TILL_NAME.test(values.till)) fail('--till: expected the till\'s name, 1 to 64 letters, digits, dots, dashes or underscores', 2);
-  const days = Number(values.days);
-  if (!Number.isFinite(days) || days <= 0 || days > 3650) fail(`--days: expected a number of days from 0 to 3650 (got ${JSON.stringify(values.days)})`, 2);
+  const days = /^\d{1,4}$/.test(values.days ?? '') ? Number(values.days) : NaN;
+  if (!(days >= 1 && days <= 3650)) fail(`--days: expected a whole number of days from 1 to 3650 (got ${JSON.stringify(values.days)})`, 2);
   const config = readTokenCommandConfig(process.env, readFile);
   if (!config.ok) fail(config.message, 2);
   // the relay's own default (a SHA-256 prefix of the key), loaded only when SHOP_ID is not given
@@ -37,4 +37,15 @@ if (command === 'token') await tokenCommand(rest);
 else if (command === '--help' || command === '-h' || command === 'help') process.stdout.write(`${USAGE}\n`);
 else if (command !== undefined) fail(`unknown command ${JSON.stringify(command)}\n${USAGE}`, 2);
 // the server and its libraries are loaded only to serve
-else await (await import('./runRelayProcess')).runRelayProcess(process.env);
+else {
+  const server = await (await import('./runRelayProcess')).runRelayProcess(process.env);
+  // npx, npm exec and npm start put npm (and a shell) between the signals and this process: SIGTERM ends npm and
+  // leaves the relay running, SIGHUP ends npm and reloads nothing
+  const npm = process.env.npm_lifecycle_event;
+  if (npm !== undefined) {
+    server.log.warn(
+      { npm },
+      'started through npm (npx, npm exec, npm start): SIGTERM and SIGHUP reach npm, not the relay; run node_modules/.bin/shop-lookup-relay itself',
+    );
+  }
+}

@@ -33,7 +33,8 @@ export interface ReadinessInputs {
 export function notReadyReason(r: ReadinessInputs): string | null {
   if (r.stopping) return 'shutting down';
   if (r.starting !== null) return r.starting;
-  if (r.storeError !== null) return `the store is unreachable: ${r.storeError}`;
+  // the store's own error names its host and port: that is for the log, not for whoever asks /readyz
+  if (r.storeError !== null) return 'the store is unreachable (its error is in the log)';
   if (r.hub) return null;
   if (r.status === null) return 'starting';
   if (r.status.confirmedAt.coupons === undefined) return 'no snapshot loaded yet: the first listing of the coupons has not completed';

@@ -1,7 +1,8 @@
 // The relay command's log: pino, one JSON line per event on stdout. Every line passes a last scrub before it is
-// written: the key, the secret, the signing secret, the operators' token and the upstream token never reach a log,
-// plain or JSON-escaped, whatever a message or an error carried.
+// written (the relay's one redaction, door/redaction.ts): the key, the secret, the signing secret, the operators'
+// token and the upstream token never reach a log, in any form, whatever a message or an error carried.
 import type { Logger } from 'pino';
+import { secretsPattern } from '../door/redaction';
 import type { Pino } from './optionalPeers';
 
 export type RelayLogger = Logger;
@@ -16,20 +17,26 @@ export interface RelayLoggerOptions {
   destination?: { write(line: string): void };
 }
 
+const sameList = (a: readonly unknown[], b: readonly unknown[]): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
+
 /**
- * Replaces each secret in a written line, as is and as JSON escapes it.
+ * A scrub of lines that keeps its pattern while the list of secrets stays the same (it changes on a reload or a new
+ * upstream token, not per line).
+ */
+function createScrub(): (line: string, secrets: readonly (string | null | undefined)[]) => string {
+  let last: { secrets: readonly (string | null | undefined)[]; pattern: RegExp | null } | null = null;
+  return (line, secrets) => {
+    if (last === null || !sameList(last.secrets, secrets)) last = { secrets: [...secrets], pattern: secretsPattern(secrets) };
+    return last.pattern === null ? line : line.replace(last.pattern, '[redacted]');
+  };
+}
+
+/**
+ * Replaces each secret in a written line, in every form the relay's redaction knows (as is, JSON- or \u-escaped,
+ * percent-encoded, inside base64, in any letter case).
  * @example scrubLine('{"msg":"bad key k3y-v4lue"}', ['k3y-v4lue']) // '{"msg":"bad key [redacted]"}'
  */
-export function scrubLine(line: string, secrets: readonly (string | null | undefined)[]): string {
-  let out = line;
-  for (const secret of secrets) {
-    if (!secret || secret.length < 6) continue;
-    for (const form of new Set([secret, JSON.stringify(secret).slice(1, -1)])) {
-      if (out.includes(form)) out = out.split(form).join('[redacted]');
-    }
-  }
-  return out;
-}
+export const scrubLine = (line: string, secrets: readonly (string | null | undefined)[]): string => createScrub()(line, secrets);
 
 /**
  * Writes out what the log still buffers, before the process exits (a stop, a fatal error). Stdout written
@@ -50,13 +57,14 @@ const destinations = new WeakMap<RelayLogger, { flushSync?: () => void }>();
 /** @example const log = createRelayLogger(pino, { level: 'info', secrets: () => [key, secret] }); log.info({ port }, 'listening'); */
 export function createRelayLogger(pino: Pino, options: RelayLoggerOptions): RelayLogger {
   const destination = options.destination ?? pino.destination({ dest: 1, sync: false });
+  const scrub = createScrub();
   const log = pino(
     {
       level: options.level,
       base: { service: 'shop-lookup-relay', ...options.bindings },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      hooks: { streamWrite: (line) => scrubLine(line, options.secrets()) },
+      hooks: { streamWrite: (line) => scrub(line, options.secrets()) },
     },
     destination as Parameters<Pino>[1],
   );

@@ -1,14 +1,21 @@
 // The relay command's metrics in Prometheus text format (prom-client): upstream calls by route and status, 429s from
 // upstream, listings (duration, changes), the feed's version and the age of the last confirmed listing, long-polls,
 // connections, requests answered and refused, the store's health and errors, whether this instance holds the lease.
-// Fed by the relay's observer hooks, a wrapped upstream fetch, and the relay's status read at each scrape.
+// Fed by the relay's observer hooks (in hub mode the hub's, for every shop), a wrapped upstream fetch, and the status
+// read at each scrape (of every open shop in hub mode: the only metrics labelled by shop, bounded by MAX_HOT_SHOPS).
 import { matchAllowedPath } from '../door/allowedPaths';
+import type { StoreHealth } from '../store/relayStore';
 import type { RelayObserver, RelayStatus } from '../types';
 import type { PromClient } from './optionalPeers';
 
 export interface RelayMetrics {
-  /** Hooks to pass to createShopRelay({ observer }) (merged with the logger's by the server). */
-  observer: Required<Pick<RelayObserver, 'listing' | 'lease' | 'storeHealth'>>;
+  /** Hooks for the relay's (or, with the shop's id, a hub shop's) observer; the server adds its log lines. */
+  observer: {
+    listing(event: Parameters<NonNullable<RelayObserver['listing']>>[0]): void;
+    /** A sync lease taken or given up; in hub mode, of the shop named. */
+    lease(held: boolean, shopId?: string): void;
+    storeHealth(health: StoreHealth): void;
+  };
   /** Counts every upstream call of `fetch` by route and status. */
   observeFetch(fetch: typeof globalThis.fetch): typeof globalThis.fetch;
   /** One request answered by this process. */
@@ -20,8 +27,13 @@ export interface RelayMetrics {
 }
 
 export interface RelayMetricsOptions {
-  /** The relay's status now (null while it starts). */
-  status: () => Promise<RelayStatus | null>;
+  /** The status of each shop served here now: the relay's (none while it starts), or in hub mode each open shop's. */
+  statuses: () => Promise<RelayStatus[]>;
+  /**
+   * Hub mode: the per-shop gauges (feed version, listing age) carry a `shop` label, one series per shop open here
+   * (at most MAX_HOT_SHOPS); every other metric is summed over the shops.
+   */
+  byShop?: boolean;
   /** Open connections now. */
   connections: () => number;
   /** Whether /readyz would answer 200. */
@@ -47,7 +59,9 @@ export function createRelayMetrics(prom: PromClient, options: RelayMetricsOption
   const registry = new prom.Registry();
   const registers = [registry];
   prom.collectDefaultMetrics({ register: registry, prefix: 'shop_relay_' });
-  let status: RelayStatus | null = null;
+  let statuses: RelayStatus[] = [];
+  const byShop = options.byShop === true;
+  const shopLabel = (s: RelayStatus): Record<string, string> => (byShop ? { shop: s.shop } : {});
 
   const upstream = new prom.Counter({
     name: 'shop_relay_upstream_requests_total',
@@ -98,9 +112,17 @@ export function createRelayMetrics(prom: PromClient, options: RelayMetricsOption
     registers,
   });
   let storeUp = 1;
-  let leaseHeld = 0;
+  // the shops whose sync lease this instance holds ('' for the one shop of a single relay)
+  const leases = new Set<string>();
   new prom.Gauge({ name: 'shop_relay_store_up', help: '1 when the store (Redis, or memory) answers, else 0.', registers, collect() { this.set(storeUp); } });
-  new prom.Gauge({ name: 'shop_relay_lease_held', help: '1 while this instance holds the sync lease (it is the one listing the API).', registers, collect() { this.set(leaseHeld); } });
+  new prom.Gauge({
+    name: 'shop_relay_lease_held',
+    help: 'Sync leases this instance holds: 1 while it is the one listing the shop API (hub mode: the shops it lists now).',
+    registers,
+    collect() {
+      this.set(leases.size);
+    },
+  });
   new prom.Gauge({ name: 'shop_relay_ready', help: '1 when /readyz answers 200.', registers, async collect() { this.set((await options.ready()) ? 1 : 0); } });
   new prom.Gauge({ name: 'shop_relay_connections', help: 'Open client connections.', registers, collect() { this.set(options.connections()); } });
   new prom.Gauge({
@@ -108,30 +130,34 @@ export function createRelayMetrics(prom: PromClient, options: RelayMetricsOption
     help: 'Long-polls parked on this instance.',
     registers,
     collect() {
-      this.set(status?.waiting ?? 0);
+      this.set(statuses.reduce((sum, s) => sum + s.waiting, 0));
     },
   });
   new prom.Gauge({
     name: 'shop_relay_feed_version',
-    help: "The feed's version (shop-wide; grows with every change).",
+    help: byShop ? "Each open shop's feed version (grows with every change of the shop)." : "The feed's version (shop-wide; grows with every change).",
+    labelNames: byShop ? ['shop'] : [],
     registers,
     collect() {
-      if (status?.version != null) this.set(status.version);
+      this.reset();
+      for (const s of statuses) if (s.version != null) this.set(shopLabel(s), s.version);
     },
   });
   new prom.Gauge({
     name: 'shop_relay_last_listing_age_seconds',
-    help: 'Age of the last confirmed listing: of the coupons, and of the oldest of the tracked products\' options.',
-    labelNames: ['resource'],
+    help: "Age of the last confirmed listing: of the coupons, and of the oldest of the tracked products' options" + (byShop ? ', of each open shop.' : '.'),
+    labelNames: byShop ? ['shop', 'resource'] : ['resource'],
     registers,
     collect() {
       this.reset();
-      const oldest: Partial<Record<'coupons' | 'options', number>> = {};
-      for (const [resource, at] of Object.entries(status?.confirmedAt ?? {})) {
-        const kind = kindOf(resource);
-        oldest[kind] = Math.min(oldest[kind] ?? Infinity, at);
+      for (const s of statuses) {
+        const oldest: Partial<Record<'coupons' | 'options', number>> = {};
+        for (const [resource, at] of Object.entries(s.confirmedAt)) {
+          const kind = kindOf(resource);
+          oldest[kind] = Math.min(oldest[kind] ?? Infinity, at);
+        }
+        for (const [kind, at] of Object.entries(oldest)) this.set({ ...shopLabel(s), resource: kind }, Math.max(0, (now() - at) / 1000));
       }
-      for (const [kind, at] of Object.entries(oldest)) this.set({ resource: kind }, Math.max(0, (now() - at) / 1000));
     },
   });
 
@@ -146,8 +172,9 @@ export function createRelayMetrics(prom: PromClient, options: RelayMetricsOption
         listed.inc({ op: 'delete' }, e.deletes);
         listed.inc({ op: 'rejected' }, e.rejected);
       },
-      lease(held) {
-        leaseHeld = held ? 1 : 0;
+      lease(held, shopId = '') {
+        if (held) leases.add(shopId);
+        else leases.delete(shopId);
       },
       storeHealth(health) {
         if (!health.ok && storeUp === 1) storeErrors.inc();
@@ -172,7 +199,7 @@ export function createRelayMetrics(prom: PromClient, options: RelayMetricsOption
     answered: (route, status) => answered.inc({ route, status: String(status) }),
     refused: (reason) => refused.inc({ reason }),
     async scrape() {
-      status = await options.status().catch(() => null);
+      statuses = await options.statuses().catch(() => []);
       return { text: await registry.metrics(), contentType: registry.contentType };
     },
   };

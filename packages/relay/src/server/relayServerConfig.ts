@@ -2,6 +2,7 @@
 // A missing or malformed value becomes one line naming the variable and what is expected (never a secret's value);
 // secrets may come from a file instead (`<NAME>_FILE`, as mounted by Docker or Kubernetes secrets).
 import { z } from 'zod';
+import { SHOP_ID } from '../hub/shopPath';
 
 /** One environment variable: how it is checked, what it means (the docs' table is made of these). */
 export interface RelayVariable {
@@ -34,8 +35,8 @@ export const RELAY_VARIABLES = {
   MAX_HOT_RECORDS: { expected: 'hub mode: records held in memory over every shop (0 to 100000000); the other shops are served straight from Redis', fallback: '500000', schema: whole(0, 100_000_000) },
   SHOP_API_BASE: { expected: 'the shop API origin, an http(s) URL', fallback: 'https://api.imweb.me', schema: httpUrl },
   SHOP_ID: {
-    expected: 'a name for the shop of 1 to 64 letters, digits, dots, dashes or underscores (default: a SHA-256 prefix of the key)',
-    schema: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/),
+    expected: 'a name for the shop of 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit, as a hub\'s shop ids (default: a SHA-256 prefix of the key)',
+    schema: z.string().regex(SHOP_ID),
   },
   REDIS_URL: {
     expected: 'a redis:// or rediss:// URL; set it on every instance of a shop (omitted: one instance, in memory)',
@@ -94,6 +95,11 @@ export const RELAY_VARIABLES = {
     fallback: 'info',
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   },
+  LOG_CLIENT_LINES_PER_MINUTE: {
+    expected: "log lines one client (a till, else its address's /24 or /64) may cause a minute, from 10 to 10000000; the others are counted and reported once a minute",
+    fallback: '600',
+    schema: whole(10, 10_000_000),
+  },
   MAX_CONNECTIONS: { expected: 'open connections at most (100 to 1000000)', fallback: '10000', schema: whole(100, 1_000_000) },
   MAX_LONG_POLLS: { expected: 'long-polls parked at once at most (1 to 1000000)', fallback: '5000', schema: whole(1, 1_000_000) },
   HEADERS_TIMEOUT_MS: { expected: 'time a client has to send its request headers, ms', fallback: '10000', schema: whole(1_000, 600_000) },
@@ -133,6 +139,8 @@ export interface RelayServerConfig {
   public: boolean;
   opsToken: string | undefined;
   logLevel: string;
+  /** Log lines one client may cause a minute (LOG_CLIENT_LINES_PER_MINUTE). */
+  logClientLinesPerMinute: number;
   limits: {
     maxConnections: number;
     maxLongPolls: number;
@@ -258,6 +266,7 @@ export function readRelayConfig(env: Environment, readFile: (path: string) => st
       public: v.RELAY_PUBLIC!,
       opsToken: v.OPS_TOKEN,
       logLevel: v.LOG_LEVEL!,
+      logClientLinesPerMinute: v.LOG_CLIENT_LINES_PER_MINUTE!,
       limits: {
         maxConnections: v.MAX_CONNECTIONS!,
         maxLongPolls: v.MAX_LONG_POLLS!,
@@ -268,6 +277,23 @@ export function readRelayConfig(env: Environment, readFile: (path: string) => st
       shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS!,
     },
   };
+}
+
+/** Where each secret a reload may change is kept in the configuration. */
+const SECRET_FIELDS = {
+  SHOP_API_KEY: 'key',
+  SHOP_API_SECRET: 'secret',
+  REDIS_URL: 'redisUrl',
+  TILL_TOKEN_SECRET: 'tillTokenSecret',
+  OPS_TOKEN: 'opsToken',
+} as const satisfies Partial<Record<RelayVariableName, keyof RelayServerConfig>>;
+
+/**
+ * The secrets whose value differs between two readings of the configuration (a SIGHUP read their `_FILE`s again).
+ * @example changedSecrets(before, after) // ['TILL_TOKEN_SECRET']
+ */
+export function changedSecrets(before: RelayServerConfig, after: RelayServerConfig): RelayVariableName[] {
+  return (Object.keys(SECRET_FIELDS) as (keyof typeof SECRET_FIELDS)[]).filter((name) => before[SECRET_FIELDS[name]] !== after[SECRET_FIELDS[name]]);
 }
 
 /** What `shop-lookup-relay token` needs: the signing secret and which shop the token is for. */

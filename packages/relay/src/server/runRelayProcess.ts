@@ -1,7 +1,8 @@
 // A relay as the whole process: configuration from the environment, its server libraries, the server, and the
-// signals (SIGTERM/SIGINT stop it gracefully and exit with the stop's code, SIGHUP reloads the till tokens, or in hub
-// mode SHOPS_FILE, which is also read again when it changes). Shared
-// by the `shop-lookup-relay` command and `npm run relay` (which puts the mock API's address in the environment).
+// signals (SIGTERM/SIGINT stop it gracefully and exit with the stop's code; SIGHUP reads the configuration again, so
+// every secret given as <NAME>_FILE, and the till tokens, or in hub mode SHOPS_FILE, which is also read again when it
+// changes). Shared by the `shop-lookup-relay` command and `npm run relay` (which puts the mock API's address in the
+// environment).
 import { readFileSync, watchFile } from 'node:fs';
 import { fail } from './fail';
 import { loadServerPeers } from './optionalPeers';
@@ -19,7 +20,8 @@ export interface RelayProcessHooks {
  * @example await runRelayProcess(process.env);
  */
 export async function runRelayProcess(env: Environment, hooks: RelayProcessHooks = {}): Promise<RelayServer> {
-  const config = readRelayConfig(env, (path) => readFileSync(path, 'utf8'));
+  const readFile = (path: string): string => readFileSync(path, 'utf8');
+  const config = readRelayConfig(env, readFile);
   if (!config.ok) fail(config.message, 2);
   const peers = await loadServerPeers({ redis: config.config.redisUrl !== undefined });
   if (!peers.ok) fail(peers.message, 2);
@@ -52,12 +54,17 @@ export async function runRelayProcess(env: Environment, hooks: RelayProcessHooks
         .then((code) => exit(code));
     });
   }
-  process.on('SIGHUP', () => server.reloadTokens());
+  process.on('SIGHUP', () => {
+    // the environment is the start's: what a reload can change is what the `_FILE`s and the token files hold now
+    const fresh = readRelayConfig(env, readFile);
+    if (!fresh.ok) log.error({ error: fresh.message }, 'secrets not reloaded: the old ones stay');
+    void server.reload(fresh.ok ? fresh.config : undefined);
+  });
   const shopsFile = config.config.shopsFile;
   if (shopsFile !== undefined) {
     // stat-polled, so a Kubernetes secret's symlink swap is seen too; unchanged files are not read again
     watchFile(shopsFile, { interval: 1000 }, (now, before) => {
-      if (now.mtimeMs !== before.mtimeMs || now.ino !== before.ino || now.size !== before.size) server.reloadTokens();
+      if (now.mtimeMs !== before.mtimeMs || now.ino !== before.ino || now.size !== before.size) void server.reload();
     }).unref();
   }
   process.on('uncaughtException', (error) => {

@@ -1,24 +1,28 @@
 // One relay process, as `shop-lookup-relay` (and `npm run relay`) runs it: the relay (or, with SHOPS_FILE, the hub of
-// many shops) behind a node:http server with till tokens, the operators' routes, JSON logs with request ids, metrics, bounded connections, and a graceful stop:
-// stop accepting, answer parked long-polls at once, let a commit under way finish, release the sync lease, close.
+// many shops) behind a node:http server with till tokens, the operators' routes, JSON logs with request ids, metrics,
+// bounded connections, a reload of its files and secrets (SIGHUP), and a graceful stop: stop accepting, answer parked
+// long-polls at once, let a commit under way finish, release the sync lease, close.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createShopRelay, defaultShopId } from '../createShopRelay';
+import { createMemoryStore } from '../store/memoryStore';
 import { createRelayHub } from '../hub/createRelayHub';
 import type { RelayHub } from '../hub/hubTypes';
+import type { StoreHealth } from '../store/relayStore';
 import type { RelayStatus, RouteName, ShopRelay } from '../types';
 import { createHubAccess, type HubAccess } from './hubAccess';
 import { guardConnections, serverOptions } from './connectionGuard';
+import { createLogBudget, logClient } from './logBudget';
 import type { ServerPeers } from './optionalPeers';
 import { notReadyReason, opsRouteOf, serveOps, type OpsRoute, type ReadinessInputs } from './opsRoutes';
 import { createRelayLogger, type RelayLogger } from './relayLogger';
 import { createRelayMetrics } from './relayMetrics';
-import type { RelayServerConfig } from './relayServerConfig';
+import { changedSecrets, type RelayServerConfig, type RelayVariableName } from './relayServerConfig';
 import { parseShopsFile, type ShopsFileEntry } from './shopsFile';
-import { createTillAccess, type TillAccess } from './tillAccess';
-import { createTillTokens, parseTokenFile, type TillTokenEntry } from './tillTokens';
+import { createTillAccess, type TillAccess, type TillAccessOptions } from './tillAccess';
+import { createTillTokens, parseTokenFile, type TillTokenEntry, type TillTokens } from './tillTokens';
 
 /** Why the server could not start, in one line naming what to change. */
 export class RelayStartError extends Error {
@@ -41,16 +45,19 @@ export interface RelayServer {
   /** 'http://<host>:<port>' (loopback when listening on every address). */
   origin: string;
   port: number;
-  /** The relay of the one shop (null in hub mode). */
-  relay: ShopRelay | null;
-  /** Hub mode (SHOPS_FILE): the hub of every shop (else null). */
-  hub: RelayHub | null;
+  /** The relay of the one shop (null in hub mode); a new one once a reload changed the key, secret or REDIS_URL. */
+  readonly relay: ShopRelay | null;
+  /** Hub mode (SHOPS_FILE): the hub of every shop (else null); a new one once a reload changed REDIS_URL. */
+  readonly hub: RelayHub | null;
   log: RelayLogger;
   /**
-   * Reads TILL_TOKENS_FILE again (SIGHUP), or in hub mode SHOPS_FILE (SIGHUP, or the file changed): a till or a shop
-   * added, rotated or removed without a restart; a bad file keeps the old list.
+   * Reads again what may change without a restart (SIGHUP): TILL_TOKENS_FILE, or in hub mode SHOPS_FILE (also when
+   * the file changed), and, given `fresh` (the configuration read again), every secret read from a `<NAME>_FILE`: a
+   * new TILL_TOKEN_SECRET or OPS_TOKEN applies to the next request (tokens signed with the old secret are refused), a
+   * new key, secret or REDIS_URL starts a new relay (or hub) on them and closes the old one (its parked long-polls
+   * answered). A file that does not read, or a store that does not open, keeps what was there.
    */
-  reloadTokens(): void;
+  reload(fresh?: RelayServerConfig): Promise<void>;
   /**
    * Stops gracefully (SIGTERM, SIGINT): resolves with the exit code, 0 when everything ended within
    * SHUTDOWN_TIMEOUT_MS, else 1 (the rest is cut).
@@ -59,6 +66,9 @@ export interface RelayServer {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** The secrets a new relay (or hub) is made for when a reload changed them: the others apply to the next request. */
+const UPSTREAM_SECRETS: readonly RelayVariableName[] = ['SHOP_API_KEY', 'SHOP_API_SECRET', 'REDIS_URL'];
 
 /** The password of a redis:// URL, to keep out of the logs. */
 function passwordOf(url: string | undefined): string | undefined {
@@ -127,16 +137,26 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
   const hubMode = config.shopsFile !== undefined;
   let shops = config.shopsFile !== undefined ? readShops(config.shopsFile, readFile) : new Map<string, ShopsFileEntry>();
   const shop = hubMode ? 'hub' : (config.shopId ?? defaultShopId(config.key));
-  const entries = readTokens(config, readFile);
-  const tokens = createTillTokens({ entries, secret: config.tillTokenSecret, shop });
+  let entries = readTokens(config, readFile);
   const upstreamTokens = new Set<string>();
-  const secrets = [config.key, config.secret, config.tillTokenSecret, config.opsToken, passwordOf(config.redisUrl)];
-  let tokenSecrets = [...entries.map((e) => e.token), ...shopSecrets(shops)];
+  // every secret this process has held, rotated ones too: a line must not show a token just revoked either
+  const secrets = new Set<string>();
+  const keep = (...values: (string | null | undefined)[]): void => {
+    for (const value of values) if (value) secrets.add(value);
+  };
+  const keepConfigured = (c: RelayServerConfig): void => keep(c.key, c.secret, c.tillTokenSecret, c.opsToken, passwordOf(c.redisUrl));
+  keepConfigured(config);
+  keep(...entries.map((e) => e.token), ...shopSecrets(shops));
   const log = createRelayLogger(deps.peers.pino, {
     level: config.logLevel,
-    secrets: () => [...secrets, ...tokenSecrets, ...upstreamTokens],
+    secrets: () => [...secrets, ...upstreamTokens],
     bindings: hubMode ? { hub: true } : { shop },
     ...(deps.logTo ? { destination: deps.logTo } : {}),
+  });
+
+  const logBudget = createLogBudget({
+    perMinute: config.logClientLinesPerMinute,
+    onDropped: (client, dropped) => log.warn({ client, dropped, perMinute: config.logClientLinesPerMinute }, 'log lines dropped'),
   });
 
   let stopping: Promise<number> | null = null;
@@ -146,25 +166,58 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
   const readiness = async (): Promise<ReadinessInputs> => ({ stopping: stopping !== null, starting, storeError, status: await status(), hub: hubMode });
   const server = createServer(serverOptions(config.limits));
   const guard = guardConnections(server, config.limits);
-  const metrics = createRelayMetrics(deps.peers.prom, { status: () => status(), connections: guard.count, ready: async () => notReadyReason(await readiness()) === null });
-  const accessOptions = {
-    storefrontOpen: config.storefrontOpen,
-    public: config.public,
-    opsToken: config.opsToken,
-    trustProxyHops: config.trustProxyHops,
-    onRefused: ({ req, route, reason, till }) => {
-      // the relay also asks authorize about other routes (the discovery answer lists them, the feed checks
-      // coupons): only a refusal of the route asked for is the request's
-      if (routes.has(req) && routes.get(req) !== route) return;
-      metrics.refused(reason);
-      log.warn({ reqId: requestIds.get(req), route, reason, till, client: access.identify(req).address }, 'refused');
+  const metrics = createRelayMetrics(deps.peers.prom, {
+    statuses: async () => (hub ? hub.shopStatuses() : [await status()].filter((s): s is RelayStatus => s !== null)),
+    byShop: hubMode,
+    connections: guard.count,
+    ready: async () => notReadyReason(await readiness()) === null,
+  });
+  // what the relay, or each shop of the hub (named by its id), tells the server: the same metrics and lines in both
+  const told = {
+    listing(e: Parameters<typeof metrics.observer.listing>[0], shopId?: string): void {
+      metrics.observer.listing(e);
+      // (a failed listing is the relay's own log line, through `log`)
+      if (e.ok) log.info({ ...(shopId ? { shopId } : {}), resource: e.resource, ms: e.durationMs, upserts: e.upserts, deletes: e.deletes, rejected: e.rejected }, 'listing committed');
     },
-  } satisfies Partial<Parameters<typeof createTillAccess>[0]>;
-  // hub mode: each shop checks tokens of its own (a till token of one shop never opens another)
-  const hubAccess: HubAccess | null = hubMode
-    ? createHubAccess({ ...accessOptions, shops, secret: config.tillTokenSecret, basePath: config.basePath })
-    : null;
-  const access: TillAccess = hubAccess ?? createTillAccess({ ...accessOptions, tokens });
+    lease(held: boolean, shopId?: string): void {
+      metrics.observer.lease(held, shopId);
+      log.info({ ...(shopId ? { shopId } : {}), held }, held ? 'sync lease taken' : 'sync lease given up');
+    },
+    storeHealth(health: StoreHealth): void {
+      metrics.observer.storeHealth(health);
+      storeError = health.ok ? null : (health.error ?? 'unreachable');
+      if (health.ok) log.info('store reachable again');
+      else log.error({ error: health.error }, 'store unreachable');
+    },
+    log: (level: 'warn' | 'error', message: string, error?: unknown): void =>
+      error === undefined ? log[level](message) : log[level]({ err: error }, message),
+  };
+  // the configuration in force: the start's, with the secrets a reload read again
+  let current = config;
+  const onRefused: TillAccessOptions['onRefused'] = ({ req, route, reason, till }) => {
+    // the relay also asks authorize about other routes (the discovery answer lists them, the feed checks
+    // coupons): only a refusal of the route asked for is the request's
+    if (routes.has(req) && routes.get(req) !== route) return;
+    metrics.refused(reason);
+    const who = access.identify(req);
+    if (logBudget.admit(logClient(who))) log.warn({ reqId: requestIds.get(req), route, reason, till, client: who.address }, 'refused');
+  };
+  let tokens!: TillTokens;
+  let hubAccess: HubAccess | null = null;
+  let access!: TillAccess;
+  /** Who may ask what, made again when a reload changed the signing secret or OPS_TOKEN. */
+  function makeAccess(): void {
+    const options = { storefrontOpen: current.storefrontOpen, public: current.public, opsToken: current.opsToken, trustProxyHops: current.trustProxyHops, onRefused };
+    if (hubMode) {
+      // each shop checks tokens of its own (a till token of one shop never opens another)
+      hubAccess = createHubAccess({ ...options, shops, secret: current.tillTokenSecret, basePath: current.basePath });
+      access = hubAccess;
+    } else {
+      tokens = createTillTokens({ entries, secret: current.tillTokenSecret, shop });
+      access = createTillAccess({ ...options, tokens });
+    }
+  }
+  makeAccess();
   const routes = new WeakMap<IncomingMessage, RouteName | OpsRoute>();
   const requestIds = new WeakMap<IncomingMessage, string>();
   const inFlight = new Set<ServerResponse>();
@@ -197,8 +250,12 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       const status = res.writableFinished ? res.statusCode : 499; // 499: the client left before the answer
       metrics.answered(route, status);
       if (status === 429) metrics.refused('throttled');
-      const till = access.identify(req).till;
-      log.info({ reqId, method: req.method, route, status, ms: Math.round(performance.now() - started), ...(till ? { till } : {}) }, 'request');
+      // health probes (a balancer's, every few seconds) are not worth a line at info
+      const level = route === 'healthz' || route === 'readyz' ? 'debug' : 'info';
+      if (!log.isLevelEnabled(level)) return;
+      const who = access.identify(req);
+      if (!logBudget.admit(logClient(who))) return;
+      log[level]({ reqId, method: req.method, route, status, ms: Math.round(performance.now() - started), ...(who.till ? { till: who.till } : {}) }, 'request');
     });
     const ops = opsRouteOf(req.url);
     if (ops) {
@@ -248,6 +305,8 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
         server.closeAllConnections();
         return 1;
       }
+      logBudget.report(true);
+      logBudget.close();
       log.info({ ms: Math.round(performance.now() - t0) }, 'stopped');
       return 0;
     })();
@@ -259,136 +318,185 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
   const port = (server.address() as AddressInfo).port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  if (hubAccess) {
-    const current = (): Map<string, ShopsFileEntry> => shops;
-    hub = createRelayHub({
+  // a single relay without Redis keeps its memory store across a reload that makes the relay again
+  const memory = hubMode || config.redisUrl ? undefined : createMemoryStore();
+
+  const makeHub = (c: RelayServerConfig): RelayHub =>
+    createRelayHub({
       credentials: (id) => {
-        const entry = current().get(id);
-        return entry ? { key: entry.key, secret: entry.secret, target: entry.target ?? config.target } : null;
+        const entry = shops.get(id);
+        return entry ? { key: entry.key, secret: entry.secret, target: entry.target ?? c.target } : null;
       },
-      shops: () => current().keys(),
-      target: config.target,
-      basePath: config.basePath,
-      ...(config.redisUrl ? { redis: config.redisUrl } : {}),
-      maxHotShops: config.maxHotShops,
-      maxHotRecords: config.maxHotRecords,
-      rateLimits: config.rateLimits,
-      refreshIntervalMs: config.refreshIntervalMs,
-      leaseMs: config.leaseMs,
-      maxLongPolls: config.limits.maxLongPolls,
+      shops: () => shops.keys(),
+      target: c.target,
+      basePath: c.basePath,
+      ...(c.redisUrl ? { redis: c.redisUrl } : {}),
+      maxHotShops: c.maxHotShops,
+      maxHotRecords: c.maxHotRecords,
+      rateLimits: c.rateLimits,
+      refreshIntervalMs: c.refreshIntervalMs,
+      leaseMs: c.leaseMs,
+      maxLongPolls: c.limits.maxLongPolls,
       fetch: metrics.observeFetch(spyingFetch),
       authorize: (req, route, shopId) => {
         if (!routes.has(req)) routes.set(req, route);
-        return hubAccess.forShop(shopId).authorize(req, route);
+        return hubAccess!.forShop(shopId).authorize(req, route);
       },
-      clientId: access.clientId,
+      clientId: (req) => access.clientId(req),
       observer: {
         shop: ({ shopId, kind }) => log.info({ shopId, kind }, `shop ${kind}`),
-        log: (level, message, error) => (error === undefined ? log[level](message) : log[level]({ err: error }, message)),
+        listing: ({ shopId, ...e }) => told.listing(e, shopId),
+        lease: ({ shopId, held }) => told.lease(held, shopId),
+        storeHealth: told.storeHealth,
+        log: told.log,
       },
     });
-    starting = null;
-    log.info({ port, host: config.host, basePath: config.basePath, shops: shops.size, store: config.redisUrl ? 'redis' : 'memory' }, 'listening');
-    const served = hub;
-    return {
-      origin,
-      port,
-      relay: null,
-      hub: served,
-      log,
-      reloadTokens() {
-        let fresh: Map<string, ShopsFileEntry>;
-        try {
-          fresh = readShops(config.shopsFile!, readFile);
-        } catch (error) {
-          log.error({ error: (error as Error).message }, 'shops not reloaded: the old list stays');
-          return;
-        }
-        const before = shops;
-        shops = fresh;
-        hubAccess.replaceShops(fresh);
-        tokenSecrets = [...new Set([...tokenSecrets, ...shopSecrets(fresh)])];
-        // a shop removed or rotated is closed here now; the next request makes it again with what the file says
-        const changed = [...before].filter(([id, old]) => {
-          const now = fresh.get(id);
-          return !now || now.key !== old.key || now.secret !== old.secret || now.target !== old.target;
-        });
-        for (const [id] of changed) void served.forget(id);
-        const added = [...fresh.keys()].filter((id) => !before.has(id));
-        for (const id of added) void served.forget(id); // an unknown shop's cached "no such shop" is dropped
-        log.info({ shops: fresh.size, changed: changed.map(([id]) => id), added }, 'shops reloaded');
+  const makeRelay = (c: RelayServerConfig): ShopRelay =>
+    createShopRelay({
+      key: c.key,
+      secret: c.secret,
+      target: c.target,
+      basePath: c.basePath,
+      // the shop's id stays the start's: a key rotated without SHOP_ID must not rename the shop under its tills
+      shopId: shop,
+      ...(memory ? { store: memory } : { redis: c.redisUrl }),
+      products: c.products,
+      rateLimits: c.rateLimits,
+      refreshIntervalMs: c.refreshIntervalMs,
+      leaseMs: c.leaseMs,
+      maxLongPolls: c.limits.maxLongPolls,
+      fetch: metrics.observeFetch(spyingFetch),
+      authorize: (req, route) => {
+        if (!routes.has(req)) routes.set(req, route); // the first route asked is the request's (see onRefused)
+        return access.authorize(req, route);
       },
-      stop: (reason) => stopGracefully(reason, () => served.close()),
-    };
-  }
-  relay = createShopRelay({
-    key: config.key,
-    secret: config.secret,
-    target: config.target,
-    basePath: config.basePath,
-    shopId: shop,
-    ...(config.redisUrl ? { redis: config.redisUrl } : {}),
-    products: config.products,
-    rateLimits: config.rateLimits,
-    refreshIntervalMs: config.refreshIntervalMs,
-    leaseMs: config.leaseMs,
-    maxLongPolls: config.limits.maxLongPolls,
-    fetch: metrics.observeFetch(spyingFetch),
-    authorize: (req, route) => {
-      if (!routes.has(req)) routes.set(req, route); // the first route asked is the request's (see onRefused)
-      return access.authorize(req, route);
-    },
-    clientId: access.clientId,
-    observer: {
-      listing(e) {
-        metrics.observer.listing(e);
-        // (a failed listing is the relay's own log line, below)
-        if (e.ok) log.info({ resource: e.resource, ms: e.durationMs, upserts: e.upserts, deletes: e.deletes, rejected: e.rejected }, 'listing committed');
-      },
-      lease(held) {
-        metrics.observer.lease(held);
-        log.info({ held }, held ? 'sync lease taken' : 'sync lease given up');
-      },
-      storeHealth(health) {
-        metrics.observer.storeHealth(health);
-        storeError = health.ok ? null : (health.error ?? 'unreachable');
-        if (health.ok) log.info('store reachable again');
-        else log.error({ error: health.error }, 'store unreachable');
-      },
-      log: (level, message, error) => (error === undefined ? log[level](message) : log[level]({ err: error }, message)),
-    },
-  });
+      clientId: (req) => access.clientId(req),
+      observer: { listing: (e) => told.listing(e), lease: (held) => told.lease(held), storeHealth: told.storeHealth, log: told.log },
+    });
 
-  try {
-    await relay.ready;
-  } catch (error) {
-    server.closeAllConnections();
-    server.close();
-    await relay.close();
-    throw new RelayStartError('store_unreachable', `the relay could not open its store: ${(error as Error)?.message ?? error}`);
+  if (hubMode) {
+    hub = makeHub(config);
+    log.info({ port, host: config.host, basePath: config.basePath, shops: shops.size, store: config.redisUrl ? 'redis' : 'memory', pid: process.pid }, 'listening');
+  } else {
+    relay = makeRelay(config);
+    try {
+      await relay.ready;
+    } catch (error) {
+      server.closeAllConnections();
+      server.close();
+      await relay.close();
+      throw new RelayStartError('store_unreachable', `the relay could not open its store: ${(error as Error)?.message ?? error}`);
+    }
+    status = () => relay!.status().catch(() => null);
+    const first = await relay.status();
+    log.info({ port, host: config.host, basePath: config.basePath, instance: first.instance, store: first.store, pid: process.pid }, 'listening');
   }
   starting = null;
-  const single = relay;
-  status = () => single.status().catch(() => null);
-  const first = await relay.status();
-  log.info({ port, host: config.host, basePath: config.basePath, instance: first.instance, store: first.store }, 'listening');
+
+  /** TILL_TOKENS_FILE read again: the new list applies to the next request; a bad file keeps the old one. */
+  function reloadTills(): void {
+    try {
+      entries = readTokens(config, readFile);
+      tokens.replaceEntries(entries);
+      keep(...entries.map((e) => e.token));
+      log.info({ tills: entries.length }, 'till tokens reloaded');
+    } catch (error) {
+      log.error({ error: (error as Error).message }, 'till tokens not reloaded: the old list stays');
+    }
+  }
+
+  /** SHOPS_FILE read again: a shop removed or rotated is closed now, the next request makes it with what the file says. */
+  function reloadShops(): void {
+    let fresh: Map<string, ShopsFileEntry>;
+    try {
+      fresh = readShops(config.shopsFile!, readFile);
+    } catch (error) {
+      log.error({ error: (error as Error).message }, 'shops not reloaded: the old list stays');
+      return;
+    }
+    const before = shops;
+    shops = fresh;
+    hubAccess!.replaceShops(fresh);
+    keep(...shopSecrets(fresh));
+    const changed = [...before].filter(([id, old]) => {
+      const now = fresh.get(id);
+      return !now || now.key !== old.key || now.secret !== old.secret || now.target !== old.target;
+    });
+    for (const [id] of changed) void hub!.forget(id);
+    const added = [...fresh.keys()].filter((id) => !before.has(id));
+    for (const id of added) void hub!.forget(id); // an unknown shop's cached "no such shop" is dropped
+    log.info({ shops: fresh.size, changed: changed.map(([id]) => id), added }, 'shops reloaded');
+  }
+
+  /**
+   * A new relay (or hub) on the new key, secret or Redis URL, serving from the moment its store is open; then the old
+   * one is closed (its parked long-polls answered: their tills ask again, of the new one). False: it did not open.
+   */
+  async function replaceUpstream(c: RelayServerConfig): Promise<boolean> {
+    if (hub) {
+      const old = hub;
+      hub = makeHub(c);
+      storeError = null; // the new hub tells its own store's health
+      await old.close();
+      return true;
+    }
+    const next = makeRelay(c);
+    try {
+      await next.ready;
+    } catch (error) {
+      await next.close();
+      log.error({ error: (error as Error)?.message ?? String(error) }, 'the relay could not open its store with the new REDIS_URL: the old relay stays');
+      return false;
+    }
+    const old = relay!;
+    relay = next;
+    storeError = null; // its store just opened
+    await old.close();
+    return true;
+  }
+
+  async function reloadNow(fresh: RelayServerConfig | undefined): Promise<void> {
+    if (hubMode) reloadShops();
+    else if (config.tillTokensFile) reloadTills();
+    if (!fresh) return;
+    keepConfigured(fresh);
+    const changed = changedSecrets(current, fresh);
+    if (changed.length === 0) return;
+    let next = fresh;
+    let applied = changed;
+    if (changed.some((name) => UPSTREAM_SECRETS.includes(name)) && !(await replaceUpstream(fresh))) {
+      next = { ...fresh, key: current.key, secret: current.secret, redisUrl: current.redisUrl };
+      applied = changed.filter((name) => !UPSTREAM_SECRETS.includes(name));
+    }
+    current = next;
+    if (applied.includes('TILL_TOKEN_SECRET') || applied.includes('OPS_TOKEN')) makeAccess();
+    if (applied.length > 0) log.info({ changed: applied }, 'secrets reloaded');
+  }
+  let reloading = Promise.resolve();
+
   return {
     origin,
     port,
-    relay: single,
-    hub: null,
-    log,
-    reloadTokens() {
-      try {
-        const fresh = readTokens(config, readFile);
-        tokens.replaceEntries(fresh);
-        // the old tokens stay secrets of the log: a line must not show a token that was just revoked either
-        tokenSecrets = [...new Set([...tokenSecrets, ...fresh.map((e) => e.token)])];
-        log.info({ tills: fresh.length }, 'till tokens reloaded');
-      } catch (error) {
-        log.error({ error: (error as Error).message }, 'till tokens not reloaded: the old list stays');
-      }
+    get relay() {
+      return relay ?? null;
     },
-    stop: (reason) => stopGracefully(reason, () => single.close(), async () => (await single.status()).waiting),
+    get hub() {
+      return hub ?? null;
+    },
+    log,
+    reload(fresh) {
+      // one reload at a time: a second SIGHUP waits for the first
+      reloading = reloading.then(() => reloadNow(fresh)).catch((error: unknown) => log.error({ err: error }, 'reload failed'));
+      return reloading;
+    },
+    stop: (reason) =>
+      stopGracefully(
+        reason,
+        async () => {
+          await (hub ?? relay!).close();
+          await memory?.close();
+        },
+        async () => (relay ? (await relay.status()).waiting : 0),
+      ),
   };
 }

@@ -5,6 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Authorize, RouteName } from '../types';
+import { fromThisMachine } from './fromThisMachine';
 import type { TillTokens, TokenRefusal } from './tillTokens';
 
 /** The routes STOREFRONT_OPEN opens to everybody: product options, and one coupon by its exact code. */
@@ -47,10 +48,6 @@ export interface TillAccess {
 
 const first = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 const sha256 = (text: string): Buffer => createHash('sha256').update(text).digest();
-
-export function isLoopback(address: string): boolean {
-  return address === '::1' || /^(?:::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address);
-}
 
 /**
  * The client's address: the connecting one, or with `hops` trusted proxies, the entry that many places from the
@@ -117,7 +114,7 @@ export function createTillAccess(options: TillAccessOptions): TillAccess {
       const auth = first(req.headers.authorization);
       const given = auth && /^Bearer\s+(\S+)\s*$/i.exec(auth)?.[1];
       ok = given !== undefined && given !== '' && timingSafeEqual(sha256(given), opsHash);
-    } else ok = isLoopback(clientAddress(req, options.trustProxyHops));
+    } else ok = fromThisMachine(req);
     if (!ok) options.onRefused?.({ req, route, reason: 'ops_only', till: null });
     return ok;
   }

@@ -2,6 +2,7 @@
 // one subscriber on which every shop's head channel is subscribed, and one connection for watched transactions,
 // queued (on a Redis Cluster: a subscriber and a transaction connection per master, the one of a shop's slot). A
 // shop's store made on it opens no connection of its own, so a shop asked for once costs no round trip to connect.
+import type { StoreHealth } from '../relayStore';
 import { connectRedis, isRedisCluster, type RedisClient, type RedisCluster, type RedisConnection } from './redisConnection';
 
 export interface SharedRedis {
@@ -9,6 +10,11 @@ export interface SharedRedis {
   client: RedisClient;
   /** The connection a shop's store uses (`createRedisStore({ connection })`); its close() closes nothing. */
   forShop(slotKey: string): Promise<RedisConnection>;
+  /**
+   * Told when the shared connections are lost (every shop's store with them) and when they are back; on a cluster,
+   * lost while any master's connection is.
+   */
+  onHealthChange(listener: (health: StoreHealth) => void): () => void;
   /**
    * Runs `listener` when a connection came back after a loss (on a cluster: any master's), when Redis may have come
    * back without its data: the hub then sweeps its shops at once, not at the next sweep.
@@ -38,12 +44,25 @@ export async function connectSharedRedis(options: { redis: string | RedisClient 
     // every shop's store listens to the shared connections' events
     for (const c of [conn.client, conn.subscriber]) (c as unknown as { setMaxListeners?(n: number): void }).setMaxListeners?.(0);
     const view = shared(conn);
-    return { client: conn.client, forShop: async () => view, onReconnect: conn.onReconnect, close: () => conn.close() };
+    return { client: conn.client, forShop: async () => view, onHealthChange: conn.onHealthChange, onReconnect: conn.onReconnect, close: () => conn.close() };
   }
   const cluster = options.redis as unknown as RedisClient & { getNodeClientForKey(key: string): Promise<unknown> };
   (cluster as unknown as { setMaxListeners?(n: number): void }).setMaxListeners?.(0);
   if (!cluster.isOpen) await cluster.connect();
   const byMaster = new Map<string, Promise<RedisConnection>>();
+  // the masters whose connection is lost now; the cluster is healthy while there is none
+  const down = new Map<string, StoreHealth>();
+  const listeners = new Set<(health: StoreHealth) => void>();
+  const follow = (id: string, conn: RedisConnection): void => {
+    conn.onHealthChange((health) => {
+      const wasOk = down.size === 0;
+      if (health.ok) down.delete(id);
+      else down.set(id, health);
+      const ok = down.size === 0;
+      if (ok === wasOk) return;
+      for (const listener of listeners) listener(health);
+    });
+  };
   const reconnected = new Set<() => void>();
   return {
     client: cluster,
@@ -53,10 +72,17 @@ export async function connectSharedRedis(options: { redis: string | RedisClient 
       if (!conn) {
         conn = connectRedis({ redis: options.redis, slotKey, now });
         byMaster.set(id, conn);
-        conn.then((c) => c.onReconnect(() => reconnected.forEach((listener) => listener())), () => undefined);
+        conn.then((c) => {
+          follow(id, c);
+          c.onReconnect(() => reconnected.forEach((listener) => listener()));
+        }, () => undefined);
         conn.catch(() => byMaster.get(id) === conn && byMaster.delete(id)); // the next shop tries again
       }
       return shared(await conn);
+    },
+    onHealthChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     onReconnect(listener) {
       reconnected.add(listener);
