@@ -124,6 +124,15 @@ export interface ShopLookupOptions {
    * bundles: use a proxy there). `{ accessToken }`: a token the host already has. Omitted: no token is sent.
    */
   auth?: ShopAuth;
+  /**
+   * The till's credential for the shop's relay (or proxy), sent as `Authorization: Bearer <token>` with every
+   * request, by the worker and by every tab's engine alike. A function is asked when the first request goes out and
+   * asked again once when the relay answers 401 (a till signed in again gets its new token); a wrong token shows as
+   * `forbidden`, never as offline. Kept in memory only: never stored in IndexedDB, never logged. A function that
+   * throws or gives no token sends the request without one (the relay's 401 says what it wants).
+   * @example createShopLookup({ baseUrl: 'https://relay.example', token: () => session.tillToken() })
+   */
+  token?: string | (() => string | Promise<string>) | undefined;
   /** Product numbers whose options are kept synced, added to the shop-wide set every tab's syncs list (kept in IndexedDB). @example products: [13801, 13805] */
   products?: number[];
   /** Background refresh period while online, ms. Default 300_000 (5 minutes). */
