@@ -34,23 +34,23 @@ export type Authorize = (
  */
 export interface ClientLimits {
   /** Requests of one client handled at once (long-polls included); default 8. @example { concurrent: 4 } */
-  concurrent?: number;
+  concurrent?: number | undefined;
   /** Requests of one client waiting for a turn; beyond that 429 at once; default 32. @example { queued: 8 } */
-  queued?: number;
+  queued?: number | undefined;
   /** Sustained requests per second of one client; default 20. @example { perSecond: 5 } */
-  perSecond?: number;
+  perSecond?: number | undefined;
   /** Requests one client may send at once above perSecond; default 60. @example { burst: 20 } */
-  burst?: number;
+  burst?: number | undefined;
   /** Longest a request waits in its client's queue before it gets 429, ms; default 10_000. @example { maxWaitMs: 2_000 } */
-  maxWaitMs?: number;
+  maxWaitMs?: number | undefined;
   /**
    * Requests of one client waiting for the shop API (its share of the upstream budget, served in turn with the
    * other clients'); one more gets 429 at once; default 4. @example { upstreamQueued: 2 }
    */
-  upstreamQueued?: number;
+  upstreamQueued?: number | undefined;
   /**
    * Refused requests (401/403) one client may draw per minute, at once or spread out; past them it gets 429 with
    * Retry-After before `authorize` is asked; default 10. @example { refusedPerMinute: 5 }
    */
-  refusedPerMinute?: number;
+  refusedPerMinute?: number | undefined;
 }
