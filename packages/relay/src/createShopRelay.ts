@@ -8,6 +8,7 @@ import { normalizeBasePath, type AllowedRoute } from './door/allowedPaths';
 import { DEFAULT_CLIENT_LIMITS } from './door/clientBounds';
 import { createFairShare, type FairShare } from './door/fairShare';
 import { createForwarder } from './door/forwardRequest';
+import { createCors } from './door/cors';
 import { createDoor } from './door/createDoor';
 import { apiRefusal, jsonAnswer, type ProxyAnswer } from './door/proxyAnswers';
 import { createRedaction, urlSecrets } from './door/redaction';
@@ -328,6 +329,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     },
     // a bug or a store failure mid-request: answered without details (they could hold anything)
     failedAnswer: () => jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }),
+    cors: options.cors && createCors(options.cors),
   }) as ShopRelay;
   relay.ready = started.then(() => undefined);
   relay.refresh = async ({ due = false }: { due?: boolean } = {}) => {

@@ -1,9 +1,9 @@
 // Public types of the shop relay. Types only: every other relay file imports from here.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Authorize, ClientLimits } from './door/types';
+import type { Authorize, ClientLimits, CorsOptions } from './door/types';
 import type { RelayStore, ResourceId, StoreHealth } from './store/relayStore';
 
-export type { Authorize, ClientLimits, RouteName } from './door/types';
+export type { Authorize, ClientLimits, CorsOptions, RouteName } from './door/types';
 
 /**
  * Options of createShopRelay. The key and secret stay on the server: tills and storefronts only talk to the relay.
@@ -47,6 +47,13 @@ export interface ShopRelayOptions {
    * @example { public: true }
    */
   public?: boolean | undefined;
+  /**
+   * Answers for browser pages on other origins (a till served from its own domain): the listed origins may send
+   * their `Authorization` and read every answer (the feed's long-poll included), `anyOriginRoutes` are readable from
+   * any origin without credentials; other origins get no CORS headers. Omitted: no CORS headers (same-origin pages).
+   * @example { cors: { origins: ['https://till.example'], anyOriginRoutes: ['productOptions', 'productOption', 'coupon'] } }
+   */
+  cors?: CorsOptions | undefined;
   /** How often the relay lists the API again, ms; default 300_000 (5 min). @example { refreshIntervalMs: 60_000 } */
   refreshIntervalMs?: number | undefined;
   /**

@@ -54,3 +54,18 @@ export interface ClientLimits {
    */
   refusedPerMinute?: number | undefined;
 }
+
+/**
+ * Cross-origin answers, for browser pages served from another origin than the relay (a till on its own domain).
+ * `origins` may use every route their client is let through (their `Authorization` header sent, every answer
+ * read, refusals included); `anyOriginRoutes` are readable from a page of any origin, without credentials
+ * (`Access-Control-Allow-Origin: *`): routes your `authorize` opens to everybody, such as the storefront's. Other
+ * origins get no CORS headers, so their pages cannot read an answer.
+ * @example { origins: ['https://till.example'], anyOriginRoutes: ['productOptions', 'productOption', 'coupon'] }
+ */
+export interface CorsOptions {
+  /** Exact origins: scheme, host and port, no path or trailing slash. @example ['https://till.example', 'http://localhost:5173'] */
+  origins: string[];
+  /** Routes a page of any origin may read (public data only: no credentials go with them). @example ['productOptions', 'productOption', 'coupon'] */
+  anyOriginRoutes?: RouteName[] | undefined;
+}

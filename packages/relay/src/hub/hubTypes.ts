@@ -33,7 +33,7 @@ export type HubShopOptions = Pick<
   ShopRelayOptions,
   | 'target' | 'refreshIntervalMs' | 'rateLimits' | 'maxTrackedProducts' | 'productTtlMs' | 'listingShare' | 'clientId'
   | 'clientLimits' | 'timeoutMs' | 'maxUrlLength' | 'itemCacheMs' | 'maxWaitSeconds' | 'leaseMs' | 'retry' | 'pageSize'
-  | 'fetch' | 'now' | 'maxLongPolls'
+  | 'fetch' | 'now' | 'maxLongPolls' | 'cors'
 >;
 
 /**
