@@ -92,9 +92,9 @@ async function ready(origin: string): Promise<void> {
 }
 
 /** One request on a connection of its own (no keep-alive pool in between). */
-function ask(url: string, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Answer> {
+function ask(url: string, headers: Record<string, string> = {}, signal?: AbortSignal, method = 'GET'): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers, agent: false, signal }, (res) => {
+    const req = request(url, { method, headers, agent: false, signal }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c) => (text += c));
@@ -157,6 +157,8 @@ describe('relay command: configuration', () => {
       [{ ...base, SHOP_API_SECRET_FILE: join(dir, 'secret') }, /^SHOP_API_SECRET and SHOP_API_SECRET_FILE are both set: set one of them$/],
       [{ SHOP_API_KEY: KEY, SHOP_API_SECRET_FILE: join(dir, 'missing'), RELAY_PUBLIC: 'true' }, /^SHOP_API_SECRET_FILE: cannot read .*missing \(ENOENT\)/],
       [{ SHOP_API_KEY: KEY, SHOP_API_SECRET: SECRET }, /^nobody may ask this relay: set TILL_TOKENS_FILE/],
+      [{ ...base, CORS_ORIGINS: 'https://till.example, https://till.example/pos' }, /^CORS_ORIGINS: expected origins of till pages .*no '\*'\) \(got "https:\/\/till.example, https:\/\/till.example\/pos"\)$/],
+      [{ ...base, CORS_ORIGINS: '*' }, /^CORS_ORIGINS: expected origins/],
     ];
     for (const [env, expected] of cases) {
       const message = problem(env);
@@ -165,6 +167,12 @@ describe('relay command: configuration', () => {
       expect(message).not.toContain('too-short');
       expect(message).not.toContain(SECRET);
     }
+  });
+
+  it('reads CORS_ORIGINS as a list of origins, separated by commas', () => {
+    const result = readRelayConfig({ ...base, CORS_ORIGINS: ' https://till.example ,http://127.0.0.1:5173,' }, readFile);
+    expect(result.ok && result.config.corsOrigins).toEqual(['https://till.example', 'http://127.0.0.1:5173']);
+    expect(readRelayConfig(base, readFile)).toMatchObject({ ok: true, config: { corsOrigins: [] } });
   });
 
   it('reads secrets from <NAME>_FILE (a mounted secret), without its trailing newline', () => {
@@ -289,6 +297,28 @@ describe('relay command: serving', () => {
     // the storefront routes are open (STOREFRONT_OPEN), the coupon list is not
     expect((await ask(`${url}/v2/shop/coupons/WELCOME10`)).status).toBe(200);
     expect((await ask(`${url}/v2/shop/coupons`)).status).toBe(401);
+  });
+
+  it("answers the pages of CORS_ORIGINS across origins, and the storefront routes STOREFRONT_OPEN opens to any page", async () => {
+    const cors = await startServer({ CORS_ORIGINS: 'https://till.example', STOREFRONT_OPEN: 'true', SHOP_ID: 'cmd-shop-cors' });
+    try {
+      await ready(cors.origin);
+      const feed = `${cors.origin}${BASE}/relay/v1/feed?limit=1`;
+      const preflight = await ask(feed, { origin: 'https://till.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' }, undefined, 'OPTIONS');
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers).toMatchObject({ 'access-control-allow-origin': 'https://till.example', 'access-control-allow-headers': expect.stringContaining('Authorization') });
+      const answer = await ask(feed, { origin: 'https://till.example', ...bearer(STATIC_TOKEN) });
+      expect(answer.status).toBe(200);
+      expect(answer.headers).toMatchObject({ 'access-control-allow-origin': 'https://till.example', 'access-control-allow-credentials': 'true', vary: 'Origin' });
+      const elsewhere = await ask(feed, { origin: 'https://elsewhere.example', ...bearer(STATIC_TOKEN) });
+      expect(elsewhere.headers['access-control-allow-origin']).toBeUndefined();
+      const storefront = await ask(`${cors.origin}${BASE}/v2/shop/coupons/WELCOME10`, { origin: 'https://elsewhere.example' });
+      expect(storefront.status).toBe(200);
+      expect(storefront.headers['access-control-allow-origin']).toBe('*');
+      expect(storefront.headers['access-control-allow-credentials']).toBeUndefined();
+    } finally {
+      await cors.stop('test end');
+    }
   });
 
   it('logs one JSON line per request with its request id, route and status, never the URL or the code asked for', async () => {

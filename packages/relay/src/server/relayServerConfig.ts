@@ -2,6 +2,7 @@
 // A missing or malformed value becomes one line naming the variable and what is expected (never a secret's value);
 // secrets may come from a file instead (`<NAME>_FILE`, as mounted by Docker or Kubernetes secrets).
 import { z } from 'zod';
+import { isOrigin } from '../door/cors';
 
 /** One environment variable: how it is checked, what it means (the docs' table is made of these). */
 export interface RelayVariable {
@@ -84,6 +85,15 @@ export const RELAY_VARIABLES = {
     schema: flag,
   },
   RELAY_PUBLIC: { expected: 'true or false: anybody may ask everything (a private network only)', fallback: 'false', schema: flag },
+  CORS_ORIGINS: {
+    expected:
+      "origins of till pages served from elsewhere, separated by commas, each as a browser sends it: scheme, host and port, such as https://till.example (no path, no trailing slash, no '*')",
+    fallback: '',
+    schema: z
+      .string()
+      .transform((v) => v.split(',').map((o) => o.trim()).filter((o) => o !== ''))
+      .pipe(z.array(z.string().refine(isOrigin))),
+  },
   OPS_TOKEN: {
     expected: 'the bearer token of /metrics and relay/v1/status, at least 16 characters (omitted: loopback only)',
     secret: true,
@@ -131,6 +141,8 @@ export interface RelayServerConfig {
   tillTokenSecret: string | undefined;
   storefrontOpen: boolean;
   public: boolean;
+  /** Origins of till pages on other origins (CORS_ORIGINS). */
+  corsOrigins: string[];
   opsToken: string | undefined;
   logLevel: string;
   limits: {
@@ -256,6 +268,7 @@ export function readRelayConfig(env: Environment, readFile: (path: string) => st
       tillTokenSecret: v.TILL_TOKEN_SECRET,
       storefrontOpen: v.STOREFRONT_OPEN!,
       public: v.RELAY_PUBLIC!,
+      corsOrigins: v.CORS_ORIGINS!,
       opsToken: v.OPS_TOKEN,
       logLevel: v.LOG_LEVEL!,
       limits: {

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createShopRelay, defaultShopId } from '../createShopRelay';
 import { createRelayHub } from '../hub/createRelayHub';
 import type { RelayHub } from '../hub/hubTypes';
-import type { RelayStatus, RouteName, ShopRelay } from '../types';
+import type { CorsOptions, RelayStatus, RouteName, ShopRelay } from '../types';
 import { createHubAccess, type HubAccess } from './hubAccess';
 import { guardConnections, serverOptions } from './connectionGuard';
 import type { ServerPeers } from './optionalPeers';
@@ -17,7 +17,7 @@ import { createRelayLogger, type RelayLogger } from './relayLogger';
 import { createRelayMetrics } from './relayMetrics';
 import type { RelayServerConfig } from './relayServerConfig';
 import { parseShopsFile, type ShopsFileEntry } from './shopsFile';
-import { createTillAccess, type TillAccess } from './tillAccess';
+import { createTillAccess, STOREFRONT_ROUTES, type TillAccess } from './tillAccess';
 import { createTillTokens, parseTokenFile, type TillTokenEntry } from './tillTokens';
 
 /** Why the server could not start, in one line naming what to change. */
@@ -165,6 +165,12 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     ? createHubAccess({ ...accessOptions, shops, secret: config.tillTokenSecret, basePath: config.basePath })
     : null;
   const access: TillAccess = hubAccess ?? createTillAccess({ ...accessOptions, tokens });
+  // pages of CORS_ORIGINS use every route their token opens; the routes STOREFRONT_OPEN opens to everybody are
+  // readable from any page too (no credentials go with them)
+  const cors: CorsOptions | undefined =
+    config.corsOrigins.length > 0 || config.storefrontOpen
+      ? { origins: config.corsOrigins, anyOriginRoutes: config.storefrontOpen ? [...STOREFRONT_ROUTES] : [] }
+      : undefined;
   const routes = new WeakMap<IncomingMessage, RouteName | OpsRoute>();
   const requestIds = new WeakMap<IncomingMessage, string>();
   const inFlight = new Set<ServerResponse>();
@@ -276,6 +282,7 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       refreshIntervalMs: config.refreshIntervalMs,
       leaseMs: config.leaseMs,
       maxLongPolls: config.limits.maxLongPolls,
+      cors,
       fetch: metrics.observeFetch(spyingFetch),
       authorize: (req, route, shopId) => {
         if (!routes.has(req)) routes.set(req, route);
@@ -333,6 +340,7 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     refreshIntervalMs: config.refreshIntervalMs,
     leaseMs: config.leaseMs,
     maxLongPolls: config.limits.maxLongPolls,
+    cors,
     fetch: metrics.observeFetch(spyingFetch),
     authorize: (req, route) => {
       if (!routes.has(req)) routes.set(req, route); // the first route asked is the request's (see onRefused)
