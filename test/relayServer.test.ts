@@ -52,7 +52,7 @@ function signed(till: string, days = 1, shop = SHOP): string {
 const baseEnv = (): Environment => ({
   SHOP_API_KEY: KEY,
   SHOP_API_SECRET: SECRET,
-  SHOP_API_BASE: api.url,
+  SHOP_API_TARGET: api.url,
   SHOP_ID: SHOP,
   HOST: '127.0.0.1',
   PORT: '0',
@@ -149,7 +149,10 @@ describe('relay command: configuration', () => {
       [{}, /^SHOP_API_KEY is not set: expected the shop's admin API key \(or SHOP_API_KEY_FILE: a file holding it\)$/],
       [{ ...base, PORT: 'abc' }, /^PORT: expected a port number from 0 to 65535 \(got "abc"\)$/],
       [{ ...base, PORT: '70000' }, /^PORT: expected a port number/],
-      [{ ...base, SHOP_API_BASE: 'ftp://example.com' }, /^SHOP_API_BASE: expected the shop API origin, an http\(s\) URL \(got "ftp:\/\/example.com"\)$/],
+      [{ ...base, SHOP_API_TARGET: 'ftp://example.com' }, /^SHOP_API_TARGET: expected the shop API origin, an http\(s\) URL \(createShopRelay's target\) \(got "ftp:\/\/example.com"\)$/],
+      // a name the command does not read is an error naming the one meant, never ignored (the relay would list the real API)
+      [{ ...base, SHOP_API_BASE: 'http://127.0.0.1:8787' }, /^SHOP_API_BASE is not a variable of shop-lookup-relay: set SHOP_API_TARGET instead \(the shop API origin, an http\(s\) URL/],
+      [{ ...base, SHOP_API_TOKEN: 'too-short' }, /^SHOP_API_TOKEN is not a variable of shop-lookup-relay; its SHOP_API_ variables are SHOP_API_KEY, SHOP_API_KEY_FILE, SHOP_API_SECRET, SHOP_API_SECRET_FILE, SHOP_API_TARGET, SHOP_API_RATE_LIMITS$/],
       [{ ...base, REDIS_URL: 'localhost:6379' }, /^REDIS_URL: expected a redis:\/\/ or rediss:\/\/ URL; set it on every instance of a shop \(omitted: one instance, in memory\)$/],
       [{ ...base, TILL_TOKEN_SECRET: 'too-short' }, /^TILL_TOKEN_SECRET: expected the secret signed till tokens are checked with, at least 32 characters$/],
       [{ ...base, PRODUCTS: '13801, x' }, /^PRODUCTS: expected product numbers/],
@@ -191,7 +194,7 @@ describe('relay command: configuration', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', () => resolve()));
     const port = (taken.address() as { port: number }).port;
     try {
-      const inUse = await runRelayBin([], { SHOP_API_KEY: KEY, SHOP_API_SECRET: SECRET, SHOP_API_BASE: api.url, RELAY_PUBLIC: 'true', HOST: '127.0.0.1', PORT: String(port) });
+      const inUse = await runRelayBin([], { SHOP_API_KEY: KEY, SHOP_API_SECRET: SECRET, SHOP_API_TARGET: api.url, RELAY_PUBLIC: 'true', HOST: '127.0.0.1', PORT: String(port) });
       expect(inUse.code).toBe(1);
       expect(inUse.stderr).toBe(`shop-lookup-relay: PORT: port ${port} on 127.0.0.1 is in use: stop the other server or set another PORT\n`);
       expect(inUse.stdout).toBe('');

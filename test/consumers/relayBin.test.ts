@@ -42,7 +42,7 @@ describe('the packed shop-lookup-relay command', { timeout: 300_000 }, () => {
     const mock = await startMockShopApi({ rateLimits: false });
     const child = spawn(bin, [], {
       cwd: app.dir,
-      env: { PATH: process.env.PATH, ...secretEnv, SHOP_API_KEY: 'demo-key', SHOP_API_SECRET: 'demo-secret', SHOP_API_BASE: mock.url, HOST: '127.0.0.1', PORT: '0', BASE_PATH: '/shop-api' },
+      env: { PATH: process.env.PATH, ...secretEnv, SHOP_API_KEY: 'demo-key', SHOP_API_SECRET: 'demo-secret', SHOP_API_TARGET: mock.url, HOST: '127.0.0.1', PORT: '0', BASE_PATH: '/shop-api' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {

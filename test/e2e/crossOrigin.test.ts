@@ -74,7 +74,7 @@ for (const engineName of enginesOfRun()) {
       relay = await startRelayBin({
         SHOP_API_KEY: 'demo-key',
         SHOP_API_SECRET: 'demo-secret',
-        SHOP_API_BASE: mock.url,
+        SHOP_API_TARGET: mock.url,
         SHOP_API_RATE_LIMITS: 'off',
         SHOP_ID: 'cross-origin-shop',
         BASE_PATH: '/shop-api',
