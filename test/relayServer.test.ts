@@ -7,7 +7,7 @@ import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
 import { createMemoryStore, createShopRelay } from '../packages/relay/src';
 import type { RelayStore } from '../packages/relay/src/store/relayStore';
@@ -527,6 +527,22 @@ describe('relay command: stopping', () => {
 });
 
 describe('relay command: logs', () => {
+  it('names the upstream origin it failed to reach, and why, in the line of a failed listing', async () => {
+    // a port nothing listens on any more: every connection is refused
+    const closed = createNetServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', () => resolve()));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const down = await startServer({ SHOP_API_TARGET: `http://127.0.0.1:${port}/api`, SHOP_ID: 'cmd-shop-down' });
+    try {
+      await vi.waitFor(() => expect(down.lines.some((l) => /^listing coupons failed/.test(String(l.msg)))).toBe(true), { timeout: 15_000 });
+      const line = down.lines.find((l) => /^listing coupons failed/.test(String(l.msg)))!;
+      expect(line).toMatchObject({ level: 'warn', msg: `listing coupons failed: network_error: the shop API could not be reached; it is listed again later (the shop API at http://127.0.0.1:${port}: ECONNREFUSED)` });
+    } finally {
+      await down.stop('test end');
+    }
+  });
+
   it('never wrote the key, the secret, the signing secret, the ops token, a till token or the upstream token', () => {
     const lines = [...inProcessLines, ...everyRelayLine];
     expect(lines.length).toBeGreaterThan(50);

@@ -17,7 +17,7 @@ import { createServerLog, type ServerLog } from './door/serverLog';
 import type { RouteName } from './door/types';
 import { checkAccess, type AccessOptions } from './door/access';
 import { allowedRoutes, discoveryOpen } from './routeAccess';
-import { failureText } from './door/upstreamErrors';
+import { failureText, upstreamWhere } from './door/upstreamErrors';
 import { createApiClient, createTransport, DEFAULT_RATE_LIMITS, SYNC_RETRY } from '@shop-lookup/shop-api';
 import { createFeedMirror, type FeedMirror, type MirrorHolding } from './feed/feedMirror';
 import { createLongPolls } from './feed/longPolls';
@@ -179,7 +179,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       retry: options.retry ?? SYNC_RETRY,
       onError: (resource, error) => {
         observer.listing?.({ resource, ok: false, durationMs: null, upserts: 0, deletes: 0, rejected: 0, error: redaction.text(failureText(error)) });
-        log('warn', `listing ${resource} failed: ${failureText(error)}`);
+        log('warn', `listing ${resource} failed: ${failureText(error)} (${upstreamWhere(target, error)})`);
       },
       onListed: (resource, result) => {
         // confirmedAt is when the listing started (on whichever instance started it)
