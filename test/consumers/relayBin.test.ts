@@ -4,6 +4,7 @@
 // and stops cleanly on SIGTERM.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installFixture, packedTarballs, printTimings, serverPackages, timed, type Fixture } from './harness';
@@ -32,6 +33,15 @@ describe('the packed shop-lookup-relay command', { timeout: 300_000 }, () => {
     expect(existsSync(join(app.dir, 'node_modules/shop-lookup')), 'shop-lookup').toBe(false);
     const { stdout } = await app.run('npx', ['--no', '@shop-lookup/relay', 'help']);
     expect(stdout).toMatch(/^usage: shop-lookup-relay /);
+  });
+
+  it('--help points to the docs the package ships, where every variable is', async () => {
+    const { stdout } = await app.run(bin, ['--help']);
+    const docs = /docs\/relay\.md, "Deploy": (\S+)$/m.exec(stdout)?.[1];
+    expect(docs).toBe(join(app.dir, 'node_modules/@shop-lookup/relay/dist/docs/relay.md'));
+    const page = await readFile(docs!, 'utf8');
+    for (const name of ['SHOP_API_TARGET', 'CORS_ORIGINS', 'TILL_TOKENS_FILE']) expect(page, name).toMatch(new RegExp(`^\\| \`${name}\``, 'm'));
+    expect(stdout).toMatch(/online: https:\/\/github\.com\/shop-lookup\/shop-lookup\/blob\/main\/docs\/relay\.md#deploy$/m);
   });
 
   it('serves a shop, answers /healthz, /readyz and a till, and exits 0 on SIGTERM', async () => {
