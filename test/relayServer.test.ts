@@ -312,7 +312,8 @@ describe('relay command: serving', () => {
       expect(preflight.headers).toMatchObject({ 'access-control-allow-origin': 'https://till.example', 'access-control-allow-headers': expect.stringContaining('Authorization') });
       const answer = await ask(feed, { origin: 'https://till.example', ...bearer(STATIC_TOKEN) });
       expect(answer.status).toBe(200);
-      expect(answer.headers).toMatchObject({ 'access-control-allow-origin': 'https://till.example', 'access-control-allow-credentials': 'true', vary: 'Origin' });
+      expect(answer.headers).toMatchObject({ 'access-control-allow-origin': 'https://till.example', 'access-control-allow-credentials': 'true' });
+      expect(answer.headers.vary).toMatch(/\bOrigin\b/);
       const elsewhere = await ask(feed, { origin: 'https://elsewhere.example', ...bearer(STATIC_TOKEN) });
       expect(elsewhere.headers['access-control-allow-origin']).toBeUndefined();
       const storefront = await ask(`${cors.origin}${BASE}/v2/shop/coupons/WELCOME10`, { origin: 'https://elsewhere.example' });
