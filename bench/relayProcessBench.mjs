@@ -103,7 +103,7 @@ export async function benchRelayProcess({ root, sizes, log, row, results, smoke 
   const scenario = {};
   results.scenarios.relayProcess = scenario;
   const relayEnv = (api) => ({
-    SHOP_API_KEY: 'demo-key', SHOP_API_SECRET: 'demo-secret', SHOP_API_BASE: api.url, SHOP_ID: SHOP,
+    SHOP_API_KEY: 'demo-key', SHOP_API_SECRET: 'demo-secret', SHOP_API_TARGET: api.url, SHOP_ID: SHOP,
     TILL_TOKEN_SECRET: TOKEN_SECRET, REFRESH_INTERVAL_MS: '3600000',
   });
 

@@ -39,10 +39,10 @@ const MOCK_CATALOGUE: DemoPageConfig['products'] = [
   { no: 13805, name: '베이직 후드 집업', price: 59_000 },
 ];
 
-const DEFAULT_API_BASE = 'https://api.imweb.me';
+const DEFAULT_API_TARGET = 'https://api.imweb.me';
 
 /**
- * Reads the demo's environment: SHOP_API_KEY + SHOP_API_SECRET (real API), SHOP_API_BASE, SHOP_PRODUCTS.
+ * Reads the demo's environment: SHOP_API_KEY + SHOP_API_SECRET (real API), SHOP_API_TARGET, SHOP_PRODUCTS.
  * @example demoSettingsFromEnv({ SHOP_API_KEY: 'k', SHOP_API_SECRET: 's', SHOP_PRODUCTS: '101,102' })
  */
 export function demoSettingsFromEnv(env: Record<string, string | undefined>): DemoSettings {
@@ -53,7 +53,7 @@ export function demoSettingsFromEnv(env: Record<string, string | undefined>): De
     .filter((n) => Number.isSafeInteger(n) && n > 0);
   const named = (no: number) => MOCK_CATALOGUE.find((p) => p.no === no) ?? { no, name: `상품 #${no}`, price: 10_000 };
   const products = listed.length > 0 ? listed.map(named) : real ? [] : MOCK_CATALOGUE;
-  const target = (env.SHOP_API_BASE || DEFAULT_API_BASE).replace(/\/+$/, '');
+  const target = (env.SHOP_API_TARGET || DEFAULT_API_TARGET).replace(/\/+$/, '');
   const source = env.SHOP_DEMO_SOURCE === 'direct' ? 'direct' : 'relay';
   return real
     ? { mode: 'real', source, key: env.SHOP_API_KEY!, secret: env.SHOP_API_SECRET!, target, page: { mode: 'real', apiLabel: target, products } }

@@ -21,7 +21,7 @@ const env = {
   ...process.env,
   SHOP_API_KEY: 'demo-key',
   SHOP_API_SECRET: 'demo-secret',
-  SHOP_API_BASE: api.url,
+  SHOP_API_TARGET: api.url,
   // a relay on your own machine in front of the mock: anybody on loopback may ask. A deployed relay uses till
   // tokens instead (TILL_TOKENS_FILE, TILL_TOKEN_SECRET: see docs/relay.md, "Deploy").
   RELAY_PUBLIC: 'true',

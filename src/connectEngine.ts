@@ -2,7 +2,7 @@
 // the same engine in this thread (`worker: false`: Node, SSR, tests), loaded lazily so the main bundle stays small.
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import { ShopLookupError } from './errors';
-import type { EngineApi, EngineOptions, WatchListener, WorkerApi } from './protocol';
+import type { AskToken, EngineApi, EngineOptions, WatchListener, WorkerApi } from './protocol';
 import type { EngineEndpoint, ShopLookupOptions } from './types';
 
 export interface Connection {
@@ -12,9 +12,13 @@ export interface Connection {
 }
 
 export function engineOptionsOf(o: ShopLookupOptions): EngineOptions {
-  const { worker: _w, indexedDB: _i, IDBKeyRange: _k, fetch: _f, persist: _p, ...rest } = o;
+  const { worker: _w, indexedDB: _i, IDBKeyRange: _k, fetch: _f, persist: _p, token: _t, ...rest } = o;
   return rest;
 }
+
+/** The `token` option as the engine asks for it (the token stays out of the options, which could be kept or logged). */
+const askerOf = (token: ShopLookupOptions['token']): AskToken | undefined =>
+  token === undefined ? undefined : async () => (typeof token === 'function' ? token() : token);
 
 function workerFailed(detail: string): ShopLookupError {
   return new ShopLookupError(
@@ -36,12 +40,14 @@ function startWorker(): Worker {
 /** @example const c = await connectEngine(options, listener); await c.api.sync(); c.dispose(); */
 export async function connectEngine(options: ShopLookupOptions, listener: WatchListener): Promise<Connection> {
   const mode = options.worker ?? typeof Worker !== 'undefined';
+  const askToken = askerOf(options.token);
   if (mode === false) {
     const { createEngine } = await import('../worker/engine/createEngine');
     const api = await createEngine(engineOptionsOf(options), listener, {
       indexedDB: options.indexedDB,
       IDBKeyRange: options.IDBKeyRange,
       fetch: options.fetch,
+      askToken,
     });
     return { api, dispose: () => undefined };
   }
@@ -60,7 +66,7 @@ export async function connectEngine(options: ShopLookupOptions, listener: WatchL
     endpoint.addEventListener('error' as 'message', (e: Event) => reject(workerFailed((e as ErrorEvent).message || 'error event')));
   });
   try {
-    await Promise.race([remote.start(engineOptionsOf(options), listenerProxy), failed]);
+    await Promise.race([remote.start(engineOptionsOf(options), listenerProxy, askToken && proxy(askToken)), failed]);
   } catch (error) {
     dispose();
     throw (error as { code?: string }).code ? error : workerFailed(String((error as Error)?.message ?? error));

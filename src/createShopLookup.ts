@@ -59,6 +59,9 @@ export function createShopLookup(options: ShopLookupOptions): ShopLookup {
   if (options.coupons !== undefined && options.coupons !== 'all' && options.coupons !== 'byCode') {
     throw new ShopLookupError('bad_options', "createShopLookup: option \"coupons\" must be 'all' (a till) or 'byCode' (a storefront).");
   }
+  if (options.token !== undefined && typeof options.token !== 'string' && typeof options.token !== 'function') {
+    throw new ShopLookupError('bad_options', 'createShopLookup: option "token" must be the till\'s token (a string) or a function that gives it.');
+  }
   const hub = createWatchHub();
   const connection: Promise<Connection> = connectEngine(options, hub.listener);
   connection.catch(() => undefined); // surfaced by each call and subscription

@@ -69,7 +69,13 @@ export interface EngineApi
   setNetworkOnline(online: boolean): void;
 }
 
-/** What the worker entry exposes: the engine, after `start` gave it its options and listener. */
+/**
+ * Asks the host for the till's token (the `token` option): a function cannot travel in the options, so a worker gets
+ * this as a Comlink proxy of the host's own and calls it back (at the first request, and again after a 401).
+ */
+export type AskToken = () => Promise<string>;
+
+/** What the worker entry exposes: the engine, after `start` gave it its options, listener and token asker. */
 export interface WorkerApi extends EngineApi {
-  start(options: EngineOptions, listener: WatchListener): Promise<void>;
+  start(options: EngineOptions, listener: WatchListener, askToken?: AskToken): Promise<void>;
 }

@@ -123,11 +123,20 @@ export interface ShopLookupOptions {
    * `{ key, secret }`: a token is fetched from /v2/auth and renewed when it expires (keep these out of browser
    * bundles: use a proxy there). `{ accessToken }`: a token the host already has. Omitted: no token is sent.
    */
-  auth?: ShopAuth;
+  auth?: ShopAuth | undefined;
+  /**
+   * The till's credential for the shop's relay (or proxy), sent as `Authorization: Bearer <token>` with every
+   * request, by the worker and by every tab's engine alike. A function is asked when the first request goes out and
+   * asked again once when the relay answers 401 (a till signed in again gets its new token); a wrong token shows as
+   * `forbidden`, never as offline. Kept in memory only: never stored in IndexedDB, never logged. A function that
+   * throws or gives no token sends the request without one (the relay's 401 says what it wants).
+   * @example createShopLookup({ baseUrl: 'https://relay.example', token: () => session.tillToken() })
+   */
+  token?: string | (() => string | Promise<string>) | undefined;
   /** Product numbers whose options are kept synced, added to the shop-wide set every tab's syncs list (kept in IndexedDB). @example products: [13801, 13805] */
-  products?: number[];
+  products?: number[] | undefined;
   /** Background refresh period while online, ms. Default 300_000 (5 minutes). */
-  refreshIntervalMs?: number;
+  refreshIntervalMs?: number | undefined;
   /**
    * Where the data comes from. `'auto'` (default): the engine asks `GET {baseUrl}/relay/v1` once; a shop-lookup
    * relay there is synced through its feed (a snapshot, then only changes, live while online), anything else is
@@ -135,7 +144,7 @@ export interface ShopLookupOptions {
    * asked (the API has no such path). `'direct'` / `'relay'` skip the question.
    * @example createShopLookup({ baseUrl: '/shop-api', source: 'relay' })
    */
-  source?: 'auto' | 'direct' | 'relay';
+  source?: 'auto' | 'direct' | 'relay' | undefined;
   /**
    * Which coupons this engine keeps. `'all'` (default, a till): the whole coupon list is synced. `'byCode'` (a
    * storefront): the list is never asked for; `coupon(code)`, `issuedCoupon(code)` and `validateCoupon` read one
@@ -143,55 +152,55 @@ export interface ShopLookupOptions {
    * that way, with `syncedAt: null` (the shop's list is never confirmed); tracked products' options sync as usual.
    * @example createShopLookup({ baseUrl: '/shop-api', products: [13805], coupons: 'byCode' })
    */
-  coupons?: 'all' | 'byCode';
+  coupons?: 'all' | 'byCode' | undefined;
   /**
    * Which shop this is, in your own terms (the Imweb site code, your tenant id). The local database is claimed for
    * it and refuses every other shop's data, whatever the auth mode: set it whenever the base URL alone does not
    * tell shops apart (behind a proxy, with `accessToken`, several shops on one origin). It also names the default
    * database. @example shopId: 'S2024abcd'
    */
-  shopId?: string;
+  shopId?: string | undefined;
   /** IndexedDB database name; one per shop. Default `'shop-lookup:<shopId>'` with `shopId`, else 'shop-lookup'. */
-  dbName?: string;
+  dbName?: string | undefined;
   /**
    * Default true where `Worker` exists. false: run the same engine in this thread (Node, SSR, tests).
    * A function: create the worker yourself (bundlers that do not understand `new URL(..., import.meta.url)`),
    * e.g. `worker: () => new Worker(new URL('shop-lookup/worker', import.meta.url), { type: 'module' })`.
    */
-  worker?: boolean | (() => EngineEndpoint);
+  worker?: boolean | (() => EngineEndpoint) | undefined;
   /**
    * IndexedDB factory for `worker: false` in Node, e.g. fake-indexeddb's. Where there is none that can be used, the
    * engine keeps its data in memory (`status().storage`). @example { indexedDB: new IDBFactory(), IDBKeyRange }
    */
-  indexedDB?: IDBFactory;
+  indexedDB?: IDBFactory | undefined;
   /** Goes with `indexedDB` (fake-indexeddb exports both). Default: the global `IDBKeyRange`. */
-  IDBKeyRange?: typeof IDBKeyRange;
+  IDBKeyRange?: typeof IDBKeyRange | undefined;
   /**
    * Ask the browser to keep this site's storage under pressure (`navigator.storage.persist()`), so offline data
    * is not evicted; the answer shows in `status().persisted`. Default true (only a window can ask).
    */
-  persist?: boolean;
+  persist?: boolean | undefined;
   /** Custom fetch (`worker: false` only: functions cannot cross into a worker). Default globalThis.fetch. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Client-side rate limits, requests per second. Default `{ list: 1, other: 5 }` (the API's documented limits); false = none. */
-  rateLimits?: RateLimits | false;
+  rateLimits?: RateLimits | false | undefined;
   /** Per-request timeout, ms. Default 15_000. */
-  requestTimeoutMs?: number;
+  requestTimeoutMs?: number | undefined;
   /** Page size of list calls. Default 100 (the API's maximum). */
-  pageSize?: number;
+  pageSize?: number | undefined;
   /**
    * Retries of background sync work (5xx, -19, -999, throttling, timeouts, dropped connections): exponential
    * backoff with jitter. A request that got no answer at all (refused, dropped, timed out) is retried only
    * `unansweredRetries` times; then the engine probes the API every 2 s … 60 s until it answers.
    * Default `{ retries: 5, unansweredRetries: 2, baseDelayMs: 1000, maxDelayMs: 30_000 }`.
    */
-  retry?: { retries?: number; unansweredRetries?: number; baseDelayMs?: number; maxDelayMs?: number };
+  retry?: { retries?: number; unansweredRetries?: number; baseDelayMs?: number; maxDelayMs?: number } | undefined;
   /** How coupon statuses are read by `validateCoupon`; merged over the documented default. */
-  couponPolicy?: Partial<CouponPolicy>;
+  couponPolicy?: Partial<CouponPolicy> | undefined;
   /** Time zone of naive dates in coupon periods (`2026-05-01 10:00`). Default 'Asia/Seoul'. */
-  timeZone?: string;
+  timeZone?: string | undefined;
   /** Local data older than this (by the API's clock) gives `stale` verdicts offline (unless the order accepts stale data). Default 24 h. */
-  maxDataAgeMs?: number;
+  maxDataAgeMs?: number | undefined;
 }
 
 /**
@@ -208,24 +217,24 @@ export interface CouponOrder {
    * Your reference of this order (a non-empty string of at most 200 characters), kept in the journal entry so a
    * verdict can be matched to its sale when reconciling. @example { amount: 32000, orderId: 'POS1-20260601-0042' }
    */
-  orderId?: string;
+  orderId?: string | undefined;
   /** When the order happens; default now. */
-  at?: number | Date;
+  at?: number | Date | undefined;
   /** The order comes from the shop's app. */
-  app?: boolean;
+  app?: boolean | undefined;
   /** Another discount is already applied. */
-  otherDiscount?: boolean;
+  otherDiscount?: boolean | undefined;
   /**
    * Decide from local data even if it is older than `maxDataAgeMs` (default false: such a verdict is `stale`). When it
    * turns a `stale` into a "yes", the verdict and its journal entry say so (`overrides: ['stale']`).
    */
-  acceptStale?: boolean;
+  acceptStale?: boolean | undefined;
   /**
    * Accept an issued coupon again although this till already accepted it for another order and the API does not
    * show that use yet (default false: such a verdict is `used_on_this_till`). The verdict and its journal entry say
    * so (`overrides: ['repeat_use']`). The same `orderId` checked again is never a second use.
    */
-  acceptRepeatUse?: boolean;
+  acceptRepeatUse?: boolean | undefined;
 }
 
 /**
@@ -412,9 +421,9 @@ export interface JournalEntry {
  */
 export interface JournalPage {
   /** Entries after this id (the last id of the previous page); default 0, the oldest. */
-  after?: number;
+  after?: number | undefined;
   /** At most this many entries; default 1,000, at most 10,000. */
-  limit?: number;
+  limit?: number | undefined;
 }
 
 /**
@@ -426,7 +435,7 @@ export interface ClearOptions {
    * the API has not confirmed (`used_on_this_till`). Default false: they are kept, and a database that holds another
    * shop's data is not cleared while its journal has entries (`journal_not_empty`).
    */
-  discardJournal?: boolean;
+  discardJournal?: boolean | undefined;
 }
 
 /**

@@ -80,7 +80,7 @@ export async function runRelayBin(args: string[], env: Record<string, string>): 
 
 /**
  * Starts a relay server from the bin and resolves once it listens.
- * @example const relay = await startRelayBin({ SHOP_API_KEY: key, SHOP_API_SECRET: secret, SHOP_API_BASE: api.url, RELAY_PUBLIC: 'true', PORT: '0' });
+ * @example const relay = await startRelayBin({ SHOP_API_KEY: key, SHOP_API_SECRET: secret, SHOP_API_TARGET: api.url, RELAY_PUBLIC: 'true', PORT: '0' });
  */
 export async function startRelayBin(env: Record<string, string>): Promise<RelayBinProcess> {
   const child = spawnBin([], { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env });

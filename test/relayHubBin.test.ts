@@ -68,7 +68,7 @@ beforeAll(async () => {
     REDIS_URL: redis.url,
     TILL_TOKEN_SECRET: TOKEN_SECRET,
     SHOP_API_RATE_LIMITS: 'off',
-    SHOP_API_BASE: 'http://127.0.0.1:9',
+    SHOP_API_TARGET: 'http://127.0.0.1:9',
   });
 }, 60_000);
 

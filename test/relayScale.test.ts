@@ -246,7 +246,7 @@ beforeAll(async () => {
   for (const t of tillTokens) tokens.add(t);
   writeFileSync(tokensFile, tillTokens.map((t, i) => (i % 2 === 0 ? `till-${i} ${t}` : '')).join('\n'));
   env = {
-    SHOP_API_KEY: KEY, SHOP_API_SECRET: SECRET, SHOP_API_BASE: api.url, REDIS_URL: redis.url, SHOP_ID: SHOP,
+    SHOP_API_KEY: KEY, SHOP_API_SECRET: SECRET, SHOP_API_TARGET: api.url, REDIS_URL: redis.url, SHOP_ID: SHOP,
     BASE_PATH, LEASE_MS: String(LEASE_MS), REFRESH_INTERVAL_MS: String(REFRESH_MS), TILL_TOKENS_FILE: tokensFile,
     TILL_TOKEN_SECRET: TOKEN_SECRET, TRUST_PROXY_HOPS: '1',
   };

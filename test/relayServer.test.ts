@@ -7,7 +7,7 @@ import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
 import { createMemoryStore, createShopRelay } from '../packages/relay/src';
 import type { RelayStore } from '../packages/relay/src/store/relayStore';
@@ -53,7 +53,7 @@ function signed(till: string, days = 1, shop = SHOP): string {
 const baseEnv = (): Environment => ({
   SHOP_API_KEY: KEY,
   SHOP_API_SECRET: SECRET,
-  SHOP_API_BASE: api.url,
+  SHOP_API_TARGET: api.url,
   SHOP_ID: SHOP,
   HOST: '127.0.0.1',
   PORT: '0',
@@ -93,9 +93,9 @@ async function ready(origin: string): Promise<void> {
 }
 
 /** One request on a connection of its own (no keep-alive pool in between). */
-function ask(url: string, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Answer> {
+function ask(url: string, headers: Record<string, string> = {}, signal?: AbortSignal, method = 'GET'): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers, agent: false, signal }, (res) => {
+    const req = request(url, { method, headers, agent: false, signal }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c) => (text += c));
@@ -150,7 +150,10 @@ describe('relay command: configuration', () => {
       [{}, /^SHOP_API_KEY is not set: expected the shop's admin API key \(or SHOP_API_KEY_FILE: a file holding it\)$/],
       [{ ...base, PORT: 'abc' }, /^PORT: expected a port number from 0 to 65535 \(got "abc"\)$/],
       [{ ...base, PORT: '70000' }, /^PORT: expected a port number/],
-      [{ ...base, SHOP_API_BASE: 'ftp://example.com' }, /^SHOP_API_BASE: expected the shop API origin, an http\(s\) URL \(got "ftp:\/\/example.com"\)$/],
+      [{ ...base, SHOP_API_TARGET: 'ftp://example.com' }, /^SHOP_API_TARGET: expected the shop API origin, an http\(s\) URL \(createShopRelay's target\) \(got "ftp:\/\/example.com"\)$/],
+      // a name the command does not read is an error naming the one meant, never ignored (the relay would list the real API)
+      [{ ...base, SHOP_API_BASE: 'http://127.0.0.1:8787' }, /^SHOP_API_BASE is not a variable of shop-lookup-relay: set SHOP_API_TARGET instead \(the shop API origin, an http\(s\) URL/],
+      [{ ...base, SHOP_API_TOKEN: 'too-short' }, /^SHOP_API_TOKEN is not a variable of shop-lookup-relay; its SHOP_API_ variables are SHOP_API_KEY, SHOP_API_KEY_FILE, SHOP_API_SECRET, SHOP_API_SECRET_FILE, SHOP_API_TARGET, SHOP_API_RATE_LIMITS$/],
       [{ ...base, REDIS_URL: 'localhost:6379' }, /^REDIS_URL: expected a redis:\/\/ or rediss:\/\/ URL; set it on every instance of a shop \(omitted: one instance, in memory\)$/],
       [{ ...base, TILL_TOKEN_SECRET: 'too-short' }, /^TILL_TOKEN_SECRET: expected the secret signed till tokens are checked with, at least 32 characters$/],
       [{ ...base, PRODUCTS: '13801, x' }, /^PRODUCTS: expected product numbers/],
@@ -162,6 +165,8 @@ describe('relay command: configuration', () => {
       [{ ...base, SHOP_ID: '..' }, /^SHOP_ID: expected a name for the shop of 1 to 64 letters, .*starting with a letter or digit.* \(got "\.\."\)$/],
       [{ ...base, SHOP_ID: '.' }, /^SHOP_ID: expected /],
       [{ ...base, SHOP_ID: '-shop' }, /^SHOP_ID: expected /],
+      [{ ...base, CORS_ORIGINS: 'https://till.example, https://till.example/pos' }, /^CORS_ORIGINS: expected origins of till pages .*no '\*'\) \(got "https:\/\/till.example, https:\/\/till.example\/pos"\)$/],
+      [{ ...base, CORS_ORIGINS: '*' }, /^CORS_ORIGINS: expected origins/],
     ];
     for (const [env, expected] of cases) {
       const message = problem(env);
@@ -170,6 +175,12 @@ describe('relay command: configuration', () => {
       expect(message).not.toContain('too-short');
       expect(message).not.toContain(SECRET);
     }
+  });
+
+  it('reads CORS_ORIGINS as a list of origins, separated by commas', () => {
+    const result = readRelayConfig({ ...base, CORS_ORIGINS: ' https://till.example ,http://127.0.0.1:5173,' }, readFile);
+    expect(result.ok && result.config.corsOrigins).toEqual(['https://till.example', 'http://127.0.0.1:5173']);
+    expect(readRelayConfig(base, readFile)).toMatchObject({ ok: true, config: { corsOrigins: [] } });
   });
 
   it('reads secrets from <NAME>_FILE (a mounted secret), without its trailing newline', () => {
@@ -188,7 +199,7 @@ describe('relay command: configuration', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', () => resolve()));
     const port = (taken.address() as { port: number }).port;
     try {
-      const inUse = await runRelayBin([], { SHOP_API_KEY: KEY, SHOP_API_SECRET: SECRET, SHOP_API_BASE: api.url, RELAY_PUBLIC: 'true', HOST: '127.0.0.1', PORT: String(port) });
+      const inUse = await runRelayBin([], { SHOP_API_KEY: KEY, SHOP_API_SECRET: SECRET, SHOP_API_TARGET: api.url, RELAY_PUBLIC: 'true', HOST: '127.0.0.1', PORT: String(port) });
       expect(inUse.code).toBe(1);
       expect(inUse.stderr).toBe(`shop-lookup-relay: PORT: port ${port} on 127.0.0.1 is in use: stop the other server or set another PORT\n`);
       expect(inUse.stdout).toBe('');
@@ -329,6 +340,29 @@ describe('relay command: serving', () => {
     // the storefront routes are open (STOREFRONT_OPEN), the coupon list is not
     expect((await ask(`${url}/v2/shop/coupons/WELCOME10`)).status).toBe(200);
     expect((await ask(`${url}/v2/shop/coupons`)).status).toBe(401);
+  });
+
+  it("answers the pages of CORS_ORIGINS across origins, and the storefront routes STOREFRONT_OPEN opens to any page", async () => {
+    const cors = await startServer({ CORS_ORIGINS: 'https://till.example', STOREFRONT_OPEN: 'true', SHOP_ID: 'cmd-shop-cors' });
+    try {
+      await ready(cors.origin);
+      const feed = `${cors.origin}${BASE}/relay/v1/feed?limit=1`;
+      const preflight = await ask(feed, { origin: 'https://till.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' }, undefined, 'OPTIONS');
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers).toMatchObject({ 'access-control-allow-origin': 'https://till.example', 'access-control-allow-headers': expect.stringContaining('Authorization') });
+      const answer = await ask(feed, { origin: 'https://till.example', ...bearer(STATIC_TOKEN) });
+      expect(answer.status).toBe(200);
+      expect(answer.headers).toMatchObject({ 'access-control-allow-origin': 'https://till.example', 'access-control-allow-credentials': 'true' });
+      expect(answer.headers.vary).toMatch(/\bOrigin\b/);
+      const elsewhere = await ask(feed, { origin: 'https://elsewhere.example', ...bearer(STATIC_TOKEN) });
+      expect(elsewhere.headers['access-control-allow-origin']).toBeUndefined();
+      const storefront = await ask(`${cors.origin}${BASE}/v2/shop/coupons/WELCOME10`, { origin: 'https://elsewhere.example' });
+      expect(storefront.status).toBe(200);
+      expect(storefront.headers['access-control-allow-origin']).toBe('*');
+      expect(storefront.headers['access-control-allow-credentials']).toBeUndefined();
+    } finally {
+      await cors.stop('test end');
+    }
   });
 
   it('logs one JSON line per request with its request id, route and status, never the URL or the code asked for', async () => {
@@ -599,7 +633,7 @@ describe('relay command: SIGHUP reads every <NAME>_FILE secret again', () => {
     // started with a key the API no longer takes: nothing is listed until the new one is read
     const before = { SHOP_API_KEY: 'relay-cmd-key-retired-77', SHOP_API_SECRET: SECRET, TILL_TOKEN_SECRET: oldSigning, OPS_TOKEN: oldOps };
     const env = files('rotate', before);
-    const relay = await startRelayBin({ ...env, SHOP_API_BASE: api.url, SHOP_ID: shop, BASE_PATH: BASE, LEASE_MS: '1000' });
+    const relay = await startRelayBin({ ...env, SHOP_API_TARGET: api.url, SHOP_ID: shop, BASE_PATH: BASE, LEASE_MS: '1000' });
     try {
       const feed = `${relay.url}${BASE}/relay/v1/feed?limit=1`;
       const oldTill = sign(oldSigning, 'front-old');
@@ -692,6 +726,22 @@ describe('relay command: log volume', () => {
 });
 
 describe('relay command: logs', () => {
+  it('names the upstream origin it failed to reach, and why, in the line of a failed listing', async () => {
+    // a port nothing listens on any more: every connection is refused
+    const closed = createNetServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', () => resolve()));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const down = await startServer({ SHOP_API_TARGET: `http://127.0.0.1:${port}/api`, SHOP_ID: 'cmd-shop-down' });
+    try {
+      await vi.waitFor(() => expect(down.lines.some((l) => /^listing coupons failed/.test(String(l.msg)))).toBe(true), { timeout: 15_000 });
+      const line = down.lines.find((l) => /^listing coupons failed/.test(String(l.msg)))!;
+      expect(line).toMatchObject({ level: 'warn', msg: `listing coupons failed: network_error: the shop API could not be reached; it is listed again later (the shop API at http://127.0.0.1:${port}: ECONNREFUSED)` });
+    } finally {
+      await down.stop('test end');
+    }
+  });
+
   it('never wrote the key, the secret, the signing secret, the ops token, a till token or the upstream token', () => {
     const lines = [...inProcessLines, ...everyRelayLine];
     expect(lines.length).toBeGreaterThan(50);

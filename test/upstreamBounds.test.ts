@@ -108,7 +108,7 @@ describe('the relay command', () => {
   it('stays up with its memory bounded, answers a long item and a gzip bomb 502 bad_response naming the bound', async () => {
     const { upstream } = await upstreamWith();
     const relay = await startRelayBin({
-      SHOP_API_KEY: KEY, SHOP_API_SECRET: SECRET, SHOP_API_BASE: upstream.url, SHOP_ID: 'bounded-shop', RELAY_PUBLIC: 'true',
+      SHOP_API_KEY: KEY, SHOP_API_SECRET: SECRET, SHOP_API_TARGET: upstream.url, SHOP_ID: 'bounded-shop', RELAY_PUBLIC: 'true',
     });
     closing.push(() => relay.kill());
     for (const code of ['BOMB', 'LONG', 'BOMB']) {

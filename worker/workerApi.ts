@@ -1,7 +1,7 @@
 // What the worker exposes over Comlink: the engine, started with the host's options and its one listener.
 import { releaseProxy } from 'comlink';
 import { ShopLookupError, toLookupError } from '../src/protocol';
-import type { EngineApi, WatchListener, WorkerApi } from '../src/protocol';
+import type { AskToken, EngineApi, WatchListener, WorkerApi } from '../src/protocol';
 import { createEngine, type EngineDeps } from './engine/createEngine';
 
 /**
@@ -17,18 +17,20 @@ const asData = <T>(work: Promise<T>): Promise<T> =>
 export function createWorkerApi(deps: EngineDeps = {}): WorkerApi {
   let engine: EngineApi | null = null;
   let remoteListener: WatchListener | null = null;
+  let remoteAsker: AskToken | undefined;
   const started = (): EngineApi => {
     if (!engine) throw new ShopLookupError('not_started', 'The shop-lookup worker was used before start() or after close().');
     return engine;
   };
   return {
-    async start(options, listener) {
+    async start(options, listener, askToken) {
       if (engine || remoteListener) throw new ShopLookupError('already_started', 'This shop-lookup worker is already started; create one worker per createShopLookup.');
       remoteListener = listener;
+      remoteAsker = askToken;
       // a Comlink call returns a promise; if the page is gone it rejects, which must not become an unhandled rejection
       const tell: WatchListener = (id, value) => void Promise.resolve(listener(id, value)).catch(() => undefined);
       // Comlink copies every emission: the engine may share one read of a list between watches
-      engine = await createEngine(options, tell, { copiesEmissions: true, ...deps });
+      engine = await createEngine(options, tell, { copiesEmissions: true, ...deps, ...(askToken && { askToken }) });
     },
     watchFirst: (id, query) => started().watchFirst(id, query),
     unwatch: (id) => started().unwatch(id),
@@ -45,9 +47,10 @@ export function createWorkerApi(deps: EngineDeps = {}): WorkerApi {
     async close() {
       await engine?.close();
       engine = null;
-      // the listener is the last Comlink proxy this connection holds: release its MessagePort
-      (remoteListener as unknown as { [releaseProxy]?: () => void } | null)?.[releaseProxy]?.();
+      // the listener and the token asker are the Comlink proxies this connection holds: release their MessagePorts
+      for (const remote of [remoteListener, remoteAsker]) (remote as unknown as { [releaseProxy]?: () => void } | undefined)?.[releaseProxy]?.();
       remoteListener = null;
+      remoteAsker = undefined;
     },
   };
 }

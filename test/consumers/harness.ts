@@ -40,6 +40,8 @@ const PACKAGE_SOURCES = [
   'packages/mock-server',
   'packages/relay',
   'packages/shop-api',
+  // the relay's build ships the server's pages of docs/ (packages/relay/vite.config.ts)
+  'docs',
 ];
 const BUILT = /(^|[/\\])(dist|node_modules)([/\\]|$)/;
 

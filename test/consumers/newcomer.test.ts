@@ -140,6 +140,15 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
     }
   });
 
+  it("compiles the README's vite.config.ts and component with exactOptionalPropertyTypes on (process.env values are string | undefined)", async () => {
+    for (const project of ['tsconfig.node.json', 'tsconfig.app.json']) {
+      const { stdout } = await app
+        .run('node_modules/.bin/tsc', ['-p', project, '--exactOptionalPropertyTypes', '--pretty', 'false'])
+        .catch((error: { stdout?: string }) => ({ stdout: String(error.stdout) })); // tsc's errors are on stdout
+      expect(stdout, project).toBe('');
+    }
+  });
+
   it('vite build exits and ships no server code', async () => {
     await timed('vite build', () => app.run('node_modules/.bin/vite', ['build', '--logLevel', 'warn'], { env: MOCK_ENV as NodeJS.ProcessEnv, timeout: 120_000 }));
     const dist = join(app.dir, 'dist');

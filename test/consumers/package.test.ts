@@ -6,12 +6,12 @@
 // the relay's server libraries real dependencies and its bin a file with a shebang. None names the private
 // @shop-lookup/shop-api: both builds bundle it.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packedTarballs, printTimings, timed } from './harness';
+import { packedTarballs, printTimings, repoRoot, timed } from './harness';
 
 /** The server libraries: dependencies of @shop-lookup/relay, never of shop-lookup (not even optional peers). */
 const SERVER_LIBRARIES = ['pino', 'prom-client', 'rate-limiter-flexible', 'redis'];
@@ -24,6 +24,7 @@ type Manifest = {
   main?: string;
   types: string;
   bin?: Record<string, string>;
+  scripts?: Record<string, string>;
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
@@ -214,6 +215,18 @@ describe('the packed @shop-lookup/relay', () => {
     expect(relay.pkg.bin).toEqual({ 'shop-lookup-relay': 'dist/shop-lookup-relay.js' });
     expect(await relay.read('dist/shop-lookup-relay.js')).toMatch(/^#!\/usr\/bin\/env node\n/);
   });
+
+  it('ships the docs its command points to (dist/docs/relay.md), whose links lead to a shipped page or the repository', async () => {
+    const pages = relay.files.filter((f) => f.startsWith('dist/docs/'));
+    expect(pages).toEqual(expect.arrayContaining(['dist/docs/relay.md', 'dist/docs/hub.md', 'dist/docs/feed-protocol.md', 'dist/docs/errors.md']));
+    expect(await relay.read('dist/docs/relay.md')).toMatch(/^## Deploy$[^]*^\| `CORS_ORIGINS`/m);
+    for (const page of pages) {
+      for (const [, target] of (await relay.read(page)).matchAll(/\]\(([^)#\s]+\.md)(?:#[^)]*)?\)/g)) {
+        if (/^https:\/\//.test(target!)) expect(target, page).toMatch(/^https:\/\/github\.com\/shop-lookup\/shop-lookup\/blob\/main\//);
+        else expect(pages, `${page} links ${target}`).toContain(`dist/docs/${target}`);
+      }
+    }
+  });
 });
 
 describe('the packed @shop-lookup/mock-server', () => {
@@ -226,6 +239,35 @@ describe('the packed @shop-lookup/mock-server', () => {
     expect(mock.pkg.peerDependencies).toEqual({ msw: '^2.0.0' });
     expect(mock.pkg.peerDependenciesMeta).toEqual({ msw: { optional: true } });
     expect(mock.pkg.dependencies).toBeUndefined();
+  });
+});
+
+describe('installing the three tarballs', () => {
+  it('runs no script and warns about none: no manifest carries an install-time script (preinstall, install, postinstall, prepare)', async () => {
+    for (const p of [root, relay, mock]) {
+      const scripts = Object.keys(p.pkg.scripts ?? {});
+      expect(scripts.filter((name) => ['preinstall', 'install', 'postinstall', 'prepare'].includes(name)), p.pkg.name).toEqual([]);
+    }
+    // what a user sees: npm install of the tarballs, at npm's usual log level (npm names every install script it met)
+    const app = await mkdtemp(join(tmp, 'install-'));
+    await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'install-check', private: true, type: 'module' }));
+    const tarballs = await packedTarballs();
+    const { stderr } = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarballs.shopLookup, tarballs.relay, tarballs.mockServer], {
+      cwd: app,
+      timeout: 300_000,
+      maxBuffer: 64 << 20,
+    });
+    expect(stderr).not.toMatch(/install-scripts|prepare/);
+  }, 300_000);
+
+  it("names in the README's install line every dependency that comes along, and no doc asks to install one again", async () => {
+    const readme = await root.read('README.md');
+    const line = readme.split('\n').find((l) => l.startsWith('npm install shop-lookup '))!;
+    for (const dep of Object.keys(pkg.dependencies!)) expect(line, dep).toContain(dep);
+    const docs = await Promise.all(['README.md', 'docs/embedding.md', 'docs/node.md', 'docs/testing-your-app.md'].map((f) => readFile(join(repoRoot, f), 'utf8')));
+    for (const dep of Object.keys(pkg.dependencies!)) {
+      expect(docs.filter((text) => new RegExp(`npm (install|i)( -D)?( [\\w@/.-]+)* ${dep}\\b`).test(text)), dep).toEqual([]);
+    }
   });
 });
 

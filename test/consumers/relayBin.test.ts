@@ -5,6 +5,7 @@
 // exits, leaving no process behind.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installFixture, packedTarballs, printTimings, serverPackages, timed, type Fixture } from './harness';
@@ -35,6 +36,15 @@ describe('the packed shop-lookup-relay command', { timeout: 300_000 }, () => {
     expect(stdout).toMatch(/^usage: shop-lookup-relay /);
   });
 
+  it('--help points to the docs the package ships, where every variable is', async () => {
+    const { stdout } = await app.run(bin, ['--help']);
+    const docs = /docs\/relay\.md, "Deploy": (\S+)$/m.exec(stdout)?.[1];
+    expect(docs).toBe(join(app.dir, 'node_modules/@shop-lookup/relay/dist/docs/relay.md'));
+    const page = await readFile(docs!, 'utf8');
+    for (const name of ['SHOP_API_TARGET', 'CORS_ORIGINS', 'TILL_TOKENS_FILE']) expect(page, name).toMatch(new RegExp(`^\\| \`${name}\``, 'm'));
+    expect(stdout).toMatch(/online: https:\/\/github\.com\/shop-lookup\/shop-lookup\/blob\/main\/docs\/relay\.md#deploy$/m);
+  });
+
   // as docs/relay.md ("Signals") says to start it: the installed command itself (a container's exec-form CMD, a
   // systemd ExecStart), or `exec`ed as a script's last line; never through npx, whose npm would get the signals
   const documented = (): [string, string[], string][] => [
@@ -52,7 +62,7 @@ describe('the packed shop-lookup-relay command', { timeout: 300_000 }, () => {
       for (const [command, args, how] of documented()) {
         const child = spawn(command, args, {
           cwd: app.dir,
-          env: { PATH: process.env.PATH, ...secretEnv, SHOP_API_KEY: 'demo-key', SHOP_API_SECRET: 'demo-secret', SHOP_API_BASE: mock.url, HOST: '127.0.0.1', PORT: '0', BASE_PATH: '/shop-api' },
+          env: { PATH: process.env.PATH, ...secretEnv, SHOP_API_KEY: 'demo-key', SHOP_API_SECRET: 'demo-secret', SHOP_API_TARGET: mock.url, HOST: '127.0.0.1', PORT: '0', BASE_PATH: '/shop-api' },
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         let relayPid: number | undefined;

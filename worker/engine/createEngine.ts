@@ -1,7 +1,7 @@
 // The engine: everything behind the six lookups, assembled from the parts in this folder (worker/engine/).
 // It runs in a Web Worker (worker.ts exposes it with Comlink) or, with `worker: false`, in the host's own thread.
 // Platform pieces are passed in.
-import type { EngineApi, EngineOptions, WatchListener } from '../../src/protocol';
+import type { AskToken, EngineApi, EngineOptions, WatchListener } from '../../src/protocol';
 import { createServerClock, type RetryPolicy, type ServerClock } from '@shop-lookup/shop-api';
 import { planLookup } from '../lookups/lookupPlans';
 import { createResourceState } from '../lookups/resourceState';
@@ -30,6 +30,8 @@ export interface EngineDeps {
   indexedDB?: IDBFactory | undefined;
   IDBKeyRange?: typeof IDBKeyRange | undefined;
   fetch?: typeof fetch | undefined;
+  /** Asks the host for the till's token (the `token` option; in a worker, a Comlink proxy of the host's function). */
+  askToken?: AskToken | undefined;
   now?: () => number;
   onlineSource?: OnlineSource;
   /** Retry policy of background sync work. */
@@ -66,6 +68,7 @@ export async function createEngine(options: EngineOptions, listener: WatchListen
   const start = import('./createNetwork').then((module) => module.startNetworkEarly(module, {
     options,
     fetch: fetchOf(deps),
+    askToken: deps.askToken,
     connectivity: early.connectivity,
     signal: early.life.closing.signal,
     onServerDate: early.clock.sample,
@@ -137,6 +140,7 @@ function assembleEngine(options: EngineOptions, listener: WatchListener, deps: E
   const load = loadNetwork({
     ...core,
     fetch: fetchOf(deps),
+    askToken: deps.askToken,
     syncRetry: deps.syncRetry,
     lookupRetry: deps.lookupRetry,
     trackedProducts: () => readTrackedProducts(db),

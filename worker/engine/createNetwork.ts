@@ -4,7 +4,7 @@
 // statically (types aside).
 import { ShopLookupError, toLookupError } from '../../src/protocol';
 import { type ApiClient, createApiClient, createRateLimiter, createTransport, DEFAULT_RATE_LIMITS, LOOKUP_RETRY, type RateLimiter, retry, type RetryPolicy, serverRefusal, SYNC_RETRY } from '@shop-lookup/shop-api';
-import type { SyncReport } from '../../src/protocol';
+import type { AskToken, SyncReport } from '../../src/protocol';
 import { metaKey, type Confirmation, type ShopIdentity } from '../store/store';
 import type { OpeningReads } from '../sync/openingReads';
 import type { SyncContext } from '../sync/syncContext';
@@ -18,6 +18,7 @@ import { startRelayLive } from '../sync/relay/relayLive';
 import { createSyncRunner } from '../sync/syncRunner';
 import { createSyncScheduler, isSyncDue, type SyncScheduler } from '../sync/syncScheduler';
 import type { EngineCore } from './engineCore';
+import { withTillToken } from './tillToken';
 
 export { refreshCoupon, refreshIssuedCoupon, refreshOptionByCode, refreshOptionByNo } from '../sync/readThrough';
 export { syncProductOptions } from '../sync/direct/syncProductOptions';
@@ -34,6 +35,8 @@ function refusedByDiscovery(route: string): ShopLookupError {
 
 export interface NetworkDeps extends Pick<EngineCore, 'options' | 'db' | 'now' | 'refreshIntervalMs' | 'connectivity' | 'resources' | 'status' | 'signal' | 'leadership'> {
   fetch: typeof fetch;
+  /** Asks the host for the till's token (the `token` option); none: no Authorization is sent. */
+  askToken?: AskToken | undefined;
   syncRetry?: RetryPolicy | undefined;
   lookupRetry?: RetryPolicy | undefined;
   trackedProducts: () => Promise<number[]>;
@@ -71,6 +74,8 @@ export interface Network {
 /** What reaching the API (or the relay) takes, made before the database opens where a storefront's start reads at once. */
 export interface ApiAccessDeps extends Pick<EngineCore, 'options' | 'connectivity' | 'signal'> {
   fetch: typeof fetch;
+  /** Asks the host for the till's token (the `token` option); none: no Authorization is sent. */
+  askToken?: AskToken | undefined;
   /** The `Date` header of every answer of the API or the relay (the engine's clock, serverClock.ts). */
   onServerDate(date: string | null): void;
 }
@@ -85,9 +90,11 @@ export interface ApiAccess {
 /** @example const access = createApiAccess({ options, fetch, connectivity, signal, onServerDate }); await access.client.listCoupons(1); */
 export function createApiAccess(deps: ApiAccessDeps): ApiAccess {
   const { options } = deps;
+  // every request carries the till's token, also those another part makes (the relay's feed, its discovery)
+  const sent = deps.askToken ? withTillToken(deps.fetch, deps.askToken) : deps.fetch;
   // every answer of the API and the relay tells the time (its Date header), before its body is read
   const fetch: typeof globalThis.fetch = async (input, init) => {
-    const res = await deps.fetch(input, init);
+    const res = await sent(input, init);
     deps.onServerDate(res.headers.get('date'));
     return res;
   };

@@ -8,6 +8,7 @@ import { normalizeBasePath, type AllowedRoute } from './door/allowedPaths';
 import { DEFAULT_CLIENT_LIMITS } from './door/clientBounds';
 import { createFairShare, type FairShare } from './door/fairShare';
 import { createForwarder } from './door/forwardRequest';
+import { createCors } from './door/cors';
 import { createDoor } from './door/createDoor';
 import { apiRefusal, jsonAnswer, type ProxyAnswer } from './door/proxyAnswers';
 import { createRedaction, urlSecrets } from './door/redaction';
@@ -16,7 +17,7 @@ import { createServerLog, type ServerLog } from './door/serverLog';
 import type { RouteName } from './door/types';
 import { checkAccess, type AccessOptions } from './door/access';
 import { allowedRoutes, discoveryOpen } from './routeAccess';
-import { failureText } from './door/upstreamErrors';
+import { failureText, upstreamWhere } from './door/upstreamErrors';
 import { createApiClient, createTransport, DEFAULT_RATE_LIMITS, SYNC_RETRY } from '@shop-lookup/shop-api';
 import { createFeedMirror, type FeedMirror, type MirrorHolding } from './feed/feedMirror';
 import { createLongPolls } from './feed/longPolls';
@@ -180,7 +181,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       retry: options.retry ?? SYNC_RETRY,
       onError: (resource, error) => {
         observer.listing?.({ resource, ok: false, durationMs: null, upserts: 0, deletes: 0, rejected: 0, error: redaction.text(failureText(error)) });
-        log('warn', `listing ${resource} failed: ${failureText(error)}`);
+        log('warn', `listing ${resource} failed: ${failureText(error)} (${upstreamWhere(target, error)})`);
       },
       onListed: (resource, result) => {
         // confirmedAt is when the listing started (on whichever instance started it)
@@ -330,6 +331,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     },
     // a bug or a store failure mid-request: answered without details (they could hold anything)
     failedAnswer: () => jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }),
+    cors: options.cors && createCors(options.cors),
   }) as ShopRelay;
   relay.ready = started.then(() => undefined);
   relay.refresh = async ({ due = false }: { due?: boolean } = {}) => {

@@ -13,15 +13,15 @@ export interface ShopApiProxyOptions {
   /** The shop's admin API secret (server side only). @example { secret: process.env.SHOP_API_SECRET! } */
   secret: string;
   /** Upstream origin; default 'https://api.imweb.me'. @example { target: 'http://127.0.0.1:8787' } */
-  target?: string;
+  target?: string | undefined;
   /**
    * Mount prefix to strip; default ''. '/shop-api/v2/shop/coupons' → '/v2/shop/coupons'. Requests outside it go to
    * `next()` (or get 404). With no basePath the proxy claims only '/v2' and '/v2/…'.
    * @example { basePath: '/shop-api' }
    */
-  basePath?: string;
+  basePath?: string | undefined;
   /** Timeout of each upstream request (not counting the rate-limit wait), ms; default 15_000. @example { timeoutMs: 5_000 } */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * The most bytes one upstream answer may have, decoded (a gzip or br answer counts as it inflates), by what was
    * asked; a longer one is dropped unread (`bad_response` naming the bound; a client gets 502). Default
@@ -34,23 +34,23 @@ export interface ShopApiProxyOptions {
    * default { list: 1, other: 5 } (the API's documented limits). false = no limit.
    * @example { rateLimits: { list: 1, other: 5 } }
    */
-  rateLimits?: { list?: number; other?: number } | false;
+  rateLimits?: { list?: number; other?: number } | false | undefined;
   /** Longest accepted request URL (req.url, with basePath and query); default 2048, longer gets 414. @example { maxUrlLength: 1024 } */
-  maxUrlLength?: number;
+  maxUrlLength?: number | undefined;
   /** The fetch used for upstream calls; default globalThis.fetch, read when the proxy is created. @example { fetch: undiciFetch } */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /**
    * Decides per request who may ask what (see Authorize). Without authorize and without `public: true` every
    * request is answered 401: a server piece answers only whom its host authorises.
    * @example { authorize: (req) => req.headers.cookie?.includes('session=') === true }
    */
-  authorize?: Authorize;
+  authorize?: Authorize | undefined;
   /** true: anybody who reaches the proxy may ask (a dev server, a private network). @example { public: true } */
-  public?: boolean;
+  public?: boolean | undefined;
   /** Who a request comes from, for clientLimits; default the remote address. @example { clientId: (req) => String(req.headers['x-till']) } */
-  clientId?: (req: IncomingMessage) => string;
+  clientId?: ((req: IncomingMessage) => string) | undefined;
   /** Per-client bounds (429 with Retry-After beyond them); false: none. @example { clientLimits: { concurrent: 4 } } */
-  clientLimits?: ClientLimits | false;
+  clientLimits?: ClientLimits | false | undefined;
 }
 
 /**

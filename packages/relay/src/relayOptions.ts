@@ -2,7 +2,9 @@
 // ioredis instance, a store that is not a RelayStore or a negative interval throws there, naming the option, instead of
 // crashing the process later. Every option of ShopRelayOptions has its entry here (the compiler checks).
 import * as z from 'zod';
+import { isOrigin } from './door/cors';
 import { checkOptions, SERVER_EXPECTED, serverOptionShape } from './door/serverOptions';
+import { ALL_ROUTES } from './routeAccess';
 import type { RelayStore } from './store/relayStore';
 import type { ShopRelayOptions } from './types';
 
@@ -57,6 +59,7 @@ const relayShape = {
   maxTrackedProducts: z.optional(wholeNumber(0)),
   productTtlMs: z.optional(wholeNumber(1)),
   maxLongPolls: z.optional(wholeNumber(1)),
+  cors: z.optional(z.strictObject({ origins: z.array(z.string().refine(isOrigin)), anyOriginRoutes: z.optional(z.array(z.enum(ALL_ROUTES))) })),
   observer: z.optional(
     z.custom<NonNullable<ShopRelayOptions['observer']>>(
       (value) =>
@@ -86,6 +89,9 @@ const RELAY_EXPECTED: Record<string, string> = {
   maxTrackedProducts: 'a whole number, at least 0',
   productTtlMs: 'a whole number of milliseconds, at least 1',
   maxLongPolls: 'a whole number, at least 1',
+  cors: '{ origins, anyOriginRoutes? }',
+  'cors.origins': "an array of origins such as 'https://till.example' (scheme, host and port; no path, no trailing slash, no '*')",
+  'cors.anyOriginRoutes': `an array of route names (${ALL_ROUTES.join(', ')})`,
   observer: 'an object of hook functions: listing, lease, storeHealth, log',
 };
 

@@ -1,9 +1,9 @@
 // Public types of the shop relay. Types only: every other relay file imports from here.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Authorize, ClientLimits } from './door/types';
+import type { Authorize, ClientLimits, CorsOptions } from './door/types';
 import type { RelayStore, ResourceId, StoreHealth } from './store/relayStore';
 
-export type { Authorize, ClientLimits, RouteName } from './door/types';
+export type { Authorize, ClientLimits, CorsOptions, RouteName } from './door/types';
 
 /**
  * Options of createShopRelay. The key and secret stay on the server: tills and storefronts only talk to the relay.
@@ -15,126 +15,133 @@ export interface ShopRelayOptions {
   /** The shop's admin API secret (server side only). @example { secret: process.env.SHOP_API_SECRET! } */
   secret: string;
   /** Upstream origin; default 'https://api.imweb.me'. @example { target: 'http://127.0.0.1:8787' } */
-  target?: string;
+  target?: string | undefined;
   /**
    * Mount prefix; default ''. The six API paths and `relay/v1/…` are served under it. With no basePath the relay
    * claims only '/v2…' and '/relay…'.
    * @example { basePath: '/shop-api' }
    */
-  basePath?: string;
+  basePath?: string | undefined;
   /**
    * Where the shared state lives: a Redis URL, a node-redis client, or a node-redis cluster (createCluster(); every
    * key of a shop carries the hash tag `{shopId}`), so several instances share one sync; omitted: the embedded
    * in-memory store (one instance).
    * @example { redis: process.env.REDIS_URL }
    */
-  redis?: string | object;
+  redis?: string | object | undefined;
   /**
    * A store made by createMemoryStore(), which several relays of this process share (a till relay and a storefront
    * relay on one listing, tests); wins over `redis`. A store of your own is not supported: the RelayStore interface
    * is the relay's internal contract, and changes with it.
    * @example { store: createMemoryStore() }
    */
-  store?: RelayStore;
+  store?: RelayStore | undefined;
   /**
    * Decides per request who may ask what: true lets it through, false answers 403, `{ status: 401, message }` says
    * how to log in. Without authorize and without `public: true`, every request is answered 401.
    * @example { authorize: (req, route) => route === 'productOptions' || req.headers['x-till'] === process.env.TILL_TOKEN }
    */
-  authorize?: Authorize;
+  authorize?: Authorize | undefined;
   /**
    * true: anybody may ask everything (a relay on a private network only). Ignored when `authorize` is given.
    * @example { public: true }
    */
-  public?: boolean;
+  public?: boolean | undefined;
+  /**
+   * Answers for browser pages on other origins (a till served from its own domain): the listed origins may send
+   * their `Authorization` and read every answer (the feed's long-poll included), `anyOriginRoutes` are readable from
+   * any origin without credentials; other origins get no CORS headers. Omitted: no CORS headers (same-origin pages).
+   * @example { cors: { origins: ['https://till.example'], anyOriginRoutes: ['productOptions', 'productOption', 'coupon'] } }
+   */
+  cors?: CorsOptions | undefined;
   /** How often the relay lists the API again, ms; default 300_000 (5 min). @example { refreshIntervalMs: 60_000 } */
-  refreshIntervalMs?: number;
+  refreshIntervalMs?: number | undefined;
   /**
    * Requests per second to the shop API, shared by every instance on the same store; default { list: 1, other: 5 }.
    * false: no limit (tests against a mock).
    * @example { rateLimits: { list: 1, other: 5 } }
    */
-  rateLimits?: { list?: number; other?: number } | false;
+  rateLimits?: { list?: number; other?: number } | false | undefined;
   /**
    * Names the shop in discovery and status (the till's database identity check); default a SHA-256 prefix of the key.
    * @example { shopId: 'my-shop' }
    */
-  shopId?: string;
+  shopId?: string | undefined;
   /** Products whose options are listed from the start (added to the shop-wide set, never dropped). @example { products: [13801, 13805] } */
-  products?: number[];
+  products?: number[] | undefined;
   /**
    * Most products one shop's relay lists (tracked by `POST relay/v1/products` after the API confirmed each one;
    * the host's `products` count too); beyond it a POST with new products gets 409 `too_many_products`. Default 100.
    * @example { maxTrackedProducts: 500 }
    */
-  maxTrackedProducts?: number;
+  maxTrackedProducts?: number | undefined;
   /**
    * A product no till asked for (`POST relay/v1/products`) in this long is no longer listed (the host's `products`
    * stay), ms; default 30 days. @example { productTtlMs: 7 * 24 * 60 * 60 * 1000 }
    */
-  productTtlMs?: number;
+  productTtlMs?: number | undefined;
   /**
    * Share of the upstream calls kept for the relay's own listing while it waits (0 to 1); the clients' reads share
    * the rest, in turn. Default 0.75: a listing takes at most about 4/3 of its time while clients flood the relay.
    * @example { listingShare: 0.5 }
    */
-  listingShare?: number;
+  listingShare?: number | undefined;
   /**
    * Who a request comes from, for the per-client bounds, refused-request counts and upstream turns; default the
    * remote address. Behind a load balancer, read the address it forwards; never a header a client picks freely
    * (a guesser would then be a new client with every request).
    * @example { clientId: (req) => String(req.headers['x-forwarded-for'] ?? req.socket.remoteAddress).split(',')[0]!.trim() }
    */
-  clientId?: (req: IncomingMessage) => string;
+  clientId?: ((req: IncomingMessage) => string) | undefined;
   /**
    * Per-client bounds: requests at once, queued, per second, waiting for the shop API, refused per minute; over
    * them a client gets 429 with Retry-After. false: no bounds. Default
    * { concurrent: 8, queued: 32, perSecond: 20, burst: 60, maxWaitMs: 10_000, upstreamQueued: 4, refusedPerMinute: 10 }.
    * @example { clientLimits: { concurrent: 4, perSecond: 10 } }
    */
-  clientLimits?: ClientLimits | false;
+  clientLimits?: ClientLimits | false | undefined;
   /** Timeout of each upstream request (not counting the rate-limit wait), ms; default 15_000. @example { timeoutMs: 5_000 } */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * The most bytes one upstream answer may have, decoded (a gzip or br answer counts as it inflates), by what was
    * asked; a longer one is dropped unread (`bad_response` naming the bound; a client gets 502). Default
    * { list: 8 MiB, item: 1 MiB } (a list page is at most 100 records; a /v2/auth answer may have 64 KiB).
    * @example { maxAnswerBytes: { list: 32 * 1024 * 1024 } }
    */
-  maxAnswerBytes?: { list?: number; item?: number };
+  maxAnswerBytes?: { list?: number | undefined; item?: number | undefined } | undefined;
   /** Longest accepted request URL, with basePath and query; default 2048, longer gets 414. @example { maxUrlLength: 1024 } */
-  maxUrlLength?: number;
+  maxUrlLength?: number | undefined;
   /** How long an answer to a single item is reused for identical requests, ms; default 2_000. @example { itemCacheMs: 0 } */
-  itemCacheMs?: number;
+  itemCacheMs?: number | undefined;
   /** Longest long-poll `wait` a client may ask, s; default 60. @example { maxWaitSeconds: 30 } */
-  maxWaitSeconds?: number;
+  maxWaitSeconds?: number | undefined;
   /** How long the sync lease is held without renewal, ms; default 30_000. @example { leaseMs: 10_000 } */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /**
    * Retries of an upstream list page that failed transiently (5xx, 429, timeout); default
    * { retries: 5, baseDelayMs: 1_000, maxDelayMs: 30_000 }.
    * @example { retry: { retries: 2, baseDelayMs: 10, maxDelayMs: 50 } }
    */
-  retry?: { retries: number; baseDelayMs: number; maxDelayMs: number };
+  retry?: { retries: number; baseDelayMs: number; maxDelayMs: number } | undefined;
   /** Page size of upstream list calls; default 100 (the API's maximum). @example { pageSize: 100 } */
-  pageSize?: number;
+  pageSize?: number | undefined;
   /** The fetch used upstream; default globalThis.fetch. @example { fetch: undiciFetch } */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Clock, ms; default Date.now. @example { now: () => fakeNow } */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /**
    * Long-polls parked at once on this instance; one more is answered 503 with Retry-After (the till polls again
    * later), while every other request is still served. Default 5_000.
    * @example { maxLongPolls: 2_000 }
    */
-  maxLongPolls?: number;
+  maxLongPolls?: number | undefined;
   /**
    * Hooks for logs and metrics: the relay tells what happens (listings, the sync lease, the store's health, its log
    * lines) and never waits for them. The `shop-lookup-relay` command plugs pino and prom-client in here. Without
    * `log`, lines go to the console.
    * @example { observer: { listing: (e) => log.info(e, 'listing'), log: (level, msg, e) => log[level]({ err: e }, msg) } }
    */
-  observer?: RelayObserver;
+  observer?: RelayObserver | undefined;
 }
 
 /** What the relay tells its host (logs, metrics); every hook is optional and must not throw. */

@@ -1,6 +1,6 @@
 // Whether `baseUrl` is a shop-lookup relay: asked once per engine start (`GET {baseUrl}/relay/v1`), then cached.
 // A plain API or the credential proxy answers 404 or something that is not the relay's JSON: the engine lists the
-// API page by page. No answer at all (offline, refused, a gateway's 5xx) says nothing: that sync fails as any
+// API page by page; a relay that refuses this client says so (its refusal mark), and is a relay. No answer at all (offline, refused, a gateway's 5xx) says nothing: that sync fails as any
 // unreachable one does, and the next sync asks again. An engine with credentials never asks: it talks to the API.
 import { type ApiError, networkError, originOf } from '@shop-lookup/shop-api';
 
@@ -72,13 +72,14 @@ export async function probeRelay(
       return { kind: 'unknown', error: networkError(label, origin, new Error(`the gateway answered HTTP ${res.status}`)) };
     }
     const text = await res.text();
-    if (!res.ok) return { kind: 'direct', info: null };
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
       return { kind: 'direct', info: null };
     }
+    // a relay that refused this client (a wrong till token) is still a relay: its feed then says what it refuses
+    if (!res.ok) return { kind: (body as { refusal?: { by?: unknown } } | null)?.refusal?.by === 'relay' ? 'relay' : 'direct', info: null };
     const info = readRelayInfo(body);
     return info ? { kind: 'relay', info } : { kind: 'direct', info: null };
   } catch (error) {

@@ -5,6 +5,7 @@
 // is served by the mode (createShopRelay, createShopApiProxy), its client's slot freed once the answer is sent.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { localUrl, matchAllowedPath, type AllowedRoute } from './allowedPaths';
+import type { Cors, CorsRoute } from './cors';
 import { apiRefusal, envelopeAnswer, PROXY_CODES, sendAnswer, type ProxyAnswer } from './proxyAnswers';
 import { answerAdmitted, type RefusalFormat, type RequestGate } from './requestGate';
 import type { ServerLog } from './serverLog';
@@ -54,6 +55,14 @@ export interface DoorOptions {
   serve(request: DoorRequest, clientGone: AbortSignal): Promise<ProxyAnswer | undefined>;
   /** The answer when a request failed unexpectedly (a bug: logged, answered without details). */
   failedAnswer(): ProxyAnswer;
+  /** Cross-origin answers (cors.ts): the headers of every answer under the mount, and the preflights. */
+  cors?: Cors | undefined;
+}
+
+/** One of the six API paths as the CORS layer sees it (they answer GET only), or undefined. */
+function apiCorsRoute(local: string): CorsRoute | undefined {
+  const match = matchAllowedPath(local);
+  return match.ok ? { name: match.name, methods: ['GET'] } : undefined;
 }
 
 /** node:http / connect / Express / Vite middleware: with `next`, requests outside the mount go to next(). */
@@ -81,6 +90,8 @@ export function createDoor(options: DoorOptions): DoorHandler {
     const path = q < 0 ? local : local.slice(0, q);
     const search = q < 0 ? '' : local.slice(q + 1);
     const ownRoute = underOwn(path);
+    // every answer from here on carries its CORS headers, refusals too; a preflight is answered there
+    if (options.cors?.(req, res, ownRoute ? own!.routes[path] : apiCorsRoute(local))) return;
     if (url.length > maxUrlLength) {
       const msg = `URI TOO LONG: request URLs are limited to ${maxUrlLength} characters`;
       return sendAnswer(res, ownRoute ? own!.format(414, 'uri_too_long', msg) : envelopeAnswer(414, PROXY_CODES.request, msg));

@@ -34,23 +34,38 @@ export type Authorize = (
  */
 export interface ClientLimits {
   /** Requests of one client handled at once (long-polls included); default 8. @example { concurrent: 4 } */
-  concurrent?: number;
+  concurrent?: number | undefined;
   /** Requests of one client waiting for a turn; beyond that 429 at once; default 32. @example { queued: 8 } */
-  queued?: number;
+  queued?: number | undefined;
   /** Sustained requests per second of one client; default 20. @example { perSecond: 5 } */
-  perSecond?: number;
+  perSecond?: number | undefined;
   /** Requests one client may send at once above perSecond; default 60. @example { burst: 20 } */
-  burst?: number;
+  burst?: number | undefined;
   /** Longest a request waits in its client's queue before it gets 429, ms; default 10_000. @example { maxWaitMs: 2_000 } */
-  maxWaitMs?: number;
+  maxWaitMs?: number | undefined;
   /**
    * Requests of one client waiting for the shop API (its share of the upstream budget, served in turn with the
    * other clients'); one more gets 429 at once; default 4. @example { upstreamQueued: 2 }
    */
-  upstreamQueued?: number;
+  upstreamQueued?: number | undefined;
   /**
    * Refused requests (401/403) one client may draw per minute, at once or spread out; past them it gets 429 with
    * Retry-After before `authorize` is asked; default 10. @example { refusedPerMinute: 5 }
    */
-  refusedPerMinute?: number;
+  refusedPerMinute?: number | undefined;
+}
+
+/**
+ * Cross-origin answers, for browser pages served from another origin than the relay (a till on its own domain).
+ * `origins` may use every route their client is let through (their `Authorization` header sent, every answer
+ * read, refusals included); `anyOriginRoutes` are readable from a page of any origin, without credentials
+ * (`Access-Control-Allow-Origin: *`): routes your `authorize` opens to everybody, such as the storefront's. Other
+ * origins get no CORS headers, so their pages cannot read an answer.
+ * @example { origins: ['https://till.example'], anyOriginRoutes: ['productOptions', 'productOption', 'coupon'] }
+ */
+export interface CorsOptions {
+  /** Exact origins: scheme, host and port, no path or trailing slash. @example ['https://till.example', 'http://localhost:5173'] */
+  origins: string[];
+  /** Routes a page of any origin may read (public data only: no credentials go with them). @example ['productOptions', 'productOption', 'coupon'] */
+  anyOriginRoutes?: RouteName[] | undefined;
 }

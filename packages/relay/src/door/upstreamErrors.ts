@@ -70,3 +70,14 @@ export function networkReason(error: unknown): string {
   const code = typeof cause?.code === 'string' ? cause.code : (error as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/.test(code) ? code : 'no answer';
 }
+
+/**
+ * Which upstream a failure was met at, for the server's log: its origin (never a path or credentials), and for a
+ * failure with no answer the code of why.
+ * @example upstreamWhere('http://127.0.0.1:9', networkError) // 'the shop API at http://127.0.0.1:9: ECONNREFUSED'
+ */
+export function upstreamWhere(target: string, error: unknown): string {
+  const where = `the shop API at ${new URL(target).origin}`;
+  const unanswered = (error as { code?: unknown } | undefined)?.code === 'network_error';
+  return unanswered ? `${where}: ${networkReason((error as { cause?: unknown }).cause)}` : where;
+}

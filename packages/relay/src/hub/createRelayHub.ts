@@ -7,6 +7,7 @@
 // all shops of an instance share `maxConcurrentListings` slots.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { normalizeBasePath } from '../door/allowedPaths';
+import { createCors } from '../door/cors';
 import { envelopeAnswer, jsonAnswer, PROXY_CODES, sendAnswer, type ProxyAnswer } from '../door/proxyAnswers';
 import { createRedaction, urlSecrets } from '../door/redaction';
 import { createServerLog, type ServerLog } from '../door/serverLog';
@@ -108,6 +109,7 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
   checkRelayOptions({ ...shared, key: 'checked-per-shop', secret: 'checked-per-shop' }, 'createRelayHub');
   let closed = false;
   const refreshIntervalMs = options.refreshIntervalMs ?? 300_000;
+  const cors = options.cors && createCors(options.cors);
 
   // the shared store's health as last told (its changes only): the connections every shop uses, or none at all
   let healthy = true;
@@ -261,6 +263,8 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
       if (next) return next();
       return sendAnswer(res, jsonAnswer(404, { code: 'not_found', message: `NOT FOUND: this hub serves ${basePath}/shops/{shopId}/v2/… and ${basePath}/shops/{shopId}/relay/v1/…` }));
     }
+    // the hub's own answers (no such shop, closed) carry the CORS headers too; a shop's door answers the preflights
+    cors?.(req, res, undefined);
     const refuse = (status: number, code: string, message: string, headers: Record<string, string> = {}): ProxyAnswer =>
       /^\/relay(?:[/?]|$)/.test(parsed.rest) ? feedError(status, code, message, headers) : envelopeAnswer(status, PROXY_CODES.path, message, headers);
     if (!parsed.ok) return sendAnswer(res, refuse(404, 'not_found', `NOT FOUND: ${parsed.reason}`));

@@ -34,7 +34,7 @@ export type HubShopOptions = Pick<
   ShopRelayOptions,
   | 'target' | 'refreshIntervalMs' | 'rateLimits' | 'maxTrackedProducts' | 'productTtlMs' | 'listingShare' | 'clientId'
   | 'clientLimits' | 'timeoutMs' | 'maxUrlLength' | 'itemCacheMs' | 'maxWaitSeconds' | 'leaseMs' | 'retry' | 'pageSize'
-  | 'fetch' | 'now' | 'maxLongPolls'
+  | 'fetch' | 'now' | 'maxLongPolls' | 'cors'
 >;
 
 /**
@@ -49,26 +49,26 @@ export interface RelayHubOptions extends HubShopOptions {
    */
   credentials(shopId: string): ShopCredentials | null | Promise<ShopCredentials | null>;
   /** How long a shop's credentials are used before asking `credentials` again, ms; default 60_000. @example { credentialsTtlMs: 10_000 } */
-  credentialsTtlMs?: number;
+  credentialsTtlMs?: number | undefined;
   /** Mount prefix; shops are served under `{basePath}/shops/{shopId}/…`; default ''. @example { basePath: '/relay' } */
-  basePath?: string;
+  basePath?: string | undefined;
   /**
    * Where the shops' state lives: a Redis URL, a node-redis client or cluster. The shops share the hub's connections:
    * the main one, one for pub/sub and one for transactions (on a cluster: the two per master), none per shop.
    * Omitted: a memory store per shop, lost when the shop is evicted (one instance, tests).
    * @example { redis: process.env.REDIS_URL }
    */
-  redis?: string | object;
+  redis?: string | object | undefined;
   /** Who may ask what of which shop; without it and without `public: true` every request is answered 401. */
-  authorize?: HubAuthorize;
+  authorize?: HubAuthorize | undefined;
   /** true: anybody may ask everything of every shop (a private network only). Ignored when `authorize` is given. */
-  public?: boolean;
+  public?: boolean | undefined;
   /**
    * Shops kept open in this instance (each its relay: head, leases, limits, long-polls; about 70 kB without its
    * records); the least recently asked one beyond it is closed (its data stays in Redis) and opened again when asked.
    * Default 100. @example { maxHotShops: 500 }
    */
-  maxHotShops?: number;
+  maxHotShops?: number | undefined;
   /**
    * Records (coupons and options, over every shop) this instance holds in memory; default 500,000 (about 200 MB at
    * the 0.8 MB per 2,000 coupons the bench measures; more for larger records). A shop's records are loaded once a
@@ -76,20 +76,20 @@ export interface RelayHubOptions extends HubShopOptions {
    * recently used shops let theirs go and are served straight from Redis (snapshot chunks in key order, changes from
    * the log). With a memory store (no `redis`) every open shop holds its records. @example { maxHotRecords: 2_000_000 }
    */
-  maxHotRecords?: number;
+  maxHotRecords?: number | undefined;
   /** Upstream listings this instance runs at once, over all its shops (a shop lists under its own lease); default 4. */
-  maxConcurrentListings?: number;
+  maxConcurrentListings?: number | undefined;
   /**
    * Every shop the hub serves, so shops nobody asks for are listed too: each instance walks them every
    * `sweepIntervalMs` (and at start), lists the due ones nobody else is listing (up to `maxConcurrentListings` at
    * once), and takes a shop over when another instance's lease on it lapses (a crashed instance). Without it, only
    * shops asked for (hot) are listed. Needs `redis` to share the work. @example { shops: () => db.shopIds() }
    */
-  shops?: () => Iterable<string> | Promise<Iterable<string>>;
+  shops?: (() => Iterable<string> | Promise<Iterable<string>>) | undefined;
   /** How often the walk over `shops` starts, ms; default min(refreshIntervalMs, 60_000). @example { sweepIntervalMs: 30_000 } */
-  sweepIntervalMs?: number;
+  sweepIntervalMs?: number | undefined;
   /** Told what the hub does (a shop made hot, evicted, its credentials changed) and its log lines. */
-  observer?: RelayHubObserver;
+  observer?: RelayHubObserver | undefined;
 }
 
 /** What the hub tells its host; every hook is optional and must not throw. */

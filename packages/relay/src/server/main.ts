@@ -1,15 +1,23 @@
 // The `shop-lookup-relay` command: `shop-lookup-relay` runs a relay configured by environment variables (see
-// docs/relay.md, "Deploy"); `shop-lookup-relay token --till NAME [--days N]` prints a signed till token. Every failure
-// to start is one line on stderr and a non-zero exit: 2 for the configuration, 1 for the rest.
-import { readFileSync } from 'node:fs';
+// docs/relay.md, "Deploy", shipped in the package's dist/docs/); `shop-lookup-relay token --till NAME [--days N]`
+// prints a signed till token. Every failure to start is one line on stderr and a non-zero exit: 2 for the
+// configuration, 1 for the rest.
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { fail } from './fail';
 import { readTokenCommandConfig } from './relayServerConfig';
 import { signTillToken, TILL_NAME } from './tillTokens';
 
+/** docs/relay.md as this package ships it (dist/docs/, beside the built bin), else a clone's (run from source). */
+const relayDocs = [new URL('./docs/relay.md', import.meta.url), new URL('../../../../docs/relay.md', import.meta.url)]
+  .map((url) => fileURLToPath(url))
+  .find((path) => existsSync(path));
+
 const USAGE = `usage: shop-lookup-relay                            run the relay (configured by environment variables)
        shop-lookup-relay token --till NAME [--days N]  print a signed till token (needs TILL_TOKEN_SECRET and SHOP_ID or SHOP_API_KEY)
-See docs/relay.md ("Deploy") in the shop-lookup repository for every variable.`;
+Every variable: docs/relay.md, "Deploy"${relayDocs ? `: ${relayDocs}` : ''}
+  online: https://github.com/shop-lookup/shop-lookup/blob/main/docs/relay.md#deploy`;
 
 const readFile = (path: string): string => readFileSync(path, 'utf8');
 

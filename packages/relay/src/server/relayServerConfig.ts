@@ -3,6 +3,7 @@
 // secrets may come from a file instead (`<NAME>_FILE`, as mounted by Docker or Kubernetes secrets).
 import { z } from 'zod';
 import { SHOP_ID } from '../hub/shopPath';
+import { isOrigin } from '../door/cors';
 
 /** One environment variable: how it is checked, what it means (the docs' table is made of these). */
 export interface RelayVariable {
@@ -33,7 +34,7 @@ export const RELAY_VARIABLES = {
   },
   MAX_HOT_SHOPS: { expected: 'hub mode: shops kept open at once (1 to 100000); the others are opened again from the store when asked', fallback: '100', schema: whole(1, 100_000) },
   MAX_HOT_RECORDS: { expected: 'hub mode: records held in memory over every shop (0 to 100000000); the other shops are served straight from Redis', fallback: '500000', schema: whole(0, 100_000_000) },
-  SHOP_API_BASE: { expected: 'the shop API origin, an http(s) URL', fallback: 'https://api.imweb.me', schema: httpUrl },
+  SHOP_API_TARGET: { expected: "the shop API origin, an http(s) URL (createShopRelay's target)", fallback: 'https://api.imweb.me', schema: httpUrl },
   SHOP_ID: {
     expected: 'a name for the shop of 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit, as a hub\'s shop ids (default: a SHA-256 prefix of the key)',
     schema: z.string().regex(SHOP_ID),
@@ -85,6 +86,15 @@ export const RELAY_VARIABLES = {
     schema: flag,
   },
   RELAY_PUBLIC: { expected: 'true or false: anybody may ask everything (a private network only)', fallback: 'false', schema: flag },
+  CORS_ORIGINS: {
+    expected:
+      "origins of till pages served from elsewhere, separated by commas, each as a browser sends it: scheme, host and port, such as https://till.example (no path, no trailing slash, no '*')",
+    fallback: '',
+    schema: z
+      .string()
+      .transform((v) => v.split(',').map((o) => o.trim()).filter((o) => o !== ''))
+      .pipe(z.array(z.string().refine(isOrigin))),
+  },
   OPS_TOKEN: {
     expected: 'the bearer token of /metrics and relay/v1/status, at least 16 characters (omitted: loopback only)',
     secret: true,
@@ -137,6 +147,8 @@ export interface RelayServerConfig {
   tillTokenSecret: string | undefined;
   storefrontOpen: boolean;
   public: boolean;
+  /** Origins of till pages on other origins (CORS_ORIGINS). */
+  corsOrigins: string[];
   opsToken: string | undefined;
   logLevel: string;
   /** Log lines one client may cause a minute (LOG_CLIENT_LINES_PER_MINUTE). */
@@ -213,12 +225,43 @@ function parseVariables<N extends RelayVariableName>(
   return { ok: true, config: parsed.data as Pick<Parsed, N> };
 }
 
+/** What a mistyped or older name of the shop API's variables most likely meant. */
+const MEANT: Record<string, RelayVariableName> = {
+  SHOP_API_BASE: 'SHOP_API_TARGET',
+  SHOP_API_URL: 'SHOP_API_TARGET',
+  SHOP_API_ORIGIN: 'SHOP_API_TARGET',
+  SHOP_API_HOST: 'SHOP_API_TARGET',
+  SHOP_API_RATE_LIMIT: 'SHOP_API_RATE_LIMITS',
+};
+
+/**
+ * A `SHOP_API_*` variable the command does not read, as one line naming the one meant; null when there is none.
+ * Such a variable would otherwise be ignored without a word (a relay listing the real API instead of the one named).
+ * @example unknownShopApiVariable({ SHOP_API_BASE: 'http://127.0.0.1:8787' }) // 'SHOP_API_BASE is not a variable of …: set SHOP_API_TARGET …'
+ */
+export function unknownShopApiVariable(env: Environment): string | null {
+  const known = Object.entries(RELAY_VARIABLES as Record<string, RelayVariable>)
+    .filter(([name]) => name.startsWith('SHOP_API_'))
+    .flatMap(([name, spec]) => (spec.secret ? [name, `${name}_FILE`] : [name]));
+  const unknown = Object.keys(env)
+    .filter((name) => name.startsWith('SHOP_API_') && env[name] !== undefined && !known.includes(name))
+    .sort();
+  const name = unknown[0];
+  if (name === undefined) return null;
+  const meant = MEANT[name];
+  return meant
+    ? `${name} is not a variable of shop-lookup-relay: set ${meant} instead (${RELAY_VARIABLES[meant].expected})`
+    : `${name} is not a variable of shop-lookup-relay; its SHOP_API_ variables are ${known.join(', ')}`;
+}
+
 /**
  * Reads and checks the relay's configuration from the environment.
  * @example const result = readRelayConfig(process.env, (p) => readFileSync(p, 'utf8')); if (!result.ok) fail(result.message);
  */
 export function readRelayConfig(env: Environment, readFile: (path: string) => string): ConfigResult<RelayServerConfig> {
   const names = Object.keys(RELAY_VARIABLES) as RelayVariableName[];
+  const unknown = unknownShopApiVariable(env);
+  if (unknown) return { ok: false, message: unknown };
   const hub = env.SHOPS_FILE !== undefined && env.SHOPS_FILE !== '';
   if (hub) {
     // one shop's variables have no meaning in hub mode: each shop's are in SHOPS_FILE
@@ -249,7 +292,7 @@ export function readRelayConfig(env: Environment, readFile: (path: string) => st
       shopsFile: v.SHOPS_FILE,
       maxHotShops: v.MAX_HOT_SHOPS!,
       maxHotRecords: v.MAX_HOT_RECORDS!,
-      target: v.SHOP_API_BASE!,
+      target: v.SHOP_API_TARGET!,
       shopId: v.SHOP_ID,
       redisUrl: v.REDIS_URL,
       host: v.HOST!,
@@ -264,6 +307,7 @@ export function readRelayConfig(env: Environment, readFile: (path: string) => st
       tillTokenSecret: v.TILL_TOKEN_SECRET,
       storefrontOpen: v.STOREFRONT_OPEN!,
       public: v.RELAY_PUBLIC!,
+      corsOrigins: v.CORS_ORIGINS!,
       opsToken: v.OPS_TOKEN,
       logLevel: v.LOG_LEVEL!,
       logClientLinesPerMinute: v.LOG_CLIENT_LINES_PER_MINUTE!,
@@ -308,6 +352,8 @@ export interface TokenCommandConfig {
  * @example const result = readTokenCommandConfig(process.env, readFile);
  */
 export function readTokenCommandConfig(env: Environment, readFile: (path: string) => string): ConfigResult<TokenCommandConfig> {
+  const unknown = unknownShopApiVariable(env);
+  if (unknown) return { ok: false, message: unknown };
   const result = parseVariables(env, ['TILL_TOKEN_SECRET', 'SHOP_ID', 'SHOP_API_KEY'], ['TILL_TOKEN_SECRET'], readFile);
   if (!result.ok) return result;
   const v = result.config;

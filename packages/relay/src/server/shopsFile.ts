@@ -9,7 +9,7 @@ import { TILL_NAME, type TillTokenEntry } from './tillTokens';
 export interface ShopsFileEntry {
   key: string;
   secret: string;
-  /** Its own upstream origin; default SHOP_API_BASE. */
+  /** Its own upstream origin; default SHOP_API_TARGET. */
   target: string | undefined;
   /** Its static till tokens (they open this shop only). */
   tills: TillTokenEntry[];

@@ -11,7 +11,7 @@ import { createMemoryStore } from '../store/memoryStore';
 import { createRelayHub } from '../hub/createRelayHub';
 import type { RelayHub } from '../hub/hubTypes';
 import type { StoreHealth } from '../store/relayStore';
-import type { RelayStatus, RouteName, ShopRelay } from '../types';
+import type { CorsOptions, RelayStatus, RouteName, ShopRelay } from '../types';
 import { createHubAccess, type HubAccess } from './hubAccess';
 import { guardConnections, serverOptions } from './connectionGuard';
 import { createLogBudget, logClient } from './logBudget';
@@ -21,7 +21,7 @@ import { createRelayLogger, type RelayLogger } from './relayLogger';
 import { createRelayMetrics } from './relayMetrics';
 import { changedSecrets, type RelayServerConfig, type RelayVariableName } from './relayServerConfig';
 import { parseShopsFile, type ShopsFileEntry } from './shopsFile';
-import { createTillAccess, type TillAccess, type TillAccessOptions } from './tillAccess';
+import { createTillAccess, STOREFRONT_ROUTES, type TillAccess, type TillAccessOptions } from './tillAccess';
 import { createTillTokens, parseTokenFile, type TillTokenEntry, type TillTokens } from './tillTokens';
 
 /** Why the server could not start, in one line naming what to change. */
@@ -218,6 +218,12 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     }
   }
   makeAccess();
+  // pages of CORS_ORIGINS use every route their token opens; the routes STOREFRONT_OPEN opens to everybody are
+  // readable from any page too (no credentials go with them)
+  const corsOf = (c: RelayServerConfig): CorsOptions | undefined =>
+    c.corsOrigins.length > 0 || c.storefrontOpen
+      ? { origins: c.corsOrigins, anyOriginRoutes: c.storefrontOpen ? [...STOREFRONT_ROUTES] : [] }
+      : undefined;
   const routes = new WeakMap<IncomingMessage, RouteName | OpsRoute>();
   const requestIds = new WeakMap<IncomingMessage, string>();
   const inFlight = new Set<ServerResponse>();
@@ -337,6 +343,7 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       refreshIntervalMs: c.refreshIntervalMs,
       leaseMs: c.leaseMs,
       maxLongPolls: c.limits.maxLongPolls,
+      cors: corsOf(c),
       fetch: metrics.observeFetch(spyingFetch),
       authorize: (req, route, shopId) => {
         if (!routes.has(req)) routes.set(req, route);
@@ -365,6 +372,7 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       refreshIntervalMs: c.refreshIntervalMs,
       leaseMs: c.leaseMs,
       maxLongPolls: c.limits.maxLongPolls,
+      cors: corsOf(c),
       fetch: metrics.observeFetch(spyingFetch),
       authorize: (req, route) => {
         if (!routes.has(req)) routes.set(req, route); // the first route asked is the request's (see onRefused)
