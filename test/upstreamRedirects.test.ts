@@ -157,3 +157,29 @@ describe('the proxy', () => {
     }
   });
 });
+
+describe("a till on a relay, with its token", () => {
+  it("follows no redirect of the relay's discovery or feed: its token stays, the sync names the status", async () => {
+    const mock: MockShopApi = await startMockShopApi({ rateLimits: false, key: KEY, secret: SECRET });
+    const thief = await startRecorder();
+    const relay = createShopRelay({ key: KEY, secret: SECRET, target: mock.url, public: true, rateLimits: false });
+    closing.push(() => mock.close(), () => thief.close(), () => relay.close());
+    await relay.ready;
+    await relay.refresh();
+    const elsewhere = `${thief.url}/collect?secret-marker=q7x`;
+    for (const redirected of ['/relay/v1', '/relay/v1/feed']) {
+      // the relay as a till reaches it, but for the one path that answers with a redirect
+      const origin = await served((req, res) => {
+        if (req.url!.split('?')[0] === redirected) return void redirect(res, 302, elsewhere);
+        relay(req, res);
+      });
+      const till = lookupFor({ url: origin }, { auth: undefined, token: 'till-token-front-1-0a1b2c3d4e5f', source: redirected === '/relay/v1' ? 'auto' : 'relay' });
+      closing.push(() => till.close());
+      const report = await till.sync();
+      expect(thief.received, redirected).toEqual([]);
+      expect(report.ok, redirected).toBe(false);
+      expect(report.errors[0], redirected).toMatchObject({ code: 'api_error', status: 302 });
+      namesNoLocation(JSON.stringify(report), thief);
+    }
+  });
+});

@@ -2,7 +2,8 @@
 // A plain API or the credential proxy answers 404 or something that is not the relay's JSON: the engine lists the
 // API page by page; a relay that refuses this client says so (its refusal mark), and is a relay. No answer at all (offline, refused, a gateway's 5xx) says nothing: that sync fails as any
 // unreachable one does, and the next sync asks again. An engine with credentials never asks: it talks to the API.
-import { type ApiError, networkError, originOf } from '@shop-lookup/shop-api';
+import { type ApiError, networkError, originOf, redirectError } from '@shop-lookup/shop-api';
+import { isRedirect } from './relayFeedClient';
 
 /** Where the engine's data comes from. */
 export type SourceKind = 'direct' | 'relay';
@@ -66,7 +67,9 @@ export async function probeRelay(
   const url = `${baseUrl.replace(/\/+$/, '')}/relay/v1`;
   const stop = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])]);
   try {
-    const res = await fetchFn(url, { headers: { accept: 'application/json' }, signal: stop, cache: 'no-store' });
+    const res = await fetchFn(url, { headers: { accept: 'application/json' }, signal: stop, cache: 'no-store', redirect: 'manual' });
+    // never followed (the till's token would go along): what answers here is neither a relay nor the API
+    if (isRedirect(res)) return { kind: 'unknown', error: redirectError(label, res.status) };
     // a gateway that could not reach what is behind it: we learned nothing about what that is
     if (res.status === 502 || res.status === 503 || res.status === 504) {
       return { kind: 'unknown', error: networkError(label, origin, new Error(`the gateway answered HTTP ${res.status}`)) };

@@ -2,7 +2,7 @@
 // the shop API's envelope, and are not held back by the client's API rate limits (the relay has its own budget and
 // says so with 429 + Retry-After). Everything that goes wrong becomes an ApiError, as the API client's do.
 import { ShopLookupError } from '../../../src/protocol';
-import { type ApiError, apiErrorFromAnswer, badResponseError, networkError, originOf, retryAfterMs, serverRefusal, timeoutError } from '@shop-lookup/shop-api';
+import { type ApiError, apiErrorFromAnswer, badResponseError, networkError, originOf, redirectError, retryAfterMs, serverRefusal, timeoutError } from '@shop-lookup/shop-api';
 
 /** One record as the feed carries it (validated again by the engine before it is stored). */
 export interface FeedUpsert {
@@ -68,6 +68,9 @@ function isFeedAnswer(v: unknown): v is FeedAnswer {
   );
 }
 
+/** A 3xx answer (304 is none), or a browser's opaque redirect (status 0). */
+export const isRedirect = (res: Response): boolean => res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400 && res.status !== 304);
+
 /** The route a relay path is (`relay/v1/feed` -> feed, `relay/v1/products` -> products). */
 const routeOf = (path: string): string => path.split('/').pop() || 'discovery';
 
@@ -90,16 +93,21 @@ export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFee
     let text: string;
     try {
       // no-store: the browser's HTTP cache must not answer a feed request (our ETag is the only validator)
-      const init: RequestInit = { method, headers, signal: AbortSignal.any([timeout, ...stop]), cache: 'no-store' };
+      // redirect 'manual': the till's token never follows a redirect to another address
+      const init: RequestInit = { method, headers, signal: AbortSignal.any([timeout, ...stop]), cache: 'no-store', redirect: 'manual' };
       if (body !== undefined) init.body = JSON.stringify(body);
       res = await options.fetch(`${base}/${path}${qs}`, init);
-      text = await res.text();
+      text = isRedirect(res) ? '' : await res.text();
     } catch (cause) {
       const stopped = stop.find((s) => s.aborted);
       if (stopped) throw stopped.reason;
       const error = timeout.aborted ? timeoutError(label, timeoutMs) : networkError(label, origin, cause);
       options.onUnreachable?.(error);
       throw error;
+    }
+    if (isRedirect(res)) {
+      await res.body?.cancel().catch(() => undefined);
+      throw redirectError(label, res.status);
     }
     if (res.status === 502 || res.status === 504) {
       const error = networkError(label, origin, new Error(`the gateway answered HTTP ${res.status}`));
