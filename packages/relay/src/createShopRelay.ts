@@ -6,6 +6,7 @@ import { setMaxListeners } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { normalizeBasePath, type AllowedRoute } from './door/allowedPaths';
 import { DEFAULT_CLIENT_LIMITS } from './door/clientBounds';
+import type { Client } from './door/clientIdentity';
 import { createFairShare, type FairShare } from './door/fairShare';
 import { createForwarder } from './door/forwardRequest';
 import { createDoor } from './door/createDoor';
@@ -215,7 +216,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     };
     const products = createProductTracking({
       store,
-      forward: async (route, clientId) => (await forwarder!.forward(route, closing.signal, fair.forClient(clientId))) ?? forwarder!.closedAnswer(),
+      forward: async (route, client) => (await forwarder!.forward(route, closing.signal, fair.forClient(client))) ?? forwarder!.closedAnswer(),
       added: (added) => void sync.run({ only: added.map((no): ResourceId => `options:${no}`) }).then(() => mirror.catchUp()),
       max: options.maxTrackedProducts ?? DEFAULT_MAX_TRACKED_PRODUCTS,
       now,
@@ -255,7 +256,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     r.feed.degraded().degraded ? { 'x-shop-relay-degraded': 'true' } : {};
 
   /** One of the six API paths: a listed resource from the snapshot, everything else read through upstream. */
-  async function serveApi(r: Running, route: AllowedRoute, clientId: string): Promise<ProxyAnswer> {
+  async function serveApi(r: Running, route: AllowedRoute, client: Client): Promise<ProxyAnswer> {
     const head = r.mirror.head();
     let resource: ResourceId | null = null;
     if (route.name === 'coupons') resource = 'coupons';
@@ -274,12 +275,12 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     // does not cancel it for the others; only a successful answer is kept for later ones
     return items.run(
       `${route.path}${route.query}`,
-      async () => (await forwarder!.forward(route, closing.signal, r.fair.forClient(clientId))) ?? forwarder!.closedAnswer(),
+      async () => (await forwarder!.forward(route, closing.signal, r.fair.forClient(client))) ?? forwarder!.closedAnswer(),
       (answer) => answer.shareable === true,
     );
   }
 
-  async function serveRelay(r: Running, name: RouteName, req: IncomingMessage, search: string, clientId: string, signal: AbortSignal) {
+  async function serveRelay(r: Running, name: RouteName, req: IncomingMessage, search: string, client: Client, signal: AbortSignal) {
     switch (name) {
       case 'discovery':
         return jsonAnswer(200, {
@@ -300,7 +301,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       }
       default:
         // new products are checked with the API, then listed at once by whichever instance holds the lease
-        return req.method === 'POST' ? r.products.post(req, clientId) : r.products.list();
+        return req.method === 'POST' ? r.products.post(req, client) : r.products.list();
     }
   }
 
@@ -322,9 +323,9 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
         return format(503, 'relay_unavailable', `RELAY UNAVAILABLE: the relay could not start: ${redaction.text(failureText(error))}`);
       }
     },
-    async serve({ req, name, api, search, clientId }, clientGone) {
+    async serve({ req, name, api, search, client }, clientGone) {
       const r = await started;
-      return api ? serveApi(r, api, clientId) : serveRelay(r, name, req, search, clientId, clientGone);
+      return api ? serveApi(r, api, client) : serveRelay(r, name, req, search, client, clientGone);
     },
     // a bug or a store failure mid-request: answered without details (they could hold anything)
     failedAnswer: () => jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }),

@@ -5,6 +5,7 @@
 // is served by the mode (createShopRelay, createShopApiProxy), its client's slot freed once the answer is sent.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { localUrl, matchAllowedPath, type AllowedRoute } from './allowedPaths';
+import type { Client } from './clientIdentity';
 import { apiRefusal, envelopeAnswer, PROXY_CODES, sendAnswer, type ProxyAnswer } from './proxyAnswers';
 import { answerAdmitted, type RefusalFormat, type RequestGate } from './requestGate';
 import type { ServerLog } from './serverLog';
@@ -31,7 +32,7 @@ export interface DoorRequest {
   /** An own route's query, without '?'. */
   search: string;
   /** Who asked (for their upstream turn). */
-  clientId: string;
+  client: Client;
 }
 
 export interface DoorOptions {
@@ -115,8 +116,8 @@ export function createDoor(options: DoorOptions): DoorHandler {
     if (notReady) return sendAnswer(res, notReady);
     const admitted = await options.gate.admit(req, res, name, format);
     if (!admitted) return;
-    const { leave, clientId } = admitted;
-    await answerAdmitted(res, leave, (clientGone) => options.serve({ req, name, api, search, clientId }, clientGone));
+    const { leave, client } = admitted;
+    await answerAdmitted(res, leave, (clientGone) => options.serve({ req, name, api, search, client }, clientGone));
   }
 
   return (req, res, next) => {

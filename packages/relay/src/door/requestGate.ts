@@ -4,10 +4,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkAccess } from './access';
 import { createClientBounds, DEFAULT_CLIENT_LIMITS } from './clientBounds';
+import { clientResolver, type Client } from './clientIdentity';
 import { createRefusalBounds } from './refusalBounds';
 import type { ServerLog } from './serverLog';
 import { markRefusal, sendAnswer, type ProxyAnswer } from './proxyAnswers';
-import type { Authorize, ClientLimits, RouteName } from './types';
+import type { Authorize, ClientId, ClientLimits, RouteName } from './types';
 
 /** Turns a refusal into an answer in the route's own format (API envelope or relay error). */
 export type RefusalFormat = (status: number, code: string, message: string, headers?: Record<string, string>) => ProxyAnswer;
@@ -16,15 +17,15 @@ export interface RequestGateOptions {
   component: string;
   authorize?: Authorize | undefined;
   public?: boolean | undefined;
-  clientId?: ((req: IncomingMessage) => string) | undefined;
+  clientId?: ((req: IncomingMessage) => ClientId) | undefined;
   clientLimits?: ClientLimits | false | undefined;
   log: ServerLog;
 }
 
-/** An admitted request: call `leave` once its answer is sent; `clientId` names its client (for its upstream turn). */
+/** An admitted request: call `leave` once its answer is sent; `client` names its client (for its upstream turn). */
 export interface Admitted {
   leave: () => void;
-  clientId: string;
+  client: Client;
 }
 
 export interface RequestGate {
@@ -57,14 +58,12 @@ export async function answerAdmitted(
   }
 }
 
-const remoteAddress = (req: IncomingMessage): string => req.socket.remoteAddress ?? 'unknown';
-
 /** @example const gate = createRequestGate({ component: 'createShopRelay', public: true }); */
 export function createRequestGate(options: RequestGateOptions): RequestGate {
   const bounds = createClientBounds(options.clientLimits ?? {});
   const limits = options.clientLimits;
   const refusals = createRefusalBounds(limits === false ? false : (limits?.refusedPerMinute ?? DEFAULT_CLIENT_LIMITS.refusedPerMinute));
-  const clientOf = options.clientId ?? remoteAddress;
+  const clientOf = clientResolver(options.clientId);
   // 'relay' or 'proxy': the word the engine shows (createShopRelay -> relay)
   const by = options.component === 'createShopRelay' ? 'relay' : 'proxy';
   return {
@@ -75,7 +74,7 @@ export function createRequestGate(options: RequestGateOptions): RequestGate {
         return status === 500 ? answer : markRefusal(answer, { code, route, by });
       };
       const client = clientOf(req);
-      const waitS = refusals.wait(client);
+      const waitS = refusals.wait(client.id);
       if (waitS > 0) {
         const msg = 'TOO MANY REFUSED REQUESTS: this client was refused too often (401/403) within the last minute; ' +
           'try again after the Retry-After delay.';
@@ -84,7 +83,7 @@ export function createRequestGate(options: RequestGateOptions): RequestGate {
       }
       const refused = await checkAccess(options, req, route);
       if (refused) {
-        if (refused.status !== 500) refusals.refused(client);
+        if (refused.status !== 500) refusals.refused(client.id);
         const code = refused.status === 401 ? 'unauthorized' : refused.status === 403 ? 'forbidden' : 'server_error';
         sendAnswer(res, format(refused.status, code, refused.message));
         return null;
@@ -92,14 +91,14 @@ export function createRequestGate(options: RequestGateOptions): RequestGate {
       const gone = new AbortController();
       const onClose = (): void => gone.abort();
       res.once('close', onClose);
-      const admission = await bounds.enter(client, gone.signal);
+      const admission = await bounds.enter(client.id, gone.signal);
       res.off('close', onClose);
       if (!admission.ok) {
         const headers = { 'retry-after': String(admission.retryAfterS) };
         sendAnswer(res, format(429, 'too_many_requests', admission.message, headers));
         return null;
       }
-      return { leave: admission.leave, clientId: client };
+      return { leave: admission.leave, client };
     },
     close: () => bounds.close(),
   };

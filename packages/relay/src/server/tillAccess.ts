@@ -1,9 +1,11 @@
 // Who may ask the relay command, without code: tills with a token (static or signed), the storefront routes for
 // everybody when opened, operators (status, metrics) with OPS_TOKEN or from loopback. Also who a request comes
-// from (a till by its name, else its address; behind proxies the address TRUST_PROXY_HOPS from the right of
-// X-Forwarded-For), for the per-client bounds and the logs. Tokens are read from the request, never kept or logged.
+// from (a till by its name, identified; else its address's network, anonymous; behind proxies the address
+// TRUST_PROXY_HOPS from the right of X-Forwarded-For), for the per-client bounds, upstream turns and the logs.
+// Tokens are read from the request, never kept or logged.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { networkPrefix, type Client } from '../door/clientIdentity';
 import type { Authorize, RouteName } from '../types';
 import type { TillTokens, TokenRefusal } from './tillTokens';
 
@@ -38,8 +40,11 @@ export interface RequestIdentity {
 
 export interface TillAccess {
   authorize: Authorize;
-  /** For the relay's per-client bounds: `till:<name>` for a till with a valid token, else `ip:<address>`. */
-  clientId(req: IncomingMessage): string;
+  /**
+   * For the relay's per-client bounds and upstream turns: `till:<name>`, identified, for a till with a valid token;
+   * else `ip:<network>` (/24, /64), anonymous.
+   */
+  clientId(req: IncomingMessage): Client;
   identify(req: IncomingMessage): RequestIdentity;
   /** Whether an operators' route (metrics, status) may be answered; tells onRefused when not. */
   mayOperate(req: IncomingMessage, route: RouteName | 'metrics'): boolean;
@@ -111,6 +116,11 @@ export function createTillAccess(options: TillAccessOptions): TillAccess {
     return known;
   }
 
+  function clientId(req: IncomingMessage): Client {
+    const { till, address } = look(req);
+    return till !== null ? { id: `till:${till}`, identified: true } : { id: `ip:${networkPrefix(address)}`, identified: false };
+  }
+
   function mayOperate(req: IncomingMessage, route: RouteName | 'metrics'): boolean {
     let ok: boolean;
     if (opsHash) {
@@ -127,10 +137,7 @@ export function createTillAccess(options: TillAccessOptions): TillAccess {
       const { address, till } = look(req);
       return { address, till };
     },
-    clientId(req) {
-      const { till, address } = look(req);
-      return till !== null ? `till:${till}` : `ip:${address}`;
-    },
+    clientId,
     mayOperate,
     authorize(req, route) {
       if (route === 'status') {
