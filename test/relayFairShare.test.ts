@@ -1,9 +1,9 @@
-// The shop's upstream budget shared fairly (issue 25, item 11; issue 33, item 3). Driven slot by slot with a
+// The shop's upstream budget shared fairly (issue 25, item 11; issue 33, items 3 and 4). Driven slot by slot with a
 // limiter the test grants by hand, so what is checked is the order in which queued requests are served, never how
 // long anything took: a client asking while twenty clients flood is served within one round of theirs, each flooding
 // client gets one slot per round, the listing keeps its share while it waits, a client queueing past its bound gets
-// 429 at once; a till with its token goes ahead of a thousand anonymous addresses, and addresses of one network are
-// one client.
+// 429 at once; a till with its token goes ahead of a thousand anonymous addresses, addresses of one network are one
+// client, and a request whose client hung up while it waited for its turn costs no upstream call.
 // (The wall-clock figures, a till's lookup and the listing's time under that attack, are rows of `npm run bench`.)
 import { describe, expect, it } from 'vitest';
 import { MOCK_CODES } from '../packages/mock-server/src';
@@ -11,6 +11,7 @@ import { createFairShare } from '../packages/relay/src/door/fairShare';
 import { createMemoryStore, type RelayStore } from '../packages/relay/src';
 import { createTillAccess } from '../packages/relay/src/server/tillAccess';
 import { createTillTokens } from '../packages/relay/src/server/tillTokens';
+import { createSingleFlight } from '../packages/relay/src/upstream/singleFlight';
 import type { RateLimiter, RequestClass } from '../packages/shop-api/src/api/rateLimiter';
 import { relaysPerTest } from './relayUtils';
 
@@ -202,6 +203,33 @@ describe('the tills first', () => {
   });
 });
 
+describe('an abandoned request', () => {
+  it('gives up a shared upstream call only once every caller waiting for it hung up', async () => {
+    const flights = createSingleFlight<string>(0);
+    const signals: AbortSignal[] = [];
+    let finish!: (answer: string) => void;
+    const work = (abandoned: AbortSignal) => {
+      signals.push(abandoned);
+      return new Promise<string>((resolve) => (finish = resolve));
+    };
+    const [a, b] = [new AbortController(), new AbortController()];
+    const first = flights.run('/v2/shop/coupons/X', work, () => false, a.signal);
+    const second = flights.run('/v2/shop/coupons/X', work, () => false, b.signal);
+    a.abort();
+    expect(signals[0]!.aborted).toBe(false); // b still waits for it
+    b.abort();
+    expect(signals[0]!.aborted).toBe(true);
+    // a caller after that starts the call again instead of getting the abandoned one
+    const third = flights.run('/v2/shop/coupons/X', work, () => false);
+    expect(flights.started()).toBe(2);
+    finish('answer');
+    await expect(third).resolves.toBe('answer');
+    expect(signals[1]!.aborted).toBe(false);
+    void first;
+    void second;
+  });
+});
+
 describe('fair share through the relay', () => {
   const { relayWith } = relaysPerTest();
 
@@ -314,5 +342,40 @@ describe('fair share through the relay', () => {
     await expect.poll(() => answered.length, { timeout: 30_000 }).toBe(996);
     expect(answered.filter((status) => status === 429)).toHaveLength(996);
     expect((await f.relay.status()).upstreamWaiting).toBe(4);
+  });
+
+  it('makes no upstream call for 200 requests whose clients hung up while they waited for their turn', async () => {
+    const hand = handLimiter();
+    const f = await relayWith(
+      { store: storeWith(hand.limiter), rateLimits: { list: 1, other: 5 }, clientId: (req) => String(req.headers['x-client']), itemCacheMs: 0 },
+      {},
+      { listed: true },
+    );
+    hand.hold();
+    const before = f.api.requests.length;
+    const hangUp = new AbortController();
+    const abandoned = Array.from({ length: 200 }, (_, i) =>
+      f.get(`/v2/shop/coupons/MADE-UP-${i}`, { headers: { 'x-client': `shopper-${i}` }, signal: hangUp.signal }).then(
+        () => 'answered',
+        () => 'hung up',
+      ),
+    );
+    await expect.poll(async () => (await f.relay.status()).upstreamWaiting, { timeout: 15_000 }).toBe(200);
+    hangUp.abort();
+    expect(new Set(await Promise.all(abandoned))).toEqual(new Set(['hung up']));
+    await expect.poll(async () => (await f.relay.status()).upstreamWaiting).toBe(0);
+    // the API answers again: every slot the relay still asks for is granted
+    let granted = 0;
+    while (hand.asked() > 0) {
+      await hand.grant();
+      granted++;
+    }
+    expect(granted).toBeLessThanOrEqual(1);
+    expect(f.api.requests.slice(before).filter((r) => r.path.startsWith('/v2/shop/coupons/MADE-UP-'))).toEqual([]);
+    // and the relay serves the next client as before
+    const lookup = f.get(`/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}`, { headers: { 'x-client': 'till' } });
+    await expect.poll(() => hand.asked()).toBe(1);
+    await hand.grant();
+    expect((await lookup).status).toBe(200);
   });
 });

@@ -130,7 +130,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
   const access: AccessOptions = { authorize: options.authorize, public: options.public, component: 'createShopRelay', log };
   const gate = createRequestGate({ component: 'createShopRelay', ...options, authorize: discoveryOpen(options.authorize), log });
   const polls = createLongPolls(options.maxLongPolls ?? 5_000);
-  const items = createSingleFlight<ProxyAnswer>(options.itemCacheMs ?? 2_000, now);
+  const items = createSingleFlight<ProxyAnswer | undefined>(options.itemCacheMs ?? 2_000, now);
   let forwarder: ReturnType<typeof createForwarder> | undefined;
 
   async function start(): Promise<Running> {
@@ -256,7 +256,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     r.feed.degraded().degraded ? { 'x-shop-relay-degraded': 'true' } : {};
 
   /** One of the six API paths: a listed resource from the snapshot, everything else read through upstream. */
-  async function serveApi(r: Running, route: AllowedRoute, client: Client): Promise<ProxyAnswer> {
+  async function serveApi(r: Running, route: AllowedRoute, client: Client, clientGone: AbortSignal): Promise<ProxyAnswer | undefined> {
     const head = r.mirror.head();
     let resource: ResourceId | null = null;
     if (route.name === 'coupons') resource = 'coupons';
@@ -271,12 +271,16 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       }
       return listAnswer(records, route.query, degradedHeaders(r));
     }
-    // identical requests share one upstream call (in the turn of the client that asked first); the client leaving
-    // does not cancel it for the others; only a successful answer is kept for later ones
+    // identical requests share one upstream call (in the turn of the client that asked first); a call still waiting
+    // for its turn is given up once every client waiting for it hung up, one already sent finishes (and is kept for
+    // later ones when it succeeded)
     return items.run(
       `${route.path}${route.query}`,
-      async () => (await forwarder!.forward(route, closing.signal, r.fair.forClient(client))) ?? forwarder!.closedAnswer(),
-      (answer) => answer.shareable === true,
+      async (abandoned) =>
+        (await forwarder!.forward(route, closing.signal, r.fair.forClient(client, abandoned))) ??
+        (abandoned.aborted ? undefined : forwarder!.closedAnswer()),
+      (answer) => answer?.shareable === true,
+      clientGone,
     );
   }
 
@@ -325,7 +329,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     },
     async serve({ req, name, api, search, client }, clientGone) {
       const r = await started;
-      return api ? serveApi(r, api, client) : serveRelay(r, name, req, search, client, clientGone);
+      return api ? serveApi(r, api, client, clientGone) : serveRelay(r, name, req, search, client, clientGone);
     },
     // a bug or a store failure mid-request: answered without details (they could hold anything)
     failedAnswer: () => jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }),

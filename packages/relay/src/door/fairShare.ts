@@ -22,8 +22,11 @@ export interface FairShareOptions {
 }
 
 export interface FairShare {
-  /** The limiter for one client's requests: they wait their turn among the clients' (the tills' lane or the anonymous one). */
-  forClient(client: Client): RateLimiter;
+  /**
+   * The limiter for one client's requests: they wait their turn among the clients' (the tills' lane or the
+   * anonymous one); `gone` gives up a wait when nobody waits for its answer any more (the client hung up).
+   */
+  forClient(client: Client, gone?: AbortSignal): RateLimiter;
   /** The limiter for the server's own work: its reserved share. */
   readonly own: RateLimiter;
   /** Who got each of the last 1,000 slots, oldest first ('own' or a client id). */
@@ -198,7 +201,7 @@ export function createFairShare(options: FairShareOptions): FairShare {
   });
 
   return {
-    forClient(client) {
+    forClient(client, gone) {
       const key = `${client.identified ? 'till' : 'anonymous'} ${client.id}`;
       return view((cls: RequestClass, _priority: Priority, signal?: AbortSignal) => {
         if (closing.signal.aborted) return Promise.reject(new ShopLookupError('closed', 'shop-lookup was closed.'));
@@ -215,7 +218,7 @@ export function createFairShare(options: FairShareOptions): FairShare {
         // a till that starts waiting while no till waited takes the next slot the clients get
         if (turn.identified && c.tills.size === 0) c.tillCredit = Math.max(c.tillCredit, 1);
         lane.add(turn);
-        return turn.queue.wait('user', signal);
+        return turn.queue.wait('user', gone && signal ? AbortSignal.any([signal, gone]) : (gone ?? signal));
       });
     },
     own: view((cls, priority, signal) => {
