@@ -12,6 +12,8 @@ import { createForwarder } from './door/forwardRequest';
 import { createDoor } from './door/createDoor';
 import { apiRefusal, jsonAnswer, type ProxyAnswer } from './door/proxyAnswers';
 import { createRedaction, urlSecrets } from './door/redaction';
+import type { OwnRoutes } from './door/nameRoute';
+import type { RefusalBounds } from './door/refusalBounds';
 import { createRequestGate } from './door/requestGate';
 import { createServerLog, type ServerLog } from './door/serverLog';
 import type { RouteName } from './door/types';
@@ -39,6 +41,13 @@ const RELAY_ROUTES: Record<string, { name: RouteName; methods: string[] }> = {
   '/relay/v1/status': { name: 'status', methods: ['GET'] },
 };
 const RELAY_SHAPES = 'GET relay/v1, relay/v1/feed, relay/v1/status, and GET or POST relay/v1/products';
+
+/** The routes a relay serves and its words about what it refuses (the door's; a hub names a shop's route with them). */
+export const RELAY_SERVED = {
+  own: { prefix: '/relay', routes: RELAY_ROUTES, served: `the relay serves ${RELAY_SHAPES}`, format: feedError } satisfies OwnRoutes,
+  pathHint: `; and ${RELAY_SHAPES}`,
+  methodHint: 'the API paths of this relay answer GET only',
+};
 
 /** Everything that exists once the store is open. */
 interface Running {
@@ -91,6 +100,8 @@ const DEFAULT_PRODUCT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 export interface ShopRelayInternals {
   /** How the shop's records are kept within the hub's memory budget (default: always in memory). */
   holding?: MirrorHolding;
+  /** Where refusals are counted (a hub's shop: nowhere, the hub counted them before opening it); default the store's. */
+  refusals?: RefusalBounds;
 }
 
 /**
@@ -128,7 +139,9 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     : createServerLog(redaction, 'shop-relay');
   // what this relay's authorize says, route by route (the discovery answer, the feed's coupons)
   const access: AccessOptions = { authorize: options.authorize, public: options.public, component: 'createShopRelay', log };
-  const gate = createRequestGate({ component: 'createShopRelay', ...options, authorize: discoveryOpen(options.authorize), log });
+  // refusals are counted in the store once it is open (Redis: one count for every instance), else in this process
+  let refusals = internals.refusals;
+  const gate = createRequestGate({ component: 'createShopRelay', ...options, authorize: discoveryOpen(options.authorize), log, refusals: () => refusals });
   const polls = createLongPolls(options.maxLongPolls ?? 5_000);
   const items = createSingleFlight<ProxyAnswer | undefined>(options.itemCacheMs ?? 2_000, now);
   let forwarder: ReturnType<typeof createForwarder> | undefined;
@@ -136,6 +149,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
   async function start(): Promise<Running> {
     const { store, owned } = await openRelayStore({ store: options.store, redis: options.redis, shopId, now });
     const clientLimits = options.clientLimits;
+    if (clientLimits !== false) refusals ??= store.refusals?.(clientLimits?.refusedPerMinute ?? DEFAULT_CLIENT_LIMITS.refusedPerMinute);
     // the shop-wide limiter, shared fairly between this instance's clients, with a share kept for the listing
     const fair = createFairShare({
       limiter: store.rateLimiter(limits),
@@ -315,9 +329,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     gate,
     log,
     closing: closing.signal,
-    own: { prefix: '/relay', routes: RELAY_ROUTES, served: `the relay serves ${RELAY_SHAPES}`, format: feedError },
-    pathHint: `; and ${RELAY_SHAPES}`,
-    methodHint: 'the API paths of this relay answer GET only',
+    ...RELAY_SERVED,
     closedAnswer: (format) => format(503, 'relay_closed', 'RELAY CLOSED: this relay has been closed; restart the server.'),
     async ready(format) {
       try {

@@ -4,13 +4,17 @@
 // least recently asked one beyond is closed and later made again from what its store (Redis) holds. The shops' stores
 // share the hub's Redis connections (no connection per shop), and their records are in memory only within
 // `maxHotRecords` (recordBudget.ts): the others' snapshot chunks and lists are read straight from Redis. Listings of
-// all shops of an instance share `maxConcurrentListings` slots.
+// all shops of an instance share `maxConcurrentListings` slots. Every request is heard before its shop is looked up
+// (hubHearing.ts): a client's refusals are counted in one place for every shop (and, on Redis, every instance), and
+// an unknown shop is answered like a refused known one to whoever may not ask it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { normalizeBasePath } from '../door/allowedPaths';
 import { envelopeAnswer, jsonAnswer, PROXY_CODES, sendAnswer, type ProxyAnswer } from '../door/proxyAnswers';
 import { createRedaction, urlSecrets } from '../door/redaction';
+import { NO_REFUSAL_BOUNDS, type RefusalBounds } from '../door/refusalBounds';
 import { createServerLog, type ServerLog } from '../door/serverLog';
 import { createHubShopRelay } from '../createShopRelay';
+import { createHubHearing } from './hubHearing';
 import type { MirrorHolding } from '../feed/feedMirror';
 import { createRecordBudget } from './recordBudget';
 import { checkRelayOptions } from '../relayOptions';
@@ -40,11 +44,15 @@ interface StoreSource {
   holding(shopId: string): MirrorHolding | undefined;
   /** Whether the shop is due, read without opening it (memory stores: always due). */
   probe(shopId: string): Promise<ShopProbe>;
+  /** Refused requests counted per client for every shop (on Redis: for every instance); null: in this process. */
+  refusals: RefusalBounds | null;
   close(): Promise<void>;
 }
 
 /** Unknown shop ids remembered (so a guesser does not reach the host's `credentials` with every request). */
 const MAX_UNKNOWN = 10_000;
+/** rate-limiter-flexible's key prefix of the refusals a hub counts per client (every shop, every instance). */
+const HUB_REFUSALS = 'shop-lookup:hub:refused';
 
 const HUB_OPTIONS = [
   'credentials', 'credentialsTtlMs', 'basePath', 'redis', 'authorize', 'public', 'maxHotShops', 'maxHotRecords', 'maxConcurrentListings',
@@ -108,6 +116,12 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
   checkRelayOptions({ ...shared, key: 'checked-per-shop', secret: 'checked-per-shop' }, 'createRelayHub');
   let closed = false;
   const refreshIntervalMs = options.refreshIntervalMs ?? 300_000;
+  const hearing = createHubHearing({
+    ...options,
+    now,
+    log,
+    shared: async () => (await stores()).refusals,
+  });
 
   let source: Promise<StoreSource> | undefined;
   function stores(): Promise<StoreSource> {
@@ -117,19 +131,22 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
           open: async () => createMemoryStore({ now }),
           holding: () => undefined,
           probe: async () => ({ due: true, leaseUntil: null }),
+          refusals: null,
           close: async () => undefined,
         };
       }
-      const [{ connectSharedRedis }, { createRedisStore }, { probeShop }, { redisKeys, redisPrefix }] = await Promise.all([
+      const [{ connectSharedRedis }, { createRedisStore }, { probeShop }, { redisKeys, redisPrefix }, { createRedisRefusals }] = await Promise.all([
         import('../store/redis/sharedRedis'), import('../store/redis/redisStore'), import('../store/redis/redisShopProbe'),
-        import('../store/redis/redisKeys'),
+        import('../store/redis/redisKeys'), import('../store/redis/redisRefusals'),
       ]);
       const redis = await connectSharedRedis({ redis: options.redis as string, now });
+      const perMinute = hearing.perMinute;
       return {
         open: async (shopId) =>
           createRedisStore({ redis: options.redis as string, shopId, now, connection: await redis.forShop(redisKeys(redisPrefix(shopId)).handle) }),
         holding: (shopId) => budget.forShop(shopId),
         probe: (shopId) => probeShop(redis.client, shopId, { refreshIntervalMs, now: now() }),
+        refusals: perMinute === false ? null : createRedisRefusals({ client: redis.client, keyPrefix: HUB_REFUSALS, perMinute, now }),
         close: () => redis.close(),
       };
     })();
@@ -152,7 +169,6 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
     const store = await source.open(shopId);
     const holding = source.holding(shopId);
     const closing = new AbortController();
-    const authorize = options.authorize;
     const relay = createHubShopRelay({
       ...shared,
       key: credentials.key,
@@ -161,9 +177,10 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
       shopId,
       basePath: `${basePath}/shops/${shopId}`,
       store: gateListings(store, slots, closing.signal, shopId),
-      ...(authorize ? { authorize: (req: IncomingMessage, route) => authorize(req, route, shopId) } : { public: options.public === true }),
+      // the hub heard the request (its verdicts are kept per request) and counted its refusals before opening the shop
+      ...(options.authorize ? { authorize: hearing.authorizeFor(shopId) } : { public: options.public === true }),
       observer: { log: (level, message, error) => log(level, `shop ${shopId}: ${message}`, error) },
-    }, holding ? { holding } : {});
+    }, { ...(holding ? { holding } : {}), refusals: NO_REFUSAL_BOUNDS });
     return { relay, store, credentials, checkedAt: now(), closing };
   }
 
@@ -246,6 +263,9 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
       /^\/relay(?:[/?]|$)/.test(parsed.rest) ? feedError(status, code, message, headers) : envelopeAnswer(status, PROXY_CODES.path, message, headers);
     if (!parsed.ok) return sendAnswer(res, refuse(404, 'not_found', `NOT FOUND: ${parsed.reason}`));
     if (closed) return sendAnswer(res, refuse(503, 'relay_closed', 'RELAY CLOSED: this hub has been closed; restart the server.'));
+    // heard before the shop is looked up: a refusal is the same whether the shop exists or not
+    const heard = await hearing.hear(req, parsed.shopId, parsed.rest);
+    if (!heard.ok) return sendAnswer(res, heard.answer);
     let entry: HotShop<Shop> | null;
     try {
       entry = await acquire(parsed.shopId);
@@ -253,7 +273,8 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
       log('error', `shop ${parsed.shopId} could not be opened`, error);
       return sendAnswer(res, refuse(503, 'shop_unavailable', 'SHOP UNAVAILABLE: this shop could not be opened now (see the server log); try again later.', { 'retry-after': '5' }));
     }
-    if (!entry) return sendAnswer(res, refuse(404, 'unknown_shop', `NO SUCH SHOP: this hub serves no shop "${parsed.shopId}".`));
+    // a shop nobody serves counts as a refusal of whoever may ask it (so ids cannot be tried without bound either)
+    if (!entry) return sendAnswer(res, await heard.unknownShop(refuse(404, 'unknown_shop', `NO SUCH SHOP: this hub serves no shop "${parsed.shopId}".`)));
     const shop = entry;
     res.once('close', () => {
       shop.inFlight--;
