@@ -62,3 +62,17 @@ describe('the network an anonymous client counts as', () => {
     expect(networkPrefix('till-7')).toBe('till-7');
   });
 });
+
+describe('guesses of OPS_TOKEN', () => {
+  it('are bounded per client: past ten a minute /metrics is refused (429) before the token is compared, a right one too', async () => {
+    const a = createTillAccess({ tokens: createTillTokens({ entries: [], shop: 'shop-a' }), storefrontOpen: false, public: false, opsToken: 'ops-token-4b1e77c2d9', trustProxyHops: 1 });
+    const asking = (from: string, token: string): IncomingMessage =>
+      ({ socket: { remoteAddress: '10.0.0.2' }, headers: { 'x-forwarded-for': from, authorization: `Bearer ${token}` } }) as unknown as IncomingMessage;
+    // rotating addresses within one network buys nothing
+    for (let guess = 0; guess < 10; guess++) expect(await a.operate(asking(`198.51.100.${guess}`, `guess-${guess}`))).toBe(false);
+    expect(await a.operate(asking('198.51.100.77', 'guess-10'))).toEqual({ retryAfterS: expect.any(Number) });
+    expect(await a.operate(asking('198.51.100.77', 'ops-token-4b1e77c2d9'))).toEqual({ retryAfterS: expect.any(Number) });
+    // another network's operator is not held back
+    expect(await a.operate(asking('203.0.113.9', 'ops-token-4b1e77c2d9'))).toBe(true);
+  });
+});

@@ -54,5 +54,6 @@ export function createHubAccess(options: HubAccessOptions): HubAccess {
     clientId: (req) => accessOf(req).clientId(req),
     identify: (req) => accessOf(req).identify(req),
     mayOperate: (req, route) => outside.mayOperate(req, route),
+    operate: (req) => outside.operate(req),
   };
 }

@@ -2,10 +2,12 @@
 // everybody when opened, operators (status, metrics) with OPS_TOKEN or from loopback. Also who a request comes
 // from (a till by its name, identified; else its address's network, anonymous; behind proxies the address
 // TRUST_PROXY_HOPS from the right of X-Forwarded-For), for the per-client bounds, upstream turns and the logs.
-// Tokens are read from the request, never kept or logged.
+// Tokens are read from the request, never kept or logged; OPS_TOKEN guesses are bounded per client like till tokens.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { networkPrefix, type Client } from '../door/clientIdentity';
+import { DEFAULT_CLIENT_LIMITS } from '../door/clientBounds';
+import { createRefusalBounds, type RefusalBounds } from '../door/refusalBounds';
 import type { Authorize, RouteName } from '../types';
 import type { TillTokens, TokenRefusal } from './tillTokens';
 
@@ -28,7 +30,12 @@ export interface TillAccessOptions {
   trustProxyHops: number;
   /** Told about every refusal, with the till's name when the token names one (never the token). */
   onRefused?: (event: { req: IncomingMessage; route: RouteName | 'metrics'; reason: RefusalReason; till: string | null }) => void;
+  /** Where refused OPS_TOKEN guesses at /metrics are counted; default this process, 10 a minute per client. */
+  opsRefusals?: RefusalBounds;
 }
+
+/** Whether /metrics may be answered: true; false (403); or the seconds a client past its refusals must wait (429). */
+export type OpsVerdict = true | false | { retryAfterS: number };
 
 /** Who a request comes from, worked out once per request. */
 export interface RequestIdentity {
@@ -48,6 +55,8 @@ export interface TillAccess {
   identify(req: IncomingMessage): RequestIdentity;
   /** Whether an operators' route (metrics, status) may be answered; tells onRefused when not. */
   mayOperate(req: IncomingMessage, route: RouteName | 'metrics'): boolean;
+  /** mayOperate for /metrics with its guesses bounded per client: past them 429 before OPS_TOKEN is compared. */
+  operate(req: IncomingMessage): Promise<OpsVerdict>;
 }
 
 const first = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
@@ -99,6 +108,7 @@ export function createTillAccess(options: TillAccessOptions): TillAccess {
   type Seen = RequestIdentity & { refusal: TokenRefusal | null; claimed: string | null };
   const seen = new WeakMap<IncomingMessage, Seen>();
   const opsHash = options.opsToken === undefined ? null : sha256(options.opsToken);
+  const opsGuesses = options.opsRefusals ?? createRefusalBounds(DEFAULT_CLIENT_LIMITS.refusedPerMinute);
 
   function look(req: IncomingMessage): Seen {
     let known = seen.get(req);
@@ -139,6 +149,14 @@ export function createTillAccess(options: TillAccessOptions): TillAccess {
     },
     clientId,
     mayOperate,
+    async operate(req) {
+      const { id } = clientId(req);
+      const blocked = opsGuesses.blocked(id);
+      if (blocked > 0) return { retryAfterS: blocked };
+      const ok = mayOperate(req, 'metrics');
+      const past = ok ? await opsGuesses.admitted(id) : await opsGuesses.refused(id);
+      return past > 0 ? { retryAfterS: past } : ok;
+    },
     authorize(req, route) {
       if (route === 'status') {
         if (mayOperate(req, route)) return true;
