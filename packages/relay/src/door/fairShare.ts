@@ -72,7 +72,7 @@ const LOG_MAX = 1_000;
 /** Share of the clients' slots the tills' lane takes while anonymous clients wait too. */
 const TILL_SHARE = 0.75;
 
-/** @example const fair = createFairShare({ limiter, queued: 4, ownShare: 0.75, limits: { list: 1, other: 5 } }); await fair.forClient(ip).acquire('other', 'user'); */
+/** @example const fair = createFairShare({ limiter, queued: 4, ownShare: 0.75, limits: { list: 1, other: 5 } }); await fair.forClient({ id: ip, identified: false }).acquire('other', 'user'); */
 export function createFairShare(options: FairShareOptions): FairShare {
   const { limiter } = options;
   const ownShare = Math.min(1, Math.max(0, options.ownShare));
@@ -216,7 +216,7 @@ export function createFairShare(options: FairShareOptions): FairShare {
         if (turn.queue.length >= options.queued) return Promise.reject(refusal(c, lane));
         if (turn.queue.length === 0) turn.since = arrivals++;
         // a till that starts waiting while no till waited takes the next slot the clients get
-        if (turn.identified && c.tills.size === 0) c.tillCredit = Math.max(c.tillCredit, 1);
+        if (turn.identified && nextIn(c.tills) === undefined) c.tillCredit = Math.max(c.tillCredit, 1);
         lane.add(turn);
         return turn.queue.wait('user', gone && signal ? AbortSignal.any([signal, gone]) : (gone ?? signal));
       });

@@ -76,7 +76,7 @@ export function markedRefusals(plain: RefusalFormat, route: RouteName, by: strin
 }
 
 /** What a hearing decided: heard (the client may go on), or the answer that refuses it. */
-export type Hearing = { ok: true; client: Client } | { ok: false; answer: ProxyAnswer; client: Client };
+export type Hearing = { ok: true; client: Client } | { ok: false; answer: ProxyAnswer };
 
 export interface HearingOptions {
   access: AccessOptions;
@@ -106,16 +106,16 @@ export async function hearRequest(
 ): Promise<Hearing> {
   const { refusals } = options;
   const blocked = refusals.blocked(client.id);
-  if (blocked > 0) return { ok: false, answer: tooManyRefused(format, blocked), client };
+  if (blocked > 0) return { ok: false, answer: tooManyRefused(format, blocked) };
   const refused = await checkAccess(options.access, req, route);
   if (refused) {
     const past = refused.status === 500 ? 0 : await refusals.refused(client.id);
-    if (past > 0) return { ok: false, answer: tooManyRefused(format, past), client };
+    if (past > 0) return { ok: false, answer: tooManyRefused(format, past) };
     const code = refused.status === 401 ? 'unauthorized' : refused.status === 403 ? 'forbidden' : 'server_error';
-    return { ok: false, answer: format(refused.status, code, refused.message), client };
+    return { ok: false, answer: format(refused.status, code, refused.message) };
   }
   const past = await refusals.admitted(client.id);
-  if (past > 0) return { ok: false, answer: tooManyRefused(format, past), client };
+  if (past > 0) return { ok: false, answer: tooManyRefused(format, past) };
   return { ok: true, client };
 }
 
