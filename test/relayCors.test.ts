@@ -180,6 +180,10 @@ describe('the relay hub across origins', () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers).toMatchObject({ 'access-control-allow-origin': TILL_PAGE, 'access-control-allow-methods': 'GET' });
     expect(corsOf(preflight).varyOrigin).toBe(true);
+    // answered before the hub hears the request: the same for a shop it does not serve (no shop told apart)
+    const nobody = await ask(server.origin, 'OPTIONS', '/shops/nobody/v2/shop/coupons/WELCOME10', { origin: TILL_PAGE, 'access-control-request-method': 'GET' });
+    expect(nobody.status).toBe(204);
+    expect(nobody.headers).toMatchObject({ 'access-control-allow-origin': TILL_PAGE, 'access-control-allow-methods': 'GET' });
     const unknown = await ask(server.origin, 'GET', '/shops/nobody/relay/v1/feed', { origin: TILL_PAGE, authorization: GOOD });
     expect(unknown.status).toBe(404);
     expect(corsOf(unknown)).toMatchObject({ origin: TILL_PAGE, credentials: 'true', varyOrigin: true });

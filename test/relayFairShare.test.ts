@@ -1,12 +1,17 @@
-// The shop's upstream budget shared fairly (issue 25, item 11). Driven slot by slot with a limiter the test grants
-// by hand, so what is checked is the order in which queued requests are served, never how long anything took:
-// a till asking while twenty clients flood is served within one round of theirs, each flooding client gets one slot
-// per round, the listing keeps its share while it waits, and a client queueing past its bound gets 429 at once.
+// The shop's upstream budget shared fairly (issue 25, item 11; issue 33, items 3 and 4). Driven slot by slot with a
+// limiter the test grants by hand, so what is checked is the order in which queued requests are served, never how
+// long anything took: a client asking while twenty clients flood is served within one round of theirs, each flooding
+// client gets one slot per round, the listing keeps its share while it waits, a client queueing past its bound gets
+// 429 at once; a till with its token goes ahead of a thousand anonymous addresses, addresses of one network are one
+// client, and a request whose client hung up while it waited for its turn costs no upstream call.
 // (The wall-clock figures, a till's lookup and the listing's time under that attack, are rows of `npm run bench`.)
 import { describe, expect, it } from 'vitest';
 import { MOCK_CODES } from '../packages/mock-server/src';
 import { createFairShare } from '../packages/relay/src/door/fairShare';
 import { createMemoryStore, type RelayStore } from '../packages/relay/src';
+import { createTillAccess } from '../packages/relay/src/server/tillAccess';
+import { createTillTokens } from '../packages/relay/src/server/tillTokens';
+import { createSingleFlight } from '../packages/relay/src/upstream/singleFlight';
 import type { RateLimiter, RequestClass } from '../packages/shop-api/src/api/rateLimiter';
 import { relaysPerTest } from './relayUtils';
 
@@ -26,6 +31,8 @@ function handLimiter() {
   return {
     limiter,
     hold: () => void (auto = false),
+    /** Slots asked for and not granted yet. */
+    asked: (cls: RequestClass = 'other') => asks[cls].length,
     /** Grants the slot asked for (the fair share asks for one at a time), then lets the promises settle. */
     async grant(cls: RequestClass = 'other'): Promise<void> {
       const next = asks[cls].shift();
@@ -35,6 +42,11 @@ function handLimiter() {
     },
   };
 }
+
+/** An anonymous client of the fair share, by its id. */
+const anonymous = (id: string) => ({ id, identified: false });
+/** A client the host identified (a till by its token). */
+const till = (id: string) => ({ id, identified: true });
 
 /** A wait the test leaves pending: dispose() rejects it at the end, which is expected. */
 const quiet = (wait: Promise<unknown>): void => void wait.catch(() => undefined);
@@ -51,9 +63,9 @@ describe('fair share of the upstream budget', () => {
     const served: string[] = [];
     const attackers = Array.from({ length: 20 }, (_, i) => `attacker-${i}`);
     for (const id of attackers) {
-      for (let n = 0; n < 4; n++) quiet(fair.forClient(id).acquire('other', 'user').then(() => served.push(id)));
+      for (let n = 0; n < 4; n++) quiet(fair.forClient(anonymous(id)).acquire('other', 'user').then(() => served.push(id)));
     }
-    quiet(fair.forClient('till').acquire('other', 'user').then(() => served.push('till')));
+    quiet(fair.forClient(anonymous('till')).acquire('other', 'user').then(() => served.push('till')));
     await settle();
     for (let slot = 0; slot < 21; slot++) await hand.grant();
     // a new client joins the end of the round under way: it is served within the first round
@@ -61,7 +73,7 @@ describe('fair share of the upstream budget', () => {
     expect(new Set(served.slice(0, 21))).toEqual(new Set([...attackers, 'till']));
     for (let slot = 0; slot < 10; slot++) await hand.grant();
     // the till asks again now: it was served longer ago than half the attackers, so it goes before them
-    quiet(fair.forClient('till').acquire('other', 'user').then(() => served.push('till again')));
+    quiet(fair.forClient(anonymous('till')).acquire('other', 'user').then(() => served.push('till again')));
     await settle();
     const before = served.length;
     for (let slot = 0; slot < 11; slot++) await hand.grant();
@@ -78,10 +90,10 @@ describe('fair share of the upstream budget', () => {
     const fair = createFairShare({ limiter: hand.limiter, queued: 4, ownShare: 0.75, limits: { list: 1, other: 5 } });
     const served: string[] = [];
     // the till was there before the flood (it looked a coupon up when the shop opened)
-    quiet(fair.forClient('till').acquire('other', 'user').then(() => served.push('till before')));
+    quiet(fair.forClient(anonymous('till')).acquire('other', 'user').then(() => served.push('till before')));
     await settle();
     await hand.grant();
-    const flood = (id: string): void => quiet(fair.forClient(id).acquire('other', 'user').then(() => (served.push(id), flood(id))));
+    const flood = (id: string): void => quiet(fair.forClient(anonymous(id)).acquire('other', 'user').then(() => (served.push(id), flood(id))));
     for (let i = 0; i < 20; i++) for (let n = 0; n < 4; n++) flood(`attacker-${i}`);
     await settle();
     for (let slot = 0; slot < 45; slot++) await hand.grant(); // the attackers have all been served, twice
@@ -89,7 +101,7 @@ describe('fair share of the upstream budget', () => {
       // new addresses join the flood just before the till asks: they join the end of the round, behind the till
       for (let k = 0; k < 5; k++) flood(`newcomer-${lookup}-${k}`);
       await settle();
-      quiet(fair.forClient('till').acquire('other', 'user').then(() => served.push(`till ${lookup}`)));
+      quiet(fair.forClient(anonymous('till')).acquire('other', 'user').then(() => served.push(`till ${lookup}`)));
       await settle();
       await hand.grant();
       expect(served.at(-1)).toBe(`till ${lookup}`);
@@ -104,7 +116,7 @@ describe('fair share of the upstream budget', () => {
     hand.hold();
     const fair = createFairShare({ limiter: hand.limiter, queued: 4, ownShare: 0.75, limits: { list: 1, other: 5 } });
     const served: string[] = [];
-    const flood = (id: string): void => quiet(fair.forClient(id).acquire('list', 'user').then(() => (served.push(id), flood(id))));
+    const flood = (id: string): void => quiet(fair.forClient(anonymous(id)).acquire('list', 'user').then(() => (served.push(id), flood(id))));
     for (let i = 0; i < 20; i++) for (let n = 0; n < 4; n++) flood(`reader-${i}`);
     // the listing asks for its next page once the last one is in, as listResource does
     let pages = 0;
@@ -129,13 +141,13 @@ describe('fair share of the upstream budget', () => {
     const hand = handLimiter();
     hand.hold();
     const fair = createFairShare({ limiter: hand.limiter, queued: 2, ownShare: 0.75, limits: { list: 1, other: 5 } });
-    const a = fair.forClient('a');
+    const a = fair.forClient(anonymous('a'));
     quiet(a.acquire('other', 'user'));
     quiet(a.acquire('other', 'user'));
-    for (let i = 0; i < 9; i++) quiet(fair.forClient(`c${i}`).acquire('other', 'user'));
+    for (let i = 0; i < 9; i++) quiet(fair.forClient(anonymous(`c${i}`)).acquire('other', 'user'));
     await expect(a.acquire('other', 'user')).rejects.toMatchObject({ code: 'too_many_requests', retryAfterMs: 2200 });
     // another client is not refused for a's backlog, and a is refused only while its queue is full
-    const b = fair.forClient('b').acquire('other', 'user');
+    const b = fair.forClient(anonymous('b')).acquire('other', 'user');
     await hand.grant(); // a's first: a has room for one more
     const third = a.acquire('other', 'user');
     for (let slot = 0; slot < 10; slot++) await hand.grant(); // c0…c8 (they came before b), then b
@@ -150,14 +162,71 @@ describe('fair share of the upstream budget', () => {
     hand.hold();
     const fair = createFairShare({ limiter: hand.limiter, queued: 4, ownShare: 0.75, limits: { list: 1, other: 5 } });
     const gone = new AbortController();
-    const abandoned = fair.forClient('a').acquire('other', 'user', gone.signal);
-    const waiting = fair.forClient('b').acquire('other', 'user');
+    const abandoned = fair.forClient(anonymous('a')).acquire('other', 'user', gone.signal);
+    const waiting = fair.forClient(anonymous('b')).acquire('other', 'user');
     gone.abort(new Error('the client went away'));
     await expect(abandoned).rejects.toThrow('the client went away');
     await hand.grant();
     await expect(waiting).resolves.toBeUndefined();
     expect(fair.served('other')).toEqual(['b']);
     fair.dispose();
+  });
+});
+
+describe('the tills first', () => {
+  it('gives a till the next slot while a thousand anonymous clients wait, and the tills three slots of four when they flood', async () => {
+    const hand = handLimiter();
+    hand.hold();
+    const fair = createFairShare({ limiter: hand.limiter, queued: 4, ownShare: 0.75, limits: { list: 1, other: 5 } });
+    const served: string[] = [];
+    for (let i = 0; i < 1000; i++) quiet(fair.forClient(anonymous(`net-${i}`)).acquire('other', 'user').then(() => served.push(`net-${i}`)));
+    await settle();
+    for (let slot = 0; slot < 10; slot++) await hand.grant();
+    for (let lookup = 0; lookup < 3; lookup++) {
+      quiet(fair.forClient(till('front-1')).acquire('other', 'user').then(() => served.push(`till ${lookup}`)));
+      await settle();
+      await hand.grant();
+      expect(served.at(-1)).toBe(`till ${lookup}`);
+      await hand.grant(); // an anonymous client's slot
+    }
+    expect(fair.waiting()).toBe(1000 - 13);
+    // two tills that flood (a till's token in the wrong hands): they take three of four slots, the anonymous the rest
+    const flood = (id: string): void => quiet(fair.forClient(till(id)).acquire('other', 'user').then(() => (served.push(id), flood(id))));
+    for (const id of ['front-2', 'front-3']) for (let n = 0; n < 4; n++) flood(id);
+    await settle();
+    const before = served.length;
+    for (let slot = 0; slot < 40; slot++) await hand.grant();
+    const tills = served.slice(before).filter((s) => s.startsWith('front-')).length;
+    expect(tills).toBeGreaterThanOrEqual(30);
+    expect(tills).toBeLessThanOrEqual(31);
+    fair.dispose();
+  });
+});
+
+describe('an abandoned request', () => {
+  it('gives up a shared upstream call only once every caller waiting for it hung up', async () => {
+    const flights = createSingleFlight<string>(0);
+    const signals: AbortSignal[] = [];
+    let finish!: (answer: string) => void;
+    const work = (abandoned: AbortSignal) => {
+      signals.push(abandoned);
+      return new Promise<string>((resolve) => (finish = resolve));
+    };
+    const [a, b] = [new AbortController(), new AbortController()];
+    const first = flights.run('/v2/shop/coupons/X', work, () => false, a.signal);
+    const second = flights.run('/v2/shop/coupons/X', work, () => false, b.signal);
+    a.abort();
+    expect(signals[0]!.aborted).toBe(false); // b still waits for it
+    b.abort();
+    expect(signals[0]!.aborted).toBe(true);
+    // a caller after that starts the call again instead of getting the abandoned one
+    const third = flights.run('/v2/shop/coupons/X', work, () => false);
+    expect(flights.started()).toBe(2);
+    finish('answer');
+    await expect(third).resolves.toBe('answer');
+    expect(signals[1]!.aborted).toBe(false);
+    void first;
+    void second;
   });
 });
 
@@ -207,5 +276,101 @@ describe('fair share through the relay', () => {
     expect((await lookup).body).toMatchObject({ code: 200, data: { coupon_code: MOCK_CODES.welcomeCoupon } });
     for (let slot = 0; slot < 9; slot++) await hand.grant();
     expect((await Promise.all(guesses)).map((g) => g.status)).toEqual(Array(12).fill(404));
+  });
+
+  const TILL_TOKEN = 'till-token-of-front-1-7d0c9e2a';
+  /** The relay command's access (till tokens, storefront routes open) behind one trusted proxy. */
+  const tillAccess = () =>
+    createTillAccess({
+      tokens: createTillTokens({ entries: [{ name: 'front-1', token: TILL_TOKEN }], shop: 'fair-shop' }),
+      storefrontOpen: true,
+      public: false,
+      opsToken: undefined,
+      trustProxyHops: 1,
+    });
+  /** The i-th of a thousand anonymous addresses, each in a network of its own. */
+  const address = (i: number) => `10.${i >> 8}.${i & 255}.7`;
+  /** A listed relay with the command's access, its shop-wide limiter held by the test. */
+  async function tillsRelay() {
+    const hand = handLimiter();
+    const access = tillAccess();
+    const f = await relayWith(
+      { public: false, shopId: 'fair-shop', store: storeWith(hand.limiter), rateLimits: { list: 1, other: 5 }, itemCacheMs: 0, authorize: access.authorize, clientId: access.clientId },
+      {},
+      { listed: true },
+    );
+    hand.hold();
+    return { hand, f };
+  }
+
+  it("sends a till's read of an issued coupon before the queue of 1,000 anonymous addresses flooding made-up codes drains", async () => {
+    const { hand, f } = await tillsRelay();
+    const before = f.api.requests.length;
+    const upstreamReads = () => f.api.requests.slice(before).filter((r) => /^\/v2\/shop\/(coupons|issue-coupons)\//.test(r.path));
+    for (let i = 0; i < 1000; i++) void f.get(`/v2/shop/coupons/MADE-UP-${i}`, { headers: { 'x-forwarded-for': address(i) } }).catch(() => undefined);
+    await expect.poll(async () => (await f.relay.status()).upstreamWaiting, { timeout: 15_000 }).toBe(1000);
+    for (let slot = 0; slot < 5; slot++) await hand.grant();
+    await expect.poll(() => upstreamReads().length).toBe(5);
+    // the till asks now, through the same proxy, from an address of its own
+    const read = f.get(`/v2/shop/issue-coupons/${MOCK_CODES.issuedUnused}`, {
+      headers: { authorization: `Bearer ${TILL_TOKEN}`, 'x-forwarded-for': '10.200.0.7' },
+    });
+    await expect.poll(async () => (await f.relay.status()).upstreamWaiting).toBe(996);
+    await hand.grant();
+    await expect.poll(() => upstreamReads().length).toBe(6);
+    expect(upstreamReads()[5]!.path).toBe(`/v2/shop/issue-coupons/${MOCK_CODES.issuedUnused}`);
+    expect((await read).status).toBe(200);
+    // the anonymous queue is still there: the till did not wait for it to drain
+    expect((await f.relay.status()).upstreamWaiting).toBe(995);
+  });
+
+  it('counts 1,000 addresses of one network as one client: four of its reads wait, the rest are refused at once', async () => {
+    const { hand, f } = await tillsRelay();
+    // one /24, rotated within 203.0.113.0/24: four requests from each of 250 addresses
+    const answered: number[] = [];
+    for (let i = 0; i < 1000; i++) {
+      void f.get(`/v2/shop/coupons/MADE-UP-${i}`, { headers: { 'x-forwarded-for': `203.0.113.${i % 250}` } }).then(
+        (answer) => answered.push(answer.status),
+        () => undefined,
+      );
+    }
+    await expect.poll(() => answered.length, { timeout: 15_000 }).toBe(996);
+    expect(answered.filter((status) => status === 429)).toHaveLength(996);
+    expect((await f.relay.status()).upstreamWaiting).toBe(4);
+  });
+
+  it('makes no upstream call for 200 requests whose clients hung up while they waited for their turn', async () => {
+    const hand = handLimiter();
+    const f = await relayWith(
+      { store: storeWith(hand.limiter), rateLimits: { list: 1, other: 5 }, clientId: (req) => String(req.headers['x-client']), itemCacheMs: 0 },
+      {},
+      { listed: true },
+    );
+    hand.hold();
+    const before = f.api.requests.length;
+    const hangUp = new AbortController();
+    const abandoned = Array.from({ length: 200 }, (_, i) =>
+      f.get(`/v2/shop/coupons/MADE-UP-${i}`, { headers: { 'x-client': `shopper-${i}` }, signal: hangUp.signal }).then(
+        () => 'answered',
+        () => 'hung up',
+      ),
+    );
+    await expect.poll(async () => (await f.relay.status()).upstreamWaiting, { timeout: 15_000 }).toBe(200);
+    hangUp.abort();
+    expect(new Set(await Promise.all(abandoned))).toEqual(new Set(['hung up']));
+    await expect.poll(async () => (await f.relay.status()).upstreamWaiting).toBe(0);
+    // the API answers again: every slot the relay still asks for is granted
+    let granted = 0;
+    while (hand.asked() > 0) {
+      await hand.grant();
+      granted++;
+    }
+    expect(granted).toBeLessThanOrEqual(1);
+    expect(f.api.requests.slice(before).filter((r) => r.path.startsWith('/v2/shop/coupons/MADE-UP-'))).toEqual([]);
+    // and the relay serves the next client as before
+    const lookup = f.get(`/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}`, { headers: { 'x-client': 'till' } });
+    await expect.poll(() => hand.asked()).toBe(1);
+    await hand.grant();
+    expect((await lookup).status).toBe(200);
   });
 });

@@ -395,6 +395,20 @@ describe('relay command: serving', () => {
     }
   });
 
+  it('bounds OPS_TOKEN guesses per client: past ten a minute /metrics is 429 before the token is compared', async () => {
+    const ops = await startServer({ OPS_TOKEN });
+    try {
+      for (let guess = 0; guess < 10; guess++) expect((await ask(`${ops.origin}/metrics`, bearer(`guess-${guess}`))).status).toBe(403);
+      const eleventh = await ask(`${ops.origin}/metrics`, bearer('guess-10'));
+      expect(eleventh).toMatchObject({ status: 429, body: { code: 'too_many_requests' } });
+      expect(Number(eleventh.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      // a right token from that client is answered the same until its minute is over
+      expect((await ask(`${ops.origin}/metrics`, bearer(OPS_TOKEN))).status).toBe(429);
+    } finally {
+      await ops.stop('test end');
+    }
+  });
+
   it('exposes the documented metrics, and documents every one of them', async () => {
     const text = (await ask(`${server.origin}/metrics`)).body as string;
     const names = new Set([...text.matchAll(/^# TYPE (shop_relay_\w+) /gm)].map((m) => m[1]!).filter((n) => !/^shop_relay_(process|nodejs)_/.test(n)));

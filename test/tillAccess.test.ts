@@ -3,6 +3,7 @@
 // operators' loopback rule.
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { networkPrefix } from '../packages/relay/src/door/clientIdentity';
 import { clientAddress, createTillAccess } from '../packages/relay/src/server/tillAccess';
 import { createTillTokens } from '../packages/relay/src/server/tillTokens';
 
@@ -29,10 +30,13 @@ describe('the client a request comes from (TRUST_PROXY_HOPS)', () => {
     expect(clientAddress(request('10.0.0.2', '198.51.100.4'), 3)).toBe('198.51.100.4');
   });
 
-  it('keeps per-client bounds apart by that address, so two shoppers behind one proxy are two clients', () => {
+  it("keeps per-client bounds apart by that address's network, so two shoppers behind one proxy are two clients", () => {
     const a = access(1);
-    expect(a.clientId(request('10.0.0.2', '198.51.100.4'))).toBe('ip:198.51.100.4');
-    expect(a.clientId(request('10.0.0.2', '198.51.100.5'))).toBe('ip:198.51.100.5');
+    expect(a.clientId(request('10.0.0.2', '198.51.100.4'))).toEqual({ id: 'ip:198.51.100.0/24', identified: false });
+    expect(a.clientId(request('10.0.0.2', '203.0.113.5'))).toEqual({ id: 'ip:203.0.113.0/24', identified: false });
+    // addresses of one network are one client: rotating within it buys nothing
+    expect(a.clientId(request('10.0.0.2', '198.51.100.250'))).toEqual(a.clientId(request('10.0.0.2', '198.51.100.4')));
+    expect(a.clientId(request('10.0.0.2', '2001:db8:7:9:1::5')).id).toBe('ip:2001:db8:7:9::/64');
   });
 
   it("opens the operators' routes (no OPS_TOKEN) to this machine only: a client writing 127.0.0.1 through a proxy is refused", () => {
@@ -53,5 +57,34 @@ describe('the client a request comes from (TRUST_PROXY_HOPS)', () => {
     expect(access(0).mayOperate(other({ forwarded: 'for=127.0.0.1' }), 'metrics')).toBe(false);
     expect(access(0).mayOperate(other({ 'x-real-ip': '127.0.0.1' }), 'metrics')).toBe(false);
     expect(access(1).authorize(request('10.0.0.2', '127.0.0.1'), 'status')).toMatchObject({ status: 403 });
+  });
+});
+
+describe('the network an anonymous client counts as', () => {
+  it('is the /24 of an IPv4 address (also written IPv4-mapped) and the /64 of an IPv6 one', () => {
+    expect(networkPrefix('203.0.113.77')).toBe('203.0.113.0/24');
+    expect(networkPrefix('::ffff:203.0.113.77')).toBe('203.0.113.0/24');
+    expect(networkPrefix('::ffff:cb00:714d')).toBe('203.0.113.0/24');
+    expect(networkPrefix('2001:db8:1:2:aa::7')).toBe('2001:db8:1:2::/64');
+    expect(networkPrefix('2001:DB8:1:2::')).toBe('2001:db8:1:2::/64');
+    expect(networkPrefix('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(networkPrefix('::1')).toBe('0:0:0:0::/64');
+    expect(networkPrefix('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    // not an address (a name the host gives): as it is
+    expect(networkPrefix('till-7')).toBe('till-7');
+  });
+});
+
+describe('guesses of OPS_TOKEN', () => {
+  it('are bounded per client: past ten a minute /metrics is refused (429) before the token is compared, a right one too', async () => {
+    const a = createTillAccess({ tokens: createTillTokens({ entries: [], shop: 'shop-a' }), storefrontOpen: false, public: false, opsToken: 'ops-token-4b1e77c2d9', trustProxyHops: 1 });
+    const asking = (from: string, token: string): IncomingMessage =>
+      ({ socket: { remoteAddress: '10.0.0.2' }, headers: { 'x-forwarded-for': from, authorization: `Bearer ${token}` } }) as unknown as IncomingMessage;
+    // rotating addresses within one network buys nothing
+    for (let guess = 0; guess < 10; guess++) expect(await a.operate(asking(`198.51.100.${guess}`, `guess-${guess}`))).toBe(false);
+    expect(await a.operate(asking('198.51.100.77', 'guess-10'))).toEqual({ retryAfterS: expect.any(Number) });
+    expect(await a.operate(asking('198.51.100.77', 'ops-token-4b1e77c2d9'))).toEqual({ retryAfterS: expect.any(Number) });
+    // another network's operator is not held back
+    expect(await a.operate(asking('203.0.113.9', 'ops-token-4b1e77c2d9'))).toBe(true);
   });
 });

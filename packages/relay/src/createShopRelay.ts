@@ -6,12 +6,15 @@ import { setMaxListeners } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { normalizeBasePath, type AllowedRoute } from './door/allowedPaths';
 import { DEFAULT_CLIENT_LIMITS } from './door/clientBounds';
+import type { Client } from './door/clientIdentity';
 import { createFairShare, type FairShare } from './door/fairShare';
 import { createForwarder } from './door/forwardRequest';
 import { createCors } from './door/cors';
 import { createDoor } from './door/createDoor';
 import { apiRefusal, jsonAnswer, type ProxyAnswer } from './door/proxyAnswers';
 import { createRedaction, urlSecrets } from './door/redaction';
+import type { OwnRoutes } from './door/nameRoute';
+import type { RefusalBounds } from './door/refusalBounds';
 import { createRequestGate } from './door/requestGate';
 import { createServerLog, type ServerLog } from './door/serverLog';
 import type { RouteName } from './door/types';
@@ -39,6 +42,13 @@ const RELAY_ROUTES: Record<string, { name: RouteName; methods: string[] }> = {
   '/relay/v1/status': { name: 'status', methods: ['GET'] },
 };
 const RELAY_SHAPES = 'GET relay/v1, relay/v1/feed, relay/v1/status, and GET or POST relay/v1/products';
+
+/** The routes a relay serves and its words about what it refuses (the door's; a hub names a shop's route with them). */
+export const RELAY_SERVED = {
+  own: { prefix: '/relay', routes: RELAY_ROUTES, served: `the relay serves ${RELAY_SHAPES}`, format: feedError } satisfies OwnRoutes,
+  pathHint: `; and ${RELAY_SHAPES}`,
+  methodHint: 'the API paths of this relay answer GET only',
+};
 
 /** Everything that exists once the store is open. */
 interface Running {
@@ -91,6 +101,8 @@ const DEFAULT_PRODUCT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 export interface ShopRelayInternals {
   /** How the shop's records are kept within the hub's memory budget (default: always in memory). */
   holding?: MirrorHolding;
+  /** Where refusals are counted (a hub's shop: nowhere, the hub counted them before opening it); default the store's. */
+  refusals?: RefusalBounds;
 }
 
 /**
@@ -128,14 +140,17 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     : createServerLog(redaction, 'shop-relay');
   // what this relay's authorize says, route by route (the discovery answer, the feed's coupons)
   const access: AccessOptions = { authorize: options.authorize, public: options.public, component: 'createShopRelay', log };
-  const gate = createRequestGate({ component: 'createShopRelay', ...options, authorize: discoveryOpen(options.authorize), log });
+  // refusals are counted in the store once it is open (Redis: one count for every instance), else in this process
+  let refusals = internals.refusals;
+  const gate = createRequestGate({ component: 'createShopRelay', ...options, authorize: discoveryOpen(options.authorize), log, refusals: () => refusals });
   const polls = createLongPolls(options.maxLongPolls ?? 5_000);
-  const items = createSingleFlight<ProxyAnswer>(options.itemCacheMs ?? 2_000, now);
+  const items = createSingleFlight<ProxyAnswer | undefined>(options.itemCacheMs ?? 2_000, now);
   let forwarder: ReturnType<typeof createForwarder> | undefined;
 
   async function start(): Promise<Running> {
     const { store, owned } = await openRelayStore({ store: options.store, redis: options.redis, shopId, now });
     const clientLimits = options.clientLimits;
+    if (clientLimits !== false) refusals ??= store.refusals?.(clientLimits?.refusedPerMinute ?? DEFAULT_CLIENT_LIMITS.refusedPerMinute);
     // the shop-wide limiter, shared fairly between this instance's clients, with a share kept for the listing
     const fair = createFairShare({
       limiter: store.rateLimiter(limits),
@@ -218,7 +233,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     };
     const products = createProductTracking({
       store,
-      forward: async (route, clientId) => (await forwarder!.forward(route, closing.signal, fair.forClient(clientId))) ?? forwarder!.closedAnswer(),
+      forward: async (route, client) => (await forwarder!.forward(route, closing.signal, fair.forClient(client))) ?? forwarder!.closedAnswer(),
       added: (added) => void sync.run({ only: added.map((no): ResourceId => `options:${no}`) }).then(() => mirror.catchUp()),
       max: options.maxTrackedProducts ?? DEFAULT_MAX_TRACKED_PRODUCTS,
       now,
@@ -258,7 +273,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     r.feed.degraded().degraded ? { 'x-shop-relay-degraded': 'true' } : {};
 
   /** One of the six API paths: a listed resource from the snapshot, everything else read through upstream. */
-  async function serveApi(r: Running, route: AllowedRoute, clientId: string): Promise<ProxyAnswer> {
+  async function serveApi(r: Running, route: AllowedRoute, client: Client, clientGone: AbortSignal): Promise<ProxyAnswer | undefined> {
     const head = r.mirror.head();
     let resource: ResourceId | null = null;
     if (route.name === 'coupons') resource = 'coupons';
@@ -273,16 +288,20 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       }
       return listAnswer(records, route.query, degradedHeaders(r));
     }
-    // identical requests share one upstream call (in the turn of the client that asked first); the client leaving
-    // does not cancel it for the others; only a successful answer is kept for later ones
+    // identical requests share one upstream call (in the turn of the client that asked first); a call still waiting
+    // for its turn is given up once every client waiting for it hung up, one already sent finishes (and is kept for
+    // later ones when it succeeded)
     return items.run(
       `${route.path}${route.query}`,
-      async () => (await forwarder!.forward(route, closing.signal, r.fair.forClient(clientId))) ?? forwarder!.closedAnswer(),
-      (answer) => answer.shareable === true,
+      async (abandoned) =>
+        (await forwarder!.forward(route, closing.signal, r.fair.forClient(client, abandoned))) ??
+        (abandoned.aborted ? undefined : forwarder!.closedAnswer()),
+      (answer) => answer?.shareable === true,
+      clientGone,
     );
   }
 
-  async function serveRelay(r: Running, name: RouteName, req: IncomingMessage, search: string, clientId: string, signal: AbortSignal) {
+  async function serveRelay(r: Running, name: RouteName, req: IncomingMessage, search: string, client: Client, signal: AbortSignal) {
     switch (name) {
       case 'discovery':
         return jsonAnswer(200, {
@@ -303,7 +322,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       }
       default:
         // new products are checked with the API, then listed at once by whichever instance holds the lease
-        return req.method === 'POST' ? r.products.post(req, clientId) : r.products.list();
+        return req.method === 'POST' ? r.products.post(req, client) : r.products.list();
     }
   }
 
@@ -313,9 +332,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     gate,
     log,
     closing: closing.signal,
-    own: { prefix: '/relay', routes: RELAY_ROUTES, served: `the relay serves ${RELAY_SHAPES}`, format: feedError },
-    pathHint: `; and ${RELAY_SHAPES}`,
-    methodHint: 'the API paths of this relay answer GET only',
+    ...RELAY_SERVED,
     closedAnswer: (format) => format(503, 'relay_closed', 'RELAY CLOSED: this relay has been closed; restart the server.'),
     async ready(format) {
       try {
@@ -325,9 +342,9 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
         return format(503, 'relay_unavailable', `RELAY UNAVAILABLE: the relay could not start: ${redaction.text(failureText(error))}`);
       }
     },
-    async serve({ req, name, api, search, clientId }, clientGone) {
+    async serve({ req, name, api, search, client }, clientGone) {
       const r = await started;
-      return api ? serveApi(r, api, clientId) : serveRelay(r, name, req, search, clientId, clientGone);
+      return api ? serveApi(r, api, client, clientGone) : serveRelay(r, name, req, search, client, clientGone);
     },
     // a bug or a store failure mid-request: answered without details (they could hold anything)
     failedAnswer: () => jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }),

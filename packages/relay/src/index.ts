@@ -10,4 +10,4 @@ export type { HubAuthorize, HubShopOptions, RelayHub, RelayHubObserver, RelayHub
 export { createMemoryStore } from './store/memoryStore';
 export type { MemoryStoreOptions } from './store/memoryStore';
 export type { RelayStore, ResourceId, StoreHealth } from './store/relayStore';
-export type { Authorize, ClientLimits, CorsOptions, RelayObserver, RelayStatus, RouteName, ShopRelay, ShopRelayOptions } from './types';
+export type { Authorize, ClientId, ClientLimits, CorsOptions, RelayObserver, RelayStatus, RouteName, ShopRelay, ShopRelayOptions } from './types';

@@ -1,7 +1,7 @@
 // Public types of the credential proxy (createShopApiProxy): its options, which are the door's, and the handler.
 // Types only.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Authorize, ClientLimits } from './door/types';
+import type { Authorize, ClientId, ClientLimits } from './door/types';
 
 /**
  * Options of createShopApiProxy. The key and secret stay on the server: the browser only ever talks to the proxy.
@@ -47,8 +47,12 @@ export interface ShopApiProxyOptions {
   authorize?: Authorize | undefined;
   /** true: anybody who reaches the proxy may ask (a dev server, a private network). @example { public: true } */
   public?: boolean | undefined;
-  /** Who a request comes from, for clientLimits; default the remote address. @example { clientId: (req) => String(req.headers['x-till']) } */
-  clientId?: ((req: IncomingMessage) => string) | undefined;
+  /**
+   * Who a request comes from, for clientLimits and upstream turns; default the remote address (an address counts as
+   * its network, /24 or /64; `{ id, identified: true }`: a client you know, whose reads go ahead of anonymous ones).
+   * @example { clientId: (req) => ({ id: String(req.headers['x-till']), identified: true }) }
+   */
+  clientId?: ((req: IncomingMessage) => ClientId) | undefined;
   /** Per-client bounds (429 with Retry-After beyond them); false: none. @example { clientLimits: { concurrent: 4 } } */
   clientLimits?: ClientLimits | false | undefined;
 }

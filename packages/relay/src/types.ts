@@ -1,9 +1,9 @@
 // Public types of the shop relay. Types only: every other relay file imports from here.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Authorize, ClientLimits, CorsOptions } from './door/types';
+import type { Authorize, ClientId, ClientLimits, CorsOptions } from './door/types';
 import type { RelayStore, ResourceId, StoreHealth } from './store/relayStore';
 
-export type { Authorize, ClientLimits, CorsOptions, RouteName } from './door/types';
+export type { Authorize, ClientId, ClientLimits, CorsOptions, RouteName } from './door/types';
 
 /**
  * Options of createShopRelay. The key and secret stay on the server: tills and storefronts only talk to the relay.
@@ -89,10 +89,12 @@ export interface ShopRelayOptions {
   /**
    * Who a request comes from, for the per-client bounds, refused-request counts and upstream turns; default the
    * remote address. Behind a load balancer, read the address it forwards; never a header a client picks freely
-   * (a guesser would then be a new client with every request).
-   * @example { clientId: (req) => String(req.headers['x-forwarded-for'] ?? req.socket.remoteAddress).split(',')[0]!.trim() }
+   * (a guesser would then be a new client with every request). An address counts as its network (/24, /64);
+   * return `{ id, identified: true }` for a client you know (a till by its token): identified clients' reads have
+   * their own share of the upstream budget and never queue behind anonymous ones (see ClientId).
+   * @example { clientId: (req) => tillOf(req) ? { id: tillOf(req), identified: true } : String(req.headers['x-forwarded-for'] ?? req.socket.remoteAddress).split(',')[0]!.trim() }
    */
-  clientId?: ((req: IncomingMessage) => string) | undefined;
+  clientId?: ((req: IncomingMessage) => ClientId) | undefined;
   /**
    * Per-client bounds: requests at once, queued, per second, waiting for the shop API, refused per minute; over
    * them a client gets 429 with Retry-After. false: no bounds. Default

@@ -1,10 +1,14 @@
 // The shop's upstream budget (list 1/s, other 5/s, shared by every instance) shared fairly between the clients of one
 // server: each client's requests wait in a short queue of their own, and each slot the limiter grants goes to the
 // client served least recently, so a client that floods only lengthens its own queue (past its bound it is refused
-// with 429) and a till that asks now and then is served within one round of the others. The server's own work (the
-// relay's listing, token requests) keeps a reserved share of the slots while it waits.
+// with 429) and a client that asks now and then is served within one round of the others. Identified clients (tills
+// by their token) are a lane of their own: they take the next slot when they ask, and TILL_SHARE of the slots while
+// both lanes wait, so a till never queues behind anonymous traffic however many addresses it comes from (and
+// anonymous readers are not starved by a till that floods). The server's own work (the relay's listing, token
+// requests) keeps a reserved share of the slots while it waits.
 import { setMaxListeners } from 'node:events';
 import { createWaiterQueue, type Priority, type RateLimiter, type RequestClass, ShopLookupError, type WaiterQueue } from '@shop-lookup/shop-api';
+import type { Client } from './clientIdentity';
 
 export interface FairShareOptions {
   /** The shop-wide limiter every slot comes from (the relay's store's, shared by its instances). */
@@ -18,8 +22,11 @@ export interface FairShareOptions {
 }
 
 export interface FairShare {
-  /** The limiter for one client's requests: they wait their turn among the clients'. */
-  forClient(clientId: string): RateLimiter;
+  /**
+   * The limiter for one client's requests: they wait their turn among the clients' (the tills' lane or the
+   * anonymous one); `gone` gives up a wait when nobody waits for its answer any more (the client hung up).
+   */
+  forClient(client: Client, gone?: AbortSignal): RateLimiter;
   /** The limiter for the server's own work: its reserved share. */
   readonly own: RateLimiter;
   /** Who got each of the last 1,000 slots, oldest first ('own' or a client id). */
@@ -31,6 +38,7 @@ export interface FairShare {
 
 interface ClientTurn {
   id: string;
+  identified: boolean;
   queue: WaiterQueue;
   /**
    * The slot number this client was last served at; a new client counts as served when it came, so it joins the
@@ -44,12 +52,16 @@ interface ClientTurn {
 interface ClassState {
   cls: RequestClass;
   clients: Map<string, ClientTurn>;
-  /** Clients with a request waiting. */
-  waiting: Set<ClientTurn>;
+  /** Identified clients with a request waiting (the tills' lane). */
+  tills: Set<ClientTurn>;
+  /** Anonymous clients with a request waiting. */
+  anonymous: Set<ClientTurn>;
   own: WaiterQueue;
   granting: boolean;
   /** Slots the own work is owed while it waits: grows by ownShare per contested slot, spent one at a time. */
   credit: number;
+  /** The same for the tills' lane against the anonymous one (full when a till starts waiting: it goes next). */
+  tillCredit: number;
   slots: number;
   log: string[];
 }
@@ -57,8 +69,10 @@ interface ClassState {
 /** Client entries kept for their place in the turn; idle ones beyond this are forgotten (they then go ahead). */
 const SWEEP_AT = 1_000;
 const LOG_MAX = 1_000;
+/** Share of the clients' slots the tills' lane takes while anonymous clients wait too. */
+const TILL_SHARE = 0.75;
 
-/** @example const fair = createFairShare({ limiter, queued: 4, ownShare: 0.75, limits: { list: 1, other: 5 } }); await fair.forClient(ip).acquire('other', 'user'); */
+/** @example const fair = createFairShare({ limiter, queued: 4, ownShare: 0.75, limits: { list: 1, other: 5 } }); await fair.forClient({ id: ip, identified: false }).acquire('other', 'user'); */
 export function createFairShare(options: FairShareOptions): FairShare {
   const { limiter } = options;
   const ownShare = Math.min(1, Math.max(0, options.ownShare));
@@ -70,10 +84,12 @@ export function createFairShare(options: FairShareOptions): FairShare {
     const state: ClassState = {
       cls,
       clients: new Map(),
-      waiting: new Set(),
+      tills: new Set(),
+      anonymous: new Set(),
       own: createWaiterQueue(() => pump(state)),
       granting: false,
       credit: 0,
+      tillCredit: 1,
       slots: 0,
       log: [],
     };
@@ -81,12 +97,12 @@ export function createFairShare(options: FairShareOptions): FairShare {
   });
   const byName = (cls: RequestClass): ClassState => classes[cls === 'list' ? 0 : 1]!;
 
-  /** The client served least recently among those waiting (ties: the one that came first). */
-  function nextClient(c: ClassState): ClientTurn | undefined {
+  /** The client of one lane served least recently among those waiting (ties: the one that came first). */
+  function nextIn(lane: Set<ClientTurn>): ClientTurn | undefined {
     let best: ClientTurn | undefined;
-    for (const turn of c.waiting) {
+    for (const turn of lane) {
       if (turn.queue.length === 0) {
-        c.waiting.delete(turn); // its requests were abandoned
+        lane.delete(turn); // its requests were abandoned
         continue;
       }
       if (!best || turn.servedAt < best.servedAt || (turn.servedAt === best.servedAt && turn.since < best.since)) best = turn;
@@ -94,13 +110,27 @@ export function createFairShare(options: FairShareOptions): FairShare {
     return best;
   }
 
+  /** The next client: a till's when only tills wait or it is the tills' lane's turn, else an anonymous one's. */
+  function nextClient(c: ClassState, spend: boolean): ClientTurn | undefined {
+    const till = nextIn(c.tills);
+    const anonymous = nextIn(c.anonymous);
+    if (!till || !anonymous) return till ?? anonymous;
+    if (!spend) return till;
+    c.tillCredit = Math.min(1 + TILL_SHARE, c.tillCredit + TILL_SHARE);
+    if (c.tillCredit < 1) return anonymous;
+    c.tillCredit -= 1;
+    return till;
+  }
+
+  const laneOf = (c: ClassState, turn: ClientTurn): Set<ClientTurn> => (turn.identified ? c.tills : c.anonymous);
+
   /** Hands one granted slot on: to the own work when it is its turn, else to the next client. */
   function give(c: ClassState): void {
     c.slots++;
-    const client = nextClient(c);
+    const anyClient = nextClient(c, false);
     const ownWaits = c.own.length > 0;
-    let ownTurn = ownWaits && !client;
-    if (ownWaits && client) {
+    let ownTurn = ownWaits && !anyClient;
+    if (ownWaits && anyClient) {
       c.credit = Math.min(1 + ownShare, c.credit + ownShare);
       ownTurn = c.credit >= 1;
       if (ownTurn) c.credit -= 1;
@@ -110,10 +140,11 @@ export function createFairShare(options: FairShareOptions): FairShare {
       note(c, 'own');
       return;
     }
+    const client = nextClient(c, true);
     if (!client) return; // everybody gave up meanwhile: the slot is spent as if used
     client.servedAt = c.slots;
     client.queue.release();
-    if (client.queue.length === 0) c.waiting.delete(client);
+    if (client.queue.length === 0) laneOf(c, client).delete(client);
     note(c, client.id);
   }
 
@@ -124,7 +155,7 @@ export function createFairShare(options: FairShareOptions): FairShare {
 
   function pump(c: ClassState): void {
     if (c.granting || closing.signal.aborted) return;
-    if (c.own.length === 0 && nextClient(c) === undefined) return;
+    if (c.own.length === 0 && nextClient(c, false) === undefined) return;
     // one slot asked of the shop-wide limiter at a time: whose it is is decided when it is granted
     c.granting = true;
     limiter.acquire(c.cls, 'user', closing.signal).then(
@@ -137,7 +168,8 @@ export function createFairShare(options: FairShareOptions): FairShare {
         c.granting = false;
         c.own.rejectAll(error);
         for (const turn of c.clients.values()) turn.queue.rejectAll(error);
-        c.waiting.clear();
+        c.tills.clear();
+        c.anonymous.clear();
       },
     );
   }
@@ -148,10 +180,10 @@ export function createFairShare(options: FairShareOptions): FairShare {
     }
   }
 
-  function refusal(c: ClassState): ShopLookupError {
+  function refusal(c: ClassState, lane: Set<ClientTurn>): ShopLookupError {
     const perSecond = options.limits === false ? Infinity : options.limits[c.cls];
-    // about one round of the clients waiting now, at the class's rate
-    const roundMs = Number.isFinite(perSecond) ? ((c.waiting.size + 1) / perSecond) * 1000 : 1000;
+    // about one round of the clients of its lane waiting now, at the class's rate
+    const roundMs = Number.isFinite(perSecond) ? ((lane.size + 1) / perSecond) * 1000 : 1000;
     const error = new ShopLookupError(
       'too_many_requests',
       `TOO MANY REQUESTS: this client already has ${options.queued} requests waiting for the shop API ` +
@@ -169,20 +201,24 @@ export function createFairShare(options: FairShareOptions): FairShare {
   });
 
   return {
-    forClient(clientId) {
+    forClient(client, gone) {
+      const key = `${client.identified ? 'till' : 'anonymous'} ${client.id}`;
       return view((cls: RequestClass, _priority: Priority, signal?: AbortSignal) => {
         if (closing.signal.aborted) return Promise.reject(new ShopLookupError('closed', 'shop-lookup was closed.'));
         const c = byName(cls);
-        let turn = c.clients.get(clientId);
+        let turn = c.clients.get(key);
         if (!turn) {
           if (c.clients.size >= SWEEP_AT) sweep(c);
-          turn = { id: clientId, queue: createWaiterQueue(() => pump(c)), servedAt: c.slots, since: arrivals++ };
-          c.clients.set(clientId, turn);
+          turn = { id: client.id, identified: client.identified, queue: createWaiterQueue(() => pump(c)), servedAt: c.slots, since: arrivals++ };
+          c.clients.set(key, turn);
         }
-        if (turn.queue.length >= options.queued) return Promise.reject(refusal(c));
+        const lane = laneOf(c, turn);
+        if (turn.queue.length >= options.queued) return Promise.reject(refusal(c, lane));
         if (turn.queue.length === 0) turn.since = arrivals++;
-        c.waiting.add(turn);
-        return turn.queue.wait('user', signal);
+        // a till that starts waiting while no till waited takes the next slot the clients get
+        if (turn.identified && nextIn(c.tills) === undefined) c.tillCredit = Math.max(c.tillCredit, 1);
+        lane.add(turn);
+        return turn.queue.wait('user', gone && signal ? AbortSignal.any([signal, gone]) : (gone ?? signal));
       });
     },
     own: view((cls, priority, signal) => {
@@ -191,14 +227,15 @@ export function createFairShare(options: FairShareOptions): FairShare {
     }),
     served: (cls) => byName(cls).log,
     waiting: () =>
-      classes.reduce((sum, c) => sum + c.own.length + [...c.waiting].reduce((n, turn) => n + turn.queue.length, 0), 0),
+      classes.reduce((sum, c) => sum + c.own.length + [...c.tills, ...c.anonymous].reduce((n, turn) => n + turn.queue.length, 0), 0),
     dispose() {
       if (closing.signal.aborted) return;
       closing.abort(new ShopLookupError('closed', 'shop-lookup was closed.'));
       for (const c of classes) {
         c.own.rejectAll(closing.signal.reason);
         for (const turn of c.clients.values()) turn.queue.rejectAll(closing.signal.reason);
-        c.waiting.clear();
+        c.tills.clear();
+        c.anonymous.clear();
       }
     },
   };

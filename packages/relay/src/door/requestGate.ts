@@ -1,13 +1,15 @@
-// The door every request of the proxy and the relay passes after its route is known: the client's refusals so far
-// (past their bound: 429 before authorize is asked), authorize (or public), then the client's bounds. A refused
-// request is answered here and changes nothing; an admitted one gets `leave()`, to call once its answer is sent.
+// The door every request of the proxy and the relay passes after its route is known: the hearing (the client's
+// refusals so far: past their bound 429 before authorize is asked; authorize or public; a refusal counted), then the
+// client's bounds. A refused request is answered here and changes nothing; an admitted one gets `leave()`, to call
+// once its answer is sent. A hub holds the hearing itself, before any shop is opened (hearRequest).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { checkAccess } from './access';
+import { checkAccess, type AccessOptions } from './access';
 import { createClientBounds, DEFAULT_CLIENT_LIMITS } from './clientBounds';
-import { createRefusalBounds } from './refusalBounds';
+import { clientResolver, type Client } from './clientIdentity';
+import { createRefusalBounds, type RefusalBounds } from './refusalBounds';
 import type { ServerLog } from './serverLog';
 import { markRefusal, sendAnswer, type ProxyAnswer } from './proxyAnswers';
-import type { Authorize, ClientLimits, RouteName } from './types';
+import type { Authorize, ClientId, ClientLimits, RouteName } from './types';
 
 /** Turns a refusal into an answer in the route's own format (API envelope or relay error). */
 export type RefusalFormat = (status: number, code: string, message: string, headers?: Record<string, string>) => ProxyAnswer;
@@ -16,15 +18,20 @@ export interface RequestGateOptions {
   component: string;
   authorize?: Authorize | undefined;
   public?: boolean | undefined;
-  clientId?: ((req: IncomingMessage) => string) | undefined;
+  clientId?: ((req: IncomingMessage) => ClientId) | undefined;
   clientLimits?: ClientLimits | false | undefined;
   log: ServerLog;
+  /**
+   * Where refusals are counted: read for every request (the relay's store's once it is open: shared by its
+   * instances); default this process's count of `refusedPerMinute`.
+   */
+  refusals?: (() => RefusalBounds | undefined) | undefined;
 }
 
-/** An admitted request: call `leave` once its answer is sent; `clientId` names its client (for its upstream turn). */
+/** An admitted request: call `leave` once its answer is sent; `client` names its client (for its upstream turn). */
 export interface Admitted {
   leave: () => void;
-  clientId: string;
+  client: Client;
 }
 
 export interface RequestGate {
@@ -57,49 +64,90 @@ export async function answerAdmitted(
   }
 }
 
-const remoteAddress = (req: IncomingMessage): string => req.socket.remoteAddress ?? 'unknown';
+/**
+ * Every refusal of the door says so, with the route: the engine then blames this server, never the API key.
+ * @example const format = markedRefusals(apiRefusal, 'coupon', 'relay');
+ */
+export function markedRefusals(plain: RefusalFormat, route: RouteName, by: string): RefusalFormat {
+  return (status, code, message, headers) => {
+    const answer = plain(status, code, message, headers);
+    return status === 500 ? answer : markRefusal(answer, { code, route, by });
+  };
+}
+
+/** What a hearing decided: heard (the client may go on), or the answer that refuses it. */
+export type Hearing = { ok: true; client: Client } | { ok: false; answer: ProxyAnswer };
+
+export interface HearingOptions {
+  access: AccessOptions;
+  refusals: RefusalBounds;
+}
+
+/** 429 to a client past its bound of refusals, with the seconds it must wait. @example tooManyRefused(apiRefusal, 6) */
+export const tooManyRefused = (format: RefusalFormat, waitS: number): ProxyAnswer =>
+  format(
+    429,
+    'too_many_requests',
+    'TOO MANY REFUSED REQUESTS: this client was refused too often (401/403) within the last minute; try again after the Retry-After delay.',
+    { 'retry-after': String(waitS) },
+  );
+
+/**
+ * The client's refusals so far (past the bound: 429, authorize not asked), then authorize; a refusal is counted, and
+ * an admitted client found past its bound (by another instance's count) is answered 429 as well.
+ * @example const heard = await hearRequest({ access, refusals }, req, client, 'coupon', format);
+ */
+export async function hearRequest(
+  options: HearingOptions,
+  req: IncomingMessage,
+  client: Client,
+  route: RouteName,
+  format: RefusalFormat,
+): Promise<Hearing> {
+  const { refusals } = options;
+  const blocked = refusals.blocked(client.id);
+  if (blocked > 0) return { ok: false, answer: tooManyRefused(format, blocked) };
+  const refused = await checkAccess(options.access, req, route);
+  if (refused) {
+    const past = refused.status === 500 ? 0 : await refusals.refused(client.id);
+    if (past > 0) return { ok: false, answer: tooManyRefused(format, past) };
+    const code = refused.status === 401 ? 'unauthorized' : refused.status === 403 ? 'forbidden' : 'server_error';
+    return { ok: false, answer: format(refused.status, code, refused.message) };
+  }
+  const past = await refusals.admitted(client.id);
+  if (past > 0) return { ok: false, answer: tooManyRefused(format, past) };
+  return { ok: true, client };
+}
 
 /** @example const gate = createRequestGate({ component: 'createShopRelay', public: true }); */
 export function createRequestGate(options: RequestGateOptions): RequestGate {
   const bounds = createClientBounds(options.clientLimits ?? {});
   const limits = options.clientLimits;
-  const refusals = createRefusalBounds(limits === false ? false : (limits?.refusedPerMinute ?? DEFAULT_CLIENT_LIMITS.refusedPerMinute));
-  const clientOf = options.clientId ?? remoteAddress;
+  const own = createRefusalBounds(limits === false ? false : (limits?.refusedPerMinute ?? DEFAULT_CLIENT_LIMITS.refusedPerMinute));
+  const refusals = (): RefusalBounds => options.refusals?.() ?? own;
+  const clientOf = clientResolver(options.clientId);
+  const access: AccessOptions = { authorize: options.authorize, public: options.public, component: options.component, log: options.log };
   // 'relay' or 'proxy': the word the engine shows (createShopRelay -> relay)
   const by = options.component === 'createShopRelay' ? 'relay' : 'proxy';
   return {
     async admit(req, res, route, plain) {
-      // every refusal of the door says so, with the route: the engine then blames this server, never the API key
-      const format: RefusalFormat = (status, code, message, headers) => {
-        const answer = plain(status, code, message, headers);
-        return status === 500 ? answer : markRefusal(answer, { code, route, by });
-      };
-      const client = clientOf(req);
-      const waitS = refusals.wait(client);
-      if (waitS > 0) {
-        const msg = 'TOO MANY REFUSED REQUESTS: this client was refused too often (401/403) within the last minute; ' +
-          'try again after the Retry-After delay.';
-        sendAnswer(res, format(429, 'too_many_requests', msg, { 'retry-after': String(waitS) }));
-        return null;
-      }
-      const refused = await checkAccess(options, req, route);
-      if (refused) {
-        if (refused.status !== 500) refusals.refused(client);
-        const code = refused.status === 401 ? 'unauthorized' : refused.status === 403 ? 'forbidden' : 'server_error';
-        sendAnswer(res, format(refused.status, code, refused.message));
+      const format = markedRefusals(plain, route, by);
+      const heard = await hearRequest({ access, refusals: refusals() }, req, clientOf(req), route, format);
+      if (!heard.ok) {
+        sendAnswer(res, heard.answer);
         return null;
       }
       const gone = new AbortController();
       const onClose = (): void => gone.abort();
       res.once('close', onClose);
-      const admission = await bounds.enter(client, gone.signal);
+      const admission = await bounds.enter(heard.client.id, gone.signal);
       res.off('close', onClose);
       if (!admission.ok) {
         const headers = { 'retry-after': String(admission.retryAfterS) };
         sendAnswer(res, format(429, 'too_many_requests', admission.message, headers));
         return null;
       }
-      return { leave: admission.leave, clientId: client };
+      return { leave: admission.leave, client: heard.client };
     },
     close: () => bounds.close(),
   };

@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import * as z from 'zod';
 import { ShopLookupError } from '@shop-lookup/shop-api';
-import type { Authorize } from './types';
+import type { Authorize, ClientId } from './types';
 
 const fn = <T>() => z.custom<T>((value) => typeof value === 'function');
 const wholeNumber = (min: number) => z.number().int().min(min);
@@ -34,7 +34,7 @@ export const serverOptionShape = {
   fetch: z.optional(fn<typeof fetch>()),
   authorize: z.optional(fn<Authorize>()),
   public: z.optional(z.boolean()),
-  clientId: z.optional(fn<(req: IncomingMessage) => string>()),
+  clientId: z.optional(fn<(req: IncomingMessage) => ClientId>()),
   clientLimits: z.optional(
     z.union([
       z.literal(false),
@@ -66,7 +66,7 @@ const SERVER_EXPECTED: Record<string, string> = {
   fetch: 'a fetch function',
   authorize: 'a function (req, route) => boolean | { status, message } (may be async)',
   public: 'true or false',
-  clientId: 'a function (req) => string',
+  clientId: 'a function (req) => string or { id, identified }',
   clientLimits: 'false, or { concurrent, queued, perSecond, burst, maxWaitMs, upstreamQueued, refusedPerMinute }',
   'clientLimits.concurrent': 'a whole number, at least 1',
   'clientLimits.queued': 'a whole number, at least 0',

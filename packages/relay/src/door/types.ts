@@ -29,6 +29,15 @@ export type Authorize = (
 ) => boolean | { status: 401 | 403; message: string } | Promise<boolean | { status: 401 | 403; message: string }>;
 
 /**
+ * Who a request comes from, as `clientId` names it: a string is an anonymous client (an IP address counts as its
+ * network, /24 or /64, so rotating addresses within one buys nothing); `{ id, identified: true }` is a client you
+ * know (a till by its token): identified clients have their own share of the upstream budget and never queue behind
+ * anonymous ones.
+ * @example const who: ClientId = till ? { id: `till:${till}`, identified: true } : req.socket.remoteAddress!;
+ */
+export type ClientId = string | { id: string; identified: boolean };
+
+/**
  * Per-client bounds: a client over them is answered 429 with Retry-After, and cannot starve the others.
  * @example { concurrent: 8, queued: 32, perSecond: 20, burst: 60, maxWaitMs: 10_000, upstreamQueued: 4, refusedPerMinute: 10 }
  */

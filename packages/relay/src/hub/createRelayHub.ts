@@ -4,14 +4,19 @@
 // least recently asked one beyond is closed and later made again from what its store (Redis) holds. The shops' stores
 // share the hub's Redis connections (no connection per shop), and their records are in memory only within
 // `maxHotRecords` (recordBudget.ts): the others' snapshot chunks and lists are read straight from Redis. Listings of
-// all shops of an instance share `maxConcurrentListings` slots.
+// all shops of an instance share `maxConcurrentListings` slots. Every request is heard before its shop is looked up
+// (hubHearing.ts): a client's refusals are counted in one place for every shop (and, on Redis, every instance), and
+// an unknown shop is answered like a refused known one to whoever may not ask it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { normalizeBasePath } from '../door/allowedPaths';
 import { createCors } from '../door/cors';
+import { corsRouteOf } from '../door/nameRoute';
 import { envelopeAnswer, jsonAnswer, PROXY_CODES, sendAnswer, type ProxyAnswer } from '../door/proxyAnswers';
 import { createRedaction, urlSecrets } from '../door/redaction';
+import { NO_REFUSAL_BOUNDS, type RefusalBounds } from '../door/refusalBounds';
 import { createServerLog, type ServerLog } from '../door/serverLog';
-import { createHubShopRelay } from '../createShopRelay';
+import { createHubShopRelay, RELAY_SERVED } from '../createShopRelay';
+import { createHubHearing } from './hubHearing';
 import type { MirrorHolding } from '../feed/feedMirror';
 import { createRecordBudget } from './recordBudget';
 import { checkRelayOptions } from '../relayOptions';
@@ -41,11 +46,15 @@ interface StoreSource {
   holding(shopId: string): MirrorHolding | undefined;
   /** Whether the shop is due, read without opening it (memory stores: always due). */
   probe(shopId: string): Promise<ShopProbe>;
+  /** Refused requests counted per client for every shop (on Redis: for every instance); null: in this process. */
+  refusals: RefusalBounds | null;
   close(): Promise<void>;
 }
 
 /** Unknown shop ids remembered (so a guesser does not reach the host's `credentials` with every request). */
 const MAX_UNKNOWN = 10_000;
+/** rate-limiter-flexible's key prefix of the refusals a hub counts per client (every shop, every instance). */
+const HUB_REFUSALS = 'shop-lookup:hub:refused';
 
 const HUB_OPTIONS = [
   'credentials', 'credentialsTtlMs', 'basePath', 'redis', 'authorize', 'public', 'maxHotShops', 'maxHotRecords', 'maxConcurrentListings',
@@ -110,6 +119,12 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
   let closed = false;
   const refreshIntervalMs = options.refreshIntervalMs ?? 300_000;
   const cors = options.cors && createCors(options.cors);
+  const hearing = createHubHearing({
+    ...options,
+    now,
+    log,
+    shared: async () => (await stores()).refusals,
+  });
 
   // the shared store's health as last told (its changes only): the connections every shop uses, or none at all
   let healthy = true;
@@ -126,12 +141,13 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
           open: async () => createMemoryStore({ now }),
           holding: () => undefined,
           probe: async () => ({ due: true, leaseUntil: null }),
+          refusals: null,
           close: async () => undefined,
         };
       }
-      const [{ connectSharedRedis }, { createRedisStore }, { probeShop }, { redisKeys, redisPrefix }] = await Promise.all([
+      const [{ connectSharedRedis }, { createRedisStore }, { probeShop }, { redisKeys, redisPrefix }, { createRedisRefusals }] = await Promise.all([
         import('../store/redis/sharedRedis'), import('../store/redis/redisStore'), import('../store/redis/redisShopProbe'),
-        import('../store/redis/redisKeys'),
+        import('../store/redis/redisKeys'), import('../store/redis/redisRefusals'),
       ]);
       const redis = await connectSharedRedis({ redis: options.redis as string, now });
       redis.onHealthChange(tellHealth);
@@ -139,11 +155,13 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
       // Redis back, perhaps without its data: the shops it lost are due now, not at the next sweep (hot shops
       // notice on their own: upstreamSync.ts)
       redis.onReconnect(() => void hub.sweep());
+      const perMinute = hearing.perMinute;
       return {
         open: async (shopId) =>
           createRedisStore({ redis: options.redis as string, shopId, now, connection: await redis.forShop(redisKeys(redisPrefix(shopId)).handle) }),
         holding: (shopId) => budget.forShop(shopId),
         probe: (shopId) => probeShop(redis.client, shopId, { refreshIntervalMs, now: now() }),
+        refusals: perMinute === false ? null : createRedisRefusals({ client: redis.client, keyPrefix: HUB_REFUSALS, perMinute, now }),
         close: () => redis.close(),
       };
     })();
@@ -169,7 +187,6 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
     const store = await source.open(shopId);
     const holding = source.holding(shopId);
     const closing = new AbortController();
-    const authorize = options.authorize;
     const relay = createHubShopRelay({
       ...shared,
       key: credentials.key,
@@ -178,13 +195,14 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
       shopId,
       basePath: `${basePath}/shops/${shopId}`,
       store: gateListings(store, slots, closing.signal, shopId),
-      ...(authorize ? { authorize: (req: IncomingMessage, route) => authorize(req, route, shopId) } : { public: options.public === true }),
+      // the hub heard the request (its verdicts are kept per request) and counted its refusals before opening the shop
+      ...(options.authorize ? { authorize: hearing.authorizeFor(shopId) } : { public: options.public === true }),
       observer: {
         log: (level, message, error) => log(level, `shop ${shopId}: ${message}`, error),
         ...(observer.listing ? { listing: (event) => observer.listing!({ ...event, shopId }) } : {}),
         ...(observer.lease ? { lease: (held) => observer.lease!({ shopId, held }) } : {}),
       },
-    }, holding ? { holding } : {});
+    }, { ...(holding ? { holding } : {}), refusals: NO_REFUSAL_BOUNDS });
     return { relay, store, credentials, checkedAt: now(), closing };
   }
 
@@ -263,12 +281,17 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
       if (next) return next();
       return sendAnswer(res, jsonAnswer(404, { code: 'not_found', message: `NOT FOUND: this hub serves ${basePath}/shops/{shopId}/v2/… and ${basePath}/shops/{shopId}/relay/v1/…` }));
     }
-    // the hub's own answers (no such shop, closed) carry the CORS headers too; a shop's door answers the preflights
-    cors?.(req, res, undefined);
+    // every answer carries the CORS headers, the hub's own (no such shop, closed, refused) too; a preflight is
+    // answered here, before the request is heard (it carries no credentials) and whatever the shop
+    if (parsed.ok && cors?.(req, res, corsRouteOf(RELAY_SERVED, parsed.rest))) return;
+    if (!parsed.ok) cors?.(req, res, undefined);
     const refuse = (status: number, code: string, message: string, headers: Record<string, string> = {}): ProxyAnswer =>
       /^\/relay(?:[/?]|$)/.test(parsed.rest) ? feedError(status, code, message, headers) : envelopeAnswer(status, PROXY_CODES.path, message, headers);
     if (!parsed.ok) return sendAnswer(res, refuse(404, 'not_found', `NOT FOUND: ${parsed.reason}`));
     if (closed) return sendAnswer(res, refuse(503, 'relay_closed', 'RELAY CLOSED: this hub has been closed; restart the server.'));
+    // heard before the shop is looked up: a refusal is the same whether the shop exists or not
+    const heard = await hearing.hear(req, parsed.shopId, parsed.rest);
+    if (!heard.ok) return sendAnswer(res, heard.answer);
     let entry: HotShop<Shop> | null;
     try {
       entry = await acquire(parsed.shopId);
@@ -276,7 +299,8 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
       log('error', `shop ${parsed.shopId} could not be opened`, error);
       return sendAnswer(res, refuse(503, 'shop_unavailable', 'SHOP UNAVAILABLE: this shop could not be opened now (see the server log); try again later.', { 'retry-after': '5' }));
     }
-    if (!entry) return sendAnswer(res, refuse(404, 'unknown_shop', `NO SUCH SHOP: this hub serves no shop "${parsed.shopId}".`));
+    // a shop nobody serves counts as a refusal of whoever may ask it (so ids cannot be tried without bound either)
+    if (!entry) return sendAnswer(res, await heard.unknownShop(refuse(404, 'unknown_shop', `NO SUCH SHOP: this hub serves no shop "${parsed.shopId}".`)));
     const shop = entry;
     res.once('close', () => {
       shop.inFlight--;

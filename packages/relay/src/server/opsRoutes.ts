@@ -43,7 +43,8 @@ export function notReadyReason(r: ReadinessInputs): string | null {
 
 export interface OpsRoutesDeps {
   readiness(): Promise<ReadinessInputs>;
-  mayOperate(req: IncomingMessage): boolean;
+  /** Whether /metrics may be answered: true; false (403); or the seconds to wait (429: OPS_TOKEN guessed too often). */
+  mayOperate(req: IncomingMessage): Promise<boolean | { retryAfterS: number }>;
   scrape(): Promise<{ text: string; contentType: string }>;
 }
 
@@ -70,7 +71,12 @@ export async function serveOps(route: OpsRoute, req: IncomingMessage, res: Serve
       return reason === null ? json(res, 200, { ready: true }) : json(res, 503, { ready: false, reason }, { 'retry-after': '5' });
     }
     case 'metrics': {
-      if (!deps.mayOperate(req)) {
+      const may = await deps.mayOperate(req);
+      if (typeof may === 'object') {
+        const message = 'TOO MANY REFUSED REQUESTS: this client was refused too often within the last minute; try again after the Retry-After delay.';
+        return json(res, 429, { code: 'too_many_requests', message }, { 'retry-after': String(may.retryAfterS) });
+      }
+      if (!may) {
         return json(res, 403, { code: 'forbidden', message: 'FORBIDDEN: /metrics is for operators: send Authorization: Bearer <OPS_TOKEN> (or ask from this machine when OPS_TOKEN is not set).' });
       }
       const { text, contentType } = await deps.scrape();

@@ -268,7 +268,7 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       routes.set(req, ops);
       void serveOps(ops, req, res, {
         readiness,
-        mayOperate: (r) => access.mayOperate(r, 'metrics'),
+        mayOperate: (r) => access.operate(r),
         scrape: metrics.scrape,
       }).catch((error: unknown) => {
         log.error({ err: error }, 'an operators\' route failed');

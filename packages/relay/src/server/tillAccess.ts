@@ -1,9 +1,13 @@
 // Who may ask the relay command, without code: tills with a token (static or signed), the storefront routes for
 // everybody when opened, operators (status, metrics) with OPS_TOKEN or from loopback. Also who a request comes
-// from (a till by its name, else its address; behind proxies the address TRUST_PROXY_HOPS from the right of
-// X-Forwarded-For), for the per-client bounds and the logs. Tokens are read from the request, never kept or logged.
+// from (a till by its name, identified; else its address's network, anonymous; behind proxies the address
+// TRUST_PROXY_HOPS from the right of X-Forwarded-For), for the per-client bounds, upstream turns and the logs.
+// Tokens are read from the request, never kept or logged; OPS_TOKEN guesses are bounded per client like till tokens.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { networkPrefix, type Client } from '../door/clientIdentity';
+import { DEFAULT_CLIENT_LIMITS } from '../door/clientBounds';
+import { createRefusalBounds, type RefusalBounds } from '../door/refusalBounds';
 import type { Authorize, RouteName } from '../types';
 import { fromThisMachine } from './fromThisMachine';
 import type { TillTokens, TokenRefusal } from './tillTokens';
@@ -27,7 +31,12 @@ export interface TillAccessOptions {
   trustProxyHops: number;
   /** Told about every refusal, with the till's name when the token names one (never the token). */
   onRefused?: (event: { req: IncomingMessage; route: RouteName | 'metrics'; reason: RefusalReason; till: string | null }) => void;
+  /** Where refused OPS_TOKEN guesses at /metrics are counted; default this process, 10 a minute per client. */
+  opsRefusals?: RefusalBounds;
 }
+
+/** Whether /metrics may be answered: true; false (403); or the seconds a client past its refusals must wait (429). */
+export type OpsVerdict = true | false | { retryAfterS: number };
 
 /** Who a request comes from, worked out once per request. */
 export interface RequestIdentity {
@@ -39,11 +48,16 @@ export interface RequestIdentity {
 
 export interface TillAccess {
   authorize: Authorize;
-  /** For the relay's per-client bounds: `till:<name>` for a till with a valid token, else `ip:<address>`. */
-  clientId(req: IncomingMessage): string;
+  /**
+   * For the relay's per-client bounds and upstream turns: `till:<name>`, identified, for a till with a valid token;
+   * else `ip:<network>` (/24, /64), anonymous.
+   */
+  clientId(req: IncomingMessage): Client;
   identify(req: IncomingMessage): RequestIdentity;
   /** Whether an operators' route (metrics, status) may be answered; tells onRefused when not. */
   mayOperate(req: IncomingMessage, route: RouteName | 'metrics'): boolean;
+  /** mayOperate for /metrics with its guesses bounded per client: past them 429 before OPS_TOKEN is compared. */
+  operate(req: IncomingMessage): Promise<OpsVerdict>;
 }
 
 const first = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
@@ -91,6 +105,7 @@ export function createTillAccess(options: TillAccessOptions): TillAccess {
   type Seen = RequestIdentity & { refusal: TokenRefusal | null; claimed: string | null };
   const seen = new WeakMap<IncomingMessage, Seen>();
   const opsHash = options.opsToken === undefined ? null : sha256(options.opsToken);
+  const opsGuesses = options.opsRefusals ?? createRefusalBounds(DEFAULT_CLIENT_LIMITS.refusedPerMinute);
 
   function look(req: IncomingMessage): Seen {
     let known = seen.get(req);
@@ -106,6 +121,11 @@ export function createTillAccess(options: TillAccessOptions): TillAccess {
       seen.set(req, known);
     }
     return known;
+  }
+
+  function clientId(req: IncomingMessage): Client {
+    const { till, address } = look(req);
+    return till !== null ? { id: `till:${till}`, identified: true } : { id: `ip:${networkPrefix(address)}`, identified: false };
   }
 
   function mayOperate(req: IncomingMessage, route: RouteName | 'metrics'): boolean {
@@ -124,11 +144,16 @@ export function createTillAccess(options: TillAccessOptions): TillAccess {
       const { address, till } = look(req);
       return { address, till };
     },
-    clientId(req) {
-      const { till, address } = look(req);
-      return till !== null ? `till:${till}` : `ip:${address}`;
-    },
+    clientId,
     mayOperate,
+    async operate(req) {
+      const { id } = clientId(req);
+      const blocked = opsGuesses.blocked(id);
+      if (blocked > 0) return { retryAfterS: blocked };
+      const ok = mayOperate(req, 'metrics');
+      const past = ok ? await opsGuesses.admitted(id) : await opsGuesses.refused(id);
+      return past > 0 ? { retryAfterS: past } : ok;
+    },
     authorize(req, route) {
       if (route === 'status') {
         if (mayOperate(req, route)) return true;

@@ -116,6 +116,17 @@ export interface StoreHealth {
 }
 
 /**
+ * Refused requests counted per client (the door's refusal bound, door/refusalBounds.ts), shared by every instance on
+ * the store. `blocked` is what this instance knows without a round trip; `refused` counts one and resolves with the
+ * seconds to wait when it was past the bound (else 0); `admitted` the same for a request that was let through.
+ */
+export interface RefusalCount {
+  blocked(clientId: string): number;
+  refused(clientId: string): Promise<number>;
+  admitted(clientId: string): Promise<number>;
+}
+
+/**
  * Records and changes handed out by a store are the caller's to read, not to change: the memory store hands out
  * the same (frozen) objects to every reader.
  */
@@ -191,6 +202,11 @@ export interface RelayStore {
    * engine's RateLimiter interface so the API client takes it as is.
    */
   rateLimiter(limits: { list: number; other: number } | false): RateLimiter;
+  /**
+   * Refused requests counted per client for every instance on this store, `perMinute` a minute. Optional: without it
+   * (the memory store) each relay counts in its own memory.
+   */
+  refusals?(perMinute: number): RefusalCount;
   /** Called whenever the head changes on any instance (pub/sub), to wake long-polls. Returns unsubscribe. */
   onHeadChange(listener: (head: FeedHead) => void): () => void;
 

@@ -5,6 +5,7 @@
 // tracked from the start and never dropped.
 import type { IncomingMessage } from 'node:http';
 import type { AllowedRoute } from '../door/allowedPaths';
+import type { Client } from '../door/clientIdentity';
 import { jsonAnswer, type ProxyAnswer } from '../door/proxyAnswers';
 import type { ServerLog } from '../door/serverLog';
 import { readProductsBody } from './productsBody';
@@ -17,8 +18,8 @@ type ProductCheck = 'exists' | 'unknown' | 'failed';
 
 export interface ProductTrackingDeps {
   store: RelayStore;
-  /** Forwards one allowed GET upstream in `clientId`'s turn (the relay's forwarder). */
-  forward(route: AllowedRoute, clientId: string): Promise<ProxyAnswer>;
+  /** Forwards one allowed GET upstream in `client`'s turn (the relay's forwarder). */
+  forward(route: AllowedRoute, client: Client): Promise<ProxyAnswer>;
   /** Products just added to the shop's set: list them now. */
   added(productNos: number[]): void;
   /** The cap of the shop's set (maxTrackedProducts). */
@@ -29,7 +30,7 @@ export interface ProductTrackingDeps {
 
 export interface ProductTracking {
   /** Answers `POST relay/v1/products`: 200, or 202 while new products are being checked. */
-  post(req: IncomingMessage, clientId: string): Promise<ProxyAnswer>;
+  post(req: IncomingMessage, client: Client): Promise<ProxyAnswer>;
   /** Answers `GET relay/v1/products`. */
   list(): Promise<ProxyAnswer>;
 }
@@ -42,11 +43,11 @@ export function createProductTracking(deps: ProductTrackingDeps): ProductTrackin
   const { store } = deps;
 
   /** Whether the API knows the product: one look at its first option (a made-up number answers -11). */
-  async function check(no: number, clientId: string): Promise<ProductCheck> {
+  async function check(no: number, client: Client): Promise<ProductCheck> {
     const route: AllowedRoute = {
       ok: true, path: `/v2/shop/products/${no}/options`, query: '?offset=1&limit=1', cls: 'list', name: 'productOptions',
     };
-    const answer = await deps.forward(route, clientId);
+    const answer = await deps.forward(route, client);
     if (answer.shareable) return 'exists';
     try {
       return (JSON.parse(answer.body.toString('utf8')) as { code?: unknown }).code === -11 ? 'unknown' : 'failed';
@@ -55,16 +56,16 @@ export function createProductTracking(deps: ProductTrackingDeps): ProductTrackin
     }
   }
   /** Products being checked in this instance, each for the client that asked. */
-  const pending = new Map<number, string>();
+  const pending = new Map<number, Client>();
 
   const answer = async (status: number): Promise<ProxyAnswer> =>
     jsonAnswer(status, { products: await store.trackedProducts(), pending: [...pending.keys()].sort((a, b) => a - b) });
 
   /** Checks one client's new products one after the other (its turn holds one of them at a time). */
-  async function confirm(productNos: number[], clientId: string): Promise<void> {
+  async function confirm(productNos: number[], client: Client): Promise<void> {
     for (const no of productNos) {
       try {
-        const found = await check(no, clientId);
+        const found = await check(no, client);
         if (found === 'exists') {
           const added = await store.trackProducts([no], { at: deps.now(), max: deps.max });
           if (added.length > 0) deps.added(added);
@@ -82,7 +83,7 @@ export function createProductTracking(deps: ProductTrackingDeps): ProductTrackin
   }
 
   return {
-    async post(req, clientId) {
+    async post(req, client) {
       if (!isJson(req.headers['content-type'])) {
         req.resume(); // the body is not read: let it drain
         return feedError(
@@ -103,8 +104,8 @@ export function createProductTracking(deps: ProductTrackingDeps): ProductTrackin
         const error = tooManyProducts(deps.max, tracked.size + pending.size);
         return feedError(409, 'too_many_products', error.message);
       }
-      for (const no of fresh) pending.set(no, clientId);
-      void confirm(fresh, clientId);
+      for (const no of fresh) pending.set(no, client);
+      void confirm(fresh, client);
       return answer(202);
     },
     list: () => answer(200),

@@ -63,6 +63,8 @@ export function redisKeys(prefix: string) {
     fence: (name: string) => `${prefix}lease:${name}:fence`,
     /** rate-limiter-flexible's key prefix for one request class. */
     rateLimit: (cls: string) => `${prefix}ratelimit:${cls}`,
+    /** rate-limiter-flexible's key prefix for the refused requests counted per client. */
+    refused: `${prefix}refused`,
     /** string with PX: nobody of this class starts before it expires (after a 429). */
     pause: (cls: string) => `${prefix}ratelimit:${cls}:pause`,
   };

@@ -9,6 +9,7 @@ import { hashTag, redisKeys, redisPrefix } from './redisKeys';
 import { redisLeases } from './redisLease';
 import { redisListing } from './redisListing';
 import { createRedisRateLimiter, holdRateLimits } from './redisRateLimiter';
+import { createRedisRefusals } from './redisRefusals';
 import { tooManyProducts } from '../tooManyProducts';
 import type { FeedHead, RelayStore } from '../relayStore';
 
@@ -191,6 +192,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
       limiters.add(limiter);
       return limiter;
     },
+    refusals: (perMinute) => createRedisRefusals({ client, keyPrefix: keys.refused, perMinute, now }),
     onHeadChange(listener) {
       headListeners.add(listener);
       return () => headListeners.delete(listener);
