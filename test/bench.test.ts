@@ -43,6 +43,7 @@ const FIGURES = [
   'relay upstream list calls per refresh, 20 tills',
   "relay, 20 clients flooding: a till's coupon lookup (worst of 3)",
   'relay, 20 clients flooding: a listing of 5 list calls',
+  "relay, 200 anonymous addresses flooding: a till's upstream read (worst of 3)",
   'relay heap holding 1,000 coupons',
   'relay process: 1,000-coupon snapshot to 5 tills: bytes/s',
   'relay process: a change → 50 parked long-polls answered: p99',
