@@ -22,6 +22,7 @@ import { createFeedMirror, type FeedMirror, type MirrorHolding } from './feed/fe
 import { createLongPolls } from './feed/longPolls';
 import { openRelayStore } from './store/openStore';
 import type { RelayStore, ResourceId } from './store/relayStore';
+import { createKeptChunks } from './feed/keptChunks';
 import { feedError, serveFeed, type FeedContext } from './feed/serveFeed';
 import { createProductTracking, type ProductTracking } from './upstream/productTracking';
 import { checkRelayOptions } from './relayOptions';
@@ -206,6 +207,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       store,
       mirror,
       polls,
+      chunks: createKeptChunks(store),
       maxWaitSeconds,
       degraded() {
         const health = store.health();
@@ -248,6 +250,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       waiting: polls.size(),
       waitingForLister: r.sync.waitingForLister(),
       upstreamWaiting: r.fair.waiting(),
+      chunksCompressed: r.feed.chunks.compressed(),
     };
   }
 
