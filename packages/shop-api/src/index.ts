@@ -7,6 +7,7 @@ export type { Coupon, IssuedCoupon, LookupError, OptionValue, ProductOption, Rat
 
 export { API_CODES, apiCodeAnswer } from './api/apiCodes';
 export type { ApiCodeInfo } from './api/apiCodes';
+export { acceptEncodingSettable, askCompressed } from './api/askCompressed';
 export { createApiClient } from './api/apiClient';
 export type { ApiClient, CallOptions, CheckedPage, ItemAnswer, RawPage } from './api/apiClient';
 export { apiErrorFromAnswer, badResponseError, isTransient, networkError, originOf, serverRefusal, timeoutError } from './api/apiError';
