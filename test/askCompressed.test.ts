@@ -76,7 +76,7 @@ describe('the engine asks for compressed answers', () => {
   it('in Node, lists through a proxy that compresses, page by page', async () => {
     const api = await mock(250);
     const proxy = createShopApiProxy({ key: 'demo-key', secret: 'demo-secret', target: api.url, rateLimits: false, public: true });
-    const { seen, url } = await serve((req, res) => proxy(req, res), () => proxy.close());
+    const { seen, url } = await serve((req, res) => proxy(req, res), async () => proxy.close());
     const t = till(url, { auth: undefined, source: 'direct' });
     expect(await t.sync()).toMatchObject({ ok: true, written: 250 });
     const pages = seen.filter((s) => s.path === '/v2/shop/coupons');
