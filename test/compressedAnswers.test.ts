@@ -48,17 +48,20 @@ function wireGet(url: string, headers: Record<string, string> = {}): Promise<Wir
   });
 }
 
-async function serve(relay: ShopRelay): Promise<string> {
-  const { server, origin } = await listen((req, res) => relay(req, res));
+/** Serves `handler` on loopback until the test ends (then `close`, then the server); its origin. */
+async function serving(handler: Parameters<typeof listen>[0], close: () => unknown): Promise<string> {
+  const { server, origin } = await listen(handler);
   open.push({
     async close() {
-      await relay.close();
+      await close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   });
   return origin;
 }
+
+const serve = (relay: ShopRelay): Promise<string> => serving((req, res) => relay(req, res), () => relay.close());
 
 async function mockApi(coupons: number) {
   const api = await startMockShopApi({ rateLimits: false, data: { coupons } });
@@ -135,17 +138,10 @@ describe('compressed answers of the relay', () => {
   it('keeps the Vary fields a layer in front of it set (a CORS layer: Origin)', async () => {
     const api = await mockApi(10);
     const relay = createShopRelay(relayOptions(api.url));
-    const { server, origin } = await listen((req, res) => {
+    const origin = await serving((req, res) => {
       res.setHeader('vary', 'Origin');
       relay(req, res);
-    });
-    open.push({
-      async close() {
-        await relay.close();
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      },
-    });
+    }, () => relay.close());
     await relay.refresh();
     const answer = await wireGet(`${origin}/relay/v1/feed?limit=10`, { 'accept-encoding': 'br' });
     expect(answer.headers.vary).toBe('Origin, Accept-Encoding');
@@ -260,14 +256,7 @@ describe('compressed answers of the proxy', () => {
   it('forwards a list page compressed as asked, and as it is without Accept-Encoding', async () => {
     const api = await mockApi(300);
     const proxy = createShopApiProxy({ key: KEY, secret: SECRET, target: api.url, rateLimits: false, public: true });
-    const { server, origin } = await listen((req, res) => proxy(req, res));
-    open.push({
-      async close() {
-        await proxy.close();
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      },
-    });
+    const origin = await serving((req, res) => proxy(req, res), () => proxy.close());
     const url = `${origin}/v2/shop/coupons?offset=1&limit=100`;
     const plain = await wireGet(url);
     const br = await wireGet(url, { 'accept-encoding': 'br;q=0.9, gzip;q=0.1' });
