@@ -13,6 +13,10 @@ import { defineConfig } from 'vitest/config';
 
 // the relay as processes under real rate limits (see test.projects)
 const PROCESS_TESTS = ['test/relayScale.test.ts', 'test/relayHubScale.test.ts'];
+// `npm run test:quick` (scripts/test-quick.mjs sets TEST_QUICK): the node lane without what packs, installs or
+// benchmarks, two files at a time (each starts its own servers on free ports)
+const QUICK = process.env.TEST_QUICK === '1';
+const SLOW_TESTS = ['test/consumers/**', 'test/bench.test.ts', 'test/nodeExample.test.ts'];
 
 const browserDeps = ['dexie', 'comlink', 'rxjs', 'zod', 'fake-indexeddb'];
 // optional peer dependencies: the app's own copy, never bundled
@@ -116,7 +120,16 @@ export default defineConfig(({ mode }) => ({
     // `vitest run` alone runs all three, one after the other.
     projects: [
       { extends: true, test: { name: 'browsers', include: ['test/e2e/**/*.test.ts'], fileParallelism: false } },
-      { extends: true, test: { name: 'node', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', ...PROCESS_TESTS, '**/node_modules/**'], fileParallelism: false } },
+      {
+        extends: true,
+        test: {
+          name: 'node',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/e2e/**', ...PROCESS_TESTS, ...(QUICK ? SLOW_TESTS : []), '**/node_modules/**'],
+          fileParallelism: QUICK,
+          ...(QUICK ? { maxWorkers: 2 } : {}),
+        },
+      },
       { extends: true, test: { name: 'processes', include: PROCESS_TESTS, fileParallelism: false } },
     ],
   },
