@@ -77,6 +77,7 @@ export function decideCoupon(found: FoundCoupon, order: CheckedOrder, settings: 
   const age = source === 'local' ? dataAge(syncedAt, settings.now) : null;
   const detail = { rule: 'discount', message: discount.message, ...(age !== null && age !== Number.POSITIVE_INFINITY ? { dataAgeMs: age } : {}) };
   const counted = found.parent?.state === 'held' ? found.parent.record : record;
+  // biome-ignore lint/correctness/useHookAtTopLevel: the coupon's use count, not a React hook
   const warning = useCountWarning(counted);
   return {
     ok: true,

@@ -52,10 +52,8 @@ export interface OfflineJournal {
   dispose(): void;
 }
 
-export interface JournalHealth {
-  /** Entries waiting in memory, and why storage refused the last of them (null: storage took them all). */
-  (unsaved: number, error: LookupError | null): void;
-}
+/** Entries waiting in memory, and why storage refused the last of them (null: storage took them all). */
+export type JournalHealth = (unsaved: number, error: LookupError | null) => void;
 
 type Entry = Omit<JournalEntry, 'id'>;
 

@@ -87,8 +87,8 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   function afterSync(report: SyncReport): void {
     if (report === lastReport) return;
     lastReport = report;
-    if (report.ok || !leadership.isLeader) return stopRetrying();
-    retryLater();
+    if (report.ok || !leadership.isLeader) stopRetrying();
+    else retryLater();
   }
 
   async function syncNow(options?: SyncOptions): Promise<SyncReport> {

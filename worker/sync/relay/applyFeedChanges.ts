@@ -59,7 +59,10 @@ function confirmations(answer: Pick<FeedAnswer, 'confirmedAt' | 'products'>): [s
   const at = answer.confirmedAt ?? {};
   if (typeof at.coupons === 'number') out.push([metaKey.coupons, at.coupons]);
   const optionTimes = answer.products.map((p) => at[`options:${p}`]);
-  answer.products.forEach((p, i) => typeof optionTimes[i] === 'number' && out.push([metaKey.options(p), optionTimes[i]]));
+  for (const [i, p] of answer.products.entries()) {
+    const at = optionTimes[i];
+    if (typeof at === 'number') out.push([metaKey.options(p), at]);
+  }
   if (optionTimes.length > 0 && optionTimes.every((t) => typeof t === 'number')) out.push(['options', Math.min(...(optionTimes as number[]))]);
   return out;
 }

@@ -1,5 +1,5 @@
 // Public types of the door (the relay's and the proxy's): route names, authorize, per-client bounds. Types only.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 
 /**
  * What a request asks for, by name, for `authorize`: the six API paths ('coupons' is the whole coupon list,

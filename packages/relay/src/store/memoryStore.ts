@@ -9,7 +9,6 @@ import type {
   FeedRecord,
   Lease,
   ListingCheckpoint,
-  ListingCommit,
   RelayStore,
   ResourceId,
   StagedRecord,

@@ -227,9 +227,11 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
 
   const timer = setInterval(() => {
     // a due refresh while a run is queued or under way joins it
-    dueRun ??= run().finally(() => {
-      dueRun = null;
-    });
+    if (dueRun === null) {
+      dueRun = run().finally(() => {
+        dueRun = null;
+      });
+    }
   }, refreshIntervalMs);
   timer.unref?.();
   // the store is back (Redis reconnected): look at once, so status stops saying degraded and due work resumes

@@ -74,7 +74,9 @@ export async function connectSharedRedis(options: { redis: string | RedisClient 
         byMaster.set(id, conn);
         conn.then((c) => {
           follow(id, c);
-          c.onReconnect(() => reconnected.forEach((listener) => listener()));
+          c.onReconnect(() => {
+            for (const listener of reconnected) listener();
+          });
         }, () => undefined);
         conn.catch(() => byMaster.get(id) === conn && byMaster.delete(id)); // the next shop tries again
       }
