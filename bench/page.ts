@@ -186,7 +186,7 @@ const bench = {
     const running = start(name).sync();
     await sleep(afterMs);
     const t1 = performance.now();
-    let firstData: unknown = undefined;
+    let firstData: unknown;
     let emissions = 0;
     const answered = await firstValueFrom(
       lookupOf(name)

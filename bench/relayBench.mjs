@@ -143,7 +143,7 @@ export async function benchRelay({ root, sizes, log, row, results, smoke }) {
     const ours = await load(feedUrl, ifNoneMatch, clients, ms);
     await r.close();
     await api.close();
-    const bare = await listen((req, res) => {
+    const bare = await listen((_req, res) => {
       res.writeHead(304, { etag: head.headers.etag, 'cache-control': 'no-cache' });
       res.end();
     });

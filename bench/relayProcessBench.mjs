@@ -132,7 +132,7 @@ export async function benchRelayProcess({ root, sizes, log, row, results, smoke 
       }
       log(`  listed; the snapshot read once: ${chunks.length} chunk(s)`);
       const snapshotBytes = chunks.reduce((n, c) => n + c.body.length, 0);
-      chunks.forEach((c, i) => writeFileSync(join(dir, `${i}`), c.body));
+      for (const [i, c] of chunks.entries()) writeFileSync(join(dir, `${i}`), c.body);
       writeFileSync(join(dir, 'index.json'), JSON.stringify(chunks.map((c) => c.path)));
       bare = await startProcess(
         root,

@@ -96,7 +96,7 @@ try {
   let midHeap = null;
   let midSyncsPeaks = [];
   if (wants('lists') || wants('sync')) {
-    const small = mount('small', { rateLimits: false, data: { coupons: sizes.small } });
+    mount('small', { rateLimits: false, data: { coupons: sizes.small } });
     const mid = mount('mid', { rateLimits: false, data: { coupons: sizes.mid } });
     log(`coupons() first emission with ${sizes.small} and ${sizes.mid} coupons`);
     await call('deleteDatabase', 'bench-small');

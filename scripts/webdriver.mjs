@@ -32,7 +32,7 @@ async function command(serverUrl, method, path, body, timeoutMs = 90_000) {
   } catch {
     throw new Error(`WebDriver ${method} ${path}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
   }
-  if (!res.ok || (json.value && json.value.error)) {
+  if (!res.ok || json.value?.error) {
     const v = json.value ?? {};
     throw new Error(`WebDriver ${method} ${path}: ${v.error ?? res.status}${v.message ? `: ${v.message}` : ''}`);
   }
@@ -92,7 +92,7 @@ function webDriverSession(serverUrl, id) {
       // (longer than the session's script timeout: the driver's own timeout answers first when it can)
       const text = await send('POST', '/execute/async', { script: asyncCall(source), args: [arg === undefined ? null : arg] }, scriptTimeoutMs + 30_000);
       const out = typeof text === 'string' ? JSON.parse(text) : text;
-      if (!out || out.ok !== true) throw new Error(`in the page: ${out?.error ?? 'no answer'}`);
+      if (out?.ok !== true) throw new Error(`in the page: ${out?.error ?? 'no answer'}`);
       return out.value;
     },
     /** A PNG of the current window's viewport. */

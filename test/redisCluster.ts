@@ -38,7 +38,7 @@ function ask(port: number, command: string): Promise<string> {
     socket.on('connect', () => socket.write(`${command}\r\n`));
     socket.on('data', (chunk) => {
       text += chunk.toString('latin1');
-      if (text.startsWith('+') || text.startsWith('-') || /\r\n[^]*\r\n/.test(text)) done();
+      if (text.startsWith('+') || text.startsWith('-') || /\r\n[\s\S]*\r\n/.test(text)) done();
     });
   });
 }

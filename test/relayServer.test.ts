@@ -3,7 +3,7 @@
 // through startRelayServer where only behaviour is checked, and as a real process from the bin where the process
 // itself is (exit codes, one-line errors, signals). Every log line of every relay run here is checked for secrets.
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -498,7 +498,7 @@ describe('relay command: bounds (issue 25, item 13)', () => {
       const poll = `${server.origin}${BASE}/relay/v1/feed?since=${head.version}&handle=${head.handle}&wait=60`;
       // 100 tills, each with one long-poll parked on a connection of its own
       const polls = Array.from({ length: 100 }, (_, i) => ask(poll, bearer(signed(`busy-${i}`)), stop.signal).catch(() => null));
-      for (let i = 0; (await server.relay!.status()).waiting < 100; i++) await new Promise((resolve) => setImmediate(resolve));
+      while ((await server.relay!.status()).waiting < 100) await new Promise((resolve) => setImmediate(resolve));
       const busy = await ask(`${server.origin}${BASE}/relay/v1/feed?limit=1`, bearer(STATIC_TOKEN));
       expect(busy).toMatchObject({ status: 503, headers: { 'retry-after': '5', connection: 'close' }, body: { code: 'relay_busy' } });
       expect((await ask(`${server.origin}/healthz`)).status).toBe(200);

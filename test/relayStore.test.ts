@@ -5,7 +5,7 @@ import type { Lease, ListingCheckpoint, RelayStore, ResourceId, StagedRecord } f
 import { redisStoreFactory } from './redisStoreFactory';
 
 /** A store factory under test: `now` is a fake clock, `maxChanges` the change-log bound. */
-export interface StoreFactory {
+interface StoreFactory {
   name: string;
   create(options: { now: () => number; maxChanges?: number }): Promise<RelayStore>;
 }

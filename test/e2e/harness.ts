@@ -126,10 +126,10 @@ export async function startDemo(engineName: EngineName, options: DemoOptions = {
     await dev.listen();
     server = dev;
   }
-  const network = await startNetworkCut((server.httpServer?.address() as AddressInfo).port);
+  const network = await startNetworkCut((server.httpServer!.address() as AddressInfo).port);
   const url = `http://127.0.0.1:${network.port}`;
   const plugin = server.config.plugins.find((p) => p.name === 'shop-lookup-demo');
-  const backend = await (plugin?.api as DemoPluginApi).backend();
+  const backend = await (plugin!.api as DemoPluginApi).backend();
   if (!backend.mock) throw new Error('the demo server did not start in mock mode');
   const mock = backend.mock;
   const stopServer = async () => {

@@ -19,7 +19,7 @@ import type {} from 'shop-lookup/worker';
 import { createMockShopApiMsw as movedMsw } from 'shop-lookup/mock-server/msw';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
-function assertType<T extends true>(): T | void {}
+function assertType<_T extends true>(): void {}
 
 const options: ShopLookupOptions = {
   baseUrl: '/shop-api',
