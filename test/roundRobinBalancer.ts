@@ -6,7 +6,7 @@
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface BalancedRequest {
+interface BalancedRequest {
   till: string;
   /** The request path and query, as the till sent it. */
   url: string;

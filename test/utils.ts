@@ -112,8 +112,6 @@ export function steppedClock() {
   return clock;
 }
 
-export const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /**
  * Reads a database beside the engine that uses it (a second connection): how far a running sync got, say.
  * @example await vi.waitFor(async () => expect(await peek(idb, dbName, (db) => db.couponStage.count())).toBe(1));

@@ -53,7 +53,7 @@ export type Tarballs = Record<keyof typeof PUBLISHED, string>;
 export const SERVER_PACKAGES = ['@shop-lookup/relay', '@shop-lookup/mock-server', 'redis', '@redis/client', 'rate-limiter-flexible', 'pino', 'prom-client'];
 
 /** Timings of the steps, printed at the end of each test file (the report asked for them). */
-export const timings: Record<string, number> = {};
+const timings: Record<string, number> = {};
 export async function timed<T>(label: string, step: () => Promise<T>): Promise<T> {
   const started = Date.now();
   try {

@@ -21,8 +21,8 @@ import { attrOf, click, fill, tid, waitFor } from './page';
 export * from './page';
 export type { EngineContext, EngineName, EnginePage } from './engines';
 
-export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-export const artifacts = fileURLToPath(new URL('../../test-results/e2e/', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const artifacts = fileURLToPath(new URL('../../test-results/e2e/', import.meta.url));
 
 export interface Demo {
   /** http://127.0.0.1:<port> of the demo's dev server (or preview server), through the network cut. */
@@ -110,7 +110,7 @@ async function removeBuiltDemo(): Promise<void> {
 }
 
 /** Starts the demo server in mock mode, the network cut in front of it, and the engine. */
-export async function startDemo(engineName: EngineName, options: DemoOptions = {}): Promise<Demo> {
+async function startDemo(engineName: EngineName, options: DemoOptions = {}): Promise<Demo> {
   // mock mode whatever the developer's shell says (the build inlines the page's settings too)
   process.env.SHOP_API_KEY = '';
   process.env.SHOP_API_SECRET = '';

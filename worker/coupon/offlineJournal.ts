@@ -10,7 +10,7 @@ import { engineError } from '../store/storageErrors';
 import type { ShopDatabase, TillUse } from '../store/store';
 
 /** Entries waiting in memory for storage at most; beyond that only the verdict (`journaled: false`) tells. */
-export const MAX_UNSAVED_ENTRIES = 10_000;
+const MAX_UNSAVED_ENTRIES = 10_000;
 /** An export page: the default size, and the largest one asked for (one structured clone each). */
 const DEFAULT_PAGE = 1_000;
 const MAX_PAGE = 10_000;
@@ -18,7 +18,7 @@ const MAX_PAGE = 10_000;
 const RETRY_MS = 30_000;
 
 /** One verdict to journal: the code and order it answered, and why the API did not decide it. */
-export interface JournalRecord {
+interface JournalRecord {
   code: string;
   order: CheckedOrder;
   verdict: CouponVerdict;
@@ -29,7 +29,7 @@ export interface JournalRecord {
 }
 
 /** Whether an entry is in IndexedDB, and why not. */
-export type Journaled = { journaled: true } | { journaled: false; error: LookupError };
+type Journaled = { journaled: true } | { journaled: false; error: LookupError };
 
 export interface OfflineJournal {
   /**

@@ -6,7 +6,7 @@ import type { FeedStageRow, FeedState } from './feedState';
 import { refuseNewerSchema } from './refuseNewerSchema';
 
 /** The schema version this release declares last (below); a database at a later one is refused (refuseNewerSchema.ts). */
-export const SCHEMA_VERSION = 6;
+const SCHEMA_VERSION = 6;
 
 /** When the API last confirmed a resource or an item (`coupons`, `coupon:<code>`, `options:<no>`, ...). */
 export interface Confirmation {
@@ -44,7 +44,7 @@ export interface UnreadableMark {
  * The coupon listing's checkpoint as the store sees it: a row under '@couponSync'. Its shape, states and transitions
  * are the sync's (worker/sync/direct/listingCheckpoint.ts), which reads it back as a `CouponCheckpoint`.
  */
-export interface ListingCheckpointRow {
+interface ListingCheckpointRow {
   key: '@couponSync';
 }
 

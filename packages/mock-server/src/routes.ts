@@ -2,7 +2,7 @@
 import type { RouteKind } from './faults';
 import type { MockData, WireRecord } from './types';
 
-export type Endpoint =
+type Endpoint =
   | 'auth'
   | 'coupons'
   | 'coupon'
@@ -95,7 +95,7 @@ function optionsOf(data: MockData, productNo: string): WireRecord[] | Lookup {
  * The option a segment names, as the real service decides: an all-digit segment that is some option's `no` wins;
  * otherwise an option whose `code` equals the segment. So code "12" is answered with option no 12 when one exists.
  */
-export function findOption(options: WireRecord[], segment: string): WireRecord | undefined {
+function findOption(options: WireRecord[], segment: string): WireRecord | undefined {
   if (/^\d+$/.test(segment)) {
     const wanted = Number(segment);
     const byNo = options.find((option) => {

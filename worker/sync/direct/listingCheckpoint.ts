@@ -55,7 +55,7 @@ export type ListingState =
   | { name: 'pristine' }
   | { name: 'direct' | 'matching' | 'diverged'; hashesStale: boolean };
 
-export type ListingStateName = ListingState['name'];
+type ListingStateName = ListingState['name'];
 
 /** How far the listing got: the pages it has completely stored, and what the API said about the whole. */
 export interface ListingProgress {

@@ -12,7 +12,7 @@ export type SourceKind = 'direct' | 'relay';
 export type SourceMode = 'auto' | SourceKind;
 
 /** What a relay says about itself (packages/relay/PROTOCOL.md, Discovery). */
-export interface RelayInfo {
+interface RelayInfo {
   relay: 'shop-lookup';
   protocol: number;
   shop: string;
@@ -45,7 +45,7 @@ export function sourceModeOf(source: SourceMode | undefined, auth: object | null
 }
 
 /** The relay's discovery answer, or null when `body` is not one. */
-export function readRelayInfo(body: unknown): RelayInfo | null {
+function readRelayInfo(body: unknown): RelayInfo | null {
   const b = body as Partial<RelayInfo> | null;
   if (!b || typeof b !== 'object' || b.relay !== 'shop-lookup' || b.protocol !== 1) return null;
   const routes = Array.isArray(b.routes) ? b.routes.filter((r): r is string => typeof r === 'string') : null;

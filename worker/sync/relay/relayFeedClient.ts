@@ -5,7 +5,7 @@ import { ShopLookupError } from '../../../src/protocol';
 import { type ApiError, apiErrorFromAnswer, badResponseError, networkError, originOf, redirectError, retryAfterMs, serverRefusal, timeoutError } from '@shop-lookup/shop-api';
 
 /** One record as the feed carries it (validated again by the engine before it is stored). */
-export interface FeedUpsert {
+interface FeedUpsert {
   resource: string;
   key: string;
   record: unknown;
@@ -30,7 +30,7 @@ export interface FeedAnswer {
 /** 304: nothing changed; `degraded` is the relay's state then (its `x-shop-relay-degraded` header). */
 export type FeedReply = { status: 304; degraded: boolean } | { status: 200; etag: string | null; answer: FeedAnswer };
 
-export interface FeedCallOptions {
+interface FeedCallOptions {
   signal?: AbortSignal | undefined;
   counter?: { requests: number } | undefined;
   /** `If-None-Match`: the ETag of what the client holds. */

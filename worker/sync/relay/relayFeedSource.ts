@@ -22,7 +22,7 @@ export const PRODUCTS_UNIT = 'relay:products';
 const MAX_RESTARTS = 2;
 
 /** The relay's own state, as `status().relay` shows it. */
-export type RelayState = NonNullable<SyncStatus['relay']>;
+type RelayState = NonNullable<SyncStatus['relay']>;
 
 export interface RelayFeedSourceDeps {
   db: ShopDatabase;

@@ -5,7 +5,7 @@
 import type { RouteName } from './types';
 
 /** Which rate-limit class an upstream call counts against. */
-export type CallClass = 'list' | 'other';
+type CallClass = 'list' | 'other';
 
 /** An allowed request: the upstream path (raw, as received) and the query to forward ('' or '?offset=…&limit=…'). */
 export interface AllowedRoute {

@@ -14,10 +14,8 @@ import { answerAdmitted, type RefusalFormat, type RequestGate } from './requestG
 import type { ServerLog } from './serverLog';
 import type { RouteName } from './types';
 
-export type { OwnRoutes } from './nameRoute';
-
 /** What the door let in. */
-export interface DoorRequest {
+interface DoorRequest {
   req: IncomingMessage;
   name: RouteName;
   /** One of the six API paths, or null for one of the server's own routes. */

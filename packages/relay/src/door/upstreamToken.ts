@@ -18,7 +18,7 @@ import type { Redaction } from './redaction';
 /** Why no token: no answer at all, or an answer the client gets instead (its code and msg only). */
 export type TokenFailure = Exclude<Exchanged, { kind: 'answer' }> | { kind: 'refused'; answer: ProxyAnswer };
 
-export type TokenResult = { ok: true; token: string } | { ok: false; failure: TokenFailure };
+type TokenResult = { ok: true; token: string } | { ok: false; failure: TokenFailure };
 
 export interface UpstreamToken {
   /** The current token, or a new one from /v2/auth. Failures are not remembered: the next call asks again. */

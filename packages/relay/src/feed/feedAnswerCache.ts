@@ -10,7 +10,7 @@ const MAX_BYTES = 64 * 1024 * 1024;
 const MAX_ENTRIES = 1_024;
 
 /** An answer, and whether it may be sent again to the next request with the same key (not a passing failure). */
-export interface Made {
+interface Made {
   answer: ProxyAnswer;
   keep: boolean;
 }

@@ -18,9 +18,9 @@ export interface ConnectionLimits {
 }
 
 /** Connections above the cap that Node still accepts (and the guard answers 503 on), before it drops them. */
-export const HARD_HEADROOM = 64;
+const HARD_HEADROOM = 64;
 /** How often Node checks the header and request timeouts, ms (its default, 30 s, would stretch them). */
-export const TIMEOUT_CHECK_MS = 1_000;
+const TIMEOUT_CHECK_MS = 1_000;
 
 export interface ConnectionGuard {
   /** Open connections now. */

@@ -14,10 +14,10 @@ const LOADERS = {
   'rate-limiter-flexible': () => import('rate-limiter-flexible'),
 } satisfies Record<string, () => Promise<unknown>>;
 
-export type PeerName = keyof typeof LOADERS;
+type PeerName = keyof typeof LOADERS;
 
 /** The major versions the command is made for (the dependencies of its package.json). */
-export const PEER_RANGES: Record<PeerName, string> = {
+const PEER_RANGES: Record<PeerName, string> = {
   pino: '^10',
   'prom-client': '^15',
   redis: '^6',

@@ -239,7 +239,7 @@ const MEANT: Record<string, RelayVariableName> = {
  * Such a variable would otherwise be ignored without a word (a relay listing the real API instead of the one named).
  * @example unknownShopApiVariable({ SHOP_API_BASE: 'http://127.0.0.1:8787' }) // 'SHOP_API_BASE is not a variable of …: set SHOP_API_TARGET …'
  */
-export function unknownShopApiVariable(env: Environment): string | null {
+function unknownShopApiVariable(env: Environment): string | null {
   const known = Object.entries(RELAY_VARIABLES as Record<string, RelayVariable>)
     .filter(([name]) => name.startsWith('SHOP_API_'))
     .flatMap(([name, spec]) => (spec.secret ? [name, `${name}_FILE`] : [name]));

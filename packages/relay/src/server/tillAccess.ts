@@ -16,10 +16,10 @@ import type { TillTokens, TokenRefusal } from './tillTokens';
 export const STOREFRONT_ROUTES: readonly RouteName[] = ['productOptions', 'productOption', 'coupon'];
 
 /** The cookie a browser till may carry its token in (same-origin relay), instead of the Authorization header. */
-export const TILL_COOKIE = 'shop_lookup_till';
+const TILL_COOKIE = 'shop_lookup_till';
 
 /** Why a request was refused, as logs and metrics name it. */
-export type RefusalReason = TokenRefusal | 'ops_only';
+type RefusalReason = TokenRefusal | 'ops_only';
 
 export interface TillAccessOptions {
   tokens: TillTokens;
@@ -36,10 +36,10 @@ export interface TillAccessOptions {
 }
 
 /** Whether /metrics may be answered: true; false (403); or the seconds a client past its refusals must wait (429). */
-export type OpsVerdict = true | false | { retryAfterS: number };
+type OpsVerdict = true | false | { retryAfterS: number };
 
 /** Who a request comes from, worked out once per request. */
-export interface RequestIdentity {
+interface RequestIdentity {
   /** The client's address (after TRUST_PROXY_HOPS). */
   address: string;
   /** The till its token names, when the token is valid. */

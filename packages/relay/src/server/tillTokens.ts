@@ -6,7 +6,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 /** Why a token was refused; `till` is the name it claims when it can be read (a signed token's payload). */
 export type TokenRefusal = 'no_token' | 'unknown_token' | 'malformed' | 'bad_signature' | 'expired' | 'wrong_shop';
 
-export type TokenCheck = { ok: true; till: string } | { ok: false; reason: TokenRefusal; till: string | null };
+type TokenCheck = { ok: true; till: string } | { ok: false; reason: TokenRefusal; till: string | null };
 
 export interface TillTokenEntry {
   name: string;
