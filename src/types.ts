@@ -3,7 +3,18 @@ import type { Coupon, IssuedCoupon, LookupError, RateLimits, ShopAuth } from '@s
 import type { Endpoint } from 'comlink';
 
 // the shop API's data, errors, rate limits and credentials are the shop API client's (packages/shop-api)
-export type { Coupon, IssuedCoupon, LookupError, OptionValue, ProductOption, RateLimits, RecordIssue, ShopAuth } from '@shop-lookup/shop-api';
+export type {
+  Coupon,
+  IssuedCoupon,
+  LookupError,
+  LookupErrorCode,
+  OptionValue,
+  ProductOption,
+  RateLimits,
+  RecordIssue,
+  ServerErrorCode,
+  ShopAuth,
+} from '@shop-lookup/shop-api';
 
 /**
  * What every lookup emits.
@@ -281,7 +292,8 @@ export type CouponRejection =
   | 'not_combinable'
   | 'stale'
   | 'unreadable'
-  | 'used_on_this_till';
+  | 'used_on_this_till'
+  | 'used_on_another_till';
 
 /**
  * What a verdict is based on, in words and data (the raw value that could not be read, the stale discount, ...).

@@ -2,7 +2,7 @@
 // Only loadNetwork.ts imports it, with import(), so it stays out of the worker's entry: answering from IndexedDB
 // needs none of it, and the first answer after a reload does not wait for it to parse. Import nothing from here
 // statically (types aside).
-import { type ShopLookupError, toLookupError } from '../../src/protocol';
+import { type LookupErrorCode, type ShopLookupError, toLookupError } from '../../src/protocol';
 import { acceptEncodingSettable, askCompressed, type ApiClient, createApiClient, createRateLimiter, createTransport, DEFAULT_RATE_LIMITS, LOOKUP_RETRY, type RateLimiter, retry, type RetryPolicy, serverRefusal, SYNC_RETRY } from '@shop-lookup/shop-api';
 import type { AskToken, SyncReport } from '../../src/protocol';
 import { metaKey, type Confirmation, type ShopIdentity } from '../store/store';
@@ -26,7 +26,7 @@ export { answerWhileOpening } from './answerWhileOpening';
 export { startNetworkEarly } from './startNetworkEarly';
 
 /** The refusal a relay's discovery answer implies for `route` (it left the route out for this client). */
-function refusedByDiscovery(route: string): ShopLookupError {
+function refusedByDiscovery(route: string): ShopLookupError<LookupErrorCode> {
   const label = { method: 'GET', path: '/relay/v1' };
   const error = serverRefusal(label, 403, { refusal: { code: 'forbidden', route, by: 'relay' } }, 'its discovery answer leaves this route out')!;
   delete error.status;

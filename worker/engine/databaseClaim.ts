@@ -75,7 +75,7 @@ export function createDatabaseClaim(deps: DatabaseClaimDeps): DatabaseClaim {
         if (!blocked) await addTrackedProducts(db, [...ownProducts]);
         return blocked;
       })
-      .catch((e: unknown) =>
+      .catch((e: unknown): LookupError =>
         (e as { code?: unknown }).code === 'bad_options'
           ? toLookupError(e)
           : (storageError(e) ?? { code: 'storage_error', message: `The local database could not be opened (${toLookupError(e).message}).` }),
