@@ -151,7 +151,9 @@ export async function benchRelayProcess({ root, sizes, log, row, results, smoke 
         (line) => (/^port (\d+)$/.exec(line) ?? [])[1],
       );
 
-      /** `tills` clients reading the whole snapshot again and again for `ms`: bytes/s, and answers of the wrong size. */
+      /**
+       * `tills` clients reading the whole snapshot again and again for `ms`: bytes/s, and answers of the wrong size.
+       */
       const load = async (origin, sampleHeap) => {
         const agent = new Agent({ keepAlive: true, maxSockets: tills });
         let bytes = 0;

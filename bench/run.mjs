@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // `npm run bench`: builds the bench page, serves it cross-origin isolated with the mock shop API mounted on the
-// same origin, drives headless Chromium over a plain DevTools pipe (cdpPage.mjs), and prints one table (figure, ours, baseline,
-// ratio, budget, result) plus bench-results/bench.json. Baselines are measured in the same run, in the same
-// worker as the engine. Options: --smoke (tiny sizes, seconds), --runs N, --out FILE, --site DIR (where the page
-// is built), --only a,b (scenarios: bundle, lists, sync, lookups, reload, tills (a till on a relay), link (a till's
-// first sync from a relay over a shaped 20 Mbit/s, 40 ms link: linkBench.mjs), throttled,
-// relay (the relay itself), engines (first load, reload and coupon(code) in Chromium, Firefox and WebKit; --engines
-// a,b for some of them), storefront (a storefront's first visit and 1,000 anonymous reads: storefrontBench.mjs), hub
-// (the relay hub's heap with 1, 100, 1,000 shops seeded through the store, --hub-shops a,b,c for others, a cold
-// shop's first sync, listing throughput with 1 and 3 instances: hubBench.mjs)).
+// same origin, drives headless Chromium over a plain DevTools pipe (cdpPage.mjs), and prints one table (figure, ours,
+// baseline, ratio, budget, result) plus bench-results/bench.json. Baselines are measured in the same run, in the same
+// worker as the engine. Options: --smoke (tiny sizes, seconds), --runs N, --out FILE, --site DIR (where the page is
+// built), --only a,b (scenarios: bundle, lists, sync, lookups, reload, tills (a till on a relay), link (a till's
+// first sync from a relay over a shaped 20 Mbit/s, 40 ms link: linkBench.mjs), throttled, relay (the relay itself),
+// engines (first load, reload and coupon(code) in Chromium, Firefox and WebKit; --engines a,b for some of them),
+// storefront (a storefront's first visit and 1,000 anonymous reads: storefrontBench.mjs), hub (the relay hub's heap
+// with 1, 100, 1,000 shops seeded through the store, --hub-shops a,b,c for others, a cold shop's first sync, listing
+// throughput with 1 and 3 instances: hubBench.mjs)).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
@@ -256,7 +256,8 @@ try {
         results.scenarios[`${kind}Lookups`] = rounds;
         const label = kind === 'coupon' ? `coupon(code), ${sizes.big.toLocaleString('en-US')} stored` : `productOptionByCode, ${sizes.products.toLocaleString('en-US')} × 3 stored`;
         row({ figure: `${label}: p50`, ours: p50, baseline: f50, unit: 'ms', ratio: p50 / f50, budget: '≤ 1.5 × floor p50', pass: allFound && p50 <= 1.5 * f50 });
-        // a ratio: on a shared 2-core machine the bare floor's own p99 reaches 3.8 ms, so an absolute budget measures the machine
+        // a ratio: on a shared 2-core machine the bare floor's own p99 reaches 3.8 ms, so an absolute budget measures
+        // the machine
         row({ figure: `${label}: p99`, ours: p99, baseline: f99, unit: 'ms', ratio: p99 / f99, budget: '≤ 1.5 × floor p99', pass: allFound && p99 <= 1.5 * f99 });
       }
     }
@@ -273,7 +274,8 @@ try {
     }
   }
 
-  // ---- tills on a relay: the relay's snapshot, 304 re-syncs, changes, live --------------------------------------------
+  // ---- tills on a relay: the relay's snapshot, 304 re-syncs, changes, live
+  // --------------------------------------------
   if (wants('tills')) {
     log(`tills on a relay: initial sync of ${sizes.big} coupons from its snapshot, re-syncs, a live change (${sizes.runs} run(s))`);
     const upstream = mount('relayapi', { rateLimits: false, data: { coupons: sizes.big } });

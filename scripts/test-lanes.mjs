@@ -3,7 +3,8 @@
 // tests (a demo server and one engine at a time) and everything else (Node, Redis, relay processes, the packed
 // package). Most of either lane's time is spent waiting on a browser, a server or a timer, so on 2 cores both
 // together take about as long as the longer one. Then, alone, the relay's process tests (real rate limits, which a
-// process starved of CPU would meet). Each line is prefixed with its lane; the exit code is 1 if a lane failed. Arguments (a file filter, -t …) run one plain `vitest run` with them instead.
+// process starved of CPU would meet). Each line is prefixed with its lane; the exit code is 1 if a lane failed.
+// Arguments (a file filter, -t …) run one plain `vitest run` with them instead.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';

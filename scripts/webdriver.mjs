@@ -3,7 +3,8 @@
 // the driver answered.
 
 /**
- * @example const s = await newSession('http://127.0.0.1:4444', { browserName: 'MiniBrowser' }); await s.navigate(url); await s.close();
+ * @example const s = await newSession('http://127.0.0.1:4444', { browserName: 'MiniBrowser' });
+ * await s.navigate(url); await s.close();
  */
 export async function newSession(serverUrl, capabilities) {
   const created = await command(serverUrl, 'POST', '/session', { capabilities: { alwaysMatch: capabilities } });
@@ -39,7 +40,9 @@ async function command(serverUrl, method, path, body, timeoutMs = 90_000) {
   return json.value;
 }
 
-/** The script WebDriver runs for `execute`: calls `source` (a function's text) with `arg`, awaits it, reports errors. */
+/**
+ * The script WebDriver runs for `execute`: calls `source` (a function's text) with `arg`, awaits it, reports errors.
+ */
 // The result travels as one JSON text made in the page: WebKitWebDriver now and then failed a plain object result
 // with "Could not parse script result" (seen in a CI-like run); a string always crosses.
 function asyncCall(source) {

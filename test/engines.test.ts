@@ -15,7 +15,9 @@ const parse = (v: string): Version => {
 };
 const compare = (a: Version, b: Version) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
 
-/** Whether `version` satisfies an engines range of the forms npm packages use (>=, ^, x.*, plain majors, ||, ranges). */
+/**
+ * Whether `version` satisfies an engines range of the forms npm packages use (>=, ^, x.*, plain majors, ||, ranges).
+ */
 function satisfies(version: Version, range: string): boolean {
   return range.split('||').some((alternative) => {
     const parts = alternative.trim().replace(/(>=|<=|>|<|\^|~)\s+/g, '$1').split(/\s+/).filter(Boolean);

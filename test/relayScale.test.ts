@@ -134,8 +134,8 @@ function listings(): MockRequestRecord[][] {
 }
 
 /**
- * Runs `change` on the mock's data while holding the relays' sync lease ('sync', see relay/upstream/upstreamSync.ts), so
- * that no listing is under way or starts meanwhile: the API does not change mid-listing in this test.
+ * Runs `change` on the mock's data while holding the relays' sync lease ('sync', see relay/upstream/upstreamSync.ts),
+ * so that no listing is under way or starts meanwhile: the API does not change mid-listing in this test.
  */
 async function betweenListings(change: () => Promise<void>): Promise<void> {
   const lease = await until(() => operator.acquireLease('sync', 'scale-test', 60_000), 'the sync lease to be free');

@@ -151,7 +151,8 @@ describe('relay command: configuration', () => {
       [{ ...base, PORT: 'abc' }, /^PORT: expected a port number from 0 to 65535 \(got "abc"\)$/],
       [{ ...base, PORT: '70000' }, /^PORT: expected a port number/],
       [{ ...base, SHOP_API_TARGET: 'ftp://example.com' }, /^SHOP_API_TARGET: expected the shop API origin, an http\(s\) URL \(createShopRelay's target\) \(got "ftp:\/\/example.com"\)$/],
-      // a name the command does not read is an error naming the one meant, never ignored (the relay would list the real API)
+      // a name the command does not read is an error naming the one meant, never ignored (the relay would list the
+      // real API)
       [{ ...base, SHOP_API_BASE: 'http://127.0.0.1:8787' }, /^SHOP_API_BASE is not a variable of shop-lookup-relay: set SHOP_API_TARGET instead \(the shop API origin, an http\(s\) URL/],
       [{ ...base, SHOP_API_TOKEN: 'too-short' }, /^SHOP_API_TOKEN is not a variable of shop-lookup-relay; its SHOP_API_ variables are SHOP_API_KEY, SHOP_API_KEY_FILE, SHOP_API_SECRET, SHOP_API_SECRET_FILE, SHOP_API_TARGET, SHOP_API_RATE_LIMITS$/],
       [{ ...base, REDIS_URL: 'localhost:6379' }, /^REDIS_URL: expected a redis:\/\/ or rediss:\/\/ URL; set it on every instance of a shop \(omitted: one instance, in memory\)$/],

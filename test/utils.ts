@@ -180,7 +180,8 @@ export function lookupWithEngine(
 
 /**
  * A store whose writes can be made to fail like a full disk or a closed connection (a Dexie middleware).
- * @example const faulty = faultyStore(); lookupWithEngine(mock, { openStore: faulty.openStore }); faulty.failWrites('QuotaExceededError');
+ * @example const faulty = faultyStore(); lookupWithEngine(mock, { openStore: faulty.openStore });
+ * faulty.failWrites('QuotaExceededError');
  */
 export function faultyStore() {
   let failing: { name: string; tables: string[] | null; perRequest: boolean; accept: number } | null = null;

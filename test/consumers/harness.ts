@@ -249,7 +249,10 @@ interface MockShopApi {
 }
 type ProxyMiddleware = ((req: unknown, res: unknown, next?: () => void) => void) & { close(): void };
 
-/** The packed server packages (@shop-lookup/relay and @shop-lookup/mock-server), installed once per pack: shared, never removed. */
+/**
+ * The packed server packages (@shop-lookup/relay and @shop-lookup/mock-server), installed once per pack: shared,
+ * never removed.
+ */
 export async function serverPackages(): Promise<Fixture> {
   const { relay } = await packedTarballs();
   return { ...fixtureAt(join(dirname(relay), 'servers')), remove: () => Promise.resolve() };

@@ -52,8 +52,8 @@ export interface DemoOptions extends EngineOptions {
 
 /**
  * No file watcher (a file edited meanwhile must not reload the page mid-test) and no HMR socket (once the network
- * comes back, Vite's client would reload the page it lost its socket in). An inline `server.watch: null` would be dropped when Vite merges
- * it into the config file's settings.
+ * comes back, Vite's client would reload the page it lost its socket in). An inline `server.watch: null` would be
+ * dropped when Vite merges it into the config file's settings.
  */
 function noFileWatching(): Plugin {
   return {
@@ -174,7 +174,9 @@ async function startDemo(engineName: EngineName, options: DemoOptions = {}): Pro
 /**
  * One suite, every engine of the run in turn: `body` declares the tests once; they run against a demo server and
  * an engine of their own for each engine, under "<title> [<engine>]".
- * @example e2eSuite('demo page offline', { timeout: 120_000 }, (t) => { it('…', async () => { const c = await t.demo.newContext(); … }); });
+ * @example e2eSuite('demo page offline', { timeout: 120_000 }, (t) => { it('…', async () => { const c = await
+ * t.demo.newContext();
+ * … }); });
  */
 export function e2eSuite(
   title: string,

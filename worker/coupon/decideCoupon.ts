@@ -1,10 +1,10 @@
 // The checkout decision for one found record: the rules in their documented order, first rejection wins.
-// Order: record → status → period → parent → app → combination → minimum → discount → use → freshness. Whether the
-// copy can be relied on at all comes first (its newer record could not be read), then the coupon's own validity (it
-// cannot be used at all), then, for an issued coupon, its coupon's, then what the order must be, then the amount;
-// the two rules an order may override (this till's earlier use of an issued coupon, old data) come last: they only
-// ever hold back a "yes" (and report the discount that "yes" would give), and an override is asked for only when
-// nothing that cannot be overridden refuses.
+// Order: record → status → period → parent → app → combination → minimum → discount → use →
+// freshness. Whether the copy can be relied on at all comes first (its newer record could not be read), then the
+// coupon's own validity (it cannot be used at all), then, for an issued coupon, its coupon's, then what the order
+// must be, then the amount; the two rules an order may override (this till's earlier use of an issued coupon, old
+// data) come last: they only ever hold back a "yes" (and report the discount that "yes" would give), and an override
+// is asked for only when nothing that cannot be overridden refuses.
 import type { Coupon, CouponOverride, CouponPolicy, CouponVerdict, EarlierUse, IssuedCoupon } from '../../src/protocol';
 import { appRule } from './appRule';
 import { combinationRule } from './combinationRule';

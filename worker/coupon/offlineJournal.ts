@@ -131,7 +131,8 @@ function wholeNumber(value: unknown, what: string, fallback: number): number {
 /**
  * `memoryOnly`: why the database is in memory (openEngineStore.ts), null when it is IndexedDB: then no entry is
  * "journaled", since a reload loses it.
- * @example const journal = createOfflineJournal(db, (unsaved, error) => show(unsaved, error)); await journal.clear((await journal.list()).at(-1)!.id);
+ * @example const journal = createOfflineJournal(db, (unsaved, error) => show(unsaved, error));
+ * await journal.clear((await journal.list()).at(-1)!.id);
  */
 export function createOfflineJournal(
   db: ShopDatabase,

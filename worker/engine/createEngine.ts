@@ -57,7 +57,8 @@ const DEFAULT_REFRESH_INTERVAL_MS = 5 * 60 * 1000;
  * them while the database opens delayed the first answer after a reload by a hundred milliseconds (the bench's
  * reload row). A storefront's (`coupons: 'byCode'` with tracked products) resolves at once: its first answer is
  * most often the network's, so its products' options are asked for first (answerWhileOpening.ts).
- * @example const engine = await createEngine({ baseUrl }, (id, value) => console.log(id, value), { indexedDB, IDBKeyRange });
+ * @example const engine = await createEngine({ baseUrl }, (id, value) => console.log(id, value), { indexedDB,
+ * IDBKeyRange });
  */
 export async function createEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps = {}): Promise<EngineApi> {
   const dbName = options.dbName ?? defaultDbName(options.shopId);
@@ -85,7 +86,10 @@ export async function createEngine(options: EngineOptions, listener: WatchListen
   );
 }
 
-/** What the engine has before its database is open: its clock, connectivity and lifetime (and a storefront's network start). */
+/**
+ * What the engine has before its database is open: its clock, connectivity and lifetime (and a storefront's network
+ * start).
+ */
 interface EarlyParts {
   clock: ServerClock;
   connectivity: Connectivity;

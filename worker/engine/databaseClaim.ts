@@ -28,7 +28,9 @@ export interface DatabaseClaim {
   forget(): void;
   /** Checks again whose the database is; every watch restarts against the answer. */
   reclaim(claimed?: Promise<LookupError | null>): void;
-  /** Runs `work` holding the sync lock, once the claim under it still holds (another tab may have cleared meanwhile). */
+  /**
+   * Runs `work` holding the sync lock, once the claim under it still holds (another tab may have cleared meanwhile).
+   */
   exclusive<T>(work: () => Promise<T>): Promise<T>;
   /**
    * Empties the tables under the sync lock and claims the database again (clear()). The offline journal, and this

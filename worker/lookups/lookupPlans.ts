@@ -53,7 +53,9 @@ const listPlan = (list: string, parts: Parts): LookupPlan => ({
   stateKeys: [list],
 });
 
-/** One item: null when unknown; confirmed by its own key, or by the list it is part of (whose refresh fetches it too). */
+/**
+ * One item: null when unknown; confirmed by its own key, or by the list it is part of (whose refresh fetches it too).
+ */
 const itemPlan = (item: string, list: string | null, parts: Parts & Pick<LookupPlan, 'readAlias'>): LookupPlan => ({
   ...parts,
   empty: null,

@@ -11,7 +11,10 @@ export interface Local {
   itemConfirmedAt: number | null;
   /** The code the API answered this item under, when not the one asked (Confirmation.code). */
   aliasOf?: string;
-  /** Why the latest record the API sent for this item could not be read (an unreadable mark): the copy shown is unconfirmed. */
+  /**
+   * Why the latest record the API sent for this item could not be read (an unreadable mark): the copy shown is
+   * unconfirmed.
+   */
   unreadable?: string;
 }
 

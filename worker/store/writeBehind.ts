@@ -25,7 +25,10 @@ export interface WriteBehindOptions {
   clearTimeout?: (id: unknown) => void;
 }
 
-/** @example const w = writeBehind((batch) => storePages(db, batch), { maxQueued: 8 }); await w.push(page); await w.drain(); */
+/**
+ * @example const w = writeBehind((batch) => storePages(db, batch), { maxQueued: 8 }); await w.push(page); await
+ * w.drain();
+ */
 export function writeBehind<T>(write: (batch: T[]) => Promise<void>, options: WriteBehindOptions): WriteBehind<T> {
   const { maxQueued, quietMs = 25 } = options;
   const minBatch = Math.min(options.minBatch ?? 1, maxQueued);

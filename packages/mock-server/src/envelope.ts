@@ -56,7 +56,8 @@ export function successAnswer(data: unknown, requestCount: number): Answer {
 
 /**
  * The success envelope of `successAnswer`, around `data` already serialised (`dataText`): the same bytes.
- * @example successAnswerOfText('{"list":[]}', 3).body // '{"msg":"SUCCESS","code":200,"request_count":3,"version":"latest","data":{"list":[]}}'
+ * @example successAnswerOfText('{"list":[]}', 3).body //
+ * '{"msg":"SUCCESS","code":200,"request_count":3,"version":"latest","data":{"list":[]}}'
  */
 export function successAnswerOfText(dataText: string, requestCount: number): Answer {
   const head = JSON.stringify({ msg: 'SUCCESS', code: 200, request_count: requestCount, version: 'latest' });

@@ -58,7 +58,8 @@ function endpointOf(s: string[]): { endpoint: Endpoint; params: string[] } {
 /**
  * Parses a raw pathname. Segments are decoded one by one AFTER splitting on '/', so an encoded '/' (%2F) in a
  * coupon code stays inside its segment.
- * @example parseRoute('/v2/shop/coupons/%EB%B4%84%20%EC%84%B8%EC%9D%BC%2F10%25%3F%23%26').params // ['봄 세일/10%?#&']
+ * @example parseRoute('/v2/shop/coupons/%EB%B4%84%20%EC%84%B8%EC%9D%BC%2F10%25%3F%23%26').params // ['봄
+ * 세일/10%?#&']
  */
 export function parseRoute(rawPath: string): Route {
   const raw = rawPath.split('/').slice(1);

@@ -65,7 +65,8 @@ export interface ProductOption {
 /**
  * Every `LookupError.code` the till engine produces; docs/errors.md says what each means and what to do. A `switch`
  * over it is checked by the compiler: a misspelt or retired code in a `case` is an error.
- * @example switch (error.code) { case 'rate_limited': return 'Busy, retrying'; case 'network_error': return 'Offline'; }
+ * @example switch (error.code) { case 'rate_limited': return 'Busy, retrying';
+ * case 'network_error': return 'Offline'; }
  */
 export type LookupErrorCode =
   // the network and the shop API's answers
@@ -140,13 +141,19 @@ export interface LookupError {
   issues?: RecordIssue[];
 }
 
-/** One validation problem of a record: where and why. @example { path: 'data.list[3].apply_sale_price', message: 'expected an integer, got "abc"' } */
+/**
+ * One validation problem of a record: where and why.
+ * @example { path: 'data.list[3].apply_sale_price', message: 'expected an integer, got "abc"' }
+ */
 export interface RecordIssue {
   path: string;
   message: string;
 }
 
-/** Per-class request rate limits, in requests per second. @example createShopLookup({ baseUrl, rateLimits: { list: 1, other: 5 } }) */
+/**
+ * Per-class request rate limits, in requests per second.
+ * @example createShopLookup({ baseUrl, rateLimits: { list: 1, other: 5 } })
+ */
 export interface RateLimits {
   /** List calls (coupon listing, product option listing). Default 1. */
   list?: number;

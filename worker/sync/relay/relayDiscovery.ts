@@ -1,7 +1,8 @@
 // Whether `baseUrl` is a shop-lookup relay: asked once per engine start (`GET {baseUrl}/relay/v1`), then cached.
 // A plain API or the credential proxy answers 404 or something that is not the relay's JSON: the engine lists the
-// API page by page; a relay that refuses this client says so (its refusal mark), and is a relay. No answer at all (offline, refused, a gateway's 5xx) says nothing: that sync fails as any
-// unreachable one does, and the next sync asks again. An engine with credentials never asks: it talks to the API.
+// API page by page; a relay that refuses this client says so (its refusal mark), and is a relay. No answer at all
+// (offline, refused, a gateway's 5xx) says nothing: that sync fails as any unreachable one does, and the next sync
+// asks again. An engine with credentials never asks: it talks to the API.
 import { type ApiError, networkError, originOf, redirectError } from '@shop-lookup/shop-api';
 import { isRedirect } from './relayFeedClient';
 
@@ -54,7 +55,8 @@ function readRelayInfo(body: unknown): RelayInfo | null {
 
 /**
  * Asks `{baseUrl}/relay/v1` once. Resolves 'relay' or 'direct'; 'unknown' with the error when no answer came.
- * @example await probeRelay(fetch, '/shop-api', 5000) // { kind: 'relay', info: { relay: 'shop-lookup', protocol: 1, shop } }
+ * @example await probeRelay(fetch, '/shop-api', 5000) // { kind: 'relay', info: { relay: 'shop-lookup', protocol: 1,
+ * shop } }
  */
 export async function probeRelay(
   fetchFn: typeof fetch,

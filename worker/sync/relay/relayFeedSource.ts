@@ -1,8 +1,8 @@
-// A shop-lookup relay's feed as the sync source (packages/relay/PROTOCOL.md). First sync: the snapshot in large chunks, the
-// next chunk on its way while one is written, the cursor kept with each chunk so an interruption resumes there.
-// Re-sync: `since=<version>` with If-None-Match: nothing changed is one request answered 304 and no write; changes
-// go in with the new version in one transaction. A "start again" (409, or another handle) builds the new snapshot
-// aside in feedStage and swaps it in once complete and caught up: the last good data answers meanwhile.
+// A shop-lookup relay's feed as the sync source (packages/relay/PROTOCOL.md). First sync: the snapshot in large
+// chunks, the next chunk on its way while one is written, the cursor kept with each chunk so an interruption resumes
+// there. Re-sync: `since=<version>` with If-None-Match: nothing changed is one request answered 304 and no write;
+// changes go in with the new version in one transaction. A "start again" (409, or another handle) builds the new
+// snapshot aside in feedStage and swaps it in once complete and caught up: the last good data answers meanwhile.
 // Every answer names the relay's shop, checked before anything of it is written, and says how the relay fares.
 import { ShopLookupError } from '../../../src/protocol';
 import type { SyncStatus } from '../../../src/protocol';
@@ -58,7 +58,10 @@ function count(ctx: SyncContext, answer: FeedAnswer, applied: Applied | null) {
   ctx.report.errors.push(...applied.errors);
 }
 
-/** @example const source = createRelayFeedSource({ db, client: createRelayFeedClient({ baseUrl, fetch, timeoutMs }) }); */
+/**
+ * @example const source = createRelayFeedSource({ db, client: createRelayFeedClient({ baseUrl, fetch, timeoutMs })
+ * });
+ */
 export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSource {
   const { db, client } = deps;
   const posted = new Set<number>();

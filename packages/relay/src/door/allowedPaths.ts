@@ -7,7 +7,9 @@ import type { RouteName } from './types';
 /** Which rate-limit class an upstream call counts against. */
 type CallClass = 'list' | 'other';
 
-/** An allowed request: the upstream path (raw, as received) and the query to forward ('' or '?offset=…&limit=…'). */
+/**
+ * An allowed request: the upstream path (raw, as received) and the query to forward ('' or '?offset=…&limit=…').
+ */
 export interface AllowedRoute {
   ok: true;
   path: string;
@@ -104,7 +106,8 @@ function classOf(segments: readonly string[]): { cls: CallClass; name: RouteName
 
 /**
  * Matches a request URL (basePath already stripped, query included) against the served shapes.
- * @example matchAllowedPath('/v2/shop/coupons?offset=2&foo=1') // { ok: true, path: '/v2/shop/coupons', query: '?offset=2', cls: 'list', name: 'coupons' }
+ * @example matchAllowedPath('/v2/shop/coupons?offset=2&foo=1') // { ok: true, path: '/v2/shop/coupons', query:
+ * '?offset=2', cls: 'list', name: 'coupons' }
  */
 export function matchAllowedPath(url: string): AllowedRoute | RouteRefusal {
   const q = url.indexOf('?');

@@ -3,7 +3,10 @@
 // gets 429 with Retry-After instead.
 import type { ClientLimits } from './types';
 
-/** Every per-client bound's default (the door's here; upstreamQueued: fairShare.ts; refusedPerMinute: refusalBounds.ts). */
+/**
+ * Every per-client bound's default (the door's here; upstreamQueued: fairShare.ts; refusedPerMinute:
+ * refusalBounds.ts).
+ */
 export const DEFAULT_CLIENT_LIMITS: Required<ClientLimits> = {
   concurrent: 8,
   queued: 32,

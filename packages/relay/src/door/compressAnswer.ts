@@ -52,7 +52,9 @@ function compress(body: Buffer, coding: ContentCoding, reused: boolean): Promise
   return brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
 }
 
-/** Reads the kept bytes, else compresses and keeps them; a store that fails is passed by (the client still gets them). */
+/**
+ * Reads the kept bytes, else compresses and keeps them; a store that fails is passed by (the client still gets them).
+ */
 async function keptOrCompressed(answer: Compressible, coding: ContentCoding): Promise<Buffer> {
   const kept = answer.reused?.kept;
   const stored = kept ? await kept.read(coding).catch(() => null) : null;

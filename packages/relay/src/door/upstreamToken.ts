@@ -62,7 +62,9 @@ function refusal(status: number, code: number | undefined, retryAfter: string | 
 
 /**
  * Creates the token holder. Auth calls go through the same limiter as data calls ('other' class).
- * @example const token = createUpstreamToken({ key, secret, limiter, exchange, maxBytes: ANSWER_BOUNDS.auth, signal, redaction }); await token.get();
+ * @example const token = createUpstreamToken({ key, secret, limiter, exchange, maxBytes: ANSWER_BOUNDS.auth, signal,
+ * redaction });
+ * await token.get();
  */
 export function createUpstreamToken(deps: UpstreamTokenDeps): UpstreamToken {
   // a failure travels through the holder as this wrapper, so it cannot be mistaken for a shared slot's own error

@@ -22,7 +22,10 @@ export interface FeedAnswerCache {
 
 const caches = new WeakMap<FeedMirror, FeedAnswerCache>();
 
-/** The cache of this mirror's answers (one per mirror). @example const body = await feedAnswerCache(mirror).get(key, make); */
+/**
+ * The cache of this mirror's answers (one per mirror).
+ * @example const body = await feedAnswerCache(mirror).get(key, make);
+ */
 export function feedAnswerCache(mirror: FeedMirror): FeedAnswerCache {
   let cache = caches.get(mirror);
   if (cache) return cache;

@@ -41,7 +41,10 @@ export interface HubHearing {
   authorizeFor(shopId: string): Authorize;
 }
 
-/** @example const hearing = createHubHearing({ authorize, now, log, shared: async () => redisRefusals }); const heard = await hearing.hear(req, 'shop-1', '/relay/v1'); */
+/**
+ * @example const hearing = createHubHearing({ authorize, now, log, shared: async () => redisRefusals }); const heard
+ * = await hearing.hear(req, 'shop-1', '/relay/v1');
+ */
 export function createHubHearing(options: HubHearingOptions): HubHearing {
   const limits = options.clientLimits;
   const perMinute = limits === false ? false : (limits?.refusedPerMinute ?? DEFAULT_CLIENT_LIMITS.refusedPerMinute);

@@ -9,7 +9,9 @@ import type { Socket } from 'node:net';
 export interface ConnectionLimits {
   /** Open connections at most before the guard makes room or answers 503. */
   maxConnections: number;
-  /** Time a client has to send its request headers (Node's headersTimeout; also closes connections that send nothing). */
+  /**
+   * Time a client has to send its request headers (Node's headersTimeout; also closes connections that send nothing).
+   */
   headersTimeoutMs: number;
   /** Time a client has to send its whole request (Node's requestTimeout; a long-poll's wait is not counted). */
   requestTimeoutMs: number;
@@ -49,7 +51,10 @@ export function serverOptions(limits: ConnectionLimits) {
   };
 }
 
-/** @example const server = createServer(serverOptions(limits), handler); const guard = guardConnections(server, limits); */
+/**
+ * @example const server = createServer(serverOptions(limits), handler); const guard = guardConnections(server,
+ * limits);
+ */
 export function guardConnections(server: Server, limits: ConnectionLimits): ConnectionGuard {
   const open = new Map<Socket, SocketState>(); // in arrival order: the oldest first
   let evicted = 0;

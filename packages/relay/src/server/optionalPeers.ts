@@ -42,7 +42,8 @@ function isMissing(error: unknown, name: string): boolean {
 /**
  * Loads the peers the command needs now (pino and prom-client always, redis and rate-limiter-flexible with
  * REDIS_URL): either all of them, or one line naming what to install.
- * @example const peers = await loadServerPeers({ redis: Boolean(config.redisUrl) }); if (!peers.ok) fail(peers.message);
+ * @example const peers = await loadServerPeers({ redis: Boolean(config.redisUrl) });
+ * if (!peers.ok) fail(peers.message);
  */
 export async function loadServerPeers(
   needs: { redis: boolean },

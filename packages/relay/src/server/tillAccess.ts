@@ -100,7 +100,10 @@ const MESSAGES: Record<TokenRefusal, string> = {
   wrong_shop: 'UNAUTHORIZED: this till token is for another shop; ask the shop for a token of this relay.',
 };
 
-/** @example const access = createTillAccess({ tokens, storefrontOpen: false, public: false, opsToken, trustProxyHops: 1 }); createShopRelay({ ...o, authorize: access.authorize, clientId: access.clientId }); */
+/**
+ * @example const access = createTillAccess({ tokens, storefrontOpen: false, public: false, opsToken, trustProxyHops:
+ * 1 }); createShopRelay({ ...o, authorize: access.authorize, clientId: access.clientId });
+ */
 export function createTillAccess(options: TillAccessOptions): TillAccess {
   type Seen = RequestIdentity & { refusal: TokenRefusal | null; claimed: string | null };
   const seen = new WeakMap<IncomingMessage, Seen>();

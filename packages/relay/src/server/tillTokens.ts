@@ -91,7 +91,10 @@ function readPayload(token: string): { header: string; payload: string; signatur
   }
 }
 
-/** @example const tokens = createTillTokens({ entries, secret: process.env.TILL_TOKEN_SECRET, shop }); tokens.check(bearer) */
+/**
+ * @example const tokens = createTillTokens({ entries, secret: process.env.TILL_TOKEN_SECRET, shop });
+ * tokens.check(bearer)
+ */
 export function createTillTokens(options: TillTokensOptions): TillTokens {
   const now = options.now ?? Date.now;
   let hashed = (options.entries ?? []).map((e) => ({ name: e.name, hash: sha256(e.token) }));

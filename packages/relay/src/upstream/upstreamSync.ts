@@ -51,7 +51,10 @@ const FAILED_RETRY_MAX_MS = 60_000;
 
 type Confirmed = FeedHead['confirmedAt'];
 
-/** @example const sync = createUpstreamSync({ store, client, owner, now, refreshIntervalMs, leaseMs, retry }); await sync.run(); */
+/**
+ * @example const sync = createUpstreamSync({ store, client, owner, now, refreshIntervalMs, leaseMs, retry }); await
+ * sync.run();
+ */
 export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
   const { store, now, refreshIntervalMs, leaseMs } = options;
   const closing = new AbortController();

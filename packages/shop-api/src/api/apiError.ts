@@ -126,7 +126,10 @@ export function noApiAt(label: { method: string; path: string }, base: string): 
   );
 }
 
-/** Where requests go, for error messages: the origin of an absolute baseUrl, else the path as given. @example originOf('/shop-api') // '/shop-api' */
+/**
+ * Where requests go, for error messages: the origin of an absolute baseUrl, else the path as given.
+ * @example originOf('/shop-api') // '/shop-api'
+ */
 export function originOf(baseUrl: string): string {
   return /^https?:\/\//.test(baseUrl) ? new URL(baseUrl).origin : baseUrl || '(same origin)';
 }

@@ -16,7 +16,10 @@ export type RedisClient = RedisClientType<any, any, any, any, any>;
 export type RedisCluster = Pick<RedisClusterType<any, any, any, any, any>, 'masters' | 'getNodeClientForKey'>;
 type ClusterClient = RedisClusterType; // what this file calls on it (the generics do not matter here)
 
-/** True for a node-redis cluster client (createCluster()), connected or not. @example isRedisCluster(createCluster({ rootNodes })) // true */
+/**
+ * True for a node-redis cluster client (createCluster()), connected or not.
+ * @example isRedisCluster(createCluster({ rootNodes })) // true
+ */
 export function isRedisCluster(value: unknown): value is RedisCluster {
   const v = value as Record<string, unknown> | null;
   return typeof v === 'object' && v !== null && 'masters' in v && typeof v.getNodeClientForKey === 'function';

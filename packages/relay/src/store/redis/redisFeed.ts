@@ -11,7 +11,9 @@ import type { FeedChange, FeedHead, FeedRecord, ListingCommit, ResourceId, Snaps
 export interface RedisFeedDeps extends LeaseContext {
   /** Changes kept in the log; older `since` values must start again. */
   maxChanges: number;
-  /** Told when a read finds Redis without the feed's history (flushed, restarted without its data) and starts it anew. */
+  /**
+   * Told when a read finds Redis without the feed's history (flushed, restarted without its data) and starts it anew.
+   */
   onNewHistory?: () => Promise<unknown>;
 }
 

@@ -35,7 +35,8 @@ function nodeId(node: unknown): string {
 
 /**
  * Connects (rejects with `redis_unreachable` naming the URL, as a store would).
- * @example const redis = await connectSharedRedis({ redis: process.env.REDIS_URL! }); const conn = await redis.forShop('shop-lookup:{s1}:feed:handle');
+ * @example const redis = await connectSharedRedis({ redis: process.env.REDIS_URL! });
+ * const conn = await redis.forShop('shop-lookup:{s1}:feed:handle');
  */
 export async function connectSharedRedis(options: { redis: string | RedisClient | RedisCluster; now?: () => number }): Promise<SharedRedis> {
   const now = options.now ?? (() => Date.now());
