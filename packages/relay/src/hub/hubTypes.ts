@@ -77,8 +77,8 @@ export interface RelayHubOptions extends HubShopOptions {
    */
   maxHotShops?: number | undefined;
   /**
-   * Records (coupons and options, over every shop) this instance holds in memory; default 500,000 (about 200 MB at
-   * the 0.8 MB per 2,000 coupons the bench measures; more for larger records). A shop's records are loaded once a
+   * Records (coupons and options, over every shop) this instance holds in memory; default 500,000 (about 200 MB:
+   * 0.8 MB per 2,000 coupons, docs/hub.md; more for larger records). A shop's records are loaded once a
    * till has read its snapshot to the end from Redis (or a client asked for a list); beyond the budget the least
    * recently used shops let theirs go and are served straight from Redis (snapshot chunks in key order, changes from
    * the log). With a memory store (no `redis`) every open shop holds its records. @example { maxHotRecords: 2_000_000 }
