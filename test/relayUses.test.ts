@@ -2,9 +2,10 @@
 // read strictly (415, bounds, a wrong field named), idempotent by (device, entry), conflicts marked by when the
 // tills accepted, carried live only to clients allowed the coupons, dropped once the API shows the code used, past
 // retention, and 503 `uses_full` at the cap.
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { MOCK_CODES } from '../packages/mock-server/src';
 import type { Authorize } from '../packages/relay/src';
+import { startRedisServer, type RedisServer } from './redisServer';
 import { relaysPerTest, type RelayFixture } from './relayUtils';
 
 const { relayWith } = relaysPerTest();
@@ -177,5 +178,39 @@ describe('relay uses', () => {
     const after = await post(f, { device: 'd2', uses: [use('x2', { code: 'IC-D' }), use('x3', { code: 'IC-E' }), use('x4', { code: 'IC-F' })] });
     expect(after.status).toBe(200);
     expect([...(await usesIn(f)).records.keys()].sort()).toEqual(['IC-D', 'IC-E', 'IC-F']);
+  });
+});
+
+describe('relay uses on Redis', () => {
+  let redis: Promise<RedisServer> | undefined;
+  afterAll(async () => {
+    if (redis) await (await redis).stop();
+  });
+
+  it('two instances of a shop on one Redis: tills sending at once through both, every use kept once, each instance live', async () => {
+    redis ??= startRedisServer();
+    const { url } = await redis;
+    const a = await relayWith({ redis: url, shopId: 'uses-two' }, {}, { listed: true });
+    const b = await relayWith({ redis: url, shopId: 'uses-two', target: a.api.url });
+    const start = await usesIn(b);
+    // b's long-poll wakes on a's first commit
+    const poll = b.get(`/relay/v1/feed?since=${start.version}&handle=${start.handle}&wait=30`);
+    // 20 tills, 5 uses each, each sent twice (a lost answer), through either instance, all at once; 10 codes
+    const sends = Array.from({ length: 20 }, (_, t) => {
+      const body = { device: `dev-${t}`, uses: Array.from({ length: 5 }, (_, i) => use(`e${i}`, { code: `IC-${(t + i) % 10}`, at: t * 10 + i })) };
+      return [post(t % 2 ? a : b, body), post(t % 2 ? b : a, body)];
+    }).flat();
+    const answers = await Promise.all(sends);
+    expect(answers.map((x) => x.status)).toEqual(answers.map(() => 200));
+    // each (device, entry) recorded by exactly one of its two sends
+    const recorded = answers.flatMap((x) => x.body!.uses).filter((u: any) => u.recorded).length;
+    expect(recorded).toBe(100);
+    expect((await poll).body!.upserts.some((u: any) => u.resource === 'uses')).toBe(true);
+    for (const f of [a, b]) {
+      const { records } = await usesIn(f);
+      const all = [...records.values()].flatMap((r: any) => r.uses.map((u: any) => `${u.device}/${u.entry}`));
+      expect(all).toHaveLength(100);
+      expect(new Set(all).size).toBe(100);
+    }
   });
 });
