@@ -12,7 +12,7 @@ import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // the relay as processes under real rate limits (see test.projects)
-const PROCESS_TESTS = ['test/relayScale.test.ts', 'test/relayHubScale.test.ts'];
+const PROCESS_TESTS = ['test/relayScale.test.ts', 'test/relayHubScale.test.ts', 'test/relayUsesProcesses.test.ts'];
 
 const browserDeps = ['dexie', 'comlink', 'rxjs', 'zod', 'fake-indexeddb'];
 // optional peer dependencies: the app's own copy, never bundled
