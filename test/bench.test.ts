@@ -52,6 +52,11 @@ const FIGURES = [
   'storefront first visit on a relay (1,000 coupons): bytes',
   'storefront first visit: createShopLookup → first productOptions answer',
   '100 concurrent anonymous reads of one untracked product: upstream calls',
+  'uses: 500 in 5 s across 10 tills of one shop: lost or kept twice',
+  'uses: 500 in 5 s across 10 tills of one shop: POST p99',
+  'uses: 500 in 5 s across 10 tills of one shop: relay live heap growth',
+  "uses: a use → another till's long-poll answered: p99 (1 relay)",
+  "uses: a use → another till's long-poll answered: p99 (3 instances on one Redis)",
 ];
 
 interface Row {
@@ -90,7 +95,7 @@ describe('npm run bench (smoke sizes)', () => {
       const fetchPut = results.rows.find((r) => r.figure.startsWith('  (fetch, parse and bulkPut alone'));
       expect(Number.isFinite(fetchPut?.ours) && Number.isFinite(fetchPut?.ratio), JSON.stringify(fetchPut)).toBe(true);
       expect(stdout).toMatch(/\| figure +\| ours +\| baseline +\| ratio +\| budget +\| result +\|/);
-      expect(stdout).toMatch(/\d+\/40 rows pass/);
+      expect(stdout).toMatch(/\d+\/45 rows pass/);
       // the relay's upstream figures are exact even at smoke sizes: one listing per refresh, whatever the tills
       for (const tills of ['1 till', '5 tills', '20 tills']) {
         const r = results.rows.find((x) => x.figure === `relay upstream list calls per refresh, ${tills}`)!;
