@@ -1,20 +1,13 @@
 // The body of POST relay/v1/uses, read strictly: `{ "device": "…", "uses": [ { "entry", "code", "couponCode",
 // "orderId", "at", "override" } ] }`, at most 64 kB and 500 uses; a wrong field is named (`uses[3].at`), never guessed.
 import type { IncomingMessage } from 'node:http';
+import { described, readJsonBody } from '../door/jsonBody';
 import type { UseInput } from '../store/useRecords';
 
 const MAX_BYTES = 64 * 1024;
 export const MAX_USES_AT_ONCE = 500;
 /** Ids and codes: 1 to 200 characters, no control characters. */
 const TEXT = /^[^\u0000-\u001f\u007f]{1,200}$/;
-
-/** A client's value in words, never written back whole: nested ten thousand deep it would overflow the stack. */
-function described(value: unknown): string {
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object' && value !== null) return 'an object';
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
-}
 
 const isText = (v: unknown): v is string => typeof v === 'string' && TEXT.test(v);
 
@@ -45,19 +38,13 @@ function readUse(value: unknown, at: string): UseInput | string {
  * @example const body = await readUsesBody(req); if (typeof body === 'string') answer400(body);
  */
 export async function readUsesBody(req: IncomingMessage): Promise<{ device: string; uses: UseInput[] } | string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BYTES) return `the body must be at most ${MAX_BYTES} bytes; send the uses in several requests`;
-    chunks.push(chunk);
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    return 'the body must be JSON: { "device": "…", "uses": [ … ] }';
-  }
+  const parsed = await readJsonBody(
+    req, MAX_BYTES,
+    `the body must be at most ${MAX_BYTES} bytes; send the uses in several requests`,
+    'the body must be JSON: { "device": "…", "uses": [ … ] }',
+  );
+  if (!parsed.ok) return parsed.why;
+  const body = parsed.value;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'the body must be { "device": "…", "uses": [ … ] }';
   const { device, uses } = body as { device?: unknown; uses?: unknown };
   if (!isText(device)) return `device must be the till's device id (1 to 200 characters), got ${described(device)}`;
