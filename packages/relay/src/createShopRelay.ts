@@ -252,7 +252,8 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     });
     const retentionMs = options.usesRetentionMs ?? DEFAULT_USES_RETENTION_MS;
     const uses = createUsesRoute({ store, now, max: options.maxUses ?? DEFAULT_MAX_USES, retentionMs, log });
-    const usesSweep = setInterval(() => void uses.prune(), Math.min(USES_SWEEP_MS, retentionMs));
+    // hourly, or as often as a short retention needs (a minute at most often)
+    const usesSweep = setInterval(() => void uses.prune(), Math.min(USES_SWEEP_MS, Math.max(60_000, retentionMs)));
     usesSweep.unref();
     if (options.products?.length) await store.trackProducts(options.products, { at: now() });
     await mirror.catchUp();

@@ -5,7 +5,7 @@ import { described, readJsonBody } from '../door/jsonBody';
 import type { UseInput } from '../store/useRecords';
 
 const MAX_BYTES = 64 * 1024;
-export const MAX_USES_AT_ONCE = 500;
+const MAX_USES_AT_ONCE = 500;
 /** Ids and codes: 1 to 200 characters, no control characters. */
 const TEXT = /^[^\u0000-\u001f\u007f]{1,200}$/;
 

@@ -45,7 +45,7 @@ const filled = (v: unknown): boolean => v !== undefined && v !== null && String(
  * used one (`complete`; the tills' default coupon policy says the same).
  * @example shownUsed({ coupon_issue_code: 'IC-1', use_date: '2026-11-27 10:00' }) // true
  */
-export function shownUsed(record: unknown): boolean {
+function shownUsed(record: unknown): boolean {
   if (typeof record !== 'object' || record === null) return false;
   const r = record as Record<string, unknown>;
   return filled(r.use_date) || filled(r.shop_order_code) || String(r.status ?? '').trim().toLowerCase() === 'complete';

@@ -77,7 +77,7 @@ export type UsesOutcome = { results: UseResult[] } | { full: true };
 const byAt = (a: StoredUse, b: StoredUse): number => a.at - b.at || a.receivedAt - b.receivedAt;
 
 /** The record with its uses sorted and their conflict marks set. */
-export function markConflicts(record: UsesRecord): UsesRecord {
+function markConflicts(record: UsesRecord): UsesRecord {
   const uses = [...record.uses].sort(byAt);
   const first = uses[0];
   return {
@@ -90,7 +90,7 @@ export function markConflicts(record: UsesRecord): UsesRecord {
 }
 
 /** What a POST answers for `entry` of `device`, from the record that holds it. */
-export function resultOf(record: UsesRecord, device: string, entry: string, recorded: boolean): UseResult {
+function resultOf(record: UsesRecord, device: string, entry: string, recorded: boolean): UseResult {
   const use = record.uses.find((u) => u.device === device && u.entry === entry);
   const first = record.uses[0]!;
   return { entry, recorded, conflict: use?.conflict ? { till: first.till, at: first.at, orderId: first.orderId } : null };
