@@ -7,7 +7,7 @@ import { planLookup } from '../lookups/lookupPlans';
 import { createResourceState } from '../lookups/resourceState';
 import { createReadCache } from '../store/readCache';
 import { defaultDbName } from '../store/shopIdentity';
-import { createStorageChanges, wholeTable } from '../store/storageChanges';
+import { createStorageChanges } from '../store/storageChanges';
 import { engineError } from '../store/storageErrors';
 import type { openStore } from '../store/store';
 import { readTrackedProducts } from '../store/trackedProducts';
@@ -151,7 +151,7 @@ function assembleEngine(options: EngineOptions, listener: WatchListener, deps: E
     syncAllowed: () => claim.ready.then((blocked) => !blocked),
     onReconnect: () => watches.refreshIfDue(),
     onServerDate: clock.sample,
-    watchTable: (table, changed) => changes.watch({ [table]: wholeTable() }, changed),
+    changes,
   }, early.network);
   const claim = createDatabaseClaim({
     ...core,

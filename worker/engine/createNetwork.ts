@@ -2,7 +2,7 @@
 // Only loadNetwork.ts imports it, with import(), so it stays out of the worker's entry: answering from IndexedDB
 // needs none of it, and the first answer after a reload does not wait for it to parse. Import nothing from here
 // statically (types aside).
-import Dexie from 'dexie';
+import Dexie, { RangeSet } from 'dexie';
 import { ShopLookupError, toLookupError } from '../../src/protocol';
 import { type ApiClient, createApiClient, createRateLimiter, createTransport, DEFAULT_RATE_LIMITS, LOOKUP_RETRY, type RateLimiter, retry, type RetryPolicy, serverRefusal, SYNC_RETRY } from '@shop-lookup/shop-api';
 import type { AskToken, SyncReport } from '../../src/protocol';
@@ -16,6 +16,7 @@ import { createSourceChooser, probeRelay, sourceModeOf, type SourceChoice } from
 import { createRelayFeedClient } from '../sync/relay/relayFeedClient';
 import { createRelayFeedSource, PRODUCTS_UNIT } from '../sync/relay/relayFeedSource';
 import { startRelayLive } from '../sync/relay/relayLive';
+import type { StorageChanges } from '../store/storageChanges';
 import { watchUseConflicts } from '../sync/relay/useConflicts';
 import { createUsesSender } from '../sync/relay/usesSender';
 import { createSyncRunner } from '../sync/syncRunner';
@@ -57,11 +58,8 @@ export interface NetworkDeps extends Pick<EngineCore, 'options' | 'db' | 'now' |
   onReconnect(): void;
   /** The `Date` header of every answer of the API or the relay (the engine's clock, serverClock.ts). */
   onServerDate(date: string | null): void;
-  /**
-   * Calls `changed` after every committed write to `table` of the database, by any tab (storageChanges.ts); returns
-   * the stop. The outbox (uses to send) and the journal (status().useConflicts) are followed.
-   */
-  watchTable(table: 'outbox' | 'journal', changed: () => void): () => void;
+  /** Committed writes, by any tab: the outbox (uses to send) and the journal (status().useConflicts) are followed. */
+  changes: StorageChanges;
 }
 
 export interface Network {
@@ -242,11 +240,13 @@ export function createNetwork(deps: NetworkDeps, access: ApiAccess = createApiAc
     onChange: (l) => deps.status.facts.subscribe(l),
     signal,
   });
-  watchUseConflicts({ db, status: deps.status, watchJournal: (changed) => deps.watchTable('journal', changed) });
+  // every key of a table (storageChanges.ts's wholeTable, whose import would move that module out of the first load)
+  const whole = (table: 'outbox' | 'journal') => ({ [table]: new RangeSet(-Infinity, [[]]) });
+  watchUseConflicts({ db, status: deps.status, watchJournal: (changed) => deps.changes.watch(whole('journal'), changed) });
   // A use written to the outbox (a verdict in any tab) goes to the relay at once, sent by the leader alone (one
   // sender per database); a failure waits for the next sync, which retries and reports it. Offline, the sync on
   // reconnect sends what waits.
-  deps.watchTable('outbox', () => {
+  deps.changes.watch(whole('outbox'), () => {
     if (!deps.leadership.isLeader || deps.connectivity.offline) return;
     // (told inside the committing transaction's completion: the send runs outside its zone)
     void Dexie.ignoreTransaction(() => uses.send((step) => retry(step, syncPolicy, { signal }))).catch(() => undefined);
