@@ -23,12 +23,15 @@ export async function startHarness(siteDir = undefined) {
   /** Second doors to a relay whose long-polls are parked, unanswered, until closed: a till that is not live. */
   const quiet = new Map();
   const parked = new Set();
+  /** What a bench sees of the requests to a relay (its name → fn(req, res)), before the relay answers them. */
+  const taps = new Map();
   /** /relay/<name>/... → that relay (it strips its own basePath). */
   const routeToRelay = (req, res) => {
     const m = /^\/relay\/([^/?]+)/.exec(req.url ?? '');
     const name = m && (quiet.get(m[1]) ?? m[1]);
     const relay = name && relays.get(name);
     if (!relay) return false;
+    taps.get(name)?.(req, res);
     res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
     if (quiet.has(m[1])) {
       req.url = req.url.replace(`/relay/${m[1]}`, `/relay/${name}`);
@@ -65,6 +68,7 @@ export async function startHarness(siteDir = undefined) {
   server.httpServer.removeAllListeners('request');
   server.httpServer.on('request', (req, res) => routeToMock(req, res) || routeToRelay(req, res) || serveSite(req, res));
   const origin = server.resolvedUrls.local[0].replace(/\/$/, '');
+  const { address: host, port } = server.httpServer.address();
   let chromium;
   try {
     chromium = await openChromiumPage(`${origin}/index.html`, `'bench' in window`, { onError: (m) => (!m.includes('404') || process.env.BENCH_CONSOLE) && log(m) });
@@ -72,6 +76,22 @@ export async function startHarness(siteDir = undefined) {
     if (!(await evaluate('window.bench.crossOriginIsolated()'))) throw new Error('the bench page is not cross-origin isolated');
     return {
       origin,
+      /** Where the server listens (a shaped link leads here: shapedLink.mjs). */
+      address: { host, port },
+      /**
+       * Opens the bench page from another origin that leads to this server (a shaped link's), or back from
+       * `origin`; sessions of the page before are gone.
+       */
+      async navigate(to) {
+        await chromium.pageSession.send('Page.navigate', { url: `${to}/index.html` });
+        for (let i = 0; !(await evaluate(`'bench' in window && location.origin === ${JSON.stringify(to)}`).catch(() => false)); i++) {
+          if (i > 600) throw new Error(`the bench page at ${to} was not ready after 60 s`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        if (!(await evaluate('window.bench.crossOriginIsolated()'))) throw new Error(`the bench page at ${to} is not cross-origin isolated`);
+      },
+      /** fn(req, res) sees each request to relay `name` before it answers (null: none). */
+      tapRelay: (name, fn) => (fn ? taps.set(name, fn) : taps.delete(name)),
       /** Chromium's version ("156.0.…"). */
       version: chromium.version,
       /** The browser process (its children are the renderer, the network service, ...: processCpu.mjs). */

@@ -121,7 +121,9 @@ async function firstSync(shopId) {
   let handle = null;
   let n = 0;
   for (;;) {
-    const res = await fetch(url);
+    // as it is: the row compares serving from Redis with serving from memory, not compressing (a chunk compressed
+    // for the cold read would be sent from the store to the hot one)
+    const res = await fetch(url, { headers: { 'accept-encoding': 'identity' } });
     if (res.status !== 200) throw new Error(`${shopId}: feed answered ${res.status}`);
     const body = await res.json();
     n += body.upserts.length;

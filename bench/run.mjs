@@ -3,7 +3,8 @@
 // same origin, drives headless Chromium over a plain DevTools pipe (cdpPage.mjs), and prints one table (figure, ours, baseline,
 // ratio, budget, result) plus bench-results/bench.json. Baselines are measured in the same run, in the same
 // worker as the engine. Options: --smoke (tiny sizes, seconds), --runs N, --out FILE, --site DIR (where the page
-// is built), --only a,b (scenarios: bundle, lists, sync, lookups, reload, tills (a till on a relay), throttled,
+// is built), --only a,b (scenarios: bundle, lists, sync, lookups, reload, tills (a till on a relay), link (a till's
+// first sync from a relay over a shaped 20 Mbit/s, 40 ms link: linkBench.mjs), throttled,
 // relay (the relay itself), engines (first load, reload and coupon(code) in Chromium, Firefox and WebKit; --engines
 // a,b for some of them), storefront (a storefront's first visit and 1,000 anonymous reads: storefrontBench.mjs), hub
 // (the relay hub's heap with 1, 100, 1,000 shops seeded through the store, --hub-shops a,b,c for others, a cold
@@ -16,6 +17,7 @@ import { cpuBetween, cpuByProcess } from './processCpu.mjs';
 import { log, root, startHarness } from './harness.mjs';
 import { benchEngines } from './engineBench.mjs';
 import { benchHub } from './hubBench.mjs';
+import { benchLink } from './linkBench.mjs';
 import { benchRelay } from './relayBench.mjs';
 import { benchStorefront } from './storefrontBench.mjs';
 import { createRandom, formatTable, median, quantile, sample } from './stats.mjs';
@@ -164,7 +166,7 @@ try {
       const fetchPut = { ...(await call('fetchAndPutFloor', 'big')), cpu: cpuBetween(cpu, cpuByProcess(h.browserPid)) };
       runs.push({ first, again, listing, floor, fetchPut });
       const total = (c) => `${(Object.values(c).reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s CPU`;
-      log(`  run ${r + 1}: first ${Math.round(first.ms)} ms (written ${first.report.written}, ${total(first.cpu)}), re-sync ${Math.round(again.ms)} ms (written ${again.report.written}, ${total(again.cpu)}), listing alone ${Math.round(listing.ms)} ms (re-sync ${(again.ms / listing.ms).toFixed(2)}×), bulkPut ${Math.round(floor.ms)} ms (${total(floor.cpu)}; sync ${(floor.ms / first.ms).toFixed(2)}× its throughput), fetch and bulkPut alone ${Math.round(fetchPut.ms)} ms (${total(fetchPut.cpu)}; ${(floor.ms / fetchPut.ms).toFixed(2)}× bulkPut's throughput), heap peak ${(first.heapPeak / 1e6).toFixed(1)} MB`);
+      log(`  run ${r + 1}: first ${Math.round(first.ms)} ms (written ${first.report.written}, ${total(first.cpu)}; ${(fetchPut.ms / first.ms).toFixed(2)}× its floor's throughput), re-sync ${Math.round(again.ms)} ms (written ${again.report.written}, ${total(again.cpu)}), listing alone ${Math.round(listing.ms)} ms (re-sync ${(again.ms / listing.ms).toFixed(2)}×), bulkPut ${Math.round(floor.ms)} ms (${total(floor.cpu)}; sync ${(floor.ms / first.ms).toFixed(2)}× its throughput), fetch and bulkPut alone ${Math.round(fetchPut.ms)} ms (${total(fetchPut.cpu)}; ${(floor.ms / fetchPut.ms).toFixed(2)}× bulkPut's throughput), heap peak ${(first.heapPeak / 1e6).toFixed(1)} MB`);
     }
     const ours = median(runs.map((x) => sizes.big / (x.first.ms / 1000)));
     const floor = median(runs.map((x) => x.floor.records / (x.floor.ms / 1000)));
@@ -190,13 +192,18 @@ try {
     const liveBig = median(live.big);
     results.scenarios.sync = runs;
     const okFirst = runs.every((x) => x.first.report.ok && x.first.report.written === sizes.big);
-    // each run's sync against the bulkPut of the same run (the machine's load moves both), then the median ratio
+    // each run's sync against its floor of the same run (the machine's load moves both), then the median ratio: the
+    // floor is what no sync can beat here, fetching and parsing every page and writing every record, overlapped,
+    // with none of the sync's own work (on 2 cores it reaches about 0.74× bare bulkPut: CPU-bound)
+    const rate = (records, ms) => records / (ms / 1000);
+    const floorRate = median(runs.map((x) => rate(x.fetchPut.records, x.fetchPut.ms)));
+    const floorRatio = median(runs.map((x) => rate(sizes.big, x.first.ms) / rate(x.fetchPut.records, x.fetchPut.ms)));
+    row({ figure: `initial sync, ${sizes.big.toLocaleString('en-US')} coupons`, ours, baseline: floorRate, unit: 'rec/s', ratio: floorRatio, budget: '≥ 0.85 × its floor (fetch, parse and bulkPut alone)', pass: okFirst && floorRatio >= 0.85 });
+    // the sync and its floor against bare bulkPut of the same run (information: the writes alone)
     const firstRatio = median(runs.map((x) => x.floor.ms / x.first.ms));
-    row({ figure: `initial sync, ${sizes.big.toLocaleString('en-US')} coupons`, ours, baseline: floor, unit: 'rec/s', ratio: firstRatio, budget: '≥ 0.75 × bulkPut', pass: okFirst && firstRatio >= 0.75 });
-    // what no sync can beat here: fetching and parsing every page and writing every record, overlapped, with none
-    // of the sync's own work; when this is near the budget, the budget is the machine's (CPU-bound on 2 cores)
+    row({ figure: '  (the initial sync against bare bulkPut)', ours, baseline: floor, unit: 'rec/s', ratio: firstRatio, budget: 'info', pass: true, info: true });
     const fetchPutRatio = median(runs.map((x) => x.floor.ms / x.fetchPut.ms));
-    row({ figure: '  (fetch, parse and bulkPut alone: the floor of a first sync)', ours: median(runs.map((x) => x.fetchPut.records / (x.fetchPut.ms / 1000))), baseline: floor, unit: 'rec/s', ratio: fetchPutRatio, budget: 'info', pass: true, info: true });
+    row({ figure: '  (fetch, parse and bulkPut alone: the floor of a first sync)', ours: floorRate, baseline: floor, unit: 'rec/s', ratio: fetchPutRatio, budget: 'info', pass: true, info: true });
     row({ figure: 're-sync, nothing changed: records written', ours: written, unit: '', budget: '0', pass: written === 0 && runs.every((x) => x.again.report.ok) });
     // A re-sync must fetch and read every page (the API has no "unchanged" answer): its floor is the listing alone,
     // each run's re-sync against the listing of the same run (both on whatever else the machine does then)
@@ -331,6 +338,9 @@ try {
     row({ figure: `till via relay: re-sync, ${changed} of ${big} changed`, ours: someMs, baseline: firstMs, unit: 'ms', ratio: someMs / firstMs, budget: `≤ 0.05 × initial; writes ${changed}`, pass: someMs <= 0.05 * firstMs && runs.every((x) => x.some.report.ok && x.some.report.written === changed) });
     row({ figure: 'till via relay: a change upstream → coupon(code) on a second till emits', ours: liveMs, unit: 'ms', budget: '≤ 1000 ms after the relay committed it', pass: liveMs <= 1000, note: "from the relay's commit of the listing that found the change" });
   }
+
+  // ---- a till on a relay over a shop's link: compressed chunks, against bytes ÷ bandwidth + the writes alone -------
+  if (wants('link')) await benchLink({ h, sizes, log, row, results });
 
   // ---- the API's real rate limits -----------------------------------------------------------------------------------
   if (wants('throttled')) {

@@ -330,6 +330,11 @@ describe('createRelayHub', () => {
     await redis.start(); // without persistence: empty
     // (no till asks meanwhile: a shop asked for would be opened, and list, by that request)
     await expect.poll(() => SHOPS.map((shop) => listCalls(mocks[shop])), { timeout: 15_000 }).toEqual([2, 2, 2]);
+    // a listing's page is read before it is committed: until then its shop answers 503 (not ready)
+    for (const shop of SHOPS) {
+      const feed = `/shops/${shop}/relay/v1/feed?limit=1`;
+      await expect.poll(async () => (await get(feed, TILL_TOKENS[shop])).status, { timeout: 15_000 }).toBe(200);
+    }
     for (const shop of SHOPS) expect((await snapshotOf(shop)).codes).toContain(`ONLY-${shop}`);
     for (const shop of SHOPS) expect(listCalls(mocks[shop]), shop).toBe(2);
   });

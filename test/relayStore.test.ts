@@ -267,6 +267,19 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
     expect(await store.readToken()).toBeNull();
   });
 
+  it('keeps compressed bytes per slot for the digest they encode, a later keep replacing them', async () => {
+    store = await make();
+    const bytes = Buffer.from([0, 1, 2, 255, 10, 13, 0x1f, 0x8b]); // binary, newlines included
+    expect(await store.readKeptBody!('slot-1', 'd1')).toBeNull();
+    await store.keepBody!('slot-1', 'd1', bytes);
+    expect((await store.readKeptBody!('slot-1', 'd1'))?.equals(bytes)).toBe(true);
+    expect(await store.readKeptBody!('slot-1', 'd2')).toBeNull(); // another body (a newer version's chunk)
+    expect(await store.readKeptBody!('slot-2', 'd1')).toBeNull();
+    await store.keepBody!('slot-1', 'd2', Buffer.from('newer'));
+    expect(await store.readKeptBody!('slot-1', 'd1')).toBeNull();
+    expect((await store.readKeptBody!('slot-1', 'd2'))?.toString()).toBe('newer');
+  });
+
   it('tells head-change listeners about every commit until they unsubscribe', async () => {
     store = await make();
     const seen: number[] = [];

@@ -4,7 +4,7 @@
 // statically (types aside).
 import Dexie, { RangeSet } from 'dexie';
 import { ShopLookupError, toLookupError } from '../../src/protocol';
-import { type ApiClient, createApiClient, createRateLimiter, createTransport, DEFAULT_RATE_LIMITS, LOOKUP_RETRY, type RateLimiter, retry, type RetryPolicy, serverRefusal, SYNC_RETRY } from '@shop-lookup/shop-api';
+import { acceptEncodingSettable, askCompressed, type ApiClient, createApiClient, createRateLimiter, createTransport, DEFAULT_RATE_LIMITS, LOOKUP_RETRY, type RateLimiter, retry, type RetryPolicy, serverRefusal, SYNC_RETRY } from '@shop-lookup/shop-api';
 import type { AskToken, SyncReport } from '../../src/protocol';
 import { metaKey, type Confirmation, type ShopIdentity } from '../store/store';
 import type { OpeningReads } from '../sync/openingReads';
@@ -98,9 +98,11 @@ export function createApiAccess(deps: ApiAccessDeps): ApiAccess {
   const { options } = deps;
   // every request carries the till's token, also those another part makes (the relay's feed, its discovery)
   const sent = deps.askToken ? withTillToken(deps.fetch, deps.askToken) : deps.fetch;
+  // compressed answers where the platform lets the engine ask (Node; a browser asks by itself)
+  const settable = acceptEncodingSettable();
   // every answer of the API and the relay tells the time (its Date header), before its body is read
   const fetch: typeof globalThis.fetch = async (input, init) => {
-    const res = await sent(input, init);
+    const res = await sent(input, askCompressed(init, settable));
     deps.onServerDate(res.headers.get('date'));
     return res;
   };

@@ -26,6 +26,7 @@ import { createFeedMirror, type FeedMirror, type MirrorHolding } from './feed/fe
 import { createLongPolls } from './feed/longPolls';
 import { openRelayStore } from './store/openStore';
 import type { RelayStore, ResourceId } from './store/relayStore';
+import { createKeptChunks } from './feed/keptChunks';
 import { feedError, serveFeed, type FeedContext } from './feed/serveFeed';
 import { createProductTracking, type ProductTracking } from './upstream/productTracking';
 import { checkRelayOptions } from './relayOptions';
@@ -233,6 +234,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       store,
       mirror,
       polls,
+      chunks: createKeptChunks(store),
       maxWaitSeconds,
       degraded() {
         const health = store.health();
@@ -279,6 +281,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       waiting: polls.size(),
       waitingForLister: r.sync.waitingForLister(),
       upstreamWaiting: r.fair.waiting(),
+      chunksCompressed: r.feed.chunks.compressed(),
     };
   }
 

@@ -28,14 +28,18 @@ function isRedisUrl(value: string): boolean {
   }
 }
 
-/** The methods a RelayStore has (relayStore.ts; the compiler checks that none is missing here; readChunk and refusals are optional). */
+/** The methods a RelayStore has (relayStore.ts; the compiler checks that none is missing here; readChunk, refusals and
+ * the kept bodies are optional). */
 const STORE_METHODS = [
   'head', 'readSnapshot', 'readChanges', 'readHashes', 'readRecord', 'commitListing', 'commitUses', 'dropUses', 'readCheckpoint', 'stagePage',
   'readStaged', 'discardListing', 'trackedProducts', 'trackProducts', 'dropProductsAskedBefore', 'acquireLease',
   'renewLease', 'releaseLease', 'readToken', 'writeToken', 'dropToken', 'rateLimiter', 'onHeadChange', 'health',
   'onHealthChange', 'close',
 ] as const satisfies readonly Exclude<keyof RelayStore, 'kind'>[];
-type MissingStoreMethod = Exclude<Exclude<keyof RelayStore, 'kind' | 'readChunk' | 'refusals'>, (typeof STORE_METHODS)[number]>;
+type MissingStoreMethod = Exclude<
+  Exclude<keyof RelayStore, 'kind' | 'readChunk' | 'refusals' | 'readKeptBody' | 'keepBody'>,
+  (typeof STORE_METHODS)[number]
+>;
 const allStoreMethods: [MissingStoreMethod] extends [never] ? true : MissingStoreMethod = true;
 void allStoreMethods;
 

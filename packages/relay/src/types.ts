@@ -200,6 +200,11 @@ export interface RelayStatus {
   waitingForLister: boolean;
   /** Requests of this instance waiting for their turn at the shop API (clients' reads and its own listing). */
   upstreamWaiting: number;
+  /**
+   * Snapshot chunks this instance compressed for its tills (once per version and coding: the next tills, and the
+   * other instances on the same store, get the kept bytes).
+   */
+  chunksCompressed: number;
 }
 
 /**

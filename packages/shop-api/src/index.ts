@@ -9,6 +9,7 @@ export { ANSWER_BOUNDS, answerBound, bytesText } from './api/answerBounds';
 export type { AnswerBounds } from './api/answerBounds';
 export { API_CODES, apiCodeAnswer } from './api/apiCodes';
 export type { ApiCodeInfo } from './api/apiCodes';
+export { acceptEncodingSettable, askCompressed } from './api/askCompressed';
 export { createApiClient } from './api/apiClient';
 export type { ApiClient, CallOptions, CheckedPage, ItemAnswer, RawPage } from './api/apiClient';
 export { apiErrorFromAnswer, badResponseError, isTransient, networkError, originOf, redirectError, serverRefusal, timeoutError, tooBigError } from './api/apiError';

@@ -1,9 +1,10 @@
 // What the proxy and the relay write back: their own answers in the API's error envelope (or plain JSON), and
 // successful upstream answers stripped down to status, redacted JSON body and Retry-After in seconds, always typed
 // JSON and never sniffable. Nothing else from upstream (no set-cookie, no content-type, no error text) reaches the
-// client.
+// client. Every answer is written here, compressed as the client's Accept-Encoding asks (compressAnswer.ts).
 import type { ServerResponse } from 'node:http';
 import { retryAfterMs } from '@shop-lookup/shop-api';
+import { compressAnswer, type KeptBodies } from './compressAnswer';
 
 /** An answer ready to send. */
 export interface ProxyAnswer {
@@ -12,6 +13,11 @@ export interface ProxyAnswer {
   body: Buffer;
   /** A successful upstream answer (2xx, a code of 0 or more): the only kind shared beyond the requests waiting for it. */
   shareable?: boolean;
+  /**
+   * Sent as it is to many clients (a feed answer made once per version): compressed once per coding, and with
+   * `kept`, its compressed bytes read from and kept in the relay's store for every instance.
+   */
+  reused?: { kept?: KeptBodies | undefined } | undefined;
 }
 
 /**
@@ -104,18 +110,38 @@ export function upstreamAnswer(status: number, json: unknown, retryAfter: string
   return { status, headers, body: Buffer.from(JSON.stringify(json), 'utf8'), shareable: status >= 200 && status < 300 };
 }
 
+/** `Vary` with the fields already set on the response (a CORS layer's `Origin`) and Accept-Encoding, once each. */
+function varyOf(res: ServerResponse, own: string | undefined): string {
+  const set = res.getHeader('vary');
+  const fields = [...(Array.isArray(set) ? set : [String(set ?? '')]), own ?? '', 'Accept-Encoding']
+    .flatMap((v) => v.split(','))
+    .map((f) => f.trim())
+    .filter((f) => f !== '');
+  const seen = new Set<string>();
+  return fields.filter((f) => !seen.has(f.toLowerCase()) && seen.add(f.toLowerCase())).join(', ');
+}
+
+const gone = (res: ServerResponse): boolean => res.destroyed || res.headersSent || res.writableEnded;
+
 /**
  * Writes an answer with `cache-control: no-store` (unless it sets its own) and `x-content-type-options: nosniff`,
- * unless the client is already gone.
- * @example sendAnswer(res, envelopeAnswer(405, -99, 'NO SUCH METHOD: only GET', { allow: 'GET' }))
+ * its body compressed as the request's Accept-Encoding asks (`vary: Accept-Encoding`), unless the client is already
+ * gone. Never rejects.
+ * @example await sendAnswer(res, envelopeAnswer(405, -99, 'NO SUCH METHOD: only GET', { allow: 'GET' }))
  */
-export function sendAnswer(res: ServerResponse, answer: ProxyAnswer): void {
-  if (res.destroyed || res.headersSent || res.writableEnded) return;
+export async function sendAnswer(res: ServerResponse, answer: ProxyAnswer): Promise<void> {
+  if (gone(res)) return;
+  const accept = (res.req as ServerResponse['req'] | undefined)?.headers['accept-encoding'];
+  const { body, coding } = await compressAnswer(answer, Array.isArray(accept) ? accept.join(',') : accept);
+  if (gone(res)) return;
+  const { vary, ...headers } = answer.headers;
   res.writeHead(answer.status, {
     'cache-control': 'no-store',
-    ...answer.headers,
+    ...headers,
+    vary: varyOf(res, vary),
+    ...(coding ? { 'content-encoding': coding } : {}),
     'x-content-type-options': 'nosniff',
-    'content-length': String(answer.body.length),
+    'content-length': String(body.length),
   });
-  res.end(answer.body);
+  res.end(body);
 }

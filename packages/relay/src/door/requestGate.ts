@@ -57,7 +57,7 @@ export async function answerAdmitted(
   res.on('close', onClose);
   try {
     const answer = await work(clientGone.signal);
-    if (answer) sendAnswer(res, answer);
+    if (answer) await sendAnswer(res, answer);
   } finally {
     res.off('close', onClose);
     leave();

@@ -4,6 +4,8 @@ import { jsonAnswer, jsonTextAnswer, type ProxyAnswer } from '../door/proxyAnswe
 import { feedRecordsJson } from './feedRecordsJson';
 import type { FeedMirror } from './feedMirror';
 import { feedAnswerCache } from './feedAnswerCache';
+import { feedEtag, noneMatch } from './feedEtag';
+import type { KeptChunks } from './keptChunks';
 import { encodeCursor, parseFeedQuery } from './feedQuery';
 import type { LongPolls } from './longPolls';
 import type { FeedChange, FeedHead, FeedRecord, RelayStore } from '../store/relayStore';
@@ -14,6 +16,8 @@ export interface FeedContext {
   store: RelayStore;
   mirror: FeedMirror;
   polls: LongPolls;
+  /** Snapshot chunks' compressed bodies, kept in the store for every instance. */
+  chunks: KeptChunks;
   maxWaitSeconds: number;
   /** Whether the relay serves without its store or upstream, and why. */
   degraded(): { degraded: boolean; error: string | null };
@@ -37,16 +41,6 @@ export interface FeedLists {
 
 /** A snapshot position after every coupon (positions are `resource\0key`; `\1` sorts after any `coupons\0…`). */
 const AFTER_COUPONS = 'coupons\u0001';
-
-/**
- * `"<handle>.<version>.<newest confirmedAt>"`, `.options` for a feed without coupons, and `.degraded` while the
- * relay is: a till that holds the data sees the relay's state change in a 200 answer (with its reason) instead of a 304.
- * @example etagOf(head, head.version, false, { coupons: true }) // '"m1x2-ab12.812.1763900000000"'
- */
-function etagOf(head: FeedHead, version: number, degraded: boolean, lists: FeedLists): string {
-  const confirmed = Math.max(0, ...Object.entries(head.confirmedAt).map(([r, v]) => (lists.coupons || r !== 'coupons' ? (v ?? 0) : 0)));
-  return `"${head.handle}.${version}.${confirmed}${lists.coupons ? '' : '.options'}${degraded ? '.degraded' : ''}"`;
-}
 
 /** The confirmations a client's feed tells: without `coupons` for a client that may not list them. */
 function confirmedFor(head: FeedHead, lists: FeedLists): FeedHead['confirmedAt'] {
@@ -127,7 +121,7 @@ export async function serveFeed(
   });
   // the state travels with a 304 too (a till that restarted holds an ETag, and no body tells it)
   const headers = (etag: string) => ({ etag, 'cache-control': 'no-cache', ...(state.degraded ? { 'x-shop-relay-degraded': 'true' } : {}) });
-  const etag = (h: FeedHead, version = h.version) => etagOf(h, version, state.degraded, lists);
+  const etag = (h: FeedHead, version = h.version) => feedEtag(h, version, state.degraded, lists.coupons);
   // what an answer's fields around its records depend on, besides the version: part of the cache key
   const envelopeKey = (current: FeedHead): string => JSON.stringify([mirror.products(), current.confirmedAt, state, lists.coupons]);
   const mayHave = (r: { resource: string }) => lists.coupons || (r.resource !== 'coupons' && r.resource !== 'uses');
@@ -161,7 +155,10 @@ export async function serveFeed(
       const cursor = chunk.done ? null : encodeCursor(version, chunk.last ?? '');
       const fields = { version, kind: 'snapshot', cursor, upserts: [] as [], deletes: [], more: !chunk.done };
       const json = feedRecordsJson(body(current, fields), chunk.records.filter(mayHave));
-      return { answer: jsonTextAnswer(200, json, headers(etag(current, version))), keep: held };
+      const answer = jsonTextAnswer(200, json, headers(etag(current, version)));
+      // every till of this version gets these bytes: compressed once, and kept for the other instances
+      const place = `${lists.coupons ? 'all' : 'options'}\0${q.limit}\0${after ?? ''}`;
+      return { answer: { ...answer, reused: { kept: ctx.chunks.of(place, answer.body) } }, keep: held };
     });
   }
 
@@ -172,7 +169,7 @@ export async function serveFeed(
     head = mirror.head()!;
     if (since > head.version) return mustRefetch(`version ${since} is newer than this relay's (${head.version})`);
   }
-  const unchanged = (h: FeedHead): boolean => (ifNoneMatch !== undefined ? ifNoneMatch === etag(h) : h.version <= since);
+  const unchanged = (h: FeedHead): boolean => (ifNoneMatch !== undefined ? noneMatch(ifNoneMatch, etag(h)) : h.version <= since);
   if (unchanged(head) && q.waitMs > 0) {
     if (ctx.polls.full()) {
       // this instance holds as many long-polls as it may: the till polls again later (or another instance does)
@@ -184,7 +181,7 @@ export async function serveFeed(
     state = ctx.degraded(); // (it may have changed while the request waited)
     if (q.handle !== head.handle) return mustRefetch('this relay started a new history meanwhile');
   }
-  if (ifNoneMatch !== undefined && ifNoneMatch === etag(head)) {
+  if (noneMatch(ifNoneMatch, etag(head))) {
     return { status: 304, headers: headers(etag(head)), body: Buffer.alloc(0) };
   }
   if (since < head.oldest) return mustRefetch(`version ${since} is older than the change log this relay keeps (from ${head.oldest})`);
@@ -208,6 +205,7 @@ export async function serveFeed(
     const more = changes.length >= q.limit;
     const { upserts, deletes } = compact(changes);
     const fields = { version, kind: 'changes', cursor: null, upserts: upserts.filter(mayHave), deletes: deletes.filter(mayHave), more };
-    return { answer: jsonAnswer(200, body(current, fields), headers(etag(current, version))), keep: true };
+    // (the tills woken by one change get one answer: compressed once for all of them)
+    return { answer: { ...jsonAnswer(200, body(current, fields), headers(etag(current, version))), reused: {} }, keep: true };
   });
 }

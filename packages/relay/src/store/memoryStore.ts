@@ -31,6 +31,8 @@ interface Entry {
 }
 
 const SEP = '\u0000';
+/** Compressed chunks kept for the instances sharing this store, at most (the oldest kept go first). */
+const MAX_KEPT_BYTES = 64 * 1024 * 1024;
 
 /** @example const store = createMemoryStore(); const head = await store.head(); */
 export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore {
@@ -53,6 +55,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
   let token: string | null = null;
   let limiter: RateLimiter | null = null;
   const headListeners = new Set<(head: FeedHead) => void>();
+  const keptBodies = new Map<string, { digest: string; bytes: Buffer }>(); // in the order they were kept
+  let keptBytes = 0;
   const health: StoreHealth = { ok: true, error: null, since: now() };
 
   const currentHead = (): FeedHead => ({ handle, version, oldest, confirmedAt: { ...confirmedAt } });
@@ -309,6 +313,25 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
     onHeadChange(listener) {
       headListeners.add(listener);
       return () => headListeners.delete(listener);
+    },
+
+    async readKeptBody(slot, digest) {
+      const kept = keptBodies.get(slot);
+      return kept && kept.digest === digest ? kept.bytes : null;
+    },
+
+    async keepBody(slot, digest, bytes) {
+      const before = keptBodies.get(slot);
+      if (before) keptBytes -= before.bytes.length;
+      keptBodies.delete(slot);
+      if (bytes.length > MAX_KEPT_BYTES) return;
+      keptBodies.set(slot, { digest, bytes });
+      keptBytes += bytes.length;
+      for (const [oldest, kept] of keptBodies) {
+        if (keptBytes <= MAX_KEPT_BYTES) break;
+        keptBodies.delete(oldest);
+        keptBytes -= kept.bytes.length;
+      }
     },
 
     health() {

@@ -227,6 +227,18 @@ export interface RelayStore {
   /** Called whenever the head changes on any instance (pub/sub), to wake long-polls. Returns unsubscribe. */
   onHeadChange(listener: (head: FeedHead) => void): () => void;
 
+  // -- compressed snapshot chunks, for every instance (feed/keptChunks.ts) --
+  /**
+   * The bytes kept in `slot` if they were kept for `digest` (the body they encode), else null. Optional: without it
+   * each instance compresses the chunks its tills ask for itself.
+   */
+  readKeptBody?(slot: string, digest: string): Promise<Buffer | null>;
+  /**
+   * Keeps `bytes` in `slot` for `digest`, replacing what the slot held (an older version's chunk); a store may let
+   * them go (memory bounds, expiry): a reader then compresses again.
+   */
+  keepBody?(slot: string, digest: string, bytes: Buffer): Promise<void>;
+
   health(): StoreHealth;
   onHealthChange(listener: (health: StoreHealth) => void): () => void;
   close(): Promise<void>;

@@ -59,6 +59,8 @@ export function redisKeys(prefix: string) {
     products: `${prefix}products`,
     /** sorted set: score = when a client last asked for the product (ms), member = its number. */
     productsAsked: `${prefix}products:asked`,
+    /** string: a compressed snapshot chunk, the digest of its body first (redisKeptBodies.ts), with PX. */
+    kept: (slot: string) => `${prefix}kept:${slot}`,
     /** string: the upstream access token. */
     token: `${prefix}token`,
     /** string: the lease holder (owner), with PX. */

@@ -6,6 +6,7 @@ import { WatchError } from 'redis';
 import { connectRedis, isRedisCluster, type RedisClient, type RedisCluster, type RedisConnection } from './redisConnection';
 import { readHead, redisFeed } from './redisFeed';
 import { hashTag, redisKeys, redisPrefix } from './redisKeys';
+import { redisKeptBodies } from './redisKeptBodies';
 import { redisLeases } from './redisLease';
 import { redisListing } from './redisListing';
 import { redisUses } from './redisUses';
@@ -73,6 +74,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
   const uses = redisUses({ conn, keys, maxChanges, onNewHistory });
   const listing = redisListing(ctx);
   const leases = redisLeases(ctx);
+  const kept = redisKeptBodies(client, keys);
   const limiters = new Set<{ dispose(): void }>();
 
   const headListeners = new Set<(head: FeedHead) => void>();
@@ -202,6 +204,8 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
       headListeners.add(listener);
       return () => headListeners.delete(listener);
     },
+    readKeptBody: guard(kept.readKeptBody),
+    keepBody: guard(kept.keepBody),
     health: conn.health,
     onHealthChange: conn.onHealthChange,
     close() {
