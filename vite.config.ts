@@ -12,7 +12,7 @@ import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // the relay as processes under real rate limits (see test.projects)
-const PROCESS_TESTS = ['test/relayScale.test.ts', 'test/relayHubScale.test.ts'];
+const PROCESS_TESTS = ['test/relayScale.test.ts', 'test/relayHubScale.test.ts', 'test/relayUsesProcesses.test.ts'];
 // what packs, installs or benchmarks: the packed tarballs in users' apps, the smoke bench, the Node example
 const PACKED_TESTS = ['test/consumers/**', 'test/bench.test.ts', 'test/nodeExample.test.ts'];
 

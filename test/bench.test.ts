@@ -56,6 +56,11 @@ const FIGURES = [
   'storefront first visit: createShopLookup → first productOptions answer',
   'storefront first visit over a 1.6 Mbit/s, 150 ms link: first productOptions answer',
   '100 concurrent anonymous reads of one untracked product: upstream calls',
+  'uses: 500 in 5 s across 10 tills of one shop: lost or kept twice',
+  'uses: 500 in 5 s across 10 tills of one shop: POST p99',
+  'uses: 500 in 5 s across 10 tills of one shop: relay live heap growth',
+  "uses: a use → another till's long-poll answered: p99 (1 relay)",
+  "uses: a use → another till's long-poll answered: p99 (3 instances on one Redis)",
 ];
 
 interface Row {

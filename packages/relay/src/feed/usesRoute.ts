@@ -32,6 +32,8 @@ export interface UsesRoute {
 
 /** Retry-After of a `uses_full` answer, s: expired uses go with the next sweep or commit. */
 const FULL_RETRY_S = 60;
+/** Retry-After while the store cannot be written, s. */
+const STORE_RETRY_S = 2;
 /** POSTs merged into one commit at most. */
 const BATCHES_AT_ONCE = 100;
 
@@ -104,7 +106,11 @@ export function createUsesRoute(deps: UsesRouteDeps): UsesRoute {
       // the till by its token's name when the host identified it, else by its device
       const till = client.identified ? client.id.replace(/^till:/, '') : body.device;
       const done = await commit({ device: body.device, till, uses: body.uses, receivedAt: deps.now() });
-      if ('error' in done) throw done.error;
+      if ('error' in done) {
+        // the store away (Redis restarting): the till sends them again (a use kept meanwhile is recorded once)
+        deps.log('warn', 'uses could not be recorded: the relay store failed', done.error);
+        return feedError(503, 'relay_unavailable', 'RELAY UNAVAILABLE: the relay store could not record these uses now; send them again after Retry-After (a use already recorded is not recorded twice).', { 'retry-after': String(STORE_RETRY_S) });
+      }
       if ('full' in done.outcome) {
         return feedError(503, 'uses_full', usesFull(deps.max).message, { 'retry-after': String(FULL_RETRY_S) });
       }
