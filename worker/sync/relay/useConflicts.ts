@@ -43,7 +43,7 @@ export async function markConflicts(db: ShopDatabase, marks: ConflictMark[]): Pr
 }
 
 /** The journal's conflicting entries: how many, and the newest (by the other use's time); null when none. */
-export async function countUseConflicts(db: ShopDatabase): Promise<SyncStatus['useConflicts'] | null> {
+async function countUseConflicts(db: ShopDatabase): Promise<SyncStatus['useConflicts'] | null> {
   const [count, newest] = await Promise.all([db.journal.orderBy('conflict.at').count(), db.journal.orderBy('conflict.at').last()]);
   if (count === 0 || !newest?.conflict) return null;
   return { count, newest: { journalId: newest.id, journalKey: newest.key, code: newest.code, orderId: newest.orderId ?? null, at: newest.at, conflict: newest.conflict } };
