@@ -90,6 +90,7 @@ const REASONS: Record<CouponRejection, string> = {
   stale: 'Local data too old',
   unreadable: 'Coupon data unreadable',
   used_on_this_till: 'Already used on this till',
+  used_on_another_till: 'Already used on another till',
 };
 
 /** A short headline for a rejection; the verdict's `detail.message` says the rest. */

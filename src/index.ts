@@ -19,6 +19,7 @@ export type {
   LookupError,
   LookupResult,
   OptionValue,
+  OtherTillUse,
   ProductOption,
   RateLimits,
   RecordIssue,
@@ -27,6 +28,8 @@ export type {
   StorageProblem,
   SyncReport,
   SyncStatus,
+  UseConflict,
+  UseConflictEntry,
   VerdictDetail,
   VerdictWarning,
 } from './types';
