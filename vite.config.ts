@@ -12,11 +12,9 @@ import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // the relay as processes under real rate limits (see test.projects)
-const PROCESS_TESTS = ['test/relayScale.test.ts', 'test/relayHubScale.test.ts'];
-// `npm run test:quick` (scripts/test-quick.mjs sets TEST_QUICK): the node lane without what packs, installs or
-// benchmarks, two files at a time (each starts its own servers on free ports)
-const QUICK = process.env.TEST_QUICK === '1';
-const SLOW_TESTS = ['test/consumers/**', 'test/bench.test.ts', 'test/nodeExample.test.ts'];
+const PROCESS_TESTS = ['test/relayScale.test.ts', 'test/relayHubScale.test.ts', 'test/relayUsesProcesses.test.ts'];
+// what packs, installs or benchmarks: the packed tarballs in users' apps, the smoke bench, the Node example
+const PACKED_TESTS = ['test/consumers/**/*.test.ts', 'test/bench.test.ts', 'test/nodeExample.test.ts'];
 
 const browserDeps = ['dexie', 'comlink', 'rxjs', 'zod', 'fake-indexeddb'];
 // optional peer dependencies: the app's own copy, never bundled
@@ -114,22 +112,17 @@ export default defineConfig(({ mode }) => ({
     testTimeout: 20_000,
     // expect.poll waits up to 10 s (default 1 s): the two lanes share 2 cores (how fast is the bench's to say)
     expect: { poll: { timeout: 10_000 } },
-    // Two lanes (scripts/test-lanes.mjs runs them side by side, each one file at a time): the browser tests and
-    // everything else; then, alone on the machine, the relay's process tests, whose upstream rate limits are real
-    // (a relay process starved of CPU by a browser sends its request late and meets a 429 it never earned).
-    // `vitest run` alone runs all three, one after the other.
+    // Three lanes (scripts/test-lanes.mjs runs them side by side, each one file at a time): the browser tests, the
+    // packed package in users' apps (with the smoke bench), and everything else; then, alone on the machine, the
+    // relay's process tests, whose upstream rate limits are real (a relay process starved of CPU by a browser sends
+    // its request late and meets a 429 it never earned). `vitest run` alone runs all four, one after the other.
     projects: [
       { extends: true, test: { name: 'browsers', include: ['test/e2e/**/*.test.ts'], fileParallelism: false } },
       {
         extends: true,
-        test: {
-          name: 'node',
-          include: ['test/**/*.test.ts'],
-          exclude: ['test/e2e/**', ...PROCESS_TESTS, ...(QUICK ? SLOW_TESTS : []), '**/node_modules/**'],
-          fileParallelism: QUICK,
-          ...(QUICK ? { maxWorkers: 2 } : {}),
-        },
+        test: { name: 'node', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', ...PROCESS_TESTS, ...PACKED_TESTS, '**/node_modules/**'], fileParallelism: false },
       },
+      { extends: true, test: { name: 'packed', include: PACKED_TESTS, fileParallelism: false } },
       { extends: true, test: { name: 'processes', include: PROCESS_TESTS, fileParallelism: false } },
     ],
   },

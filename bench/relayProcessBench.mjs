@@ -52,8 +52,8 @@ function stopProcess(child) {
 }
 
 /** The relay command from its source, on a port of its own; resolves once it logged "listening". */
-function startRelayCommand(root, env) {
-  return startProcess(root, ['--import', 'tsx', 'packages/relay/src/server/main.ts'], { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env }, (line) => {
+export function startRelayCommand(root, env, args = ['--import', 'tsx', 'packages/relay/src/server/main.ts']) {
+  return startProcess(root, args, { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env }, (line) => {
     try {
       const parsed = JSON.parse(line);
       return parsed.msg === 'listening' ? parsed.port : null;
@@ -64,7 +64,7 @@ function startRelayCommand(root, env) {
 }
 
 /** GET (or POST), the body as a Buffer. */
-function fetchBuffer(url, { agent, headers = {}, method = 'GET', body } = {}) {
+export function fetchBuffer(url, { agent, headers = {}, method = 'GET', body } = {}) {
   return new Promise((resolve, reject) => {
     const req = request(url, { agent, headers, method }, (res) => {
       const chunks = [];
@@ -77,13 +77,13 @@ function fetchBuffer(url, { agent, headers = {}, method = 'GET', body } = {}) {
 }
 
 /** One figure of the relay's /metrics (loopback: no OPS_TOKEN needed). */
-async function metric(relay, name) {
+export async function metric(relay, name) {
   const text = (await fetchBuffer(`${relay.url}/metrics`)).body.toString();
   const m = new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text);
   return m ? Number(m[1]) : NaN;
 }
 
-async function until(check, ms = 120_000) {
+export async function until(check, ms = 120_000) {
   const deadline = Date.now() + ms;
   for (;;) {
     if (await check().catch(() => false)) return;

@@ -8,7 +8,8 @@
 // engines (first load, reload and coupon(code) in Chromium, Firefox and WebKit; --engines a,b for some of them),
 // storefront (a storefront's first visit and 1,000 anonymous reads: storefrontBench.mjs), hub (the relay hub's heap
 // with 1, 100, 1,000 shops seeded through the store, --hub-shops a,b,c for others, a cold shop's first sync, listing
-// throughput with 1 and 3 instances: hubBench.mjs)).
+// throughput with 1 and 3 instances: hubBench.mjs), uses (issued-coupon uses: 10,000 a minute from 100 tills, and a
+// use → another till's long-poll on 1 and 3 instances: usesBench.mjs)).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
@@ -20,6 +21,7 @@ import { benchHub } from './hubBench.mjs';
 import { benchLink } from './linkBench.mjs';
 import { benchRelay } from './relayBench.mjs';
 import { benchStorefront } from './storefrontBench.mjs';
+import { benchUses } from './usesBench.mjs';
 import { createRandom, formatTable, median, quantile, sample } from './stats.mjs';
 import { attachWorker, sampleHeap, workerTargets } from './workerHeap.mjs';
 
@@ -379,6 +381,7 @@ try {
     await benchHub({ root, log, row, results, smoke, shops });
   }
   if (wants('storefront')) await benchStorefront({ root, sizes, log, row, results, smoke });
+  if (wants('uses')) await benchUses({ root, log, row, results, smoke });
 
   // ---- every engine: the same page in Chromium, Firefox and WebKit, each against its own floors -------------------
   if (wants('engines')) await benchEngines({ h, sizes, log, row, results, randomOf, ...(option('engines', '') ? { engines: option('engines', '').split(',') } : {}) });

@@ -98,7 +98,12 @@ async function startBackend(settings: DemoSettings): Promise<DemoBackend & { pro
   // public: the demo's dev server is a developer's own machine; a deployment passes `authorize` instead
   // the till's relay and the storefront's share one store: one listing, one token, one rate limit for both
   const store = createMemoryStore();
-  const relay = settings.source === 'relay' ? createShopRelay({ ...common, store, public: true, products: settings.page.products.map((p) => p.no) }) : null;
+  // a till page opened as /?till=2 sends `Bearer till-2`: the relay names its uses after it (no secret: public relay)
+  const tillOf = (req: IncomingMessage) => {
+    const name = /^Bearer (till-\w{1,20})$/.exec(req.headers.authorization ?? '')?.[1];
+    return name ? { id: `till:${name}`, identified: true } : (req.socket.remoteAddress ?? 'unknown');
+  };
+  const relay = settings.source === 'relay' ? createShopRelay({ ...common, store, public: true, clientId: tillOf, products: settings.page.products.map((p) => p.no) }) : null;
   const storefront = createShopRelay({ ...common, store, basePath: '/storefront-api', authorize: STOREFRONT });
   const storefrontRequests: string[] = [];
   const proxy = relay ? null : createShopApiProxy({ ...common, public: true });

@@ -1,4 +1,5 @@
-// The offline journal: every verdict given from local data while offline, for reconciling with the shop later.
+// The offline journal: every verdict given from local data while offline, and every accepted issued coupon (a use,
+// shared with the shop's other tills through the relay), for reconciling with the shop later.
 import type { JournalEntry, ShopLookup } from 'shop-lookup';
 import { h, replace } from './dom';
 import { clockTime, duration, reasonText, won } from './format';
@@ -16,7 +17,7 @@ export function mountJournal(root: HTMLElement, lookup: ShopLookup): Journal {
   replace(
     root,
     h('h2', {}, 'Offline journal'),
-    h('p', { class: 'muted' }, 'Verdicts given without the API, to reconcile once back online.'),
+    h('p', { class: 'muted' }, 'Verdicts given without the API, and accepted vouchers, to reconcile once back online.'),
     h('div', { class: 'row' }, refreshButton, clearButton),
     note,
     list,
@@ -38,6 +39,11 @@ export function mountJournal(root: HTMLElement, lookup: ShopLookup): Journal {
           ? h('span', { class: 'ok' }, `✓ −${won(e.discount ?? 0)}`)
           : h('span', { class: 'no' }, `✗ ${reasonText(e.reason ?? 'unknown')}`),
         h('small', { class: 'muted' }, e.syncedAt === null ? 'no confirmed data' : `data ${duration(e.at - e.syncedAt)} old`),
+        e.conflict
+          ? h('small', { class: 'no', testid: 'journal-conflict' }, `also sold at ${e.conflict.till} ${new Date(e.conflict.at).toLocaleTimeString('ko-KR')}`)
+          : e.ok && e.kind === 'issued'
+            ? h('small', { class: 'muted', testid: 'journal-shared' }, e.shared === null ? 'not shared yet' : 'shared with the other tills')
+            : '',
       ),
     ));
   };

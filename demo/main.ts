@@ -22,7 +22,12 @@ byTestId(page, 'app-build').textContent = __DEMO_BUILD__ === null ? 'dev server'
 if (await startOfflineShell(byTestId(page, 'offline-ready'), byTestId<HTMLButtonElement>(page, 'app-update'))) startTill();
 
 function startTill(): void {
-  const lookup = createShopLookup({ baseUrl: '/shop-api', products: config.products.map((p) => p.no) });
+  // `?till=2`: another till of the shop (a database of its own, named on the relay by its token): open /?till=1 and
+  // /?till=2 in two windows, and a voucher accepted at one is refused at the other
+  const till = new URLSearchParams(location.search).get('till');
+  const name = till && /^\w{1,20}$/.test(till) ? `till-${till}` : null;
+  if (name) byTestId(page, 'api-label').textContent += ` · ${name}`;
+  const lookup = createShopLookup({ baseUrl: '/shop-api', products: config.products.map((p) => p.no), ...(name ? { dbName: `shop-lookup:${name}`, token: name } : {}) });
 
   mountStatusBar(byTestId(page, 'status'), lookup);
   mountApiSwitch(byTestId(page, 'api-switch-box'), lookup);

@@ -32,6 +32,7 @@ export function mountStatusBar(root: HTMLElement, lookup: ShopLookup): Subscript
   const via = h('span', { class: 'chip', testid: 'via-relay', attrs: { hidden: true, title: 'The till syncs from the shop relay: a snapshot once, then only changes, live.' } });
   const relayListed = h('span', {}, 'never');
   const relayState = h('span', { class: 'chip off', testid: 'relay-state', attrs: { hidden: true, role: 'status' } }, 'Relay not updating · data as of ', relayListed);
+  const conflicts = h('span', { class: 'chip off', testid: 'use-conflicts', attrs: { hidden: true, role: 'status' } });
   const syncNow = h('button', { class: 'ghost', testid: 'sync-now', on: { click: () => void lookup.sync() } }, 'Sync now');
   replace(
     root,
@@ -43,6 +44,7 @@ export function mountStatusBar(root: HTMLElement, lookup: ShopLookup): Subscript
       follower,
       via,
       relayState,
+      conflicts,
       syncNow,
     ),
     error,
@@ -67,6 +69,13 @@ export function mountStatusBar(root: HTMLElement, lookup: ShopLookup): Subscript
     if (relay?.degraded) {
       stampAgo(relayListed, relay.listedAt);
       relayState.title = `The relay answers from its last snapshot but cannot update it${relay.error ? ` (${relay.error})` : ''}: the data gets older until it lists the shop again.`;
+    }
+    // vouchers this till sold that another till sold too (both offline): the journal has the pairs to reconcile
+    conflicts.hidden = s.useConflicts === undefined;
+    if (s.useConflicts) {
+      const { count, newest } = s.useConflicts;
+      conflicts.textContent = `${count} voucher${count === 1 ? '' : 's'} also sold at another till`;
+      conflicts.title = `Newest: ${newest.code}, also sold at ${newest.conflict.till} (order ${newest.conflict.orderId ?? 'without a reference'}). Reconcile them from the journal.`;
     }
     const p = s.phase === 'syncing' || s.phase === 'waiting' ? s.progress : null;
     progress.hidden = p === null;

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// `npm test`'s last step: the two test lanes of vite.config.ts side by side, each one file at a time — the browser
-// tests (a demo server and one engine at a time) and everything else (Node, Redis, relay processes, the packed
-// package). Most of either lane's time is spent waiting on a browser, a server or a timer, so on 2 cores both
-// together take about as long as the longer one. Then, alone, the relay's process tests (real rate limits, which a
-// process starved of CPU would meet). Each line is prefixed with its lane; the exit code is 1 if a lane failed.
-// Arguments (a file filter, -t …) run one plain `vitest run` with them instead.
+// `npm test`'s last step: three test lanes of vite.config.ts side by side, each one file at a time — the browser
+// tests (a demo server and one engine at a time), the packed package in users' apps with the smoke bench, and
+// everything else (Node, Redis, relays in this process). Most of each lane's time is spent waiting on a browser, a
+// server, an install or a timer, so on 2 cores they take together about as long as the longest one. Then, alone,
+// the relay's process tests (real rate limits, which a process starved of CPU would meet). Each line is prefixed
+// with its lane; the exit code is 1 if a lane failed. Arguments (a file filter, -t …) run one plain `vitest run`
+// with them instead.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +28,7 @@ const results =
   args.length > 0
     ? [await run('', args)]
     : [
-        ...(await Promise.all([run('browsers', ['--project', 'browsers']), run('node', ['--project', 'node'])])),
+        ...(await Promise.all([run('browsers', ['--project', 'browsers']), run('node', ['--project', 'node']), run('packed', ['--project', 'packed'])])),
         // then alone: relay processes under the mock's real rate limits (vite.config.ts, test.projects)
         await run('processes', ['--project', 'processes']),
       ];

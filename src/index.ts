@@ -20,6 +20,7 @@ export type {
   LookupErrorCode,
   LookupResult,
   OptionValue,
+  OtherTillUse,
   ProductOption,
   RateLimits,
   RecordIssue,
@@ -29,6 +30,8 @@ export type {
   StorageProblem,
   SyncReport,
   SyncStatus,
+  UseConflict,
+  UseConflictEntry,
   VerdictDetail,
   VerdictWarning,
 } from './types';

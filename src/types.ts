@@ -89,6 +89,55 @@ export interface SyncStatus {
    * @example if (s.refused) note(s.refused.map((e) => e.message).join(' '));
    */
   refused?: LookupError[];
+  /**
+   * This till's uses of issued coupons that another till also used (the relay found them when the tills came back:
+   * docs/checkout.md, "Uses shared between tills"): how many journal entries carry a `conflict`, and the newest of
+   * them (by the other use's time). Absent when none does.
+   * @example if (s.useConflicts) warn(`${s.useConflicts.count} vouchers used twice;
+   * last: ${s.useConflicts.newest.code} at ${s.useConflicts.newest.conflict.till}`);
+   */
+  useConflicts?: { count: number; newest: UseConflictEntry };
+}
+
+/** A journal entry with a conflict, as `status().useConflicts` names it. */
+export interface UseConflictEntry {
+  journalId: number;
+  journalKey: string;
+  code: string;
+  orderId: string | null;
+  /** When this till accepted it, ms. */
+  at: number;
+  conflict: UseConflict;
+}
+
+/**
+ * The other use of an issued coupon that one of this till's uses conflicts with: the earlier sale when this one
+ * came later, else the first later one (journal entry `conflict`).
+ * @example if (e.conflict) note(`also used at ${e.conflict.till}, ${new Date(e.conflict.at).toLocaleString()}, order
+ * ${e.conflict.orderId ?? '?'}`);
+ */
+export interface UseConflict {
+  /** The other till: its name on the relay (its till token's), else its device id. */
+  till: string;
+  /** When that till accepted it, ms. */
+  at: number;
+  /** That sale's `orderId` (null when it had none). */
+  orderId: string | null;
+}
+
+/**
+ * Another till's use of an issued coupon, as the relay's feed told this till (`used_on_another_till`).
+ * @example showToCashier(`Used at ${u.till} on ${new Date(u.at).toLocaleString()}`);
+ */
+export interface OtherTillUse {
+  /** The till: its name on the relay (its till token's), else its device id. */
+  till: string;
+  /** Its device id (one database of shop-lookup). */
+  device: string;
+  /** When it accepted the coupon, ms. */
+  at: number;
+  /** Its `orderId` (null when it had none). */
+  orderId: string | null;
 }
 
 /**
@@ -264,16 +313,19 @@ export interface CouponOrder {
    */
   acceptStale?: boolean | undefined;
   /**
-   * Accept an issued coupon again although this till already accepted it for another order and the API does not
-   * show that use yet (default false: such a verdict is `used_on_this_till`). The verdict and its journal entry say
-   * so (`overrides: ['repeat_use']`). The same `orderId` checked again is never a second use.
+   * Accept an issued coupon again although this till (`used_on_this_till`) or another till of the shop
+   * (`used_on_another_till`, heard through the relay) already accepted it for another order and the API does not
+   * show that use yet (default false: such a verdict is refused). The verdict and its journal entry say so
+   * (`overrides: ['repeat_use']`), and the use is shared like any other. The same `orderId` checked again is never a
+   * second use.
    */
   acceptRepeatUse?: boolean | undefined;
 }
 
 /**
  * An override the host passed that turned a refusal into a "yes": `'stale'` (`acceptStale`), `'repeat_use'`
- * (`acceptRepeatUse`). Named on the verdict (`overrides`) and in its journal entry.
+ * (`acceptRepeatUse`: over `used_on_this_till` or `used_on_another_till`). Named on the verdict (`overrides`) and in
+ * its journal entry.
  * @example if (v.ok && v.overrides?.includes('stale')) noteManagerApproval();
  */
 export type CouponOverride = 'stale' | 'repeat_use';
@@ -301,7 +353,9 @@ export interface EarlierUse {
  * code is not known here and the API answered without deciding (the shop's server refused this client, wrong
  * credentials, a wrong `baseUrl`, an error answer): `detail.error` says what happened. `used_on_this_till`: this till
  * already accepted this issued coupon for another order and the API does not show that use yet (`detail.earlierUse`;
- * `acceptRepeatUse` overrides).
+ * `acceptRepeatUse` overrides). `used_on_another_till`: another till of the shop accepted this issued coupon (the
+ * relay told this till: online as fresh as its live feed, offline what it last heard) and the API does not show that
+ * use yet (`detail.otherUse`; `acceptRepeatUse` overrides).
  * @example if (!v.ok && v.reason === 'stale') askManager(v.detail.message);
  */
 export type CouponRejection =
@@ -326,7 +380,8 @@ export type CouponRejection =
 export interface VerdictDetail {
   /**
    * The rule that decided: 'lookup', 'record', 'status', 'period', 'parent' (an issued coupon's coupon), 'app',
-   * 'combination', 'minimum', 'discount', 'use' (this till's earlier use of an issued coupon), 'freshness'.
+   * 'combination', 'minimum', 'discount', 'use' (an earlier use of an issued coupon, on this till or another),
+   * 'freshness'.
    */
   rule: string;
   /** Why, in words a cashier can act on. */
@@ -334,10 +389,12 @@ export interface VerdictDetail {
   /** The field the rule read, and its raw value as received. */
   field?: string;
   value?: unknown;
-  /** For `stale` and `used_on_this_till`: the discount the coupon would give. */
+  /** For `stale`, `used_on_this_till` and `used_on_another_till`: the discount the coupon would give. */
   discount?: number;
   /** For `used_on_this_till`: the earlier sale on this till. */
   earlierUse?: EarlierUse;
+  /** For `used_on_another_till`: the other till's use (the earliest one). */
+  otherUse?: OtherTillUse;
   /** How old the local data is, ms. */
   dataAgeMs?: number;
   /**
@@ -452,6 +509,17 @@ export interface JournalEntry {
   cause: string | null;
   /** The overrides that let this "yes" through (`acceptStale`, `acceptRepeatUse`); [] when none was needed. */
   overrides: CouponOverride[];
+  /**
+   * An accepted issued coupon (a use) on a till that syncs from a relay: when the relay acknowledged it, epoch ms;
+   * null until then (or when it is no use, or the till shares nothing: it syncs from no relay, or the relay does not
+   * take uses). Entries kept from before schema version 7 read null.
+   */
+  shared: number | null;
+  /**
+   * A use that another till's use of the same issued coupon conflicts with (the relay found both: docs/checkout.md,
+   * "Uses shared between tills"): that till, when and for which order. null: none known.
+   */
+  conflict: UseConflict | null;
 }
 
 /**

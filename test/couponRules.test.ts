@@ -10,6 +10,7 @@ import { minimumRule } from '../worker/coupon/minimumRule';
 import { parentRule } from '../worker/coupon/parentRule';
 import { periodRule } from '../worker/coupon/periodRule';
 import { readOrder } from '../worker/coupon/readOrder';
+import { otherTillUseRule } from '../worker/coupon/otherTillUseRule';
 import { repeatUseRule } from '../worker/coupon/repeatUseRule';
 import { useCountWarning } from '../worker/coupon/useCountWarning';
 import type { CheckedOrder, RuleOutcome } from '../worker/coupon/ruleOutcome';
@@ -228,6 +229,34 @@ describe('repeatUseRule', () => {
   });
 });
 
+describe('otherTillUseRule', () => {
+  const OTHER = { till: 'front-1', device: 'd1', at: kst(2026, 6, 1, 9), orderId: 'A-1' };
+
+  it('refuses an issued coupon another till used for another order, naming the earliest such use', () => {
+    const later = { ...OTHER, till: 'front-3', at: kst(2026, 6, 1, 11), orderId: 'C-1' };
+    const outcome = otherTillUseRule('issued', [later, OTHER], order({ orderId: 'B-1' }), 3200, SEOUL);
+    expect(outcome).toMatchObject({ pass: false, reason: 'used_on_another_till', detail: { rule: 'use', discount: 3200, otherUse: OTHER } });
+    expect(outcome.pass ? '' : outcome.detail.message).toBe(
+      'Till front-1 accepted this issued coupon at 2026-06-01 09:00:00 (Asia/Seoul) (order A-1), and the shop API does not show that use yet. Accept it here only if that sale was cancelled (acceptRepeatUse).',
+    );
+  });
+
+  it('lets the same order be checked again, and passes a plain coupon and a code no other till used', () => {
+    expect(otherTillUseRule('issued', [OTHER], order({ orderId: 'A-1' }), 3200, SEOUL).pass).toBe(true);
+    expect(otherTillUseRule('issued', [OTHER], order(), 3200, SEOUL).pass).toBe(false);
+    expect(otherTillUseRule('coupon', [OTHER], order(), 3200, SEOUL).pass).toBe(true);
+    expect(otherTillUseRule('issued', [], order(), 3200, SEOUL).pass).toBe(true);
+  });
+
+  it('comes after this till\'s own earlier use, and acceptRepeatUse lets both through with one override', () => {
+    const settings = { policy: DEFAULT_COUPON_POLICY, timeZone: SEOUL, now: kst(2026, 6, 1, 12), maxDataAgeMs: DAY };
+    const found: FoundCoupon = { kind: 'issued', record: issued({ apply_sale_price: 3000 }), syncedAt: settings.now, source: 'network', uses: [EARLIER], otherUses: [OTHER] };
+    expect(decideCoupon(found, order({ orderId: 'B-1' }), settings)).toMatchObject({ ok: false, reason: 'used_on_this_till' });
+    expect(decideCoupon({ ...found, uses: [] }, order({ orderId: 'B-1' }), settings)).toMatchObject({ ok: false, reason: 'used_on_another_till', detail: { discount: 3000 } });
+    expect(decideCoupon(found, order({ orderId: 'B-1', acceptRepeatUse: true }), settings)).toMatchObject({ ok: true, discount: 3000, overrides: ['repeat_use'] });
+  });
+});
+
 describe('rule order (decideCoupon)', () => {
   const settings = { policy: DEFAULT_COUPON_POLICY, timeZone: SEOUL, now: kst(2026, 6, 1, 12), maxDataAgeMs: DAY };
   const found = (record: Coupon | IssuedCoupon, extra: Partial<FoundCoupon> = {}): FoundCoupon => ({
@@ -250,6 +279,7 @@ describe('rule order (decideCoupon)', () => {
     { name: 'discount before freshness', record: coupon({ apply_sale_percent: 0, apply_sale_price: 0 }), o: order(), expected: 'unreadable/discount' },
     { name: 'discount before use', record: issued({ apply_sale_percent: 0, apply_sale_price: 0 }), kind: 'issued' as const, uses: [EARLIER], o: order(), expected: 'unreadable/discount' },
     { name: 'use before freshness', record: issued({ apply_sale_price: 1000 }), kind: 'issued' as const, uses: [EARLIER], o: order(), expected: 'used_on_this_till/use' },
+    { name: "another till's use before freshness", record: issued({ apply_sale_price: 1000 }), kind: 'issued' as const, otherUses: [{ till: 'front-1', device: 'd1', at: 0, orderId: null }], o: order(), expected: 'used_on_another_till/use' },
     { name: 'freshness after an overridden use', record: issued({ apply_sale_price: 1000 }), kind: 'issued' as const, uses: [EARLIER], o: order({ acceptRepeatUse: true }), expected: 'stale/freshness' },
   ])('$name', ({ record, o, expected, ...extra }) => {
     const v = decideCoupon(found(record, { syncedAt: null, ...extra }), o, settings);

@@ -85,6 +85,29 @@ describe('the relay on a Redis Cluster', () => {
     }
   });
 
+  it("keeps a shop's issued-coupon uses in its slot and merges, confirms and drops them there", async () => {
+    const store = await createRedisStore({ redis: clusterClient(), shopId: 'cluster-uses' });
+    try {
+      const use = (entry: string, at: number) => ({ entry, code: 'IC-1', couponCode: null, orderId: entry, at, override: false });
+      const done = await store.commitUses({
+        batches: [{ device: 'd1', till: 'front-1', uses: [use('e1', 20)], receivedAt: 1_000 }, { device: 'd2', till: 'back-2', uses: [use('x1', 10)], receivedAt: 1_000 }],
+        max: 100, expiredBefore: 0,
+      });
+      expect(done.outcomes).toEqual([
+        { results: [{ entry: 'e1', recorded: true, conflict: { till: 'back-2', at: 10, orderId: 'x1' } }] },
+        { results: [{ entry: 'x1', recorded: true, conflict: null }] },
+      ]);
+      expect((await store.readChunk!(null, 10)).records.map((r) => `${r.resource}/${r.key}`)).toEqual(['uses/IC-1']);
+      expect((await store.dropUses({ codes: ['IC-1'] })).dropped).toEqual(['IC-1']);
+      const changes = (await store.readChanges(0, 10))!;
+      expect(changes.map((c) => `${c.op} ${c.resource}/${c.key}`)).toEqual(['upsert uses/IC-1', 'delete uses/IC-1']);
+      const masters = (await keysByMaster('shop-lookup:{cluster-uses}:*')).filter((keys) => keys.length > 0);
+      expect(masters).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('refuses a key prefix without a hash tag on a cluster, in words', async () => {
     await expect(createRedisStore({ redis: clusterClient(), shopId: 'x', prefix: 'flat:x:' })).rejects.toThrow(/must hold a hash tag/);
   });

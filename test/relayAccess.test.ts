@@ -10,8 +10,8 @@ import { relaysPerTest } from './relayUtils';
 const { relayWith } = relaysPerTest();
 
 const product = MOCK_CODES.firstProductNo;
-/** One request per route name. */
-const ROUTES: Record<RouteName, string> = {
+/** One GET per route name (`uses` is POST only: test/relayUses.test.ts). */
+const ROUTES: Record<Exclude<RouteName, 'uses'>, string> = {
   coupons: '/v2/shop/coupons',
   coupon: `/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}`,
   issuedCoupon: `/v2/shop/issue-coupons/${MOCK_CODES.issuedUnused}`,

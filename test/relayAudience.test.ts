@@ -34,7 +34,7 @@ describe('relayAudience', () => {
     expect(d.status).toBe(200);
     expect(d.body).toMatchObject({ relay: 'shop-lookup', protocol: 1, routes: ['coupon', 'productOptions', 'productOption', 'discovery'] });
     const till = await relayWith({ public: false, authorize: () => true });
-    expect((await till.get('/relay/v1')).body!.routes).toEqual(['coupons', 'coupon', 'issuedCoupon', 'productOptions', 'productOption', 'discovery', 'feed', 'products', 'status']);
+    expect((await till.get('/relay/v1')).body!.routes).toEqual(['coupons', 'coupon', 'issuedCoupon', 'productOptions', 'productOption', 'discovery', 'feed', 'products', 'status', 'uses']);
     const nobody = await relayWith({ public: false, authorize: () => false });
     expect((await nobody.get('/relay/v1')).status).toBe(403);
   });

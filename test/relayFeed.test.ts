@@ -17,7 +17,8 @@ describe('relay feed', () => {
       shop: 'shop-7',
       feed: 'relay/v1/feed',
       products: 'relay/v1/products',
-      routes: ['coupons', 'coupon', 'issuedCoupon', 'productOptions', 'productOption', 'discovery', 'feed', 'products', 'status'],
+      uses: 'relay/v1/uses',
+      routes: ['coupons', 'coupon', 'issuedCoupon', 'productOptions', 'productOption', 'discovery', 'feed', 'products', 'status', 'uses'],
     });
     expect(d.headers.get('x-content-type-options')).toBe('nosniff');
     expect(d.headers.get('content-type')).toBe('application/json; charset=utf-8');

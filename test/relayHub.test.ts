@@ -142,6 +142,37 @@ describe('createRelayHub', () => {
     }
   });
 
+  it("keeps each shop's issued-coupon uses apart: its own feed, its own Redis hash, kept when the shop is opened again", async () => {
+    await startHub({ maxHotShops: 1 });
+    const send = (shop: ShopName, code: string) =>
+      fetch(`${origin}/shops/${shop}/relay/v1/uses`, {
+        method: 'POST',
+        headers: { 'x-till': TILL_TOKENS[shop], 'content-type': 'application/json' },
+        body: JSON.stringify({ device: `dev-${shop}`, uses: [{ entry: `e-${code}`, code, couponCode: null, orderId: null, at: 1, override: false }] }),
+      });
+    expect((await send('shop-a', 'IC-ONLY-A')).status).toBe(200);
+    expect((await send('shop-b', 'IC-ONLY-B')).status).toBe(200);
+    // shop-a's till may not send to shop-b
+    const wrong = await fetch(`${origin}/shops/shop-b/relay/v1/uses`, {
+      method: 'POST', headers: { 'x-till': TILL_TOKENS['shop-a'], 'content-type': 'application/json' }, body: '{}',
+    });
+    expect(wrong.status).toBe(403);
+    for (const shop of ['shop-a', 'shop-b'] as const) {
+      await hub.refresh(shop); // (opened again: maxHotShops 1 closed it meanwhile)
+      const answer = await get(`/shops/${shop}/relay/v1/feed?limit=1000`, TILL_TOKENS[shop]);
+      const uses = (answer.body.upserts as Json[]).filter((u) => u.resource === 'uses').map((u) => u.key);
+      expect(uses).toEqual([shop === 'shop-a' ? 'IC-ONLY-A' : 'IC-ONLY-B']);
+    }
+    const reader = createClient({ url: redis.url });
+    await reader.connect();
+    try {
+      expect(await reader.hKeys('shop-lookup:{shop-a}:snapshot:uses:records')).toEqual(['IC-ONLY-A']);
+      expect(await reader.hKeys('shop-lookup:{shop-b}:snapshot:uses:records')).toEqual(['IC-ONLY-B']);
+    } finally {
+      await reader.close();
+    }
+  });
+
   it("never opens one shop to another shop's till token, answers a refused unknown shop like a refused known one, and unknown and malformed shops 404", async () => {
     await startHub({ clientLimits: { refusedPerMinute: 100 } }); // this test refuses one address more than 10 times
     await hub.refresh('shop-a');
@@ -299,6 +330,11 @@ describe('createRelayHub', () => {
     await redis.start(); // without persistence: empty
     // (no till asks meanwhile: a shop asked for would be opened, and list, by that request)
     await expect.poll(() => SHOPS.map((shop) => listCalls(mocks[shop])), { timeout: 15_000 }).toEqual([2, 2, 2]);
+    // a listing's page is read before it is committed: until then its shop answers 503 (not ready)
+    for (const shop of SHOPS) {
+      const feed = `/shops/${shop}/relay/v1/feed?limit=1`;
+      await expect.poll(async () => (await get(feed, TILL_TOKENS[shop])).status, { timeout: 15_000 }).toBe(200);
+    }
     for (const shop of SHOPS) expect((await snapshotOf(shop)).codes).toContain(`ONLY-${shop}`);
     for (const shop of SHOPS) expect(listCalls(mocks[shop]), shop).toBe(2);
   });

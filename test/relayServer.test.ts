@@ -184,6 +184,12 @@ describe('relay command: configuration', () => {
     expect(readRelayConfig(base, readFile)).toMatchObject({ ok: true, config: { corsOrigins: [] } });
   });
 
+  it('reads USES_RETENTION_DAYS as whole days (default 30)', () => {
+    expect(readRelayConfig({ ...base, USES_RETENTION_DAYS: '7' }, readFile)).toMatchObject({ ok: true, config: { usesRetentionMs: 7 * 86_400_000 } });
+    expect(readRelayConfig(base, readFile)).toMatchObject({ ok: true, config: { usesRetentionMs: 30 * 86_400_000 } });
+    expect(readRelayConfig({ ...base, USES_RETENTION_DAYS: '0' }, readFile)).toMatchObject({ ok: false, message: expect.stringContaining('USES_RETENTION_DAYS') });
+  });
+
   it('reads secrets from <NAME>_FILE (a mounted secret), without its trailing newline', () => {
     writeFileSync(join(dir, 'key'), `${KEY}\n`);
     writeFileSync(join(dir, 'secret'), `${SECRET}\n`);
@@ -341,6 +347,20 @@ describe('relay command: serving', () => {
     // the storefront routes are open (STOREFRONT_OPEN), the coupon list is not
     expect((await ask(`${url}/v2/shop/coupons/WELCOME10`)).status).toBe(200);
     expect((await ask(`${url}/v2/shop/coupons`)).status).toBe(401);
+  });
+
+  it('takes issued-coupon uses from every till with a valid token, named by its token, never from a client STOREFRONT_OPEN lets in', async () => {
+    await ready(server.origin);
+    const body = JSON.stringify({ device: 'dev-cmd', uses: [{ entry: 'e1', code: 'IC-CMD-1', couponCode: null, orderId: 'o1', at: 1, override: false }] });
+    const send = (headers: Record<string, string>) => fetch(`${url}/relay/v1/uses`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    expect((await send({})).status).toBe(401);
+    const sent = await send(bearer(STATIC_TOKEN));
+    expect(sent.status).toBe(200);
+    expect(((await sent.json()) as Json).uses).toEqual([{ entry: 'e1', recorded: true, conflict: null }]);
+    const feed = (await ask(`${url}/relay/v1/feed`, bearer(signed('front-3')))).body as Json;
+    const record = (feed.upserts as Json[]).find((u) => u.resource === 'uses')!.record;
+    expect(record.uses.map((u: Json) => [u.till, u.device])).toEqual([['front-1', 'dev-cmd']]);
+    expect(((await ask(`${url}/relay/v1`, bearer(STATIC_TOKEN))).body as Json).routes).toContain('uses');
   });
 
   it("answers the pages of CORS_ORIGINS across origins, and the storefront routes STOREFRONT_OPEN opens to any page", async () => {

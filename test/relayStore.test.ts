@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../packages/relay/src/store/memoryStore';
 import type { Lease, ListingCheckpoint, RelayStore, ResourceId, StagedRecord } from '../packages/relay/src/store/relayStore';
+import type { UseInput, UsesBatch, UsesRecord } from '../packages/relay/src/store/useRecords';
 import { redisStoreFactory } from './redisStoreFactory';
 
 /** A store factory under test: `now` is a fake clock, `maxChanges` the change-log bound. */
@@ -306,5 +307,57 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
     expect(store.health()).toMatchObject({ ok: true, error: null });
     const off = store.onHealthChange(() => {});
     off();
+  });
+  // biome-ignore lint/correctness/noComponentHookFactories: a use of an issued coupon, not a React hook
+  const useOf = (entry: string, code: string, at: number, orderId: string | null = `o-${entry}`): UseInput =>
+    ({ entry, code, couponCode: 'WELCOME10', orderId, at, override: false });
+  const batch = (device: string, uses: UseInput[], receivedAt = clock): UsesBatch => ({ device, till: `till-${device}`, uses, receivedAt });
+
+  it('keeps uses as the `uses` resource: idempotent by (device, entry), conflicts marked by `at`, in snapshot and changes', async () => {
+    store = await make();
+    await commit('coupons', [rec('A')]);
+    const h0 = await store.head();
+    const first = await store.commitUses({ batches: [batch('d1', [useOf('e1', 'IC-1', 500)]), batch('d2', [useOf('x1', 'IC-1', 400), useOf('x2', 'IC-2', 1)])], max: 100, expiredBefore: 0 });
+    expect(first.outcomes).toEqual([
+      { results: [{ entry: 'e1', recorded: true, conflict: { till: 'till-d2', at: 400, orderId: 'o-x1' } }] },
+      { results: [{ entry: 'x1', recorded: true, conflict: null }, { entry: 'x2', recorded: true, conflict: null }] },
+    ]);
+    // one version per changed code
+    expect(first.head.version).toBe(h0.version + 2);
+    const again = await store.commitUses({ batches: [batch('d2', [useOf('x1', 'IC-1', 400), useOf('x1', 'IC-1', 400)])], max: 100, expiredBefore: 0 });
+    expect(again.outcomes).toEqual([{ results: [{ entry: 'x1', recorded: false, conflict: null }, { entry: 'x1', recorded: false, conflict: null }] }]);
+    expect(again.head.version).toBe(first.head.version);
+    const record = (await store.readRecord('uses', 'IC-1')) as UsesRecord;
+    expect(record.uses.map((u) => [u.device, u.at, u.conflict])).toEqual([['d2', 400, false], ['d1', 500, true]]);
+    const changes = (await store.readChanges(h0.version, 100))!;
+    expect(changes.map((c) => [c.resource, c.key, c.op])).toEqual([['uses', 'IC-1', 'upsert'], ['uses', 'IC-2', 'upsert']]);
+    // snapshot: after the coupons, by key
+    const snap = await store.readSnapshot(null, 100);
+    expect(snap.records.map((r) => `${r.resource}/${r.key}`)).toEqual(['coupons/A', 'uses/IC-1', 'uses/IC-2']);
+    expect((await store.readChunk!('coupons\u0000A', 1)).records.map((r) => r.key)).toEqual(['IC-1']);
+  });
+
+  it('drops confirmed codes and expired ones (a delete each), and refuses a batch past the cap once the expired are gone', async () => {
+    store = await make();
+    await store.commitUses({ batches: [batch('d1', [useOf('e1', 'IC-1', 1), useOf('e2', 'IC-2', 2)], 1_000)], max: 3, expiredBefore: 0 });
+    await store.commitUses({ batches: [batch('d1', [useOf('e3', 'IC-3', 3)], 2_000)], max: 3, expiredBefore: 0 });
+    const h0 = await store.head();
+    const full = await store.commitUses({ batches: [batch('d2', [useOf('x1', 'IC-4', 4)]), batch('d1', [useOf('e3', 'IC-3', 3)])], max: 3, expiredBefore: 500 });
+    // the resend of a known use is not refused at the cap
+    expect(full.outcomes).toEqual([{ full: true }, { results: [{ entry: 'e3', recorded: false, conflict: null }] }]);
+    expect((await store.head()).version).toBe(h0.version);
+    // confirmed: IC-2's uses go (an unknown code drops nothing)
+    const confirmed = await store.dropUses({ codes: ['IC-2', 'IC-9'] });
+    expect(confirmed.dropped).toEqual(['IC-2']);
+    expect(await store.readRecord('uses', 'IC-2')).toBeNull();
+    // at the cap again: IC-1 (newest received 1_000) is expired by the commit itself, IC-3 (2_000) is not
+    const taken = await store.commitUses({ batches: [batch('d2', [useOf('x1', 'IC-4', 4), useOf('x2', 'IC-5', 5)], 3_000)], max: 3, expiredBefore: 1_500 });
+    expect(taken.outcomes).toEqual([{ results: [{ entry: 'x1', recorded: true, conflict: null }, { entry: 'x2', recorded: true, conflict: null }] }]);
+    expect(await store.readRecord('uses', 'IC-1')).toBeNull();
+    const changes = (await store.readChanges(h0.version, 100))!;
+    expect(changes.map((c) => `${c.op} ${c.key}`).sort()).toEqual(['delete IC-1', 'delete IC-2', 'upsert IC-4', 'upsert IC-5']);
+    // the sweep: everything received before 2_500
+    expect((await store.dropUses({ codes: [], expiredBefore: 2_500 })).dropped).toEqual(['IC-3']);
+    expect((await store.readSnapshot(null, 100)).records.map((r) => r.key).sort()).toEqual(['IC-4', 'IC-5']);
   });
 });

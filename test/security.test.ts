@@ -291,7 +291,7 @@ describe('the store, one schema version back', () => {
       expect(await next(lookup.coupon('OLD5'))).toMatchObject({ data: { coupon_code: 'OLD5', name: '버전 5 쿠폰' }, syncedAt: 1_700_000_000_000 });
       const journal = await lookup.offlineJournal();
       // with what that release could not record said plainly, and a key of its id
-      const context = (at: number) => ({ couponCode: null, orderId: null, orderAt: at, source: 'local', cause: 'offline', overrides: [] });
+      const context = (at: number) => ({ couponCode: null, orderId: null, orderAt: at, source: 'local', cause: 'offline', overrides: [], shared: null, conflict: null });
       expect(journal).toEqual(sold.map((e, i) => ({ ...e, id: i + 1, key: `v5-${i + 1}`, ...context(e.at) })));
       expect((await lookup.sync()).ok).toBe(true);
       mock.setDown(true);
@@ -300,7 +300,7 @@ describe('the store, one schema version back', () => {
       const after = await lookup.offlineJournal();
       expect(after.map((e) => [e.id, e.code])).toEqual([[1, 'OLD5'], [2, 'NOPE'], [3, 'WELCOME10']]);
       expect(after[2]!.key).toMatch(/^[0-9a-f]{32}$/);
-      expect((await idb.databases()).find((d) => d.name === 'previous')?.version).toBe(60);
+      expect((await idb.databases()).find((d) => d.name === 'previous')?.version).toBe(70);
     } finally {
       await lookup.close();
       await mock.close();

@@ -155,7 +155,7 @@ describe('storage failures', () => {
     const open = lookup.coupon('WELCOME10');
     expect((await next(open)).data?.coupon_code).toBe('WELCOME10');
     await new Promise<void>((resolve, reject) => {
-      const req = idb.open(db.name, 70); // schema version 7, as a newer shop-lookup in another tab
+      const req = idb.open(db.name, 80); // schema version 8, as a newer shop-lookup in another tab
       req.onsuccess = () => {
         req.result.close();
         resolve();
@@ -168,7 +168,7 @@ describe('storage failures', () => {
     rename('WELCOME10', '새 버전이 연 뒤');
     const report = await lookup.sync();
     expect(report.ok).toBe(false);
-    expect(report.errors.at(-1)).toMatchObject({ code: 'storage_upgraded', message: expect.stringMatching(/newer shop-lookup \(schema version 7\).*older one \(schema version 6\)/) });
+    expect(report.errors.at(-1)).toMatchObject({ code: 'storage_upgraded', message: expect.stringMatching(/newer shop-lookup \(schema version 8\).*older one \(schema version 7\)/) });
     await expect(lookup.validateCoupon('WELCOME10', { amount: 32000 })).rejects.toMatchObject({ code: 'storage_upgraded' });
     expect(await dumpDatabase(idb, db.name)).toBe(before);
     expect(await new Promise<number>((resolve) => {
@@ -177,7 +177,7 @@ describe('storage failures', () => {
         resolve(req.result.version);
         req.result.close();
       };
-    })).toBe(70);
+    })).toBe(80);
   });
 });
 
@@ -232,9 +232,9 @@ describe('without a usable IndexedDB', () => {
 
   it('never opens a database a newer release wrote: its data and journal stay as they were, and this page answers from memory', async () => {
     const idb = new IDBFactory();
-    // as a newer shop-lookup left it: schema version 7, a journal row among its tables
+    // as a newer shop-lookup left it: schema version 8, a journal row among its tables
     const newer = new Dexie('till', { indexedDB: idb, IDBKeyRange });
-    newer.version(7).stores({ coupons: 'coupon_code', meta: 'key', journal: '++id, at', journalV7: '++id' });
+    newer.version(8).stores({ coupons: 'coupon_code', meta: 'key', journal: '++id, at', journalV8: '++id' });
     await newer.table('journal').add({ code: 'SOLD-BY-V7', amount: 1000, ok: true, reason: null, discount: 100, syncedAt: 1, at: 2 });
     newer.close();
     const before = await dumpDatabase(idb, 'till');
@@ -244,7 +244,7 @@ describe('without a usable IndexedDB', () => {
       const status = await next(lookup.status(), (s) => s.storage !== undefined);
       expect(status.storage).toMatchObject({
         memoryOnly: true,
-        error: { code: 'storage_upgraded', message: expect.stringMatching(/newer shop-lookup \(schema version 7\).*older one \(schema version 6\).*Reload the page/) },
+        error: { code: 'storage_upgraded', message: expect.stringMatching(/newer shop-lookup \(schema version 8\).*older one \(schema version 7\).*Reload the page/) },
       });
       expect((await lookup.sync()).ok).toBe(true);
       mock.setDown(true);
@@ -255,6 +255,6 @@ describe('without a usable IndexedDB', () => {
       await lookup.close();
     }
     expect(await dumpDatabase(idb, 'till')).toBe(before);
-    expect((await idb.databases()).find((d) => d.name === 'till')?.version).toBe(70);
+    expect((await idb.databases()).find((d) => d.name === 'till')?.version).toBe(80);
   });
 });

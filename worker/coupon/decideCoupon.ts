@@ -1,11 +1,11 @@
 // The checkout decision for one found record: the rules in their documented order, first rejection wins.
-// Order: record → status → period → parent → app → combination → minimum → discount → use →
-// freshness. Whether the copy can be relied on at all comes first (its newer record could not be read), then the
-// coupon's own validity (it cannot be used at all), then, for an issued coupon, its coupon's, then what the order
-// must be, then the amount; the two rules an order may override (this till's earlier use of an issued coupon, old
-// data) come last: they only ever hold back a "yes" (and report the discount that "yes" would give), and an override
-// is asked for only when nothing that cannot be overridden refuses.
-import type { Coupon, CouponOverride, CouponPolicy, CouponVerdict, EarlierUse, IssuedCoupon } from '../../src/protocol';
+// Order: record → status → period → parent → app → combination → minimum → discount → use (this
+// till's, then another till's) → freshness. Whether the copy can be relied on at all comes first (its newer record
+// could not be read), then the coupon's own validity (it cannot be used at all), then, for an issued coupon, its
+// coupon's, then what the order must be, then the amount; the rules an order may override (an earlier use of an
+// issued coupon, here or at another till; old data) come last: they only ever hold back a "yes" (and report the
+// discount that "yes" would give), and an override is asked for only when nothing that cannot be overridden refuses.
+import type { Coupon, CouponOverride, CouponPolicy, CouponVerdict, EarlierUse, IssuedCoupon, OtherTillUse } from '../../src/protocol';
 import { appRule } from './appRule';
 import { combinationRule } from './combinationRule';
 import { dataAge } from '../store/dataAge';
@@ -14,6 +14,7 @@ import type { ParentCoupon } from './findParentCoupon';
 import { recordRule } from './recordRule';
 import { freshnessRule } from './freshnessRule';
 import { minimumRule } from './minimumRule';
+import { otherTillUseRule } from './otherTillUseRule';
 import { parentRule } from './parentRule';
 import { periodRule } from './periodRule';
 import { repeatUseRule } from './repeatUseRule';
@@ -34,6 +35,11 @@ export interface FoundCoupon {
   parent?: ParentCoupon;
   /** An issued coupon's uses on this till that the API has not confirmed yet (the journal's). */
   uses?: EarlierUse[];
+  /**
+   * An issued coupon's uses at other tills that the API has not confirmed, as the relay last told
+   * (findOtherTillUses.ts).
+   */
+  otherUses?: OtherTillUse[];
 }
 
 /** Settings the rules read. */
@@ -70,7 +76,9 @@ export function decideCoupon(found: FoundCoupon, order: CheckedOrder, settings: 
   const overrides: CouponOverride[] = [];
   const repeat = repeatUseRule(kind, found.uses ?? [], order, discount.discount, settings.timeZone);
   if (!repeat.pass && !order.acceptRepeatUse) return { ok: false, reason: repeat.reason, coupon: record, kind, syncedAt, source, detail: repeat.detail };
-  if (!repeat.pass) overrides.push('repeat_use');
+  const other = otherTillUseRule(kind, found.otherUses ?? [], order, discount.discount, settings.timeZone);
+  if (!other.pass && !order.acceptRepeatUse) return { ok: false, reason: other.reason, coupon: record, kind, syncedAt, source, detail: other.detail };
+  if (!repeat.pass || !other.pass) overrides.push('repeat_use');
   const fresh = freshnessRule({ source, syncedAt, now: settings.now, maxDataAgeMs: settings.maxDataAgeMs, discount: discount.discount });
   if (!fresh.pass && !order.acceptStale) return { ok: false, reason: fresh.reason, coupon: record, kind, syncedAt, source, detail: fresh.detail };
   if (!fresh.pass) overrides.push('stale');

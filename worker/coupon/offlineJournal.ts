@@ -5,9 +5,10 @@
 import { ShopLookupError } from '../../src/protocol';
 import type { CouponVerdict, EarlierUse, JournalEntry, JournalPage, LookupError } from '../../src/protocol';
 import type { CheckedOrder } from './ruleOutcome';
+import { deviceIdOf } from '../store/deviceId';
 import { newEntryKey } from '../store/newEntryKey';
 import { engineError } from '../store/storageErrors';
-import type { ShopDatabase, TillUse } from '../store/store';
+import type { OutgoingUse, ShopDatabase, TillUse } from '../store/store';
 
 /** Entries waiting in memory for storage at most; beyond that only the verdict (`journaled: false`) tells. */
 const MAX_UNSAVED_ENTRIES = 10_000;
@@ -42,7 +43,10 @@ export interface OfflineJournal {
    * stored, and the ones waiting for storage (with no id yet).
    */
   usesOf(code: string): Promise<EarlierUse[]>;
-  /** The API's record of `code` says it was used: this till's uses of it are confirmed, and forgotten. */
+  /**
+   * The API's record of `code` says it was used: this till's uses of it are confirmed, and forgotten (unsent ones
+   * too).
+   */
   endUses(code: string): Promise<void>;
   /** One page of entries, oldest first (see JournalPage). */
   list(page?: JournalPage): Promise<JournalEntry[]>;
@@ -80,6 +84,8 @@ function entryOf({ code, order, verdict, at, cause }: JournalRecord): Entry {
     source: verdict.source,
     cause,
     overrides: verdict.ok ? (verdict.overrides ?? []) : [],
+    shared: null,
+    conflict: null,
   };
 }
 
@@ -89,14 +95,18 @@ function entryOf({ code, order, verdict, at, cause }: JournalRecord): Entry {
  * journaled only verdicts decided from local data while the API could not be reached), no overrides, no order
  * reference, the decision time as the order's.
  */
-const readEntry = (e: JournalEntry): JournalEntry =>
-  e.key !== undefined ? e : { ...e, couponCode: null, orderId: null, orderAt: e.at, source: 'local', cause: 'offline', overrides: [], key: `v5-${e.id}` };
+const readEntry = (e: JournalEntry): JournalEntry => {
+  const kept = e.key !== undefined ? e : { ...e, couponCode: null, orderId: null, orderAt: e.at, source: 'local' as const, cause: 'offline', overrides: [], key: `v5-${e.id}` };
+  // (schema version 6 and before: nothing was shared yet)
+  return { ...kept, shared: kept.shared ?? null, conflict: kept.conflict ?? null };
+};
 
 /** An accepted issued coupon: a use of it on this till. */
 const isUse = (e: Entry) => e.ok && e.kind === 'issued';
 
-const tillUse = (e: Entry, journalId: number): TillUse => ({
+const tillUse = (e: Entry, journalId: number, device: string): TillUse => ({
   key: e.key,
+  device,
   code: e.code,
   journalId,
   at: e.at,
@@ -112,6 +122,17 @@ const earlierUse = (e: Entry | TillUse, journalId: number | null): EarlierUse =>
   orderId: e.orderId,
   amount: e.amount,
   orderAt: e.orderAt,
+});
+
+/** The use as the relay is told it (POST relay/v1/uses). */
+const outgoingUse = (e: Entry, device: string): OutgoingUse => ({
+  entry: e.key,
+  device,
+  code: e.code,
+  couponCode: e.couponCode,
+  orderId: e.orderId,
+  at: e.at,
+  override: e.overrides.includes('repeat_use'),
 });
 
 /** Why an entry waits although no write failed just now (the queue is full, or a flush ended meanwhile). */
@@ -162,13 +183,17 @@ export function createOfflineJournal(
       try {
         while (unsaved.length > 0) {
           const batch = unsaved.slice();
-          await db.transaction('rw', db.journal, db.tillUses, async () => {
+          await db.transaction('rw', [db.journal, db.tillUses, db.outbox, db.meta], async () => {
             const stored = new Set(await db.journal.where('key').anyOf(batch.map((e) => e.key)).keys());
             const fresh = batch.filter((e) => !stored.has(e.key));
             const ids = await db.journal.bulkAdd(fresh as JournalEntry[], { allKeys: true });
-            // a use is remembered with its entry, never without it
-            const uses = fresh.flatMap((e, i): TillUse[] => (isUse(e) ? [tillUse(e, ids[i]!)] : []));
-            if (uses.length > 0) await db.tillUses.bulkPut(uses);
+            // a use is remembered with its entry, never without it, and waits in the outbox for the relay (a till
+            // that syncs from no relay never sends it: the outbox only keeps it)
+            const uses = fresh.flatMap((e, i) => (isUse(e) ? [[e, ids[i]!] as const] : []));
+            if (uses.length === 0) return;
+            const device = await deviceIdOf(db);
+            await db.tillUses.bulkPut(uses.map(([e, id]) => tillUse(e, id, device)));
+            await db.outbox.bulkPut(uses.map(([e]) => outgoingUse(e, device)));
           });
           unsaved.splice(0, batch.length); // (entries added meanwhile stay for the next round)
         }
@@ -210,7 +235,11 @@ export function createOfflineJournal(
       return [...stored.map((u) => earlierUse(u, u.journalId)), ...waiting.map((e) => earlierUse(e, null))];
     },
     async endUses(code) {
-      await db.tillUses.where('code').equals(code).delete();
+      // (and the relay need not hear of them any more: it drops the uses the API shows)
+      await db.transaction('rw', db.tillUses, db.outbox, async () => {
+        await db.tillUses.where('code').equals(code).delete();
+        await db.outbox.where('code').equals(code).delete();
+      });
     },
     async list(page = {}) {
       await flush();

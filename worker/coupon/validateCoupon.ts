@@ -7,6 +7,7 @@ import { typedCode } from '@shop-lookup/shop-api';
 import { resolvePolicy } from './couponPolicy';
 import { absentVerdict, decideCoupon } from './decideCoupon';
 import { findCoupon } from './findCoupon';
+import { findOtherTillUses } from './findOtherTillUses';
 import { DEFAULT_MAX_DATA_AGE_MS } from './freshnessRule';
 import { readOrder } from './readOrder';
 import type { CheckedOrder } from './ruleOutcome';
@@ -91,7 +92,7 @@ export function createCouponValidator(deps: CouponValidatorDeps): CouponValidato
       // the API's record shows a use: this till's uses of it are confirmed (the status rule refuses it anyway);
       // otherwise they are what the repeat-use rule reads
       if (usedField(outcome.found.record, rules.policy) !== null) await journal.endUses(code).catch(() => undefined);
-      else outcome.found.uses = await journal.usesOf(code);
+      else [outcome.found.uses, outcome.found.otherUses] = await Promise.all([journal.usesOf(code), findOtherTillUses(deps.db, code)]);
     }
     const now = deps.now();
     const why = 'message' in outcome ? outcome.message : (outcome.problem?.message ?? '');

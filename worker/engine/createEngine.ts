@@ -155,6 +155,7 @@ function assembleEngine(options: EngineOptions, listener: WatchListener, deps: E
     syncAllowed: () => claim.ready.then((blocked) => !blocked),
     onReconnect: () => watches.refreshIfDue(),
     onServerDate: clock.sample,
+    changes,
   }, early.network);
   const claim = createDatabaseClaim({
     ...core,

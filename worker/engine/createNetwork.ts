@@ -2,6 +2,7 @@
 // feed). Only loadNetwork.ts imports it, with import(), so it stays out of the worker's entry: answering from
 // IndexedDB needs none of it, and the first answer after a reload does not wait for it to parse. Import nothing from
 // here statically (types aside).
+import Dexie, { RangeSet } from 'dexie';
 import { type LookupErrorCode, type ShopLookupError, toLookupError } from '../../src/protocol';
 import { acceptEncodingSettable, askCompressed, type ApiClient, createApiClient, createRateLimiter, createTransport, DEFAULT_RATE_LIMITS, LOOKUP_RETRY, type RateLimiter, retry, type RetryPolicy, serverRefusal, SYNC_RETRY } from '@shop-lookup/shop-api';
 import type { AskToken, SyncReport } from '../../src/protocol';
@@ -15,6 +16,9 @@ import { createSourceChooser, probeRelay, sourceModeOf, type SourceChoice } from
 import { createRelayFeedClient } from '../sync/relay/relayFeedClient';
 import { createRelayFeedSource, PRODUCTS_UNIT } from '../sync/relay/relayFeedSource';
 import { startRelayLive } from '../sync/relay/relayLive';
+import type { StorageChanges } from '../store/storageChanges';
+import { watchUseConflicts } from '../sync/relay/useConflicts';
+import { createUsesSender } from '../sync/relay/usesSender';
 import { createSyncRunner } from '../sync/syncRunner';
 import { createSyncScheduler, isSyncDue, type SyncScheduler } from '../sync/syncScheduler';
 import type { EngineCore } from './engineCore';
@@ -54,6 +58,8 @@ export interface NetworkDeps extends Pick<EngineCore, 'options' | 'db' | 'now' |
   onReconnect(): void;
   /** The `Date` header of every answer of the API or the relay (the engine's clock, serverClock.ts). */
   onServerDate(date: string | null): void;
+  /** Committed writes, by any tab: the outbox (uses to send) and the journal (status().useConflicts) are followed. */
+  changes: StorageChanges;
 }
 
 export interface Network {
@@ -133,9 +139,12 @@ export function createNetwork(deps: NetworkDeps, access: ApiAccess = createApiAc
   const timeoutMs = options.requestTimeoutMs ?? 15_000;
   const onAnswer = () => deps.connectivity.reportAnswer();
   const onUnreachable = () => deps.connectivity.reportUnreachable();
+  const feedClient = createRelayFeedClient({ baseUrl: options.baseUrl, fetch, timeoutMs, signal, onAnswer, onUnreachable });
+  const uses = createUsesSender({ db, client: feedClient, takesUses: (s) => takesUses(s), now, signal });
   const relay = createRelayFeedSource({
     db,
-    client: createRelayFeedClient({ baseUrl: options.baseUrl, fetch, timeoutMs, signal, onAnswer, onUnreachable }),
+    client: feedClient,
+    uses,
     onVersion: (relayVersion) => {
       deps.status.facts.set({ relayVersion });
       // what the feed confirmed shows in status() at once (a live change or confirmation arrives outside a sync)
@@ -180,6 +189,23 @@ export function createNetwork(deps: NetworkDeps, access: ApiAccess = createApiAc
     relayAccepted = choice.kind === 'relay' && !byCode && allows(choice, 'feed');
     return choice;
   }
+  /** The routes a relay forced by `source: 'relay'` lists, asked once (the chooser had no reason to ask). */
+  let forcedRoutes: Promise<string[] | null> | null = null;
+  const routesOf = async (choice: SourceChoice, s?: AbortSignal) => {
+    if (choice.info) return choice.info.routes;
+    forcedRoutes ??= probeRelay(fetch, options.baseUrl, timeoutMs, s ? AbortSignal.any([signal, s]) : signal).then((a) => (a.kind === 'relay' ? (a.info?.routes ?? null) : null));
+    // (no answer: asked again next time)
+    return forcedRoutes.catch(() => (forcedRoutes = null));
+  };
+  /** The relay this engine syncs from takes its uses of issued coupons: only when its discovery lists `uses`. */
+  async function takesUses(s?: AbortSignal): Promise<boolean> {
+    try {
+      const choice = await choose(s);
+      return choice.kind === 'relay' && (await routesOf(choice, s))?.includes('uses') === true;
+    } catch {
+      return false; // (no answer yet: the next sync asks again)
+    }
+  }
   const runner = createSyncRunner({
     source: async (s) => {
       const choice = await choose(s);
@@ -222,6 +248,17 @@ export function createNetwork(deps: NetworkDeps, access: ApiAccess = createApiAc
     connectivity: deps.connectivity,
     onChange: (l) => deps.status.facts.subscribe(l),
     signal,
+  });
+  // every key of a table (storageChanges.ts's wholeTable, whose import would move that module out of the first load)
+  const whole = (table: 'outbox' | 'journal') => ({ [table]: new RangeSet(-Infinity, [[]]) });
+  watchUseConflicts({ db, status: deps.status, watchJournal: (changed) => deps.changes.watch(whole('journal'), changed) });
+  // A use written to the outbox (a verdict in any tab) goes to the relay at once, sent by the leader alone (one
+  // sender per database); a failure waits for the next sync, which retries and reports it. Offline, the sync on
+  // reconnect sends what waits.
+  deps.changes.watch(whole('outbox'), () => {
+    if (!deps.leadership.isLeader || deps.connectivity.offline) return;
+    // (told inside the committing transaction's completion: the send runs outside its zone)
+    void Dexie.ignoreTransaction(() => uses.send((step) => retry(step, syncPolicy, { signal }))).catch(() => undefined);
   });
   const context = (priority: SyncContext['priority'], policy: RetryPolicy): SyncContext => ({
     db,

@@ -33,9 +33,9 @@ export interface DatabaseClaim {
    */
   exclusive<T>(work: () => Promise<T>): Promise<T>;
   /**
-   * Empties the tables under the sync lock and claims the database again (clear()). The offline journal, and this
-   * till's uses of issued coupons (TillUse), are kept unless `discardJournal`; a database of another shop whose
-   * journal holds entries is not emptied then.
+   * Empties the tables under the sync lock and claims the database again (clear()). The offline journal, this
+   * till's uses of issued coupons (TillUse) and those not sent to the relay yet are kept unless `discardJournal`; a
+   * database of another shop whose journal holds entries is not emptied then.
    */
   emptyAndReclaim(discardJournal: boolean): Promise<void>;
   /** Adds products this engine tracks (shop-wide); resolves with those new to the database. */
@@ -160,7 +160,8 @@ export function createDatabaseClaim(deps: DatabaseClaimDeps): DatabaseClaim {
           // with its data)
           const unreconciled = discardJournal ? 0 : await db.journal.count();
           if (unreconciled > 0 && otherShop) throw journalNotEmpty(db.name, unreconciled);
-          const kept = new Set(discardJournal || otherShop ? [] : [db.journal.name, db.tillUses.name]);
+          // (the uses not sent to the relay yet too: the other tills still need to hear of them)
+          const kept = new Set(discardJournal || otherShop ? [] : [db.journal.name, db.tillUses.name, db.outbox.name]);
           await Promise.all(db.tables.filter((t) => !kept.has(t.name)).map((t) => t.clear()));
         });
         forget();

@@ -3,6 +3,7 @@
 // refuses to serve another.
 import { ShopLookupError } from '../../src/protocol';
 import type { LookupError, ShopAuth } from '../../src/protocol';
+import type { ShopMismatch } from './shopMismatch';
 import { metaKey, type ShopDatabase, type ShopIdentity } from './store';
 
 async function sha256(text: string): Promise<string> {
@@ -55,30 +56,13 @@ export function defaultDbName(shopId: string | undefined): string {
   return shopId === undefined ? 'shop-lookup' : `shop-lookup:${shopId}`;
 }
 
-function mismatch(db: ShopDatabase, stored: ShopIdentity, mine: ShopIdentity, verdict: Verdict): LookupError {
-  if (verdict === 'otherRelay') {
-    return {
-      code: 'shop_mismatch',
-      message: `The relay at ${mine.baseUrl} serves shop ${JSON.stringify(mine.relayShop)}, but the local database "${db.name}" holds the data of shop ${JSON.stringify(stored.relayShop)} (from the relay there before), so nothing of it is stored. Point baseUrl back at that shop's relay, or call clear() to drop the data and take this relay's.`,
-    };
-  }
-  const whose = stored.shopId ? `shop ${JSON.stringify(stored.shopId)} at ${stored.baseUrl}` : stored.baseUrl;
-  return {
-    code: 'shop_mismatch',
-    message: `The local database "${db.name}" holds the data of another shop (${whose}), so it is not served here. Use one dbName per shop (and a shopId). To drop the other shop's data, first export its offline journal (open the database with that shop's settings: offlineJournal(), then clearOfflineJournal(lastId)), then call clear().`,
-  };
-}
-
 /** A till that names its shop (shopId) takes no relay that names another, whatever its database holds. */
-function relayRefusal(mine: ShopIdentity): LookupError | null {
-  const myId = mine.shopId ?? null;
-  const relay = mine.relayShop ?? null;
-  if (myId === null || relay === null || relay === myId) return null;
-  return {
-    code: 'shop_mismatch',
-    message: `The relay at ${mine.baseUrl} serves shop ${JSON.stringify(relay)}, but this till is for shop ${JSON.stringify(myId)} (its shopId), so nothing of it is stored. Point baseUrl at that shop's relay, or give the relay the same shopId (createShopRelay({ shopId: ${JSON.stringify(myId)} })).`,
-  };
-}
+const relayRefused = (mine: ShopIdentity): boolean =>
+  (mine.shopId ?? null) !== null && (mine.relayShop ?? null) !== null && mine.relayShop !== mine.shopId;
+
+// the refusals' words load only when a database is refused: they stay out of the worker's first load
+const refusal = (reason: ShopMismatch, db: ShopDatabase, mine: ShopIdentity, stored?: ShopIdentity): Promise<LookupError> =>
+  import('./shopMismatch').then((m) => m.shopMismatch(reason, db.name, mine, stored));
 
 /**
  * Call first inside every transaction that writes what the API answered outside a sync (which checks under the
@@ -90,14 +74,16 @@ export async function assertShop(db: ShopDatabase, mine: ShopIdentity | undefine
   if (!mine) return;
   const stored = (await db.meta.get(metaKey.shop)) as ShopIdentity | undefined;
   const verdict = stored ? compare(stored, mine) : 'other';
-  const error =
-    relayRefusal(mine) ??
-    (stored && (verdict === 'same' || verdict === 'adopt')
-      ? null
-      : stored
-        ? mismatch(db, stored, mine, verdict)
-        : { code: 'shop_mismatch', message: `The local database "${db.name}" was cleared meanwhile and is not claimed by this shop; nothing was stored.` });
-  if (error) throw new ShopLookupError(error.code, error.message);
+  const reason: ShopMismatch | null = relayRefused(mine)
+    ? 'relayRefused'
+    : !stored
+      ? 'cleared'
+      : verdict === 'other' || verdict === 'otherRelay'
+        ? verdict
+        : null;
+  if (reason === null) return;
+  const error = await refusal(reason, db, mine, stored);
+  throw new ShopLookupError(error.code, error.message);
 }
 
 /**
@@ -106,9 +92,8 @@ export async function assertShop(db: ShopDatabase, mine: ShopIdentity | undefine
  * @returns null when the database may be used; a `shop_mismatch` error when it holds another shop's data.
  */
 export async function checkShopIdentity(db: ShopDatabase, mine: ShopIdentity): Promise<LookupError | null> {
-  const refused = relayRefusal(mine);
-  if (refused) return refused;
-  return db.transaction('rw', db.meta, async () => {
+  if (relayRefused(mine)) return refusal('relayRefused', db, mine);
+  const found = await db.transaction('rw', db.meta, async () => {
     const stored = (await db.meta.get(metaKey.shop)) as ShopIdentity | undefined;
     if (!stored) {
       await db.meta.put(mine);
@@ -116,6 +101,7 @@ export async function checkShopIdentity(db: ShopDatabase, mine: ShopIdentity): P
     }
     const verdict = compare(stored, mine);
     if (verdict === 'adopt') await db.meta.put(adopted(stored, mine));
-    return verdict === 'other' || verdict === 'otherRelay' ? mismatch(db, stored, mine, verdict) : null;
+    return verdict === 'other' || verdict === 'otherRelay' ? { verdict, stored } : null;
   });
+  return found && refusal(found.verdict, db, mine, found.stored);
 }

@@ -8,7 +8,7 @@ import { refuseNewerSchema } from './refuseNewerSchema';
 /**
  * The schema version this release declares last (below); a database at a later one is refused (refuseNewerSchema.ts).
  */
-const SCHEMA_VERSION = 6;
+const SCHEMA_VERSION = 7;
 
 /** When the API last confirmed a resource or an item (`coupons`, `coupon:<code>`, `options:<no>`, ...). */
 export interface Confirmation {
@@ -79,6 +79,11 @@ export interface ShopIdentity {
 export interface TillUse {
   /** The key of the journal entry of the sale (JournalEntry.key). */
   key: string;
+  /**
+   * The device that accepted it (deviceId.ts). Absent in rows of schema version 6, whose uses were never sent: the
+   * first send puts them in the outbox (shareUses.ts) and fills it in.
+   */
+  device?: string;
   /** The issued coupon's code, as the journal has it. */
   code: string;
   /** The journal entry's id. */
@@ -88,6 +93,54 @@ export interface TillUse {
   orderId: string | null;
   orderAt: number;
   amount: number;
+}
+
+/**
+ * One use of an issued coupon this till accepted, waiting to be sent to the relay (POST relay/v1/uses, as one item of
+ * its `uses`): written with its journal entry, in one transaction, deleted once the relay acknowledged it. Kept when
+ * the journal is cleared (the shop's other tills still need to hear of it) and by clear() (unless
+ * `discardJournal`), under the device that accepted it.
+ */
+export interface OutgoingUse {
+  /** The journal entry's key. */
+  entry: string;
+  /** The device (this database's id when the use was accepted: deviceId.ts). */
+  device: string;
+  code: string;
+  couponCode: string | null;
+  orderId: string | null;
+  /** When the till accepted it, epoch ms. */
+  at: number;
+  /** An override (`acceptRepeatUse`) let it through. */
+  override: boolean;
+}
+
+/** One use of an issued coupon as the relay's feed tells it (resource `uses`; docs/feed-protocol.md). */
+export interface SharedUse {
+  /** The till's name on the relay (its token's), else its device id. */
+  till: string;
+  device: string;
+  entry: string;
+  orderId: string | null;
+  at: number;
+  receivedAt: number;
+  override: boolean;
+  /** A later sale of a code another sale used first (not the same device and order). */
+  conflict: boolean;
+}
+
+/** The uses of one issued coupon every till of the shop reported and the API has not confirmed (the feed's `uses`). */
+export interface SharedUses {
+  code: string;
+  couponCode: string | null;
+  /** By `at`, then `receivedAt`. */
+  uses: SharedUse[];
+}
+
+/** This database's device id: made once, kept across reloads, made again after clear() emptied `meta` (deviceId.ts). */
+export interface DeviceRow {
+  key: '@device';
+  id: string;
 }
 
 /** The products whose options every full sync lists, shop-wide (trackedProducts.ts reads and writes it). */
@@ -140,7 +193,8 @@ export type MetaRow =
   | FeedState
   | EmptyListing
   | UnlistedSuspects
-  | ClockOffsetRow;
+  | ClockOffsetRow
+  | DeviceRow;
 
 /**
  * The codes of one listed page of the running coupon sync. A unique index over all of them finds a code listed
@@ -190,6 +244,10 @@ export class ShopDatabase extends Dexie {
   journal!: Table<JournalEntry, number>;
   /** This till's uses of issued coupons the API has not confirmed yet (version 6). */
   tillUses!: Table<TillUse, string>;
+  /** Uses of issued coupons this till accepted that the relay has not acknowledged yet (version 7). */
+  outbox!: Table<OutgoingUse, string>;
+  /** The shop's uses of issued coupons as the relay's feed tells them, by code (version 7). */
+  sharedUses!: Table<SharedUses, string>;
   /** A relay snapshot being built aside while the last good data keeps answering (version 5; see feedState.ts). */
   feedStage!: Table<FeedStageRow, [string, string]>;
 
@@ -226,7 +284,11 @@ export class ShopDatabase extends Dexie {
     // version 6: every journal entry has a key of its own (unique), so writing it again is harmless, and this
     // till's uses of issued coupons (TillUse). Entries kept from before are left as they are: the journal reads
     // them with what their release did not record (offlineJournal.ts)
-    this.version(SCHEMA_VERSION).stores({ journal: '++id, at, &key', tillUses: 'key, code' });
+    this.version(6).stores({ journal: '++id, at, &key', tillUses: 'key, code' });
+    // version 7: the uses shared through a relay (the outbox, the shop's uses by code) and the journal's conflicts
+    // (indexed: only entries that have one). This till's uses from before reach the outbox at the first send
+    // (shareUses.ts): an upgrade here would weigh on every first load
+    this.version(SCHEMA_VERSION).stores({ journal: '++id, at, &key, conflict.at', outbox: 'entry, code', sharedUses: 'code' });
   }
 }
 

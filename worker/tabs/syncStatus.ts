@@ -32,6 +32,8 @@ interface StatusFacts {
   relay: SyncStatus['relay'] | null;
   /** What the shop's server refused this engine since it started (or since the host's last sync()). */
   refused: LookupError[];
+  /** The journal's entries marked conflicting (useConflicts.ts); null: none. */
+  useConflicts: SyncStatus['useConflicts'] | null;
 }
 
 /** A clock off by more than this is shown in status(). @example Math.abs(offset) > CLOCK_SHOWN_MS */
@@ -67,6 +69,7 @@ export function createSyncStatus(connectivity: Connectivity) {
     journalError: null,
     relay: null,
     refused: [],
+    useConflicts: null,
   });
   const view = (): SyncStatus => {
     const f = facts.get();
@@ -87,6 +90,7 @@ export function createSyncStatus(connectivity: Connectivity) {
     if (storageError) status.storage = { error: storageError, memoryOnly: f.memoryOnly, unsavedJournal: f.unsavedJournal };
     if (f.source === 'relay' && f.relay) status.relay = f.relay;
     if (f.refused.length > 0) status.refused = f.refused;
+    if (f.useConflicts) status.useConflicts = f.useConflicts;
     return status;
   };
   return {

@@ -35,14 +35,16 @@ import { listAnswer } from './feed/snapshotList';
 import { storeTokenSlot } from './store/storeTokenSlot';
 import type { RelayStatus, ShopRelay, ShopRelayOptions } from './types';
 import { createUpstreamSync, type UpstreamSync } from './upstream/upstreamSync';
+import { createUsesRoute, type UsesRoute } from './feed/usesRoute';
 
 const RELAY_ROUTES: Record<string, { name: RouteName; methods: string[] }> = {
   '/relay/v1': { name: 'discovery', methods: ['GET'] },
   '/relay/v1/feed': { name: 'feed', methods: ['GET'] },
   '/relay/v1/products': { name: 'products', methods: ['GET', 'POST'] },
   '/relay/v1/status': { name: 'status', methods: ['GET'] },
+  '/relay/v1/uses': { name: 'uses', methods: ['POST'] },
 };
-const RELAY_SHAPES = 'GET relay/v1, relay/v1/feed, relay/v1/status, and GET or POST relay/v1/products';
+const RELAY_SHAPES = 'GET relay/v1, relay/v1/feed, relay/v1/status, GET or POST relay/v1/products, and POST relay/v1/uses';
 
 /** The routes a relay serves and its words about what it refuses (the door's; a hub names a shop's route with them). */
 export const RELAY_SERVED = {
@@ -61,6 +63,9 @@ interface Running {
   offHealth: () => void;
   fair: FairShare;
   products: ProductTracking;
+  uses: UsesRoute;
+  /** The sweep that drops uses past usesRetentionMs. */
+  usesSweep: ReturnType<typeof setInterval>;
 }
 
 /** The store as the sync sees it, telling `held` whenever this instance takes or gives up the sync lease. */
@@ -97,6 +102,10 @@ export function defaultShopId(key: string): string {
 const DEFAULT_LISTING_SHARE = 0.75;
 const DEFAULT_MAX_TRACKED_PRODUCTS = 100;
 const DEFAULT_PRODUCT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+const DEFAULT_MAX_USES = 100_000;
+const DEFAULT_USES_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+/** How often a relay drops the uses past their retention (any instance may: the drop is idempotent). */
+const USES_SWEEP_MS = 60 * 60 * 1000;
 
 /** What a hub gives each shop's relay besides the public options (not part of the public API). */
 export interface ShopRelayInternals {
@@ -245,10 +254,15 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       now,
       log,
     });
+    const retentionMs = options.usesRetentionMs ?? DEFAULT_USES_RETENTION_MS;
+    const uses = createUsesRoute({ store, now, max: options.maxUses ?? DEFAULT_MAX_USES, retentionMs, log });
+    // hourly, or as often as a short retention needs (a minute at most often)
+    const usesSweep = setInterval(() => void uses.prune(), Math.min(USES_SWEEP_MS, Math.max(60_000, retentionMs)));
+    usesSweep.unref();
     if (options.products?.length) await store.trackProducts(options.products, { at: now() });
     await mirror.catchUp();
     void sync.run().then(() => mirror.catchUp());
-    return { store, owned, mirror, sync, feed, offHealth, fair, products };
+    return { store, owned, mirror, sync, feed, offHealth, fair, products, uses, usesSweep };
   }
 
   const started = start();
@@ -298,7 +312,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     // identical requests share one upstream call (in the turn of the client that asked first); a call still waiting
     // for its turn is given up once every client waiting for it hung up, one already sent finishes (and is kept for
     // later ones when it succeeded)
-    return items.run(
+    const answer = await items.run(
       `${route.path}${route.query}`,
       async (abandoned) =>
         (await forwarder!.forward(route, closing.signal, r.fair.forClient(client, abandoned))) ??
@@ -306,6 +320,9 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       (answer) => answer?.shareable === true,
       clientGone,
     );
+    // an issued coupon the API shows used: the uses the tills reported of it are confirmed, and dropped
+    if (route.name === 'issuedCoupon') r.uses.read(decodeURIComponent(route.path.split('/')[4]!), answer);
+    return answer;
   }
 
   async function serveRelay(r: Running, name: RouteName, req: IncomingMessage, search: string, client: Client, signal: AbortSignal) {
@@ -317,6 +334,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
           shop: shopId,
           feed: 'relay/v1/feed',
           products: 'relay/v1/products',
+          uses: 'relay/v1/uses',
           routes: await allowedRoutes(access, req),
         });
       case 'status':
@@ -327,6 +345,8 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
         const coupons = (await checkAccess(access, req, 'coupons')) === null;
         return serveFeed(r.feed, search, Array.isArray(tag) ? tag[0] : tag, signal, { coupons });
       }
+      case 'uses':
+        return r.uses.post(req, client);
       default:
         // new products are checked with the API, then listed at once by whichever instance holds the lease
         return req.method === 'POST' ? r.products.post(req, client) : r.products.list();
@@ -361,6 +381,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
   relay.refresh = async ({ due = false }: { due?: boolean } = {}) => {
     const r = await started;
     await r.sync.run(due ? {} : { force: true });
+    await r.uses.prune();
     await r.mirror.catchUp();
   };
   relay.status = async () => status(await started);
@@ -373,6 +394,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       const r = await started.catch(() => null);
       if (!r) return;
       r.sync.close();
+      clearInterval(r.usesSweep);
       // the run under way ends first: a commit already sent finishes, and the sync lease is released, so another
       // instance lists at once instead of waiting for the lease to run out
       await r.sync.run().catch(() => undefined);

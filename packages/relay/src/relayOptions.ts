@@ -31,7 +31,7 @@ function isRedisUrl(value: string): boolean {
 /** The methods a RelayStore has (relayStore.ts; the compiler checks that none is missing here; readChunk, refusals and
  * the kept bodies are optional). */
 const STORE_METHODS = [
-  'head', 'readSnapshot', 'readChanges', 'readHashes', 'readRecord', 'commitListing', 'readCheckpoint', 'stagePage',
+  'head', 'readSnapshot', 'readChanges', 'readHashes', 'readRecord', 'commitListing', 'commitUses', 'dropUses', 'readCheckpoint', 'stagePage',
   'readStaged', 'discardListing', 'trackedProducts', 'trackProducts', 'dropProductsAskedBefore', 'acquireLease',
   'renewLease', 'releaseLease', 'readToken', 'writeToken', 'dropToken', 'rateLimiter', 'onHeadChange', 'health',
   'onHealthChange', 'close',
@@ -63,6 +63,8 @@ const relayShape = {
   maxTrackedProducts: z.optional(wholeNumber(0)),
   productTtlMs: z.optional(wholeNumber(1)),
   maxLongPolls: z.optional(wholeNumber(1)),
+  maxUses: z.optional(wholeNumber(0)),
+  usesRetentionMs: z.optional(wholeNumber(1)),
   cors: z.optional(z.strictObject({ origins: z.array(z.string().refine(isOrigin)), anyOriginRoutes: z.optional(z.array(z.enum(ALL_ROUTES))) })),
   observer: z.optional(
     z.custom<NonNullable<ShopRelayOptions['observer']>>(
@@ -93,6 +95,8 @@ const RELAY_EXPECTED: Record<string, string> = {
   maxTrackedProducts: 'a whole number, at least 0',
   productTtlMs: 'a whole number of milliseconds, at least 1',
   maxLongPolls: 'a whole number, at least 1',
+  maxUses: 'a whole number, at least 0',
+  usesRetentionMs: 'a whole number of milliseconds, at least 1',
   cors: '{ origins, anyOriginRoutes? }',
   'cors.origins': "an array of origins such as 'https://till.example' (scheme, host and port; no path, no trailing slash, no '*')",
   'cors.anyOriginRoutes': `an array of route names (${ALL_ROUTES.join(', ')})`,

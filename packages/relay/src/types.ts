@@ -155,6 +155,18 @@ export interface ShopRelayOptions {
    */
   maxLongPolls?: number | undefined;
   /**
+   * Issued-coupon uses the tills reported (POST relay/v1/uses) kept per shop; past it the expired codes go first,
+   * then a POST is answered 503 `uses_full` with Retry-After. A use is kept until the shop API shows its code used
+   * or `usesRetentionMs` passes. The memory store keeps them in this process only (lost on restart). Default 100_000.
+   * @example { maxUses: 20_000 }
+   */
+  maxUses?: number | undefined;
+  /**
+   * How long a code's uses are kept after the newest of them was received, ms. Default 30 days.
+   * @example { usesRetentionMs: 7 * 86_400_000 }
+   */
+  usesRetentionMs?: number | undefined;
+  /**
    * Hooks for logs and metrics: the relay tells what happens (listings, the sync lease, the store's health, its log
    * lines) and never waits for them. The `shop-lookup-relay` command plugs pino and prom-client in here. Without
    * `log`, lines go to the console.

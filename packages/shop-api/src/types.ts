@@ -122,6 +122,7 @@ export type ServerErrorCode =
   | 'redis_unreachable'
   | 'too_many_requests'
   | 'too_many_products'
+  | 'uses_full'
   | 'moved_package';
 
 /**

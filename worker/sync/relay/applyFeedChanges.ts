@@ -1,18 +1,23 @@
 // Writing feed answers: records checked by the engine's own schemas, then upserts, deletes, confirmations and the
 // feed state in ONE transaction, so a reader sees the data before an answer or after it, never a mix. Into the
-// live tables (`coupons`, `options`) or into `feedStage`, which a complete snapshot replaces the live data from.
+// live tables (`coupons`, `options`, `sharedUses`) or into `feedStage`, which a complete snapshot replaces the live
+// data from. The shop's uses of issued coupons mark this till's journal entries they say conflict (useConflicts.ts).
 import type { LookupError } from '../../../src/protocol';
 import type { FeedAnswer } from './relayFeedClient';
 import { FEED_STATE_KEY, type FeedStageRow, type FeedState } from '../../store/feedState';
 import { parseRecord, rejectionError } from '@shop-lookup/shop-api';
-import { confirm, metaKey, productRange, type ShopDatabase } from '../../store/store';
+import { confirm, metaKey, productRange, type SharedUse, type SharedUses, type ShopDatabase } from '../../store/store';
 import { clearMarks, clearUnreadable, markUnreadable, unreadableMarks } from '../../store/unreadableMarks';
+import { conflictsIn, markConflicts } from './useConflicts';
 
 /** An answer's records, checked and sorted by where they go. */
 export interface CheckedFeed {
   coupons: { key: string; record: unknown }[];
   options: { productNo: number; key: string; record: unknown }[];
+  /** The shop's uses of issued coupons, by code (resource `uses`). */
+  uses: SharedUses[];
   couponDeletes: string[];
+  useDeletes: string[];
   optionDeletes: [number, number][];
   stageDeletes: [string, string][];
   /** Records rejected whose key was readable: a staged snapshot keeps their live copy (a coupon's, unconfirmed). */
@@ -25,12 +30,35 @@ const productOf = (resource: string): number | null => {
   return m ? Number(m[1]) : null;
 };
 
+const text = (v: unknown): v is string => typeof v === 'string';
+const textOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
+const isUse = (u: Partial<SharedUse> | null): u is SharedUse =>
+  u !== null && typeof u === 'object' && text(u.till) && text(u.device) && text(u.entry) && textOrNull(u.orderId) && Number.isFinite(u.at) && Number.isFinite(u.receivedAt) && typeof u.override === 'boolean' && typeof u.conflict === 'boolean';
+
+/** A `uses` record of the feed (docs/feed-protocol.md), or null when it is not one. */
+function readSharedUses(key: string, record: unknown): SharedUses | null {
+  const r = record as Partial<SharedUses> | null;
+  if (!r || r.code !== key || !textOrNull(r.couponCode ?? null) || !Array.isArray(r.uses) || !r.uses.every(isUse)) return null;
+  return { code: r.code, couponCode: r.couponCode ?? null, uses: r.uses.map(({ till, device, entry, orderId, at, receivedAt, override, conflict }) => ({ till, device, entry, orderId, at, receivedAt, override, conflict })) };
+}
+
 /** Checks an answer's records with the engine's schemas; a rejected record is reported and its old copy kept. */
 export function checkFeed(answer: Pick<FeedAnswer, 'upserts' | 'deletes'>): CheckedFeed {
-  const out: CheckedFeed = { coupons: [], options: [], couponDeletes: [], optionDeletes: [], stageDeletes: [], rejectedKeys: [], errors: [] };
-  answer.upserts.forEach((u, i) => {
+  const out: CheckedFeed = { coupons: [], options: [], uses: [], couponDeletes: [], useDeletes: [], optionDeletes: [], stageDeletes: [], rejectedKeys: [], errors: [] };
+  for (const [i, u] of answer.upserts.entries()) {
+    if (u.resource === 'uses') {
+      const uses = readSharedUses(u.key, u.record);
+      if (uses) {
+        out.uses.push(uses);
+        continue;
+      }
+      const message = `GET relay/v1/feed: the uses of ${JSON.stringify(u.key)} (feed.upserts[${i}]) could not be read and were not stored. The last good copy, if any, is kept.`;
+      out.errors.push({ code: 'invalid_record', message });
+      out.rejectedKeys.push({ resource: u.resource, key: u.key, message });
+      continue;
+    }
     const productNo = productOf(u.resource);
-    if (u.resource !== 'coupons' && productNo === null) return; // a resource this engine does not know
+    if (u.resource !== 'coupons' && productNo === null) continue; // a resource this engine does not know
     const r = productNo === null ? parseRecord('coupon', u.record, `feed.upserts[${i}].record`) : parseRecord('productOption', u.record, `feed.upserts[${i}].record`, productNo);
     if (!r.ok) {
       const error = rejectionError(`GET relay/v1/feed`, r.rejected);
@@ -38,10 +66,11 @@ export function checkFeed(answer: Pick<FeedAnswer, 'upserts' | 'deletes'>): Chec
       out.rejectedKeys.push({ resource: u.resource, key: u.key, message: error.message });
     } else if (productNo === null) out.coupons.push({ key: u.key, record: r.record });
     else out.options.push({ productNo, key: u.key, record: r.record });
-  });
+  }
   for (const d of answer.deletes) {
     const productNo = productOf(d.resource);
     if (d.resource === 'coupons') out.couponDeletes.push(d.key);
+    else if (d.resource === 'uses') out.useDeletes.push(d.key);
     else if (productNo !== null && Number.isSafeInteger(Number(d.key))) out.optionDeletes.push([productNo, Number(d.key)]);
     else continue;
     out.stageDeletes.push([d.resource, d.key]);
@@ -72,6 +101,16 @@ async function writeConfirmations(db: ShopDatabase, answer: Pick<FeedAnswer, 'co
   await Promise.all(rows.map(([key, at]) => confirm(db, [key], at)));
 }
 
+/**
+ * The shop's uses: the codes' records replaced (or dropped: the API confirmed them, or they expired), conflicts
+ * marked.
+ */
+async function writeUses(db: ShopDatabase, uses: SharedUses[], deletes: string[]): Promise<void> {
+  if (uses.length > 0) await db.sharedUses.bulkPut(uses);
+  if (deletes.length > 0) await db.sharedUses.bulkDelete(deletes);
+  await markConflicts(db, uses.flatMap(conflictsIn));
+}
+
 export interface Applied {
   written: number;
   deleted: number;
@@ -85,7 +124,7 @@ export interface Applied {
  * @example await applyToLive(db, checkFeed(answer), answer, next, state, true);
  */
 export function applyToLive(db: ShopDatabase, feed: CheckedFeed, answer: FeedAnswer, next: FeedState, expect: FeedState, withConfirm: boolean): Promise<Applied | null> {
-  return db.transaction('rw', [db.coupons, db.options, db.meta], async () => {
+  return db.transaction('rw', [db.coupons, db.options, db.meta, db.sharedUses, db.journal], async () => {
     const now = ((await db.meta.get(FEED_STATE_KEY)) as FeedState | undefined) ?? null;
     if ((now?.version ?? null) !== expect.version || (now?.handle ?? null) !== expect.handle) return null;
     // a coupon whose record could not be read keeps its copy, unconfirmed; a readable one (or its deletion) ends that
@@ -95,22 +134,33 @@ export function applyToLive(db: ShopDatabase, feed: CheckedFeed, answer: FeedAns
     if (feed.options.length > 0) await db.options.bulkPut(feed.options.map((o) => o.record) as never[]);
     if (feed.couponDeletes.length > 0) await db.coupons.bulkDelete(feed.couponDeletes);
     if (feed.optionDeletes.length > 0) await db.options.bulkDelete(feed.optionDeletes);
+    await writeUses(db, feed.uses, feed.useDeletes);
     if (withConfirm) await writeConfirmations(db, answer);
     await db.meta.put(next);
-    return { written: feed.coupons.length + feed.options.length, deleted: feed.couponDeletes.length + feed.optionDeletes.length, errors: feed.errors };
+    return {
+      written: feed.coupons.length + feed.options.length + feed.uses.length,
+      deleted: feed.couponDeletes.length + feed.optionDeletes.length + feed.useDeletes.length,
+      errors: feed.errors,
+    };
   });
 }
 
 /** Applies a checked answer to the staged snapshot (readers keep seeing the live tables), with the feed state. */
 export function applyToStage(db: ShopDatabase, feed: CheckedFeed, next: FeedState): Promise<Applied> {
-  return db.transaction('rw', [db.feedStage, db.meta, db.coupons, db.options], async () => {
+  return db.transaction('rw', [db.feedStage, db.meta, db.coupons, db.options, db.sharedUses], async () => {
     const rows: FeedStageRow[] = [
       ...feed.coupons.map((c) => ({ resource: 'coupons', key: c.key, record: c.record })),
       ...feed.options.map((o) => ({ resource: `options:${o.productNo}`, key: o.key, record: o.record })),
+      ...feed.uses.map((u) => ({ resource: 'uses', key: u.code, record: u })),
     ];
     // a rejected record never replaces a good copy: the live one goes into the new snapshot instead (a coupon's
     // unconfirmed, and kept in mind even when there is none, so the swap leaves its mark)
     for (const { resource, key } of feed.rejectedKeys) {
+      if (resource === 'uses') {
+        const live = await db.sharedUses.get(key);
+        if (live) rows.push({ resource, key, record: live });
+        continue;
+      }
       const productNo = productOf(resource);
       const live = productNo === null ? await db.coupons.get(key) : await db.options.get([productNo, Number(key)]);
       if (productNo === null) rows.push({ resource, key, record: live ?? null, kept: true });
@@ -127,14 +177,15 @@ export function applyToStage(db: ShopDatabase, feed: CheckedFeed, next: FeedStat
 /**
  * Replaces the live data with the complete staged snapshot, in one transaction with its confirmations and the new
  * state; the stage is emptied. Only what the relay has listed is replaced: the coupons, and the options of each
- * tracked product, once the relay confirmed them (`confirmedAt`). A product the relay has not listed yet keeps its
- * local options (a snapshot without them is no news that they are gone), and so do products read through one by one:
- * an observer sees the old list or the new one, never an empty list between two full ones.
+ * tracked product, once the relay confirmed them (`confirmedAt`); the shop's uses always (never listed from the API).
+ * A product the relay has not listed yet keeps its local options (a snapshot without them is no news that they are
+ * gone), and so do products read through one by one: an observer sees the old list or the new one, never an empty
+ * list between two full ones.
  * @example await swapInStage(db, lastAnswer, next);
  */
 export function swapInStage(db: ShopDatabase, answer: FeedAnswer, next: FeedState): Promise<{ written: number }> {
   const listed = (resource: string) => typeof answer.confirmedAt?.[resource] === 'number';
-  return db.transaction('rw', [db.coupons, db.options, db.meta, db.feedStage], async () => {
+  return db.transaction('rw', [db.coupons, db.options, db.meta, db.feedStage, db.sharedUses, db.journal], async () => {
     const staged = await db.feedStage.toArray();
     if (listed('coupons')) {
       // the snapshot's unreadable coupons are its kept rows: every other mark ends with it
@@ -144,9 +195,12 @@ export function swapInStage(db: ShopDatabase, answer: FeedAnswer, next: FeedStat
     }
     for (const p of answer.products) if (listed(`options:${p}`)) await productRange(db, p).delete();
     const coupons = staged.filter((r) => r.resource === 'coupons' && r.record !== null).map((r) => r.record);
-    const options = staged.filter((r) => r.resource !== 'coupons').map((r) => r.record);
+    const options = staged.filter((r) => r.resource.startsWith('options:')).map((r) => r.record);
     if (coupons.length > 0) await db.coupons.bulkPut(coupons as never[]);
     if (options.length > 0) await db.options.bulkPut(options as never[]);
+    // a snapshot carries every use the relay holds: those it no longer has were confirmed by the API or expired
+    await db.sharedUses.clear();
+    await writeUses(db, staged.filter((r) => r.resource === 'uses').map((r) => r.record as SharedUses), []);
     await db.feedStage.clear();
     // the direct listing's page hashes (and the codes its last listing did not list) no longer describe `coupons`
     await db.meta.bulkDelete([metaKey.couponListing, metaKey.couponSync, metaKey.unlisted]);

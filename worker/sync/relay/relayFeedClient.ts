@@ -1,6 +1,7 @@
-// HTTP side of the relay's feed (packages/relay/PROTOCOL.md): the feed, the tracked products. Answers are plain JSON,
-// not the shop API's envelope, and are not held back by the client's API rate limits (the relay has its own budget
-// and says so with 429 + Retry-After). Everything that goes wrong becomes an ApiError, as the API client's do.
+// HTTP side of the relay's feed (packages/relay/PROTOCOL.md): the feed, the tracked products, the uses of issued
+// coupons. Answers are plain JSON, not the shop API's envelope, and are not held back by the client's API rate limits
+// (the relay has its own budget and says so with 429 + Retry-After). Everything that goes wrong becomes an ApiError,
+// as the API client's do.
 import { ShopLookupError } from '../../../src/protocol';
 import { type ApiError, apiErrorFromAnswer, badResponseError, networkError, originOf, redirectError, retryAfterMs, serverRefusal, timeoutError } from '@shop-lookup/shop-api';
 
@@ -39,10 +40,29 @@ interface FeedCallOptions {
   extraTimeoutMs?: number;
 }
 
+/** One use of an issued coupon as POST relay/v1/uses takes it (docs/feed-protocol.md, "Uses"). */
+export interface UseSent {
+  entry: string;
+  code: string;
+  couponCode: string | null;
+  orderId: string | null;
+  at: number;
+  override: boolean;
+}
+
+/** The relay's word on one use sent: recorded now (false: it had it already), and the earlier use it conflicts with. */
+export interface UseAck {
+  entry: string;
+  recorded: boolean;
+  conflict: { till: string; at: number; orderId: string | null } | null;
+}
+
 export interface RelayFeedClient {
   feed(query: Record<string, string | number>, o?: FeedCallOptions): Promise<FeedReply>;
   /** Adds products to the shop-wide tracked set; answers the whole set. */
   postProducts(products: number[], o?: FeedCallOptions): Promise<number[]>;
+  /** Tells the relay uses of issued coupons this device accepted; answers its word on each (idempotent by entry). */
+  postUses(device: string, uses: UseSent[], o?: FeedCallOptions): Promise<UseAck[]>;
 }
 
 export interface RelayFeedClientOptions {
@@ -52,6 +72,19 @@ export interface RelayFeedClientOptions {
   signal?: AbortSignal;
   onAnswer?: () => void;
   onUnreachable?: (error: ApiError) => void;
+}
+
+const isConflict = (c: unknown): c is UseAck['conflict'] => {
+  const x = c as UseAck['conflict'];
+  return x === null || (typeof x === 'object' && typeof x.till === 'string' && Number.isFinite(x.at) && (x.orderId === null || typeof x.orderId === 'string'));
+};
+
+/** The acknowledgements of a POST relay/v1/uses answer, or null when it is not one. */
+function readUseAcks(json: unknown): UseAck[] | null {
+  const uses = (json as { uses?: unknown } | null)?.uses;
+  if (!Array.isArray(uses)) return null;
+  const acks = uses.filter((u): u is UseAck => typeof u?.entry === 'string' && typeof u.recorded === 'boolean' && isConflict(u.conflict ?? null));
+  return acks.length === uses.length ? acks.map((u) => ({ entry: u.entry, recorded: u.recorded, conflict: u.conflict ?? null })) : null;
 }
 
 function isFeedAnswer(v: unknown): v is FeedAnswer {
@@ -156,6 +189,12 @@ export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFee
       const r = await call('POST', 'relay/v1/products', {}, { products }, o);
       const set = (r.json as { products?: unknown } | null)?.products;
       return Array.isArray(set) ? set.filter((p): p is number => Number.isSafeInteger(p)) : [];
+    },
+    async postUses(device, uses, o = {}) {
+      const r = await call('POST', 'relay/v1/uses', {}, { device, uses }, o);
+      const acks = readUseAcks(r.json);
+      if (!acks) throw badResponseError({ method: 'POST', path: 'relay/v1/uses' }, r.status, 'the answer lacks its uses, each with entry, recorded and conflict');
+      return acks;
     },
   };
 }

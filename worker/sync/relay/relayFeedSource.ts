@@ -12,12 +12,15 @@ import { loadFeedState, type FeedState, type SnapshotProgress } from '../../stor
 import type { FeedAnswer, FeedReply, RelayFeedClient } from './relayFeedClient';
 import { metaKey, type Confirmation, type ShopDatabase } from '../../store/store';
 import type { SyncContext } from '../syncContext';
-import type { SyncSource } from '../syncSource';
+import type { SourceRun, SyncSource } from '../syncSource';
+import type { UsesSender } from './usesSender';
 
 /** Records per feed answer while reading a snapshot (the protocol's maximum). */
 const SNAPSHOT_LIMIT = 10_000;
 /** The unit that tells the relay this engine's products (POST relay/v1/products). */
 export const PRODUCTS_UNIT = 'relay:products';
+/** The unit that sends the relay this till's uses of issued coupons (POST relay/v1/uses). */
+const USES_UNIT = 'relay:uses';
 /** A feed that keeps saying "start again" within one sync: give up for now, keep the local data. */
 const MAX_RESTARTS = 2;
 
@@ -36,6 +39,8 @@ export interface RelayFeedSourceDeps {
   checkShop?: (shop: string | null) => Promise<void>;
   /** Told the relay's own state after each of its answers. */
   onRelayState?: (state: RelayState) => void;
+  /** Sends this till's uses of issued coupons, at every sync (when the relay takes them). */
+  uses?: UsesSender;
 }
 
 /** What one long-poll round did. `resync`: the feed needs a full sync (no data yet, more waiting, start again). */
@@ -221,16 +226,28 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
     }
   }
 
+  /**
+   * The products, this till's uses (first: the feed read next then has them), the feed; each unit unless the sync
+   * stops.
+   */
+  async function syncUnits(run: SourceRun, products: number[]) {
+    // a relay that does not let this client add products (a storefront) still serves it the feed
+    if (!(await run.unit(PRODUCTS_UNIT, () => postProducts(run.ctx, products)))) return;
+    // (a relay that takes no uses from this client is no unit of the sync: nothing of it was asked or refused)
+    const uses = deps.uses;
+    if (uses && (await uses.takesUses(run.ctx.signal)) && !(await run.unit(USES_UNIT, () => uses.send(run.ctx.call, run.ctx.report).then(() => undefined)))) return;
+    await run.unit(metaKey.coupons, () => syncFeed(run.ctx));
+  }
+
   return {
     kind: 'relay',
     async syncAll(run, products) {
-      // a relay that does not let this client add products (a storefront) still serves it the feed
-      if (await run.unit(PRODUCTS_UNIT, () => postProducts(run.ctx, products))) await run.unit(metaKey.coupons, () => syncFeed(run.ctx));
+      await syncUnits(run, products);
       const options = (await db.meta.get('options').catch(() => undefined)) as Confirmation | undefined;
       return products.length > 0 && run.ctx.report.complete ? (options?.confirmedAt ?? null) : null;
     },
     async syncProducts(run, products) {
-      if (await run.unit(PRODUCTS_UNIT, () => postProducts(run.ctx, products))) await run.unit(metaKey.coupons, () => syncFeed(run.ctx));
+      await syncUnits(run, products);
     },
     async poll(waitS, signal) {
       const state = await loadFeedState(db);

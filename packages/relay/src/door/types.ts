@@ -4,7 +4,8 @@ import type { IncomingMessage } from 'node:http';
 /**
  * What a request asks for, by name, for `authorize`: the six API paths ('coupons' is the whole coupon list,
  * 'coupon' one coupon by its code, 'issuedCoupon' one issued coupon, 'productOptions' a product's option list,
- * 'productOption' one option) and the relay's own ('discovery', 'feed', 'products', 'status').
+ * 'productOption' one option) and the relay's own ('discovery', 'feed', 'products', 'status', and 'uses': a till
+ * reporting the issued coupons it accepted).
  * @example const storefront: RouteName[] = ['productOptions', 'productOption', 'coupon'];
  */
 export type RouteName =
@@ -16,7 +17,8 @@ export type RouteName =
   | 'discovery'
   | 'feed'
   | 'products'
-  | 'status';
+  | 'status'
+  | 'uses';
 
 /**
  * Decides whether a request may be answered: true yes, false 403, or `{ status: 401 | 403, message }` in your words.

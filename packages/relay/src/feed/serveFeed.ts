@@ -33,7 +33,7 @@ export function feedError(status: number, code: string, message: string, headers
 
 /**
  * What one client's feed carries: `coupons: false` (a client `authorize` does not let list coupons, a storefront)
- * gets the options only: no coupon record, no coupon deletion, no coupon confirmation.
+ * gets the options only: no coupon record, no coupon deletion, no coupon confirmation, no issued coupon's uses.
  */
 export interface FeedLists {
   coupons: boolean;
@@ -124,7 +124,7 @@ export async function serveFeed(
   const etag = (h: FeedHead, version = h.version) => feedEtag(h, version, state.degraded, lists.coupons);
   // what an answer's fields around its records depend on, besides the version: part of the cache key
   const envelopeKey = (current: FeedHead): string => JSON.stringify([mirror.products(), current.confirmedAt, state, lists.coupons]);
-  const mayHave = (r: { resource: string }) => lists.coupons || r.resource !== 'coupons';
+  const mayHave = (r: { resource: string }) => lists.coupons || (r.resource !== 'coupons' && r.resource !== 'uses');
 
   if (q.since === null) {
     // a snapshot chunk, from this instance's copy; its content may be newer than the cursor's version (the till's

@@ -34,7 +34,7 @@ export type HubShopOptions = Pick<
   ShopRelayOptions,
   | 'target' | 'refreshIntervalMs' | 'rateLimits' | 'maxTrackedProducts' | 'productTtlMs' | 'listingShare' | 'clientId'
   | 'clientLimits' | 'timeoutMs' | 'maxUrlLength' | 'itemCacheMs' | 'maxWaitSeconds' | 'leaseMs' | 'retry' | 'pageSize'
-  | 'fetch' | 'now' | 'maxLongPolls' | 'cors'
+  | 'fetch' | 'now' | 'maxLongPolls' | 'cors' | 'maxUses' | 'usesRetentionMs'
 >;
 
 /**

@@ -71,6 +71,11 @@ export const RELAY_VARIABLES = {
         .refine((v) => v.list > 0 && v.other > 0),
     ]),
   },
+  USES_RETENTION_DAYS: {
+    expected: "how long an issued coupon's uses reported by the tills are kept when the API does not show it used, days (1 to 3650)",
+    fallback: '30',
+    schema: whole(1, 3_650),
+  },
   REFRESH_INTERVAL_MS: { expected: 'how often the API is listed again, ms (at least 1000)', fallback: '300000', schema: whole(1_000, 86_400_000) },
   LEASE_MS: { expected: 'the sync lease time, ms (at least 1000): how long a crashed lister blocks the others', fallback: '30000', schema: whole(1_000, 600_000) },
   TRUST_PROXY_HOPS: {
@@ -141,6 +146,8 @@ export interface RelayServerConfig {
   products: number[];
   rateLimits: { list: number; other: number } | false;
   refreshIntervalMs: number;
+  /** USES_RETENTION_DAYS, in ms. */
+  usesRetentionMs: number;
   leaseMs: number;
   trustProxyHops: number;
   tillTokensFile: string | undefined;
@@ -303,6 +310,7 @@ export function readRelayConfig(env: Environment, readFile: (path: string) => st
       products: v.PRODUCTS!,
       rateLimits: v.SHOP_API_RATE_LIMITS!,
       refreshIntervalMs: v.REFRESH_INTERVAL_MS!,
+      usesRetentionMs: v.USES_RETENTION_DAYS! * 86_400_000,
       leaseMs: v.LEASE_MS!,
       trustProxyHops: v.TRUST_PROXY_HOPS!,
       tillTokensFile: v.TILL_TOKENS_FILE,

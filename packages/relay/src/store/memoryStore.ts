@@ -1,8 +1,10 @@
 // The embedded RelayStore: everything in this process's memory. Right for one relay instance; its history (handle)
-// is new on every start, so tills start again from a snapshot after a restart. Same contract as the Redis store.
+// is new on every start, so tills start again from a snapshot after a restart, and the uses tills reported are lost
+// with the process. Same contract as the Redis store.
 import { randomBytes } from 'node:crypto';
 import { createRateLimiter, type RateLimiter } from '@shop-lookup/shop-api';
 import { tooManyProducts } from './tooManyProducts';
+import { mergeUses, newestReceived, usesIn, type UsesRecord } from './useRecords';
 import type {
   FeedChange,
   FeedHead,
@@ -79,6 +81,55 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
     });
   }
 
+  let usesKept = 0; // uses held by the `uses` records
+
+  /** Sets one record (one frozen copy, shared by the snapshot, the log and every reader) and logs the upsert. */
+  function put(resource: ResourceId, key: string, value: unknown, hash: string): void {
+    let records = snapshot.get(resource);
+    if (!records) snapshot.set(resource, (records = new Map()));
+    if (!records.has(key)) sortedKeys = null;
+    const record = Object.freeze(clone(value));
+    records.set(key, { record, hash });
+    log.push(Object.freeze({ version: ++version, resource, key, op: 'upsert', record }));
+  }
+
+  /** Deletes one record, if held, and logs the delete. */
+  function remove(resource: ResourceId, key: string): boolean {
+    if (!snapshot.get(resource)?.delete(key)) return false;
+    sortedKeys = null;
+    log.push(Object.freeze({ version: ++version, resource, key, op: 'delete' as const }));
+    return true;
+  }
+
+  /** After a commit's changes: the log trimmed to maxChanges, the new head told to every listener. */
+  function committed(): FeedHead {
+    if (log.length > maxChanges) {
+      log = log.slice(log.length - maxChanges);
+      oldest = log[0]!.version - 1;
+    }
+    const head = currentHead();
+    for (const listener of [...headListeners]) listener(head);
+    return head;
+  }
+
+  function codesExpiredBefore(at: number): string[] {
+    const expired: string[] = [];
+    for (const [code, entry] of snapshot.get('uses') ?? []) if (newestReceived(entry.record as UsesRecord) < at) expired.push(code);
+    return expired;
+  }
+
+  /** Drops the uses of `codes` (the ones held), a delete each; returns the codes dropped. */
+  function dropCodes(codes: string[]): string[] {
+    const dropped: string[] = [];
+    for (const code of codes) {
+      const entry = snapshot.get('uses')?.get(code);
+      if (!entry || !remove('uses', code)) continue;
+      usesKept -= usesIn([entry.record as UsesRecord]);
+      dropped.push(code);
+    }
+    return dropped;
+  }
+
   function keysInOrder(): string[] {
     if (sortedKeys) return sortedKeys;
     const keys: string[] = [];
@@ -146,28 +197,35 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
 
     async commitListing(commit) {
       if (!holds(commit.lease)) throw leaseLost(commit.lease);
-      let records = snapshot.get(commit.resource);
-      if (!records) snapshot.set(commit.resource, (records = new Map()));
-      for (const up of commit.upserts) {
-        if (!records.has(up.key)) sortedKeys = null;
-        // one frozen copy, shared by the snapshot, the log and every reader
-        const record = Object.freeze(clone(up.record));
-        records.set(up.key, { record, hash: up.hash });
-        log.push(Object.freeze({ version: ++version, resource: commit.resource, key: up.key, op: 'upsert', record }));
-      }
-      for (const key of commit.deletes) {
-        if (!records.delete(key)) continue;
-        sortedKeys = null;
-        log.push(Object.freeze({ version: ++version, resource: commit.resource, key, op: 'delete' as const }));
-      }
-      if (log.length > maxChanges) {
-        log = log.slice(log.length - maxChanges);
-        oldest = log[0]!.version - 1;
-      }
+      for (const up of commit.upserts) put(commit.resource, up.key, up.record, up.hash);
+      for (const key of commit.deletes) remove(commit.resource, key);
       confirmedAt[commit.resource] = commit.confirmedAt;
-      const head = currentHead();
-      for (const listener of [...headListeners]) listener(head);
-      return head;
+      return committed();
+    },
+
+    async commitUses(commit) {
+      const uses = snapshot.get('uses');
+      const touched = new Map<string, UsesRecord | null>();
+      const load = () => {
+        touched.clear();
+        for (const batch of commit.batches) for (const use of batch.uses) touched.set(use.code, (uses?.get(use.code)?.record as UsesRecord | undefined) ?? null);
+      };
+      load();
+      const asked = commit.batches.reduce((n, b) => n + b.uses.length, 0);
+      // near the cap: the expired codes go first
+      if (usesKept + asked > commit.max) {
+        dropCodes(codesExpiredBefore(commit.expiredBefore));
+        load();
+      }
+      const { outcomes, changed, kept } = mergeUses(touched, commit, usesKept);
+      for (const code of changed) put('uses', code, touched.get(code)!, '');
+      usesKept = kept;
+      return { outcomes, head: changed.size > 0 ? committed() : currentHead() };
+    },
+
+    async dropUses({ codes, expiredBefore }) {
+      const dropped = dropCodes([...new Set([...codes, ...(expiredBefore === undefined ? [] : codesExpiredBefore(expiredBefore))])]);
+      return { dropped, head: dropped.length > 0 ? committed() : currentHead() };
     },
 
     async readCheckpoint(resource) {

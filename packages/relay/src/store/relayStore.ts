@@ -4,9 +4,13 @@
 // the listing checkpoint and its staged pages, the shop-wide tracked products, the upstream token, the upstream rate
 // limit, the sync lease, and the wake-up signal for long-polls.
 import type { RateLimiter } from '@shop-lookup/shop-api';
+import type { UsesCommit, UsesOutcome } from './useRecords';
 
-/** A feed resource: the coupons, or the options of one product ('options:13805'). */
-export type ResourceId = 'coupons' | `options:${number}`;
+/**
+ * A feed resource: the coupons, the options of one product ('options:13805'), or the issued coupons' uses the tills
+ * reported (`uses`, keyed by issued code; never listed from the API).
+ */
+export type ResourceId = 'coupons' | `options:${number}` | 'uses';
 
 /** One record as the feed carries it. `key`: coupon_code for coupons, String(no) for options. */
 export interface FeedRecord {
@@ -159,6 +163,19 @@ export interface RelayStore {
   readRecord(resource: ResourceId, key: string): Promise<unknown | null>;
   /** Applies a listing's diff in one atomic step: new version(s), log entries, snapshot, hashes, confirmedAt. */
   commitListing(commit: ListingCommit): Promise<FeedHead>;
+
+  // -- the issued coupons' uses the tills reported: the `uses` resource of the feed --
+  /**
+   * Records the uses of several POSTs in one atomic step: each changed code's record upserted (a version each), in
+   * the same step as the feed change. Idempotent by (device, entry). A batch that would take the shop past
+   * `commit.max` uses drops the codes expired before `commit.expiredBefore` first; still past it, it is `full`.
+   */
+  commitUses(commit: UsesCommit): Promise<{ outcomes: UsesOutcome[]; head: FeedHead }>;
+  /**
+   * Drops every use of `codes` (the API shows them used) and, with `expiredBefore`, of the codes whose newest use
+   * was received before it: a delete of each code in the feed. Returns the codes dropped.
+   */
+  dropUses(drop: { codes: string[]; expiredBefore?: number }): Promise<{ dropped: string[]; head: FeedHead }>;
 
   // -- the running listing, resumable by any instance --
   readCheckpoint(resource: ResourceId): Promise<ListingCheckpoint | null>;

@@ -59,7 +59,7 @@ function decodeCursor(cursor: string): [ResourceId, string] {
 }
 
 /** Slices of at most `size` items (variadic commands of a sensible size). */
-function chunks<T>(items: T[], size = 5000): T[][] {
+export function chunks<T>(items: T[], size = 5000): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
@@ -93,6 +93,27 @@ function lexAfter(resource: ResourceId, position: string | null): string | null 
   if (position === null || position < prefix) return '-';
   if (position.startsWith(prefix)) return after(position.slice(prefix.length));
   return null;
+}
+
+/** A change before its version is known. */
+export type NewChange = Omit<FeedChange, 'version'>;
+
+/**
+ * The change-log entries of `changes` after `head` (consecutive versions), the head's new version, and the oldest
+ * version the log keeps after them (versions are consecutive, so the log keeps exactly (last - maxChanges, last]:
+ * older entries are not written).
+ * @example const { version, oldest, log } = logEntries(head, [{ resource: 'uses', key: 'IC-1', op: 'delete' }],
+ * 100_000);
+ */
+export function logEntries(head: FeedHead, changes: NewChange[], maxChanges: number) {
+  const last = head.version + changes.length;
+  const oldest = Math.max(head.oldest, last - maxChanges);
+  const log: { score: number; value: string }[] = [];
+  changes.forEach((change, i) => {
+    const version = head.version + i + 1;
+    if (version > oldest) log.push({ score: version, value: JSON.stringify({ version, ...change }) });
+  });
+  return { version: last, oldest, log };
 }
 
 /** @example const feed = redisFeed({ conn, keys, now: Date.now, maxChanges: 100_000 }); await feed.head(); */
@@ -198,23 +219,10 @@ export function redisFeed(deps: RedisFeedDeps) {
           return { head, deletes: commit.deletes.filter((_, i) => found[i] != null) };
         },
         (multi, { head, deletes }) => {
-          const last = head.version + commit.upserts.length + deletes.length;
-          // versions are consecutive, so the log keeps exactly (last - limit, last]: older entries are not written
-          const oldest = Math.max(head.oldest, last - maxChanges);
-          let version = head.version;
-          const log: { score: number; value: string }[] = [];
-          for (const up of commit.upserts) {
-            version++;
-            if (version <= oldest) continue;
-            const change: FeedChange = { version, resource, key: up.key, op: 'upsert', record: up.record };
-            log.push({ score: version, value: JSON.stringify(change) });
-          }
-          for (const key of deletes) {
-            version++;
-            if (version <= oldest) continue;
-            const change: FeedChange = { version, resource, key, op: 'delete' };
-            log.push({ score: version, value: JSON.stringify(change) });
-          }
+          const { version, oldest, log } = logEntries(head, [
+            ...commit.upserts.map((up): NewChange => ({ resource, key: up.key, op: 'upsert', record: up.record })),
+            ...deletes.map((key): NewChange => ({ resource, key, op: 'delete' })),
+          ], maxChanges);
           // a few big commands rather than one per record: a first listing of 100,000 coupons is one commit
           for (const part of chunks(commit.upserts)) {
             multi.hSet(keys.records(resource), part.map((up) => [up.key, JSON.stringify(up.record)] as [string, string]));

@@ -47,6 +47,10 @@ export function redisKeys(prefix: string) {
     hashes: (resource: ResourceId) => `${prefix}snapshot:${resource}:hashes`,
     /** sorted set of keys, all score 0: ZRANGE BYLEX pages the snapshot in a stable order. */
     keys: (resource: ResourceId) => `${prefix}snapshot:${resource}:keys`,
+    /** counter: the uses the shop's `uses` records hold (maxUses). */
+    usesCount: `${prefix}uses:count`,
+    /** sorted set: score = when the code's newest use was received (ms), member = the issued code (retention). */
+    usesReceived: `${prefix}uses:received`,
     /** string: the running listing's checkpoint as JSON. */
     checkpoint: (resource: ResourceId) => `${prefix}listing:${resource}:checkpoint`,
     /** hash key → { record, hash } JSON of the running listing. */

@@ -9,6 +9,7 @@ import { hashTag, redisKeys, redisPrefix } from './redisKeys';
 import { redisKeptBodies } from './redisKeptBodies';
 import { redisLeases } from './redisLease';
 import { redisListing } from './redisListing';
+import { redisUses } from './redisUses';
 import { createRedisRateLimiter, holdRateLimits } from './redisRateLimiter';
 import { createRedisRefusals } from './redisRefusals';
 import { tooManyProducts } from '../tooManyProducts';
@@ -71,7 +72,9 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
   // limit's last second too: every instance holds its next upstream call one window. Not at this first read: a new
   // shop's first listing goes at once.
   const onNewHistory = () => holdRateLimits(client, keys, options.rateLimitMarginMs);
-  const feed = redisFeed({ ...ctx, maxChanges: options.maxChanges ?? 100_000, onNewHistory });
+  const maxChanges = options.maxChanges ?? 100_000;
+  const feed = redisFeed({ ...ctx, maxChanges, onNewHistory });
+  const uses = redisUses({ conn, keys, maxChanges, onNewHistory });
   const listing = redisListing(ctx);
   const leases = redisLeases(ctx);
   const kept = redisKeptBodies(client, keys);
@@ -113,6 +116,8 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
     readHashes: guard(feed.readHashes),
     readRecord: guard(feed.readRecord),
     commitListing: guard(feed.commitListing),
+    commitUses: guard(uses.commitUses),
+    dropUses: guard(uses.dropUses),
     readCheckpoint: guard(listing.readCheckpoint),
     stagePage: guard(listing.stagePage),
     readStaged: guard(listing.readStaged),

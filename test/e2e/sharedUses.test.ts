@@ -1,0 +1,42 @@
+// Two tills of the demo (two browser contexts, opened as /?till=1 and /?till=2) on its one relay: a voucher accepted
+// at till 1 is refused at till 2, naming till 1, as the page shows it.
+import { expect, it } from 'vitest';
+import { MOCK_CODES } from '../../packages/mock-server/src';
+import { applyCoupon, attrOf, e2eSuite, textOf, tid, waitFor, waitForFirstSync, waitForPage, type EngineContext } from './harness';
+
+const VOUCHER = MOCK_CODES.issuedUnused;
+
+e2eSuite('a voucher shared between two tills', { timeout: 150_000 }, (t) => {
+  const openTillNo = async (context: EngineContext, no: number) => {
+    const page = await context.newPage();
+    await page.goto(`${t.demo.url}/?till=${no}`);
+    await waitForFirstSync(page);
+    return page;
+  };
+
+  it('refuses at till 2 a voucher till 1 accepted, naming till 1', async () => {
+    const { demo } = t;
+    const [a, b] = [await demo.newContext(), await demo.newContext()];
+    try {
+      const one = await openTillNo(a, 1);
+      const two = await openTillNo(b, 2);
+      await applyCoupon(one, VOUCHER, 32_000);
+      expect(await attrOf(one, tid('verdict'), 'data-state')).toBe('ok');
+      // till 1 sent it (its journal entry is shared); till 2's feed reached the relay's version after it
+      await waitForPage(one, 'till 1 shared its use', async () => {
+        const entries = await (globalThis as unknown as { shopLookup: { offlineJournal(): Promise<{ shared: number | null }[]> } }).shopLookup.offlineJournal();
+        return entries.some((e) => e.shared !== null);
+      }, null);
+      const { version } = (await (await fetch(`${demo.url}/shop-api/relay/v1/status`)).json()) as { version: number };
+      await waitForPage(two, 'till 2 heard the relay at its version', (v) => Number(/version (\d+)/.exec(document.querySelector('[data-testid="via-relay"]')?.textContent ?? '')?.[1] ?? 0) >= v, version);
+      await applyCoupon(two, VOUCHER, 32_000);
+      await waitFor(two, '[data-testid="verdict"][data-reason="used_on_another_till"]', 'till 2 refuses the voucher');
+      expect(await textOf(two, 'verdict-reason')).toBe('Already used on another till');
+      expect(await textOf(two, 'verdict-message')).toMatch(/^Till till-1 accepted this issued coupon at /);
+      await demo.screenshot(two, 'voucher-used-at-another-till');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
