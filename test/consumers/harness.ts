@@ -224,8 +224,9 @@ function fixtureAt(dir: string): Fixture {
 export async function readmeExample(title: string, page?: string): Promise<string> {
   const pages = page ? [page] : ['README.md', ...(await readdir(join(repoRoot, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
   // a block may be indented (inside a list item): its lines lose the fence's indentation
-  // biome-ignore lint/style/useTemplate: a pattern of backticks reads better as concatenated strings
-  const pattern = new RegExp('^( *)```\\w+ title="' + title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '"\\n([\\s\\S]*?)\\n\\1```', 'm');
+  const fence = '```';
+  const name = title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(`^( *)${fence}\\w+ title="${name}"\\n([\\s\\S]*?)\\n\\1${fence}`, 'm');
   for (const path of pages) {
     const block = pattern.exec(await readFile(join(repoRoot, path), 'utf8'));
     if (block) return `${block[2]!.replace(new RegExp(`^${block[1]}`, 'gm'), '')}\n`;
