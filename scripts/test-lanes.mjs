@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// `npm test`'s last step: three test lanes of vite.config.ts side by side, each one file at a time — the browser
-// tests (a demo server and one engine at a time), the packed package in users' apps with the smoke bench, and
-// everything else (Node, Redis, relays in this process). Most of each lane's time is spent waiting on a browser, a
-// server, an install or a timer, so on 2 cores they take together about as long as the longest one. Then, alone,
-// the relay's process tests (real rate limits, which a process starved of CPU would meet). Each line is prefixed
-// with its lane; the exit code is 1 if a lane failed. Arguments (a file filter, -t …) run one plain `vitest run`
-// with them instead.
+// `npm test`'s last step: the test projects of vite.config.ts in three lanes side by side, each one file at a time:
+// the browser tests on Chromium and then everything else in Node (Redis, relays in this process); the browser tests
+// on Firefox ESR and WebKitGTK; the packed package in users' apps with the smoke bench. Most of each lane's time is
+// spent waiting on a browser, a server, an install or a timer, so on 2 cores they take together about as long as
+// the longest one. Then, alone, the relay's process tests (real rate limits, which a process starved of CPU would
+// meet). Each line is prefixed with its lane; the exit code is 1 if a lane failed. Arguments (a file filter, -t …)
+// run one plain `vitest run` with them instead.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -13,9 +13,9 @@ import { fileURLToPath } from 'node:url';
 const vitest = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
 const args = process.argv.slice(2);
 
-function run(lane, extra) {
+function run(lane, extra, env = {}) {
   const started = performance.now();
-  const child = spawn(process.execPath, [vitest, 'run', ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+  const child = spawn(process.execPath, [vitest, 'run', ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => (stream === child.stdout ? process.stdout : process.stderr).write(lane ? `[${lane}] ${line}\n` : `${line}\n`));
   }
@@ -24,11 +24,32 @@ function run(lane, extra) {
   });
 }
 
+// the browser tests' engines (E2E_ENGINES, all three when unset): Chromium's suites in one lane, Firefox's and
+// WebKit's in another
+const ENGINES = ['chromium', 'firefox', 'webkit'];
+const asked = (process.env.E2E_ENGINES ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+const engines = asked.length > 0 ? ENGINES.filter((e) => asked.includes(e)) : ENGINES;
+const others = engines.filter((e) => e !== 'chromium');
+const browsers = (list) => run(`browsers:${list.join('+')}`, ['--project', 'browsers'], { E2E_ENGINES: list.join(',') });
+
+/** Runs `steps` one after the other (a lane of several vitest runs). */
+async function lane(...steps) {
+  const out = [];
+  for (const step of steps) out.push(await step());
+  return out;
+}
+
 const results =
   args.length > 0
     ? [await run('', args)]
     : [
-        ...(await Promise.all([run('browsers', ['--project', 'browsers']), run('node', ['--project', 'node']), run('packed', ['--project', 'packed'])])),
+        ...(
+          await Promise.all([
+            lane(...(engines.includes('chromium') ? [() => browsers(['chromium'])] : []), () => run('node', ['--project', 'node'])),
+            lane(...(others.length > 0 ? [() => browsers(others)] : [])),
+            lane(() => run('packed', ['--project', 'packed'])),
+          ])
+        ).flat(),
         // then alone: relay processes under the mock's real rate limits (vite.config.ts, test.projects)
         await run('processes', ['--project', 'processes']),
       ];

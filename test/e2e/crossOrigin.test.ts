@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MOCK_CODES, startMockShopApi, type MockShopApi } from '../../packages/mock-server/src';
 import type { CouponVerdict, SyncReport, SyncStatus } from '../../src';
 import { startRelayBin, type RelayBinProcess } from '../relayBin';
-import { enginesOfRun, launchEngine, type Engine, type EngineContext, type EnginePage } from './engines';
+import { enginesOfRun, laneKey, launchEngine, type Engine, type EngineContext, type EnginePage } from './engines';
 import { startNetworkCut, type NetworkCut } from './networkCut';
 import { waitForPage, WAIT_MS } from './page';
 
@@ -30,7 +30,7 @@ async function buildTillPage(outDir: string): Promise<void> {
     configFile: false,
     root: PAGE_ROOT,
     logLevel: 'warn',
-    cacheDir: fileURLToPath(new URL(`../../node_modules/.vite/cross-origin-${process.env.VITEST_POOL_ID ?? '0'}`, import.meta.url)),
+    cacheDir: fileURLToPath(new URL(`../../node_modules/.vite/cross-origin-${laneKey()}`, import.meta.url)),
     resolve: { alias: [{ find: /^shop-lookup$/, replacement: SHOP_LOOKUP }] },
     worker: { format: 'es' },
     build: { outDir, emptyOutDir: true, sourcemap: false, target: 'es2022' },

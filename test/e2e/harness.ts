@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { build, createServer, preview, type Plugin, type PreviewServer, type ViteDevServer } from 'vite';
 import type { DemoBackend, DemoPluginApi } from '../../demo/devServer';
 import type { MockShopApi } from '../../packages/mock-server/src';
-import { enginesOfRun, launchEngine, type Engine, type EngineContext, type EngineName, type EngineOptions, type EnginePage } from './engines';
+import { enginesOfRun, laneKey, launchEngine, type Engine, type EngineContext, type EngineName, type EngineOptions, type EnginePage } from './engines';
 import { startNetworkCut, type NetworkCut } from './networkCut';
 import { attrOf, click, fill, tid, waitFor } from './page';
 
@@ -70,7 +70,7 @@ const demoConfig = () =>
     configFile: `${repoRoot}demo/vite.config.ts`,
     configLoader: 'runner',
     // one dependency cache per vitest pool slot: test files running side by side never optimise into one folder
-    cacheDir: `${repoRoot}node_modules/.vite/demo-e2e-${process.env.VITEST_POOL_ID ?? '0'}`,
+    cacheDir: `${repoRoot}node_modules/.vite/demo-e2e-${laneKey()}`,
     logLevel: (process.env.E2E_VITE_LOG as 'info' | undefined) ?? 'warn',
     clearScreen: false,
   }) as const;

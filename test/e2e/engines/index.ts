@@ -16,6 +16,15 @@ export function enginesOfRun(env: string | undefined = process.env.E2E_ENGINES):
   return ENGINE_NAMES.filter((name) => asked.includes(name));
 }
 
+/**
+ * A name for this vitest process's own files (a Vite cache directory): two lanes may run the browser tests at once,
+ * each on its engines, and each vitest process numbers its workers from 1.
+ * @example laneKey() // 'chromium-1'
+ */
+export function laneKey(): string {
+  return `${enginesOfRun().join('+')}-${process.env.VITEST_POOL_ID ?? '0'}`;
+}
+
 /** @example const engine = await launchEngine('webkit'); ...; await engine.close(); */
 export function launchEngine(name: EngineName, options: EngineOptions = {}): Promise<Engine> {
   switch (name) {
