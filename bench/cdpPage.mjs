@@ -79,7 +79,8 @@ function connect(toBrowser, fromBrowser) {
  * A page of a headless Chromium at `url`, once `ready` (an expression) is true there.
  * `call(expression)` evaluates in the page, awaits it and returns its value (JSON-able); `cdp` is the browser-level
  * session (Target.*, for workers), `pageSession` the page's own.
- * @example const c = await openChromiumPage(url, '"bench" in window'); await c.evaluate('window.bench.ping()'); await c.close();
+ * @example const c = await openChromiumPage(url, '"bench" in window'); await c.evaluate('window.bench.ping()');
+ * await c.close();
  */
 export async function openChromiumPage(url, ready, { onError = () => undefined } = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'shop-lookup-bench-chromium-'));

@@ -13,7 +13,8 @@ export const log = (...m) => console.error('[bench]', ...m);
 
 /**
  * @param siteDir where the page is built (default bench-results/site; a test passes a directory of its own)
- * @example const h = await startHarness(); await h.call('prepare', 'a', h.sessionOptions('big', 'db')); await h.close();
+ * @example const h = await startHarness(); await h.call('prepare', 'a', h.sessionOptions('big', 'db'));
+ * await h.close();
  */
 export async function startHarness(siteDir = undefined) {
   const { module: mockServer } = await runnerImport(`${root}packages/mock-server/src/index.ts`);

@@ -1,10 +1,11 @@
 // The hub's listing throughput, shops per minute, with 1 and with 3 instances (started by hubBench.mjs with
-// --import tsx): a redis-server of its own, the multi-shop mock API in a process of its own (test/multiShopMockChild.ts:
-// every shop its own key and its own rate limits, list 1/s and other 5/s as the API's), and hub instances each in a
-// process of their own (test/hubChild.ts, gated: they walk the shops from one `sweep` message on, at most 4 listings
-// each at once). Every shop has `coupons` coupons (two pages of 100: its second page waits for its shop's list limit).
-// Timed from the sweep messages until Redis holds every shop's confirmed listing; Redis is emptied between the runs.
-// argv[2]: { shops, coupons }. Prints one line of JSON: { runs: [{ instances, ms, shopsPerMinute }] }.
+// --import tsx): a redis-server of its own, the multi-shop mock API in a process of its own
+// (test/multiShopMockChild.ts: every shop its own key and its own rate limits, list 1/s and other 5/s as the API's),
+// and hub instances each in a process of their own (test/hubChild.ts, gated: they walk the shops from one `sweep`
+// message on, at most 4 listings each at once). Every shop has `coupons` coupons (two pages of 100: its second page
+// waits for its shop's list limit). Timed from the sweep messages until Redis holds every shop's confirmed listing;
+// Redis is emptied between the runs. argv[2]: { shops, coupons }. Prints one line of JSON: { runs: [{ instances, ms,
+// shopsPerMinute }] }.
 import { createClient } from 'redis';
 import { startChildServer } from '../test/childProcess.ts';
 import { startRedisServer } from '../test/redisServer.ts';

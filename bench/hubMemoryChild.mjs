@@ -10,7 +10,8 @@
 // Cold vs hot: a shop never asked for (not open, records in Redis only) read by a till, then, once its records are in
 // memory, the same read again. argv[2]: { shops, coupons, budgetShops, pairs, maxHotRecords? } (maxHotRecords 0:
 // every shop served from Redis, nothing waited for in memory: what open shops cost without their records).
-// Prints one line of JSON: { heap, seedMs, readMs, redisBytesPerCoupon, open, inMemory, hotRecords, hotSyncMs, coldSyncMs }.
+// Prints one line of JSON: { heap, seedMs, readMs, redisBytesPerCoupon, open, inMemory, hotRecords, hotSyncMs,
+// coldSyncMs }.
 import { createServer } from 'node:http';
 import { createMockShopApiHandler } from '../packages/mock-server/src/index.ts';
 import * as relayEntry from '../packages/relay/src/index.ts';

@@ -1,6 +1,6 @@
-// The bench page: window.bench, driven by bench/run.mjs over a DevTools pipe (cdpPage.mjs). Every timing is taken here, in the
-// page, as a consumer of `createShopLookup` sees it (performance.now() is fine-grained: the page is cross-origin
-// isolated). Each "session" is one worker running the engine plus its baseline probes.
+// The bench page: window.bench, driven by bench/run.mjs over a DevTools pipe (cdpPage.mjs). Every timing is taken
+// here, in the page, as a consumer of `createShopLookup` sees it (performance.now() is fine-grained: the page is
+// cross-origin isolated). Each "session" is one worker running the engine plus its baseline probes.
 import { wrap, type Remote } from 'comlink';
 import { filter, firstValueFrom, tap } from 'rxjs';
 import { createShopLookup, type ShopLookup, type ShopLookupOptions } from '../src/index';
@@ -186,7 +186,7 @@ const bench = {
     const running = start(name).sync();
     await sleep(afterMs);
     const t1 = performance.now();
-    let firstData: unknown = undefined;
+    let firstData: unknown;
     let emissions = 0;
     const answered = await firstValueFrom(
       lookupOf(name)

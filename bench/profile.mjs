@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Where the engine's time goes: runs one bench scenario with the V8 CPU profiler on the engine's worker (CDP) and
 // prints the functions with the most self time; the full profile is written to bench-results/<scenario>.cpuprofile
-// (open it in Chrome DevTools → Performance), and the worker's time by part of the listing. Usage: node bench/profile.mjs sync|resync|floor|lookups|floor-lookups [--coupons N]
+// (open it in Chrome DevTools → Performance), and the worker's time by part of the listing. Usage: node
+// bench/profile.mjs sync|resync|floor|lookups|floor-lookups [--coupons N]
 import { mkdir, writeFile } from 'node:fs/promises';
 import { log, root, startHarness } from './harness.mjs';
 import { cpuBetween, cpuByProcess } from './processCpu.mjs';

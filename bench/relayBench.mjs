@@ -143,7 +143,7 @@ export async function benchRelay({ root, sizes, log, row, results, smoke }) {
     const ours = await load(feedUrl, ifNoneMatch, clients, ms);
     await r.close();
     await api.close();
-    const bare = await listen((req, res) => {
+    const bare = await listen((_req, res) => {
       res.writeHead(304, { etag: head.headers.etag, 'cache-control': 'no-cache' });
       res.end();
     });
@@ -254,7 +254,8 @@ export async function benchRelay({ root, sizes, log, row, results, smoke }) {
     row({ figure: `relay, ${attackers} clients flooding: a listing of ${calls} list calls`, ours: listingLoaded, baseline: listingBase, unit: 'ms', ratio: listingLoaded / listingBase, budget: '≤ 2 × unloaded', pass: listingLoaded <= 2 * listingBase });
   }
 
-  // ---- tills first: a till's upstream read while 1,000 anonymous addresses flood, vs unloaded -------------------------
+  // ---- tills first: a till's upstream read while 1,000 anonymous addresses flood, vs unloaded
+  // -------------------------
   {
     const addresses = smoke ? 200 : 1_000;
     const token = 'bench-till-token-front-1';

@@ -132,7 +132,7 @@ export async function benchRelayProcess({ root, sizes, log, row, results, smoke 
       }
       log(`  listed; the snapshot read once: ${chunks.length} chunk(s)`);
       const snapshotBytes = chunks.reduce((n, c) => n + c.body.length, 0);
-      chunks.forEach((c, i) => writeFileSync(join(dir, `${i}`), c.body));
+      for (const [i, c] of chunks.entries()) writeFileSync(join(dir, `${i}`), c.body);
       writeFileSync(join(dir, 'index.json'), JSON.stringify(chunks.map((c) => c.path)));
       bare = await startProcess(
         root,
@@ -151,7 +151,9 @@ export async function benchRelayProcess({ root, sizes, log, row, results, smoke 
         (line) => (/^port (\d+)$/.exec(line) ?? [])[1],
       );
 
-      /** `tills` clients reading the whole snapshot again and again for `ms`: bytes/s, and answers of the wrong size. */
+      /**
+       * `tills` clients reading the whole snapshot again and again for `ms`: bytes/s, and answers of the wrong size.
+       */
       const load = async (origin, sampleHeap) => {
         const agent = new Agent({ keepAlive: true, maxSockets: tills });
         let bytes = 0;

@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 // `npm run bench`: builds the bench page, serves it cross-origin isolated with the mock shop API mounted on the
-// same origin, drives headless Chromium over a plain DevTools pipe (cdpPage.mjs), and prints one table (figure, ours, baseline,
-// ratio, budget, result) plus bench-results/bench.json. Baselines are measured in the same run, in the same
-// worker as the engine. Options: --smoke (tiny sizes, seconds), --runs N, --out FILE, --site DIR (where the page
-// is built), --only a,b (scenarios: bundle, lists, sync, lookups, reload, tills (a till on a relay), link (a till's
-// first sync from a relay over a shaped 20 Mbit/s, 40 ms link: linkBench.mjs), throttled,
-// relay (the relay itself), engines (first load, reload and coupon(code) in Chromium, Firefox and WebKit; --engines
-// a,b for some of them), storefront (a storefront's first visit and 1,000 anonymous reads: storefrontBench.mjs), hub
-// (the relay hub's heap with 1, 100, 1,000 shops seeded through the store, --hub-shops a,b,c for others, a cold
-// shop's first sync, listing throughput with 1 and 3 instances: hubBench.mjs), uses (issued-coupon uses: 10,000 a minute
-// from 100 tills, and a use → another till's long-poll on 1 and 3 instances: usesBench.mjs)).
+// same origin, drives headless Chromium over a plain DevTools pipe (cdpPage.mjs), and prints one table (figure, ours,
+// baseline, ratio, budget, result) plus bench-results/bench.json. Baselines are measured in the same run, in the same
+// worker as the engine. Options: --smoke (tiny sizes, seconds), --runs N, --out FILE, --site DIR (where the page is
+// built), --only a,b (scenarios: bundle, lists, sync, lookups, reload, tills (a till on a relay), link (a till's
+// first sync from a relay over a shaped 20 Mbit/s, 40 ms link: linkBench.mjs), throttled, relay (the relay itself),
+// engines (first load, reload and coupon(code) in Chromium, Firefox and WebKit; --engines a,b for some of them),
+// storefront (a storefront's first visit and 1,000 anonymous reads: storefrontBench.mjs), hub (the relay hub's heap
+// with 1, 100, 1,000 shops seeded through the store, --hub-shops a,b,c for others, a cold shop's first sync, listing
+// throughput with 1 and 3 instances: hubBench.mjs), uses (issued-coupon uses: 10,000 a minute from 100 tills, and a
+// use → another till's long-poll on 1 and 3 instances: usesBench.mjs)).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
@@ -98,7 +98,7 @@ try {
   let midHeap = null;
   let midSyncsPeaks = [];
   if (wants('lists') || wants('sync')) {
-    const small = mount('small', { rateLimits: false, data: { coupons: sizes.small } });
+    mount('small', { rateLimits: false, data: { coupons: sizes.small } });
     const mid = mount('mid', { rateLimits: false, data: { coupons: sizes.mid } });
     log(`coupons() first emission with ${sizes.small} and ${sizes.mid} coupons`);
     await call('deleteDatabase', 'bench-small');
@@ -258,7 +258,8 @@ try {
         results.scenarios[`${kind}Lookups`] = rounds;
         const label = kind === 'coupon' ? `coupon(code), ${sizes.big.toLocaleString('en-US')} stored` : `productOptionByCode, ${sizes.products.toLocaleString('en-US')} × 3 stored`;
         row({ figure: `${label}: p50`, ours: p50, baseline: f50, unit: 'ms', ratio: p50 / f50, budget: '≤ 1.5 × floor p50', pass: allFound && p50 <= 1.5 * f50 });
-        // a ratio: on a shared 2-core machine the bare floor's own p99 reaches 3.8 ms, so an absolute budget measures the machine
+        // a ratio: on a shared 2-core machine the bare floor's own p99 reaches 3.8 ms, so an absolute budget measures
+        // the machine
         row({ figure: `${label}: p99`, ours: p99, baseline: f99, unit: 'ms', ratio: p99 / f99, budget: '≤ 1.5 × floor p99', pass: allFound && p99 <= 1.5 * f99 });
       }
     }
@@ -275,7 +276,8 @@ try {
     }
   }
 
-  // ---- tills on a relay: the relay's snapshot, 304 re-syncs, changes, live --------------------------------------------
+  // ---- tills on a relay: the relay's snapshot, 304 re-syncs, changes, live
+  // --------------------------------------------
   if (wants('tills')) {
     log(`tills on a relay: initial sync of ${sizes.big} coupons from its snapshot, re-syncs, a live change (${sizes.runs} run(s))`);
     const upstream = mount('relayapi', { rateLimits: false, data: { coupons: sizes.big } });

@@ -5,7 +5,8 @@
 // (shop-lookup's browser build, @shop-lookup/relay's and @shop-lookup/mock-server's, into
 // node_modules/.cache/shop-lookup-bench/), in plain Node: under a TypeScript loader
 // every import() of the engine's lazy chunks went through the loader's hooks thread, about a millisecond each,
-// which no app pays. Run with `npm run bench -- --only storefront`, or alone: `node bench/storefrontBench.mjs [--smoke]`.
+// which no app pays. Run with `npm run bench -- --only storefront`, or alone: `node bench/storefrontBench.mjs
+// [--smoke]`.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';

@@ -68,7 +68,10 @@ export async function benchUses({ root, log, row, results, smoke }) {
       let resent = 0;
       const head = json(await fetchBuffer(`${first.url}/relay/v1/feed?limit=1`, { headers: auth('till-0') }));
       const versions = Array.from({ length: tills }, () => head.version);
-      /** Every till sends its uses `from` to `to` at its pace, each followed by a feed request; `timed`: kept in the figures. */
+      /**
+       * Every till sends its uses `from` to `to` at its pace, each followed by a feed request; `timed`: kept in the
+       * figures.
+       */
       const phase = async (from, to, timed) => {
         const t0 = performance.now();
         await Promise.all(Array.from({ length: tills }, async (_, t) => {
@@ -131,7 +134,8 @@ export async function benchUses({ root, log, row, results, smoke }) {
       row({ figure: '  (POST p50; feed request p50)', ours: quantile(postMs, 0.5), baseline: quantile(feedMs, 0.5), unit: 'ms', budget: 'info', pass: true, info: true });
     }
 
-    // ---- live: a use → another till's long-poll, on 1 relay and across 3 instances, vs the feed's own changes ------
+    // ---- live: a use → another till's long-poll, on 1 relay and across 3 instances, vs the feed's own changes
+    // ------
     const samples = smoke ? 5 : 30; // (the mock has a product for each of the baseline's changes)
     const products = [...api.data.products.keys()];
     let product = 0;

@@ -13,7 +13,10 @@ const KOREAN: [string, string][] = [
   ['남색', '#1f2b4d'], ['하늘', '#87ceeb'], ['주황', '#ef7d22'], ['연두', '#9ccc65'], ['청', '#1e5bc6'],
 ];
 
-/** @example swatchColor('네이비') // '#1f2b4d'; swatchColor('Forest Green') // 'forestgreen'; swatchColor('랜덤') // null */
+/**
+ * @example swatchColor('네이비') // '#1f2b4d'; swatchColor('Forest Green') // 'forestgreen'; swatchColor('랜덤')
+ * // null
+ */
 export function swatchColor(name: string | null | undefined): string | null {
   if (!name) return null;
   const compact = name.replace(/\s+/g, '').toLowerCase();

@@ -9,7 +9,10 @@ import type { Connect, Plugin } from 'vite';
 import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src/index';
 import { createMemoryStore, createShopApiProxy, createShopRelay, type Authorize, type ShopRelay } from '../packages/relay/src/index';
 
-/** The storefront page's relay: anonymous shoppers read product options and one coupon by its exact code (docs/embedding.md). */
+/**
+ * The storefront page's relay: anonymous shoppers read product options and one coupon by its exact code
+ * (docs/embedding.md).
+ */
 const STOREFRONT: Authorize = (_req, route) => ['productOptions', 'productOption', 'coupon'].includes(route);
 
 /** What the page is told about its server (inlined as `__SHOP_DEMO__`). */
@@ -23,7 +26,10 @@ export interface DemoPageConfig {
 
 export interface DemoSettings {
   mode: 'mock' | 'real';
-  /** 'relay' (default): the shop relay serves the tills; 'direct': the credential proxy, tills list the API themselves. */
+  /**
+   * 'relay' (default): the shop relay serves the tills; 'direct': the credential proxy, tills list the API
+   * themselves.
+   */
   source: 'relay' | 'direct';
   key: string;
   secret: string;
@@ -221,7 +227,8 @@ function mockControl(mock: MockShopApi, relay: ShopRelay | null): Middleware {
 
 /**
  * The demo's server plugin. `api.backend()` resolves to the running backend (mock, switch) once the server started.
- * @example const backend = await (server.config.plugins.find((p) => p.name === 'shop-lookup-demo')!.api as DemoPluginApi).backend();
+ * @example const backend = await (server.config.plugins.find((p) => p.name === 'shop-lookup-demo')!.api as
+ * DemoPluginApi).backend();
  */
 export interface DemoPluginApi {
   backend(): Promise<DemoBackend>;

@@ -135,8 +135,14 @@ export function mountProducts(
   }
 
   function renderOptions(): void {
-    if (!current) return replace(optionsBox, h('p', { class: 'muted' }, 'No products tracked. Track one by its number below.'));
-    if (options.length === 0) return replace(optionsBox, h('p', { class: 'muted', testid: 'no-options' }, 'No options known for this product (yet).'));
+    if (!current) {
+      replace(optionsBox, h('p', { class: 'muted' }, 'No products tracked. Track one by its number below.'));
+      return;
+    }
+    if (options.length === 0) {
+      replace(optionsBox, h('p', { class: 'muted', testid: 'no-options' }, 'No options known for this product (yet).'));
+      return;
+    }
     replace(optionsBox, options.map((o) =>
       h('fieldset', { class: `option type-${o.type ?? 'unknown'}`, testid: `option-${o.no}`, attrs: { 'data-type': o.type ?? '' } },
         optionTitle(o),

@@ -13,7 +13,8 @@ function isMissing(error: unknown, name: string): boolean {
 
 /**
  * `load()` (a literal `import()` of `to`, so bundlers keep it external), or `moved_package` naming the package.
- * @example const relay = await loadMoved('shop-lookup/relay', '@shop-lookup/relay', () => import('@shop-lookup/relay'));
+ * @example const relay = await loadMoved('shop-lookup/relay', '@shop-lookup/relay', () =>
+ * import('@shop-lookup/relay'));
  */
 export async function loadMoved<T>(entry: string, to: string, load: () => Promise<T>): Promise<T> {
   const pkg = to.split('/').slice(0, 2).join('/'); // '@shop-lookup/mock-server/msw' is in @shop-lookup/mock-server

@@ -1,4 +1,5 @@
-// shop-lookup/mock-server, deprecated: the mock shop API moved to @shop-lookup/mock-server (install it beside shop-lookup).
+// shop-lookup/mock-server, deprecated: the mock shop API moved to @shop-lookup/mock-server (install it beside
+// shop-lookup).
 import { loadMoved } from './loadMoved';
 
 const mock = await loadMoved('shop-lookup/mock-server', '@shop-lookup/mock-server', () => import('@shop-lookup/mock-server'));

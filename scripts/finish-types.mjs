@@ -63,7 +63,7 @@ while (queue.length) {
   if (keep.has(file)) continue;
   keep.add(file);
   const text = readFileSync(file, 'utf8');
-  const out = text.replace(SPECIFIER, (all, lead, quote, spec) => {
+  const out = text.replace(SPECIFIER, (_all, lead, quote, spec) => {
     const target = targetOf(file, spec);
     if (!target || (target.path !== undefined && !existsSync(target.path))) {
       throw new Error(`finish-types: ${relative(root, file)} imports ${spec}, which has no declaration file`);

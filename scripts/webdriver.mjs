@@ -3,7 +3,8 @@
 // the driver answered.
 
 /**
- * @example const s = await newSession('http://127.0.0.1:4444', { browserName: 'MiniBrowser' }); await s.navigate(url); await s.close();
+ * @example const s = await newSession('http://127.0.0.1:4444', { browserName: 'MiniBrowser' });
+ * await s.navigate(url); await s.close();
  */
 export async function newSession(serverUrl, capabilities) {
   const created = await command(serverUrl, 'POST', '/session', { capabilities: { alwaysMatch: capabilities } });
@@ -32,14 +33,16 @@ async function command(serverUrl, method, path, body, timeoutMs = 90_000) {
   } catch {
     throw new Error(`WebDriver ${method} ${path}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
   }
-  if (!res.ok || (json.value && json.value.error)) {
+  if (!res.ok || json.value?.error) {
     const v = json.value ?? {};
     throw new Error(`WebDriver ${method} ${path}: ${v.error ?? res.status}${v.message ? `: ${v.message}` : ''}`);
   }
   return json.value;
 }
 
-/** The script WebDriver runs for `execute`: calls `source` (a function's text) with `arg`, awaits it, reports errors. */
+/**
+ * The script WebDriver runs for `execute`: calls `source` (a function's text) with `arg`, awaits it, reports errors.
+ */
 // The result travels as one JSON text made in the page: WebKitWebDriver now and then failed a plain object result
 // with "Could not parse script result" (seen in a CI-like run); a string always crosses.
 function asyncCall(source) {
@@ -92,7 +95,7 @@ function webDriverSession(serverUrl, id) {
       // (longer than the session's script timeout: the driver's own timeout answers first when it can)
       const text = await send('POST', '/execute/async', { script: asyncCall(source), args: [arg === undefined ? null : arg] }, scriptTimeoutMs + 30_000);
       const out = typeof text === 'string' ? JSON.parse(text) : text;
-      if (!out || out.ok !== true) throw new Error(`in the page: ${out?.error ?? 'no answer'}`);
+      if (out?.ok !== true) throw new Error(`in the page: ${out?.error ?? 'no answer'}`);
       return out.value;
     },
     /** A PNG of the current window's viewport. */

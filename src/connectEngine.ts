@@ -11,7 +11,7 @@ export interface Connection {
   dispose(): void;
 }
 
-export function engineOptionsOf(o: ShopLookupOptions): EngineOptions {
+function engineOptionsOf(o: ShopLookupOptions): EngineOptions {
   const { worker: _w, indexedDB: _i, IDBKeyRange: _k, fetch: _f, persist: _p, token: _t, ...rest } = o;
   return rest;
 }

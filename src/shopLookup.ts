@@ -28,13 +28,19 @@ export interface ShopLookup {
   coupons(): Observable<LookupResult<Coupon[]>>;
   /** One coupon by its code; `data: null` when unknown. @example lookup.coupon('WELCOME10') */
   coupon(couponCode: string): Observable<LookupResult<Coupon | null>>;
-  /** One issued coupon by its issued-coupon code (read through, then kept offline). @example lookup.issuedCoupon('IC-7F3K-2Q9M') */
+  /**
+   * One issued coupon by its issued-coupon code (read through, then kept offline).
+   * @example lookup.issuedCoupon('IC-7F3K-2Q9M')
+   */
   issuedCoupon(issuedCouponCode: string): Observable<LookupResult<IssuedCoupon | null>>;
   /** A product's options in option-number order. @example lookup.productOptions(13805) */
   productOptions(productNo: number): Observable<LookupResult<ProductOption[]>>;
   /** One option by its number (never matched by code). @example lookup.productOptionByNo(13805, 12) */
   productOptionByNo(productNo: number, optionNo: number): Observable<LookupResult<ProductOption | null>>;
-  /** One option by its code (never matched by number, even if the code looks like one). @example lookup.productOptionByCode(13805, '12') */
+  /**
+   * One option by its code (never matched by number, even if the code looks like one).
+   * @example lookup.productOptionByCode(13805, '12')
+   */
   productOptionByCode(productNo: number, optionCode: string): Observable<LookupResult<ProductOption | null>>;
   /**
    * Refreshes everything now; resolves with a report when done or failed (never rejects for API trouble). Its data
@@ -43,9 +49,16 @@ export interface ShopLookup {
    * @example const r = await lookup.sync();
    */
   sync(): Promise<SyncReport>;
-  /** Keeps these products' options synced too, shop-wide: every tab's syncs list them (and they are synced now when online). @example await lookup.trackProducts([13801]); */
+  /**
+   * Keeps these products' options synced too, shop-wide: every tab's syncs list them (and they are synced now when
+   * online).
+   * @example await lookup.trackProducts([13801]);
+   */
   trackProducts(productNos: number[]): Promise<void>;
-  /** Fetches issued coupons ahead, so they can be checked offline. @example await lookup.prefetchIssuedCoupons(['IC-7F3K-2Q9M']); */
+  /**
+   * Fetches issued coupons ahead, so they can be checked offline.
+   * @example await lookup.prefetchIssuedCoupons(['IC-7F3K-2Q9M']);
+   */
   prefetchIssuedCoupons(codes: string[]): Promise<SyncReport>;
   /**
    * Decides whether a coupon or issued-coupon code applies to an order and how much it takes off: from a fresh API
@@ -57,10 +70,14 @@ export interface ShopLookup {
   /**
    * Verdicts given from local data while offline, oldest first, for reconciling later: one page (default the
    * oldest 1,000); the next page starts after the last id of this one.
-   * @example const page = await lookup.offlineJournal({ after: 0, limit: 500 }); report(page); await lookup.clearOfflineJournal(page.at(-1)!.id);
+   * @example const page = await lookup.offlineJournal({ after: 0, limit: 500 }); report(page);
+   * await lookup.clearOfflineJournal(page.at(-1)!.id);
    */
   offlineJournal(page?: JournalPage): Promise<JournalEntry[]>;
-  /** Deletes journal entries up to and including `throughId` (required: the last id you reconciled); returns how many. @example await lookup.clearOfflineJournal(lastReportedId); */
+  /**
+   * Deletes journal entries up to and including `throughId` (required: the last id you reconciled); returns how many.
+   * @example await lookup.clearOfflineJournal(lastReportedId);
+   */
   clearOfflineJournal(throughId: number): Promise<number>;
   /** Phase, progress, last sync times, last error. @example lookup.status().subscribe((s) => showBadge(s.phase)); */
   status(): Observable<SyncStatus>;

@@ -3,7 +3,18 @@ import type { Coupon, IssuedCoupon, LookupError, RateLimits, ShopAuth } from '@s
 import type { Endpoint } from 'comlink';
 
 // the shop API's data, errors, rate limits and credentials are the shop API client's (packages/shop-api)
-export type { Coupon, IssuedCoupon, LookupError, OptionValue, ProductOption, RateLimits, RecordIssue, ShopAuth } from '@shop-lookup/shop-api';
+export type {
+  Coupon,
+  IssuedCoupon,
+  LookupError,
+  LookupErrorCode,
+  OptionValue,
+  ProductOption,
+  RateLimits,
+  RecordIssue,
+  ServerErrorCode,
+  ShopAuth,
+} from '@shop-lookup/shop-api';
 
 /**
  * What every lookup emits.
@@ -40,7 +51,8 @@ export interface SyncStatus {
   persisted?: boolean;
   /**
    * Where the data comes from: `'relay'` (a shop-lookup relay's feed) or `'direct'` (the API listed page by
-   * page). Absent until the first sync found out. @example if (s.source === 'relay') bar.textContent = `via relay, version ${s.relayVersion}`;
+   * page). Absent until the first sync found out. @example if (s.source === 'relay') bar.textContent = `via relay,
+   * version ${s.relayVersion}`;
    */
   source?: 'relay' | 'direct';
   /** The relay feed version the local data is at (with `source: 'relay'`); null before the first snapshot. */
@@ -50,12 +62,14 @@ export interface SyncStatus {
    * `degraded`: it serves its last snapshot without its store or without the shop API (its last listing failed), so
    * the data ages although the relay answers; `error` says why (null when it did not say). `listedAt`: when the
    * relay's last complete listing of the coupons started (epoch ms): the newest data it can give.
-   * @example if (s.relay?.degraded) warn(`Relay: ${s.relay.error ?? 'degraded'}; coupons as of ${new Date(s.relay.listedAt ?? 0).toLocaleString()}`);
+   * @example if (s.relay?.degraded) warn(`Relay: ${s.relay.error ?? 'degraded'};
+   * coupons as of ${new Date(s.relay.listedAt ?? 0).toLocaleString()}`);
    */
   relay?: { degraded: boolean; error: string | null; listedAt: number | null };
   /**
    * With phase `waiting`: when the pause ends, epoch ms (a backoff, or the API's `Retry-After`, of which at most
-   * 10 minutes is honoured). @example if (s.waitingUntil) note(`sync resumes at ${new Date(s.waitingUntil).toLocaleTimeString()}`);
+   * 10 minutes is honoured). @example if (s.waitingUntil) note(`sync resumes at ${new
+   * Date(s.waitingUntil).toLocaleTimeString()}`);
    */
   waitingUntil?: number;
   /**
@@ -79,7 +93,8 @@ export interface SyncStatus {
    * This till's uses of issued coupons that another till also used (the relay found them when the tills came back:
    * docs/checkout.md, "Uses shared between tills"): how many journal entries carry a `conflict`, and the newest of
    * them (by the other use's time). Absent when none does.
-   * @example if (s.useConflicts) warn(`${s.useConflicts.count} vouchers used twice; last: ${s.useConflicts.newest.code} at ${s.useConflicts.newest.conflict.till}`);
+   * @example if (s.useConflicts) warn(`${s.useConflicts.count} vouchers used twice;
+   * last: ${s.useConflicts.newest.code} at ${s.useConflicts.newest.conflict.till}`);
    */
   useConflicts?: { count: number; newest: UseConflictEntry };
 }
@@ -98,7 +113,8 @@ export interface UseConflictEntry {
 /**
  * The other use of an issued coupon that one of this till's uses conflicts with: the earlier sale when this one
  * came later, else the first later one (journal entry `conflict`).
- * @example if (e.conflict) note(`also used at ${e.conflict.till}, ${new Date(e.conflict.at).toLocaleString()}, order ${e.conflict.orderId ?? '?'}`);
+ * @example if (e.conflict) note(`also used at ${e.conflict.till}, ${new Date(e.conflict.at).toLocaleString()}, order
+ * ${e.conflict.orderId ?? '?'}`);
  */
 export interface UseConflict {
   /** The other till: its name on the relay (its till token's), else its device id. */
@@ -131,9 +147,15 @@ export interface OtherTillUse {
 export interface StorageProblem {
   /** What is wrong: `quota_exceeded`, `storage_unavailable`, `storage_upgraded`, ... (docs/errors.md). */
   error: LookupError;
-  /** true: there is no usable IndexedDB, so data is kept in memory only: the engine answers online, nothing survives a reload. */
+  /**
+   * true: there is no usable IndexedDB, so data is kept in memory only: the engine answers online, nothing survives a
+   * reload.
+   */
   memoryOnly: boolean;
-  /** Offline-journal entries kept in memory because storage refused them; written once it accepts writes again (lost on reload). */
+  /**
+   * Offline-journal entries kept in memory because storage refused them; written once it accepts writes again (lost
+   * on reload).
+   */
   unsavedJournal: number;
 }
 
@@ -161,7 +183,8 @@ export interface SyncReport {
 
 /**
  * Options of `createShopLookup`. Only `baseUrl` is required; the README's "Configuration" has the full table.
- * @example const options: ShopLookupOptions = { baseUrl: '/shop-api', products: [13805], dbName: 'shop-lookup:my-shop' };
+ * @example const options: ShopLookupOptions = { baseUrl: '/shop-api', products: [13805], dbName:
+ * 'shop-lookup:my-shop' };
  */
 export interface ShopLookupOptions {
   /** The API origin (`https://api.imweb.me`) or a same-origin proxy path such as `'/shop-api'`. */
@@ -180,7 +203,11 @@ export interface ShopLookupOptions {
    * @example createShopLookup({ baseUrl: 'https://relay.example', token: () => session.tillToken() })
    */
   token?: string | (() => string | Promise<string>) | undefined;
-  /** Product numbers whose options are kept synced, added to the shop-wide set every tab's syncs list (kept in IndexedDB). @example products: [13801, 13805] */
+  /**
+   * Product numbers whose options are kept synced, added to the shop-wide set every tab's syncs list (kept in
+   * IndexedDB).
+   * @example products: [13801, 13805]
+   */
   products?: number[] | undefined;
   /** Background refresh period while online, ms. Default 300_000 (5 minutes). */
   refreshIntervalMs?: number | undefined;
@@ -229,7 +256,10 @@ export interface ShopLookupOptions {
   persist?: boolean | undefined;
   /** Custom fetch (`worker: false` only: functions cannot cross into a worker). Default globalThis.fetch. */
   fetch?: typeof fetch | undefined;
-  /** Client-side rate limits, requests per second. Default `{ list: 1, other: 5 }` (the API's documented limits); false = none. */
+  /**
+   * Client-side rate limits, requests per second. Default `{ list: 1, other: 5 }` (the API's documented limits);
+   * false = none.
+   */
   rateLimits?: RateLimits | false | undefined;
   /** Per-request timeout, ms. Default 15_000. */
   requestTimeoutMs?: number | undefined;
@@ -246,7 +276,10 @@ export interface ShopLookupOptions {
   couponPolicy?: Partial<CouponPolicy> | undefined;
   /** Time zone of naive dates in coupon periods (`2026-05-01 10:00`). Default 'Asia/Seoul'. */
   timeZone?: string | undefined;
-  /** Local data older than this (by the API's clock) gives `stale` verdicts offline (unless the order accepts stale data). Default 24 h. */
+  /**
+   * Local data older than this (by the API's clock) gives `stale` verdicts offline (unless the order accepts stale
+   * data). Default 24 h.
+   */
   maxDataAgeMs?: number | undefined;
 }
 
@@ -256,7 +289,10 @@ export interface ShopLookupOptions {
  */
 export type EngineEndpoint = Endpoint;
 
-/** The order a coupon is checked against. @example { amount: 32000, orderId: 'A-1017', app: false, otherDiscount: false } */
+/**
+ * The order a coupon is checked against.
+ * @example { amount: 32000, orderId: 'A-1017', app: false, otherDiscount: false }
+ */
 export interface CouponOrder {
   /** Order amount the discount applies to (same unit as the coupon amounts, e.g. KRW). */
   amount: number;
@@ -288,14 +324,16 @@ export interface CouponOrder {
 
 /**
  * An override the host passed that turned a refusal into a "yes": `'stale'` (`acceptStale`), `'repeat_use'`
- * (`acceptRepeatUse`: over `used_on_this_till` or `used_on_another_till`). Named on the verdict (`overrides`) and in its journal entry.
+ * (`acceptRepeatUse`: over `used_on_this_till` or `used_on_another_till`). Named on the verdict (`overrides`) and in
+ * its journal entry.
  * @example if (v.ok && v.overrides?.includes('stale')) noteManagerApproval();
  */
 export type CouponOverride = 'stale' | 'repeat_use';
 
 /**
  * An earlier sale that used this issued coupon, which the API does not show yet (`used_on_this_till`).
- * @example showToCashier(`Used at ${new Date(v.detail.earlierUse!.at).toLocaleString()} for order ${v.detail.earlierUse!.orderId ?? '?'}`);
+ * @example showToCashier(`Used at ${new Date(v.detail.earlierUse!.at).toLocaleString()} for order
+ * ${v.detail.earlierUse!.orderId ?? '?'}`);
  */
 export interface EarlierUse {
   /** The `id` of its journal entry (it may have been cleared from the journal since), and its `key`. */
@@ -310,11 +348,11 @@ export interface EarlierUse {
 }
 
 /**
- * Why a coupon does not apply. `unreadable`: a field needed for the decision could not be read (rule `record`: the newer
- * record the API sent for this coupon could not be read, so the copy kept decides nothing). `unchecked`: the code is
- * not known here and the API answered without deciding (the shop's server refused this client, wrong credentials,
- * a wrong `baseUrl`, an error answer): `detail.error` says what happened. `used_on_this_till`: this till already
- * accepted this issued coupon for another order and the API does not show that use yet (`detail.earlierUse`;
+ * Why a coupon does not apply. `unreadable`: a field needed for the decision could not be read (rule `record`: the
+ * newer record the API sent for this coupon could not be read, so the copy kept decides nothing). `unchecked`: the
+ * code is not known here and the API answered without deciding (the shop's server refused this client, wrong
+ * credentials, a wrong `baseUrl`, an error answer): `detail.error` says what happened. `used_on_this_till`: this till
+ * already accepted this issued coupon for another order and the API does not show that use yet (`detail.earlierUse`;
  * `acceptRepeatUse` overrides). `used_on_another_till`: another till of the shop accepted this issued coupon (the
  * relay told this till: online as fresh as its live feed, offline what it last heard) and the API does not show that
  * use yet (`detail.otherUse`; `acceptRepeatUse` overrides).
@@ -451,7 +489,9 @@ export interface JournalEntry {
   at: number;
   /** Which kind of code it turned out to be; null when no record was found. */
   kind?: 'coupon' | 'issued' | null;
-  /** The code of the coupon the record is (for an issued coupon: the one it was issued from); null when none is known. */
+  /**
+   * The code of the coupon the record is (for an issued coupon: the one it was issued from); null when none is known.
+   */
   couponCode: string | null;
   /** The host's `order.orderId`; null when none was given. */
   orderId: string | null;
@@ -463,7 +503,8 @@ export interface JournalEntry {
    * Why the API did not decide (with `source: 'local'`): `'offline'` (it was not asked: the till is offline),
    * `'not_asked'` (a storefront's issued coupon: its server refuses issued coupons, so they are never asked), or the
    * code of what its call met (`network_error`, `timeout`, `server_error`, `maintenance`, `rate_limited`,
-   * `forbidden`, `bad_credentials`, `unsupported`, `invalid_record`, ...: docs/errors.md). null with `source: 'network'`.
+   * `forbidden`, `bad_credentials`, `unsupported`, `invalid_record`, ...: docs/errors.md). null with `source:
+   * 'network'`.
    */
   cause: string | null;
   /** The overrides that let this "yes" through (`acceptStale`, `acceptRepeatUse`); [] when none was needed. */

@@ -18,7 +18,10 @@ import { createReportDraft } from '../worker/sync/syncReport';
 const row = (code: string, name = code) => ({ coupon_code: code, name, status: 'progress', apply_sale_price: 1000 });
 type Row = ReturnType<typeof row>;
 
-/** Page `page` of a listing of `pages` pages, `perPage` rows each; its hash is its rows' text, as syncCoupons' stands for them. */
+/**
+ * Page `page` of a listing of `pages` pages, `perPage` rows each; its hash is its rows' text, as syncCoupons' stands
+ * for them.
+ */
 function listed(page: number, rows: Row[], pages: number, perPage = rows.length): PageToStore {
   return {
     page,

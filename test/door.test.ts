@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryStore, createShopApiProxy, createShopRelay } from '../packages/relay/src';
 import { KEY, SECRET, startMock } from './utils';
 
-const cleanups: (() => Promise<unknown> | void)[] = [];
+const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });

@@ -1,6 +1,6 @@
 // The Node range the README states (its two commands: "Node 20.19+") is what every package of the repository and
-// every dependency in package-lock.json accepts, so `npm ci` on it warns no EBADENGINE; the published packages
-// state `engines` themselves (>=20: what their own dependencies need at run time).
+// every dependency in package-lock.json accepts, so `npm ci` on it warns no EBADENGINE; every package states it as its
+// `engines` (the packages are ESM only, which CommonJS code can require() from Node 20.19 on).
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,7 +15,9 @@ const parse = (v: string): Version => {
 };
 const compare = (a: Version, b: Version) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
 
-/** Whether `version` satisfies an engines range of the forms npm packages use (>=, ^, x.*, plain majors, ||, ranges). */
+/**
+ * Whether `version` satisfies an engines range of the forms npm packages use (>=, ^, x.*, plain majors, ||, ranges).
+ */
 function satisfies(version: Version, range: string): boolean {
   return range.split('||').some((alternative) => {
     const parts = alternative.trim().replace(/(>=|<=|>|<|\^|~)\s+/g, '$1').split(/\s+/).filter(Boolean);
@@ -70,12 +72,12 @@ describe('engines', () => {
     expect(refusing).toEqual([]);
   });
 
-  it('states engines in every package of the repository, accepting the README\'s Node', () => {
+  it("states the README's Node as the engines of every package of the repository", () => {
     const minimum = readmeMinimum();
     const manifests = ['package.json', ...readdirSync(join(root, 'packages')).map((d) => `packages/${d}/package.json`)];
     for (const file of manifests) {
       const range = read(file).engines?.node;
-      expect(range, file).toBe('>=20');
+      expect(range, file).toBe(`>=${minimum.join('.')}`);
       expect(satisfies(minimum, range), file).toBe(true);
     }
   });

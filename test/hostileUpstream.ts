@@ -24,7 +24,10 @@ function bodyOf(req: IncomingMessage): Promise<string> {
   });
 }
 
-/** A server on 127.0.0.1 for `handler`; close() drops its connections. @example const relayServer = await serve(async (req, res) => relay(req, res)); */
+/**
+ * A server on 127.0.0.1 for `handler`; close() drops its connections.
+ * @example const relayServer = await serve(async (req, res) => relay(req, res));
+ */
 export async function serve(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void> | void): Promise<TestServer> {
   const server: Server = createServer((req, res) => {
     Promise.resolve(handler(req, res)).catch(() => res.destroy());
@@ -41,7 +44,8 @@ export async function serve(handler: (req: IncomingMessage, res: ServerResponse)
 
 /**
  * `misbehave` first; what it leaves goes to `mockUrl` (method, path, the API's headers and the body) and back.
- * @example const api = await startHostileUpstream(mock.url, (req, res) => req.url === '/v2/auth' && redirect(res, 307, elsewhere));
+ * @example const api = await startHostileUpstream(mock.url, (req, res) => req.url === '/v2/auth' && redirect(res,
+ * 307, elsewhere));
  */
 export function startHostileUpstream(mockUrl: string, misbehave: Misbehaviour): Promise<TestServer> {
   return serve(async (req, res) => {
@@ -67,7 +71,10 @@ export interface Recorded {
   body: string;
 }
 
-/** A server that answers 200 to everything and keeps what it got. @example const thief = await startRecorder(); thief.received */
+/**
+ * A server that answers 200 to everything and keeps what it got.
+ * @example const thief = await startRecorder(); thief.received
+ */
 export async function startRecorder(): Promise<TestServer & { received: Recorded[] }> {
   const received: Recorded[] = [];
   const server = await serve(async (req, res) => {

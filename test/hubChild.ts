@@ -1,6 +1,6 @@
 // One relay hub instance in a process of its own, for the hub's scale test (started by test/childProcess.ts through
-// tsx), so it can be killed (SIGKILL: no lease released) mid-listing. Its shops are `shop-000`… on the multi-shop mock
-// (credentials key-<id> / secret-<id>); a till of a shop sends `authorization: Bearer till-<id>`. Every upstream
+// tsx), so it can be killed (SIGKILL: no lease released) mid-listing. Its shops are `shop-000`… on the multi-shop
+// mock (credentials key-<id> / secret-<id>); a till of a shop sends `authorization: Bearer till-<id>`. Every upstream
 // request carries `x-hub-instance` so the mock's log names the instance. argv[2]: its config (`cluster`: the root
 // nodes of a Redis Cluster, used instead of `redis`; `gated`: its shops are named only from the first `sweep` message
 // on, so a bench times the walks from one moment). IPC: sweep, status, close.

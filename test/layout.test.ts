@@ -79,7 +79,9 @@ function importsOf(file: string): string[] {
     .map((s) => normalize(join(dirname(file), s)).split('\\').join('/'));
 }
 
-/** The package a bare specifier names: 'zod/mini' is zod, '@shop-lookup/mock-server/msw' is @shop-lookup/mock-server. */
+/**
+ * The package a bare specifier names: 'zod/mini' is zod, '@shop-lookup/mock-server/msw' is @shop-lookup/mock-server.
+ */
 function packageNamed(specifier: string): string {
   return specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 }

@@ -205,7 +205,7 @@ describe('several engines on one database', () => {
     const a = open();
     await next(a.status(), (s) => s.lastSyncedAt.coupons !== null);
     // the follower's locks tell when its sync asks for the sync lock, and when it gets it
-    let asked = () => undefined as void;
+    let asked: () => void = () => undefined;
     let granted = 0;
     const locks: LockManagerLike = {
       request(name, options, callback) {

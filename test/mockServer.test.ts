@@ -7,7 +7,6 @@ import {
   createMockShopApiHandler,
   MOCK_CODES,
   startMockShopApi,
-  type MockFault,
   type MockShopApi,
   type MockShopApiOptions,
 } from '../packages/mock-server/src';
@@ -519,7 +518,7 @@ describe('startMockShopApi', () => {
     api.upsertCoupon({ coupon_code: 'ADDED', name: '추가' });
     expect(api.removeCoupon('FIXED3000')).toBe(true);
     expect(api.removeCoupon('FIXED3000')).toBe(false);
-    const codes = ((await get('/v2/shop/coupons')).body?.data.list as Json[]).map((row) => row.coupon_code);
+    const codes = ((await get('/v2/shop/coupons')).body!.data.list as Json[]).map((row) => row.coupon_code);
     expect(codes).toEqual(['WELCOME10', '봄 세일/10%?#&', 'EXPIRED2025', 'APPONLY', api.data.coupons[4]?.coupon_code, 'ADDED']);
     api.setProductOptions(1, [{ no: 1, type: 'input', code: 'X', name: 'x', is_require: false }]);
     expect((await get('/v2/shop/products/1/options/X')).body?.data.no).toBe(1);

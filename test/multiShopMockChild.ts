@@ -1,8 +1,9 @@
 // Many mock shops in one process, for the hub's scale test (started by test/childProcess.ts through tsx): shop
-// `shop-007` is the mock API under `/shops/shop-007/v2/…` with its own key, secret, rate limits and data, every coupon
-// name ending in `[shop-007]` and one coupon `ONLY-shop-007`, so a till can check each record's shop. It logs every
-// /v2 request (shop, path, offset, the hub instance that sent it, when it arrived and ended) and holds a shop's list
-// request on demand. argv[2]: { shops, coupons }. Steered over IPC: log, reset (the log and holds), hold, release, close.
+// `shop-007` is the mock API under `/shops/shop-007/v2/…` with its own key, secret, rate limits and data, every
+// coupon name ending in `[shop-007]` and one coupon `ONLY-shop-007`, so a till can check each record's shop. It logs
+// every /v2 request (shop, path, offset, the hub instance that sent it, when it arrived and ended) and holds a shop's
+// list request on demand. argv[2]: { shops, coupons }. Steered over IPC: log, reset (the log and holds), hold,
+// release, close.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMockShopApiHandler, type MockHold, type MockShopApiHandler } from '../packages/mock-server/src';

@@ -38,7 +38,7 @@ function ask(port: number, command: string): Promise<string> {
     socket.on('connect', () => socket.write(`${command}\r\n`));
     socket.on('data', (chunk) => {
       text += chunk.toString('latin1');
-      if (text.startsWith('+') || text.startsWith('-') || /\r\n[^]*\r\n/.test(text)) done();
+      if (text.startsWith('+') || text.startsWith('-') || /\r\n[\s\S]*\r\n/.test(text)) done();
     });
   });
 }
@@ -53,7 +53,8 @@ async function until(what: string, check: () => Promise<boolean>): Promise<void>
 
 /**
  * Starts three cluster-mode redis-servers (a cluster port each, port + 10000, must be free too) and joins them.
- * @example const cluster = await startRedisCluster(); const client = createCluster({ rootNodes: cluster.urls.map((url) => ({ url })) });
+ * @example const cluster = await startRedisCluster();
+ * const client = createCluster({ rootNodes: cluster.urls.map((url) => ({ url })) });
  */
 export async function startRedisCluster(): Promise<RedisClusterServers> {
   const binary = process.env.REDIS_SERVER_PATH ?? 'redis-server';

@@ -61,7 +61,7 @@ describe('redisRateLimiter', () => {
 
   it('is what two instances need: one local limiter each draws 429s from the same API', async () => {
     const limiters = [createRateLimiter({ list: 1, other: 5 }), createRateLimiter({ list: 1, other: 5 })];
-    opened.push({ close: () => limiters.forEach((l) => l.dispose()) });
+    opened.push({ close: () => void limiters.map((l) => l.dispose()) });
     await drive(limiters, 'list', 1);
     expect(api.requests).toHaveLength(2);
     expect(throttled()).toBe(1);

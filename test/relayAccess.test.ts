@@ -24,7 +24,7 @@ const ROUTES: Record<Exclude<RouteName, 'uses'>, string> = {
 };
 
 // The README's recipes, as written there. A storefront: product options and one coupon by its exact code.
-const storefront: Authorize = (req, route) => ['productOptions', 'productOption', 'coupon'].includes(route);
+const storefront: Authorize = (_req, route) => ['productOptions', 'productOption', 'coupon'].includes(route);
 // A till: the session cookie it got when it signed in opens every route, the feed included.
 const tillSessions = new Set(['till-1-session']); // your sign-in route adds to this
 const TILL_COOKIE = /(?:^|;\s*)till_session=([^;]+)/;

@@ -1,7 +1,7 @@
-// The shop-lookup-relay command as the tests run it: its source entry (packages/relay/src/server/main.ts) through tsx, in a
-// process of its own with only the environment given (no variable of this machine leaks in). A server is ready
-// once it logs "listening" (its port is in that line); every line any of them wrote is kept, so a test can check
-// that no log line of the run holds a secret.
+// The shop-lookup-relay command as the tests run it: its source entry (packages/relay/src/server/main.ts) through
+// tsx, in a process of its own with only the environment given (no variable of this machine leaks in). A server is
+// ready once it logs "listening" (its port is in that line); every line any of them wrote is kept, so a test can
+// check that no log line of the run holds a secret.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -80,7 +80,8 @@ export async function runRelayBin(args: string[], env: Record<string, string>): 
 
 /**
  * Starts a relay server from the bin and resolves once it listens.
- * @example const relay = await startRelayBin({ SHOP_API_KEY: key, SHOP_API_SECRET: secret, SHOP_API_TARGET: api.url, RELAY_PUBLIC: 'true', PORT: '0' });
+ * @example const relay = await startRelayBin({ SHOP_API_KEY: key, SHOP_API_SECRET: secret, SHOP_API_TARGET: api.url,
+ * RELAY_PUBLIC: 'true', PORT: '0' });
  */
 export async function startRelayBin(env: Record<string, string>): Promise<RelayBinProcess> {
   const child = spawnBin([], { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env });

@@ -325,7 +325,7 @@ describe('fair share through the relay', () => {
   });
 
   it('counts 1,000 addresses of one network as one client: four of its reads wait, the rest are refused at once', async () => {
-    const { hand, f } = await tillsRelay();
+    const { f } = await tillsRelay();
     // one /24, rotated within 203.0.113.0/24: four requests from each of 250 addresses
     const answered: number[] = [];
     for (let i = 0; i < 1000; i++) {

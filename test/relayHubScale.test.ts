@@ -1,10 +1,10 @@
 // The hub at scale (issue 20, proof): 200 small shops on one multi-shop mock API process, three hub instances (each a
-// process of its own) on one real redis-server, and again on a three-master Redis Cluster, sweeping the shops with at most 4 listings each at once and 20 shops
-// hot. One shop's list request is held at the mock until the test has SIGKILLed the instance that sent it (a crash:
-// no lease released); the other two take its shops over once their leases lapse. Checked from the mock's request log
-// and Redis: every shop listed exactly once, never by two instances at once, the crashed instance's shop by a
-// survivor after the crash; then tills of 20 shops sync through the survivors and every record they hold is checked
-// to be their own shop's.
+// process of its own) on one real redis-server, and again on a three-master Redis Cluster, sweeping the shops with at
+// most 4 listings each at once and 20 shops hot. One shop's list request is held at the mock until the test has
+// SIGKILLed the instance that sent it (a crash: no lease released); the other two take its shops over once their
+// leases lapse. Checked from the mock's request log and Redis: every shop listed exactly once, never by two instances
+// at once, the crashed instance's shop by a survivor after the crash; then tills of 20 shops sync through the
+// survivors and every record they hold is checked to be their own shop's.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { createClient, createCluster } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockHold, MockShopApi } from '../packages/mock-server/src';
 import { createShopRelay, type ShopRelay } from '../packages/relay/src';
 import type { ShopLookup } from '../src';
-import { KEY, lookupFor, next, record, SECRET, startMock, steppedClock } from './utils';
+import { KEY, lookupFor, record, SECRET, startMock, steppedClock } from './utils';
 
 describe('a relay that has not finished its first listing', () => {
   let mock: MockShopApi;

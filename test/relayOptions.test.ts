@@ -1,6 +1,7 @@
 // The options of createShopRelay and createShopApiProxy are checked when they are called (issue 25, item 15): a
 // wrong one throws there, with the option's name and what is expected, instead of crashing the process later (a
-// client that is not node-redis given as `redis` used to fail asynchronously with "client.duplicate is not a function").
+// client that is not node-redis given as `redis` used to fail asynchronously with "client.duplicate is not a
+// function").
 import { createCluster } from 'redis';
 import { describe, expect, it } from 'vitest';
 import { createShopApiProxy, type ShopApiProxyOptions } from '../packages/relay/src';

@@ -16,7 +16,10 @@ const SECRET = 'echo-secret/"q"\\é-42x';
 const PASSWORD = 'gw-pass-58e1c0d9';
 const USER = 'gateway-operator';
 
-/** The middle of the secret's base64 inside any longer base64 text, at each of the three byte offsets (both alphabets). */
+/**
+ * The middle of the secret's base64 inside any longer base64 text, at each of the three byte offsets (both
+ * alphabets).
+ */
 function base64Cores(secret: string): string[] {
   return [0, 1, 2].flatMap((offset) => {
     const bytes = Buffer.concat([Buffer.alloc(offset), Buffer.from(secret)]);

@@ -134,8 +134,8 @@ function listings(): MockRequestRecord[][] {
 }
 
 /**
- * Runs `change` on the mock's data while holding the relays' sync lease ('sync', see relay/upstream/upstreamSync.ts), so
- * that no listing is under way or starts meanwhile: the API does not change mid-listing in this test.
+ * Runs `change` on the mock's data while holding the relays' sync lease ('sync', see relay/upstream/upstreamSync.ts),
+ * so that no listing is under way or starts meanwhile: the API does not change mid-listing in this test.
  */
 async function betweenListings(change: () => Promise<void>): Promise<void> {
   const lease = await until(() => operator.acquireLease('sync', 'scale-test', 60_000), 'the sync lease to be free');
@@ -389,7 +389,7 @@ describe('relay processes: three instances from the command on one Redis, a bala
     await until(async () => (await parked()) === ENGINES && relays[stopped]!.alive(), 'every till to have a long-poll open');
     const before = (await readLease())!;
     expect(before.owner).toBe(relays[stopped]!.instance);
-    const survivor = relays.find((r, i) => i !== stopped && i !== killed)!;
+    const survivor = relays.find((_r, i) => i !== stopped && i !== killed)!;
 
     const termAt = Date.now();
     relays[stopped]!.signal('SIGTERM');
@@ -523,7 +523,7 @@ describe('relay processes: three instances from the command on one Redis, a bala
     const upstream429 = (await throttled()).length;
     expect(upstream429).toBe(0);
     figures['upstream 429s'] = upstream429;
-    figures['listings'] = runs.length;
+    figures.listings = runs.length;
 
     const secrets = [KEY, SECRET, TOKEN_SECRET, ...tokens];
     expect(tokens.size).toBeGreaterThan(ENGINES);

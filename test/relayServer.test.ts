@@ -3,7 +3,7 @@
 // through startRelayServer where only behaviour is checked, and as a real process from the bin where the process
 // itself is (exit codes, one-line errors, signals). Every log line of every relay run here is checked for secrets.
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -151,7 +151,8 @@ describe('relay command: configuration', () => {
       [{ ...base, PORT: 'abc' }, /^PORT: expected a port number from 0 to 65535 \(got "abc"\)$/],
       [{ ...base, PORT: '70000' }, /^PORT: expected a port number/],
       [{ ...base, SHOP_API_TARGET: 'ftp://example.com' }, /^SHOP_API_TARGET: expected the shop API origin, an http\(s\) URL \(createShopRelay's target\) \(got "ftp:\/\/example.com"\)$/],
-      // a name the command does not read is an error naming the one meant, never ignored (the relay would list the real API)
+      // a name the command does not read is an error naming the one meant, never ignored (the relay would list the
+      // real API)
       [{ ...base, SHOP_API_BASE: 'http://127.0.0.1:8787' }, /^SHOP_API_BASE is not a variable of shop-lookup-relay: set SHOP_API_TARGET instead \(the shop API origin, an http\(s\) URL/],
       [{ ...base, SHOP_API_TOKEN: 'too-short' }, /^SHOP_API_TOKEN is not a variable of shop-lookup-relay; its SHOP_API_ variables are SHOP_API_KEY, SHOP_API_KEY_FILE, SHOP_API_SECRET, SHOP_API_SECRET_FILE, SHOP_API_TARGET, SHOP_API_RATE_LIMITS$/],
       [{ ...base, REDIS_URL: 'localhost:6379' }, /^REDIS_URL: expected a redis:\/\/ or rediss:\/\/ URL; set it on every instance of a shop \(omitted: one instance, in memory\)$/],
@@ -518,7 +519,7 @@ describe('relay command: bounds (issue 25, item 13)', () => {
       const poll = `${server.origin}${BASE}/relay/v1/feed?since=${head.version}&handle=${head.handle}&wait=60`;
       // 100 tills, each with one long-poll parked on a connection of its own
       const polls = Array.from({ length: 100 }, (_, i) => ask(poll, bearer(signed(`busy-${i}`)), stop.signal).catch(() => null));
-      for (let i = 0; (await server.relay!.status()).waiting < 100; i++) await new Promise((resolve) => setImmediate(resolve));
+      while ((await server.relay!.status()).waiting < 100) await new Promise((resolve) => setImmediate(resolve));
       const busy = await ask(`${server.origin}${BASE}/relay/v1/feed?limit=1`, bearer(STATIC_TOKEN));
       expect(busy).toMatchObject({ status: 503, headers: { 'retry-after': '5', connection: 'close' }, body: { code: 'relay_busy' } });
       expect((await ask(`${server.origin}/healthz`)).status).toBe(200);

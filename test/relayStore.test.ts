@@ -6,7 +6,7 @@ import type { UseInput, UsesBatch, UsesRecord } from '../packages/relay/src/stor
 import { redisStoreFactory } from './redisStoreFactory';
 
 /** A store factory under test: `now` is a fake clock, `maxChanges` the change-log bound. */
-export interface StoreFactory {
+interface StoreFactory {
   name: string;
   create(options: { now: () => number; maxChanges?: number }): Promise<RelayStore>;
 }
@@ -308,6 +308,7 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
     const off = store.onHealthChange(() => {});
     off();
   });
+  // biome-ignore lint/correctness/noComponentHookFactories: a use of an issued coupon, not a React hook
   const useOf = (entry: string, code: string, at: number, orderId: string | null = `o-${entry}`): UseInput =>
     ({ entry, code, couponCode: 'WELCOME10', orderId, at, override: false });
   const batch = (device: string, uses: UseInput[], receivedAt = clock): UsesBatch => ({ device, till: `till-${device}`, uses, receivedAt });

@@ -12,7 +12,7 @@ export const BASE = '/shop-api';
 
 export type Json = Record<string, any>;
 
-export interface RelayAnswer {
+interface RelayAnswer {
   status: number;
   headers: Headers;
   text: string;

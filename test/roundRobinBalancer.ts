@@ -1,12 +1,12 @@
 // A small round-robin load balancer on loopback, for the process-level relay tests: each request goes to the next
 // backend; a backend that refuses the connection, or drops it before any answer, is skipped and a GET tried on the
-// next one (as a proxy's "next upstream on error" does: nothing was answered, and a GET may be asked again). It appends the client's address to
-// X-Forwarded-For (the relays trust one hop) and records every request: which till (x-test-till), which backend,
-// when, and how it was answered.
+// next one (as a proxy's "next upstream on error" does: nothing was answered, and a GET may be asked again). It
+// appends the client's address to X-Forwarded-For (the relays trust one hop) and records every request: which till
+// (x-test-till), which backend, when, and how it was answered.
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface BalancedRequest {
+interface BalancedRequest {
   till: string;
   /** The request path and query, as the till sent it. */
   url: string;
@@ -32,7 +32,10 @@ export interface Balancer {
 const retryable = (req: IncomingMessage, error: NodeJS.ErrnoException): boolean =>
   req.method === 'GET' || req.method === 'HEAD' || error.code === 'ECONNREFUSED';
 
-/** @example const lb = await startBalancer(relays.map((r) => r.url)); createShopLookup({ baseUrl: `${lb.url}/shop-api`, ... }); */
+/**
+ * @example const lb = await startBalancer(relays.map((r) => r.url)); createShopLookup({ baseUrl:
+ * `${lb.url}/shop-api`, ... });
+ */
 export async function startBalancer(backends: string[]): Promise<Balancer> {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const log: BalancedRequest[] = [];

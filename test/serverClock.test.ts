@@ -1,5 +1,5 @@
-// The till's clock against the API's Date headers (packages/shop-api/src/api/serverClock.ts), the offset kept beside the data
-// (worker/store/clockOffset.ts), and the age of data stamped by it (worker/store/dataAge.ts).
+// The till's clock against the API's Date headers (packages/shop-api/src/api/serverClock.ts), the offset kept beside
+// the data (worker/store/clockOffset.ts), and the age of data stamped by it (worker/store/dataAge.ts).
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { createServerClock } from '../packages/shop-api/src/api/serverClock';

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../packages/mock-server/src';
 import type { ShopLookup } from '../src';
-import { IDBFactory } from 'fake-indexeddb';
+import type { IDBFactory } from 'fake-indexeddb';
 import { RECORD_READERS_VERSION } from '../packages/shop-api/src/records/schemas';
 import { confirmed, lookupFor, next, peek, startMock, waitFor } from './utils';
 

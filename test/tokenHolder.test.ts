@@ -1,5 +1,5 @@
-// The one token holder (packages/shop-api/src/api/tokenHolder.ts) on its own: one fetch at a time, the shared slot read before
-// fetching and written after, only the refused token forgotten, failures passed through untouched.
+// The one token holder (packages/shop-api/src/api/tokenHolder.ts) on its own: one fetch at a time, the shared slot
+// read before fetching and written after, only the refused token forgotten, failures passed through untouched.
 import { describe, expect, it } from 'vitest';
 import { createTokenHolder, type SharedTokenSlot } from '../packages/shop-api/src/api/tokenHolder';
 

@@ -17,7 +17,10 @@ afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
 });
 
-/** The mock API, a recorder, and the hostile upstream in front of the mock that sends `which` requests to the recorder. */
+/**
+ * The mock API, a recorder, and the hostile upstream in front of the mock that sends `which` requests to the
+ * recorder.
+ */
 async function setup(which: 'list' | 'auth' | 'item') {
   const mock: MockShopApi = await startMockShopApi({ rateLimits: false, key: KEY, secret: SECRET });
   const thief = await startRecorder();

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../packages/mock-server/src';
 import { MOCK_CODES } from '../packages/mock-server/src';
 import { createShopRelay, type ShopRelayOptions } from '../packages/relay/src';
-import type { CouponVerdict, JournalEntry, ShopLookup, ShopLookupOptions } from '../src';
+import type { JournalEntry, ShopLookup, ShopLookupOptions } from '../src';
 import type { DeviceRow } from '../worker/store/store';
 import { KEY, lookupFor, next, peek, SECRET, startMock, waitFor } from './utils';
 
@@ -22,7 +22,9 @@ const tillOf = (req: IncomingMessage) => {
   return token ? { id: `till:${token}`, identified: true } : (req.socket.remoteAddress ?? 'unknown');
 };
 
-/** A fetch that records the POSTs of uses and their answers, and can drop the next answer (the relay got the request). */
+/**
+ * A fetch that records the POSTs of uses and their answers, and can drop the next answer (the relay got the request).
+ */
 function usesFetch() {
   const posts: { body: { device: string; uses: { entry: string; override: boolean }[] }; answer: { uses: { entry: string; recorded: boolean }[] } | null }[] = [];
   let dropNext = false;
@@ -45,7 +47,6 @@ function usesFetch() {
 const deviceOf = (t: { idb: IDBFactory }, dbName: string) => peek(t.idb, dbName, async (db) => ((await db.meta.get('@device')) as DeviceRow | undefined)?.id);
 const usesHeard = (t: { idb: IDBFactory }, dbName: string) => peek(t.idb, dbName, (db) => db.sharedUses.get(CODE));
 const journalOf = async (t: ShopLookup) => (await t.offlineJournal()).filter((e) => e.code === CODE);
-const refused = (v: CouponVerdict) => (v.ok ? null : v.reason);
 
 describe('uses of issued coupons shared through the relay', () => {
   let mock: MockShopApi;

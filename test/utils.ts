@@ -112,8 +112,6 @@ export function steppedClock() {
   return clock;
 }
 
-export const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /**
  * Reads a database beside the engine that uses it (a second connection): how far a running sync got, say.
  * @example await vi.waitFor(async () => expect(await peek(idb, dbName, (db) => db.couponStage.count())).toBe(1));
@@ -182,7 +180,8 @@ export function lookupWithEngine(
 
 /**
  * A store whose writes can be made to fail like a full disk or a closed connection (a Dexie middleware).
- * @example const faulty = faultyStore(); lookupWithEngine(mock, { openStore: faulty.openStore }); faulty.failWrites('QuotaExceededError');
+ * @example const faulty = faultyStore(); lookupWithEngine(mock, { openStore: faulty.openStore });
+ * faulty.failWrites('QuotaExceededError');
  */
 export function faultyStore() {
   let failing: { name: string; tables: string[] | null; perRequest: boolean; accept: number } | null = null;

@@ -345,7 +345,8 @@ describe('validateCoupon', () => {
       // the shop's order system recorded the use: the API's own word refuses it from now on
       mock.upsertIssuedCoupon({ ...open, status: 'complete', use_date: '2026-06-01 12:00:00', shop_order_code: 'B-1' });
       expect(await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, orderId: 'B-2' })).toMatchObject({ ok: false, reason: 'inactive', detail: { rule: 'status' } });
-      // and if the shop gives the coupon back (the order was cancelled), it is usable again: the use was confirmed, then ended
+      // and if the shop gives the coupon back (the order was cancelled), it is usable again: the use was confirmed,
+      // then ended
       mock.upsertIssuedCoupon(open);
       expect(await lookup.validateCoupon(MOCK_CODES.issuedUnused, { amount: 32000, orderId: 'B-3' })).toMatchObject({ ok: true, source: 'network' });
     });

@@ -105,7 +105,7 @@ describe('the worker bridge over a MessageChannel', () => {
       ].map((o: Observable<unknown>) => o.subscribe());
       await next(lookup.coupon('FIXED3000'));
       expect(engineSide.activeWatches()).toBeGreaterThanOrEqual(7);
-      subs.forEach((s) => s.unsubscribe());
+      for (const s of subs) s.unsubscribe();
     }
     // each unwatch crosses the channel: wait for the engine to have had them all
     await waitFor(() => expect(engineSide.activeWatches()).toBe(0));

@@ -1,7 +1,8 @@
 // The worker entry (`shop-lookup/worker`): holds the messages that arrive while the engine's code loads, then
 // exposes the engine over Comlink on this worker's global scope (exposeEngine.ts).
 // Hosts that create the worker themselves:
-//   createShopLookup({ baseUrl, worker: () => new Worker(new URL('shop-lookup/worker', import.meta.url), { type: 'module' }) })
+//   createShopLookup({ baseUrl, worker: () => new Worker(new URL('shop-lookup/worker', import.meta.url), { type:
+// 'module' }) })
 //
 // This file imports nothing, on purpose. WebKit (Safari, every iPad) evaluates a module worker's entry a second
 // time when another chunk of that worker imports it, and a bundler that splits the worker (Vite and Rollup with

@@ -37,6 +37,7 @@ export function useLookup<T>(
   deps: DependencyList,
 ): LookupState<T> {
   // deps are the caller's, as with useMemo: a new store (and subscription) when one of them changes
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names the dependencies of its source
   const store = useMemo(() => createObservableStore<LookupResult<T>, LookupState<T>>(source, PENDING, nextState), deps);
   return useSyncExternalStore(store.subscribe, store.getSnapshot, serverSnapshot);
 }

@@ -53,7 +53,7 @@ export type Tarballs = Record<keyof typeof PUBLISHED, string>;
 export const SERVER_PACKAGES = ['@shop-lookup/relay', '@shop-lookup/mock-server', 'redis', '@redis/client', 'rate-limiter-flexible', 'pino', 'prom-client'];
 
 /** Timings of the steps, printed at the end of each test file (the report asked for them). */
-export const timings: Record<string, number> = {};
+const timings: Record<string, number> = {};
 export async function timed<T>(label: string, step: () => Promise<T>): Promise<T> {
   const started = Date.now();
   try {
@@ -224,7 +224,9 @@ function fixtureAt(dir: string): Fixture {
 export async function readmeExample(title: string, page?: string): Promise<string> {
   const pages = page ? [page] : ['README.md', ...(await readdir(join(repoRoot, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
   // a block may be indented (inside a list item): its lines lose the fence's indentation
-  const pattern = new RegExp('^( *)```\\w+ title="' + title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '"\\n([\\s\\S]*?)\\n\\1```', 'm');
+  const fence = '```';
+  const name = title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(`^( *)${fence}\\w+ title="${name}"\\n([\\s\\S]*?)\\n\\1${fence}`, 'm');
   for (const path of pages) {
     const block = pattern.exec(await readFile(join(repoRoot, path), 'utf8'));
     if (block) return `${block[2]!.replace(new RegExp(`^${block[1]}`, 'gm'), '')}\n`;
@@ -248,7 +250,10 @@ interface MockShopApi {
 }
 type ProxyMiddleware = ((req: unknown, res: unknown, next?: () => void) => void) & { close(): void };
 
-/** The packed server packages (@shop-lookup/relay and @shop-lookup/mock-server), installed once per pack: shared, never removed. */
+/**
+ * The packed server packages (@shop-lookup/relay and @shop-lookup/mock-server), installed once per pack: shared,
+ * never removed.
+ */
 export async function serverPackages(): Promise<Fixture> {
   const { relay } = await packedTarballs();
   return { ...fixtureAt(join(dirname(relay), 'servers')), remove: () => Promise.resolve() };

@@ -4,7 +4,6 @@
 // ships no server code, and in Chromium the page answers the six lookups from the mock through the dev server and
 // `vite preview`, shows them as a person reads them, opens and answers from IndexedDB when reloaded with the browser
 // fully offline ("Reload offline"), and syncs by itself when it was started while the API was down.
-import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -219,7 +219,7 @@ describe('the packed @shop-lookup/relay', () => {
   it('ships the docs its command points to (dist/docs/relay.md), whose links lead to a shipped page or the repository', async () => {
     const pages = relay.files.filter((f) => f.startsWith('dist/docs/'));
     expect(pages).toEqual(expect.arrayContaining(['dist/docs/relay.md', 'dist/docs/hub.md', 'dist/docs/feed-protocol.md', 'dist/docs/errors.md']));
-    expect(await relay.read('dist/docs/relay.md')).toMatch(/^## Deploy$[^]*^\| `CORS_ORIGINS`/m);
+    expect(await relay.read('dist/docs/relay.md')).toMatch(/^## Deploy$[\s\S]*^\| `CORS_ORIGINS`/m);
     for (const page of pages) {
       for (const [, target] of (await relay.read(page)).matchAll(/\]\(([^)#\s]+\.md)(?:#[^)]*)?\)/g)) {
         if (/^https:\/\//.test(target!)) expect(target, page).toMatch(/^https:\/\/github\.com\/shop-lookup\/shop-lookup\/blob\/main\//);

@@ -44,7 +44,8 @@ describe("the docs' vite.config.js recipes", { timeout: 180_000 }, () => {
       await writeFile(log, '');
       // what a developer has in their shell: real-looking credentials, the real API as target
       const env = { SHOP_API_KEY: 'a-key', SHOP_API_SECRET: 'a-secret', FETCH_LOG: log, NODE_OPTIONS: `--import=${pathToFileURL(join(app.dir, 'record-fetch.mjs')).href}` };
-      // a build that does not exit fails here (the recipe of old started the relay with the config, and it never let go)
+      // a build that does not exit fails here (the recipe of old started the relay with the config, and it never let
+      // go)
       await timed(`build (${what})`, () => app.run('node_modules/.bin/vite', ['build', '--logLevel', 'warn'], { env, timeout: 90_000 }));
       expect(await readFile(log, 'utf8')).toBe('');
     });

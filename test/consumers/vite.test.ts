@@ -1,6 +1,6 @@
 // A new Vite app (test/consumers/vite-app: no worker config; its vite.config.js is docs/proxy.md's recipe, pasted
-// in) installs the packed shop-lookup, and @shop-lookup/relay for that recipe, pastes the docs' storefront example, and runs in headless Chromium: with the dev
-// server and as a production build, online and offline.
+// in) installs the packed shop-lookup, and @shop-lookup/relay for that recipe, pastes the docs' storefront example,
+// and runs in headless Chromium: with the dev server and as a production build, online and offline.
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';

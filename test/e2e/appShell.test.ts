@@ -40,7 +40,9 @@ const checkForUpdate = (page: EnginePage) =>
     await (await navigator.serviceWorker.getRegistration())?.update();
   });
 
-/** Waits until the page shows `build` in its header, across the page's own reloads (no single evaluate outlives one). */
+/**
+ * Waits until the page shows `build` in its header, across the page's own reloads (no single evaluate outlives one).
+ */
 async function waitForBuild(page: EnginePage, build: string): Promise<void> {
   const end = Date.now() + WAIT_MS;
   let shown: string | null | undefined;

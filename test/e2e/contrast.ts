@@ -3,7 +3,7 @@
 // translucent ones blended in). AA asks at least 4.5:1 for body text.
 import type { EnginePage } from './engines';
 
-export interface TextContrast {
+interface TextContrast {
   /** The text, shortened. */
   text: string;
   /** data-testid or class of the element, for the report. */
@@ -14,7 +14,7 @@ export interface TextContrast {
 }
 
 /** Every visible piece of text inside `rootSelector` with its contrast ratio, lowest first. */
-export function textContrasts(page: EnginePage, rootSelector: string): Promise<TextContrast[]> {
+function textContrasts(page: EnginePage, rootSelector: string): Promise<TextContrast[]> {
   return page.evaluate((rootSelector) => {
     type Rgba = [number, number, number, number];
     const parse = (css: string): Rgba => {

@@ -121,7 +121,7 @@ e2eSuite('shop-lookup engine in the browser', { timeout: 120_000 }, (t) => {
 
       const stored = await readIndexedDb(page, 'shop-lookup', 'coupons', MOCK_CODES.welcomeCoupon);
       expect(stored.count).toBe(demo.mock.data.coupons.length);
-      expect((stored.rows?.[0] as { name?: string }).name).toBe('신규가입 10% 할인');
+      expect((stored.rows?.[0] as { name?: string } | undefined)?.name).toBe('신규가입 10% 할인');
       await demo.screenshot(page, 'reloaded-from-indexeddb');
     } finally {
       demo.backend.setApiDown(false);

@@ -21,8 +21,8 @@ import { attrOf, click, fill, tid, waitFor } from './page';
 export * from './page';
 export type { EngineContext, EngineName, EnginePage } from './engines';
 
-export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-export const artifacts = fileURLToPath(new URL('../../test-results/e2e/', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const artifacts = fileURLToPath(new URL('../../test-results/e2e/', import.meta.url));
 
 export interface Demo {
   /** http://127.0.0.1:<port> of the demo's dev server (or preview server), through the network cut. */
@@ -52,8 +52,8 @@ export interface DemoOptions extends EngineOptions {
 
 /**
  * No file watcher (a file edited meanwhile must not reload the page mid-test) and no HMR socket (once the network
- * comes back, Vite's client would reload the page it lost its socket in). An inline `server.watch: null` would be dropped when Vite merges
- * it into the config file's settings.
+ * comes back, Vite's client would reload the page it lost its socket in). An inline `server.watch: null` would be
+ * dropped when Vite merges it into the config file's settings.
  */
 function noFileWatching(): Plugin {
   return {
@@ -110,7 +110,7 @@ async function removeBuiltDemo(): Promise<void> {
 }
 
 /** Starts the demo server in mock mode, the network cut in front of it, and the engine. */
-export async function startDemo(engineName: EngineName, options: DemoOptions = {}): Promise<Demo> {
+async function startDemo(engineName: EngineName, options: DemoOptions = {}): Promise<Demo> {
   // mock mode whatever the developer's shell says (the build inlines the page's settings too)
   process.env.SHOP_API_KEY = '';
   process.env.SHOP_API_SECRET = '';
@@ -126,10 +126,10 @@ export async function startDemo(engineName: EngineName, options: DemoOptions = {
     await dev.listen();
     server = dev;
   }
-  const network = await startNetworkCut((server.httpServer?.address() as AddressInfo).port);
+  const network = await startNetworkCut((server.httpServer!.address() as AddressInfo).port);
   const url = `http://127.0.0.1:${network.port}`;
   const plugin = server.config.plugins.find((p) => p.name === 'shop-lookup-demo');
-  const backend = await (plugin?.api as DemoPluginApi).backend();
+  const backend = await (plugin!.api as DemoPluginApi).backend();
   if (!backend.mock) throw new Error('the demo server did not start in mock mode');
   const mock = backend.mock;
   const stopServer = async () => {
@@ -174,7 +174,9 @@ export async function startDemo(engineName: EngineName, options: DemoOptions = {
 /**
  * One suite, every engine of the run in turn: `body` declares the tests once; they run against a demo server and
  * an engine of their own for each engine, under "<title> [<engine>]".
- * @example e2eSuite('demo page offline', { timeout: 120_000 }, (t) => { it('…', async () => { const c = await t.demo.newContext(); … }); });
+ * @example e2eSuite('demo page offline', { timeout: 120_000 }, (t) => { it('…', async () => { const c = await
+ * t.demo.newContext();
+ * … }); });
  */
 export function e2eSuite(
   title: string,

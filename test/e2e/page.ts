@@ -46,7 +46,9 @@ export async function waitFor(page: EnginePage, selector: string, what: string, 
   }
 }
 
-/** Waits until an element with this data-testid shows `text` (a substring, or a RegExp); says what it showed instead. */
+/**
+ * Waits until an element with this data-testid shows `text` (a substring, or a RegExp); says what it showed instead.
+ */
 export async function waitForText(page: EnginePage, testid: string, text: string | RegExp, timeout = WAIT_MS): Promise<void> {
   const result = await page.evaluate(
     async ({ selector, match, timeout }) => {

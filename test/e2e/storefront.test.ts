@@ -68,7 +68,8 @@ e2eSuite('demo storefront', { timeout: 120_000 }, (t) => {
       const page = await openStorefront(context, demo);
       // the engine's phase names (idle, syncing, …) are not words for a shopper
       await waitForText(page, 'storefront-status', /^Up to date$/);
-      // one picker per option, listing that option's values (product 13805: 색상 and 사이즈 to choose, 각인 문구 to type)
+      // one picker per option, listing that option's values (product 13805: 색상 and 사이즈 to choose, 각인
+      // 문구 to type)
       expect(await textsOf(page, '[data-testid="options"] label > span')).toEqual(['색상', '사이즈', '각인 문구']);
       expect(await textsOf(page, `${tid('option-3')} option`)).toEqual(['블랙', '화이트', '네이비']);
       expect(await textsOf(page, `${tid('option-12')} option`)).toEqual(['S', 'M', 'L']);

@@ -70,7 +70,7 @@ describe('useLookup in a DOM', () => {
   it('keeps its one subscription across re-renders with the same argument', async () => {
     function Parent() {
       const [n, setN] = useState(0);
-      return createElement('div', null, createElement('button', { onClick: () => setN(n + 1) }, `renders ${n}`), createElement(CouponView, { code: 'A' }));
+      return createElement('div', null, createElement('button', { type: 'button', onClick: () => setN(n + 1) }, `renders ${n}`), createElement(CouponView, { code: 'A' }));
     }
     await render(createElement(Parent));
     for (let i = 0; i < 3; i++) act(() => container.querySelector('button')!.click());

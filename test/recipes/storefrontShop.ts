@@ -19,7 +19,10 @@ const pageFetch: typeof fetch = (input, init) => {
   return fetch(url, init);
 };
 
-/** @example createShopLookup({ baseUrl: '/shop-api', coupons: 'byCode' }) */
+/**
+ * @public (the pasted recipes import it as shop-lookup's)
+ * @example createShopLookup({ baseUrl: '/shop-api', coupons: 'byCode' })
+ */
 export function createShopLookup(options: ShopLookupOptions) {
   return create({ ...options, worker: false, indexedDB: page.idb, IDBKeyRange, fetch: pageFetch });
 }

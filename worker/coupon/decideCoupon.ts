@@ -1,11 +1,10 @@
 // The checkout decision for one found record: the rules in their documented order, first rejection wins.
-// Order: record → status → period → parent → app → combination → minimum → discount → use (this till's, then
-// another till's) → freshness. Whether the
-// copy can be relied on at all comes first (its newer record could not be read), then the coupon's own validity (it
-// cannot be used at all), then, for an issued coupon, its coupon's, then what the order must be, then the amount;
-// the rules an order may override (an earlier use of an issued coupon, here or at another till; old data) come last: they only
-// ever hold back a "yes" (and report the discount that "yes" would give), and an override is asked for only when
-// nothing that cannot be overridden refuses.
+// Order: record → status → period → parent → app → combination → minimum → discount → use (this
+// till's, then another till's) → freshness. Whether the copy can be relied on at all comes first (its newer record
+// could not be read), then the coupon's own validity (it cannot be used at all), then, for an issued coupon, its
+// coupon's, then what the order must be, then the amount; the rules an order may override (an earlier use of an
+// issued coupon, here or at another till; old data) come last: they only ever hold back a "yes" (and report the
+// discount that "yes" would give), and an override is asked for only when nothing that cannot be overridden refuses.
 import type { Coupon, CouponOverride, CouponPolicy, CouponVerdict, EarlierUse, IssuedCoupon, OtherTillUse } from '../../src/protocol';
 import { appRule } from './appRule';
 import { combinationRule } from './combinationRule';
@@ -36,7 +35,10 @@ export interface FoundCoupon {
   parent?: ParentCoupon;
   /** An issued coupon's uses on this till that the API has not confirmed yet (the journal's). */
   uses?: EarlierUse[];
-  /** An issued coupon's uses at other tills that the API has not confirmed, as the relay last told (findOtherTillUses.ts). */
+  /**
+   * An issued coupon's uses at other tills that the API has not confirmed, as the relay last told
+   * (findOtherTillUses.ts).
+   */
   otherUses?: OtherTillUse[];
 }
 
@@ -83,6 +85,7 @@ export function decideCoupon(found: FoundCoupon, order: CheckedOrder, settings: 
   const age = source === 'local' ? dataAge(syncedAt, settings.now) : null;
   const detail = { rule: 'discount', message: discount.message, ...(age !== null && age !== Number.POSITIVE_INFINITY ? { dataAgeMs: age } : {}) };
   const counted = found.parent?.state === 'held' ? found.parent.record : record;
+  // biome-ignore lint/correctness/useHookAtTopLevel: the coupon's use count, not a React hook
   const warning = useCountWarning(counted);
   return {
     ok: true,

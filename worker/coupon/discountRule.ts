@@ -52,9 +52,10 @@ function kindOf(record: Coupon | IssuedCoupon, percent: number, price: number): 
 
 /**
  * Percent of the amount, or the fixed amount; either capped by `apply_sale_type_max_price` when it is > 0 (the
- * API's "maximum discount amount"). Never more than the order amount. Both or neither filled: `type` decides when it names the kind, else `unreadable`.
- * A negative or non-numeric amount field, or a percent over 100, is `unreadable`.
- * @example discountRule({ coupon_code: 'W', apply_sale_percent: 10, apply_sale_type_max_price: 5000 }, { amount: 32000 }) // 3,200
+ * API's "maximum discount amount"). Never more than the order amount. Both or neither filled: `type` decides when it
+ * names the kind, else `unreadable`. A negative or non-numeric amount field, or a percent over 100, is `unreadable`.
+ * @example discountRule({ coupon_code: 'W', apply_sale_percent: 10, apply_sale_type_max_price: 5000 }, { amount:
+ * 32000 }) // 3,200
  */
 export function discountRule(record: Coupon | IssuedCoupon, order: Pick<CheckedOrder, 'amount'>): DiscountOutcome {
   const fields: Field[] = ['apply_sale_percent', 'apply_sale_price', 'apply_sale_type_max_price'];

@@ -30,7 +30,10 @@ export interface FindCouponDeps
 export type FindOutcome = (
   | { found: FoundCoupon }
   | { absent: 'not_found' | 'unknown_offline'; syncedAt: number | null; source: 'local' | 'network' }
-  /** No copy is stored, and the record the API sent for this code (a coupon's or an issued coupon's) could not be read. */
+  /**
+   * No copy is stored, and the record the API sent for this code (a coupon's or an issued coupon's) could not be
+   * read.
+   */
   | { absent: 'unreadable'; syncedAt: number | null; source: 'local'; message: string }
   /** Not known here, and the API answered without deciding (refused this client, an error): `problem` says why. */
   | { absent: 'unchecked'; syncedAt: null; source: 'local' }

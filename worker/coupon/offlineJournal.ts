@@ -11,7 +11,7 @@ import { engineError } from '../store/storageErrors';
 import type { OutgoingUse, ShopDatabase, TillUse } from '../store/store';
 
 /** Entries waiting in memory for storage at most; beyond that only the verdict (`journaled: false`) tells. */
-export const MAX_UNSAVED_ENTRIES = 10_000;
+const MAX_UNSAVED_ENTRIES = 10_000;
 /** An export page: the default size, and the largest one asked for (one structured clone each). */
 const DEFAULT_PAGE = 1_000;
 const MAX_PAGE = 10_000;
@@ -19,7 +19,7 @@ const MAX_PAGE = 10_000;
 const RETRY_MS = 30_000;
 
 /** One verdict to journal: the code and order it answered, and why the API did not decide it. */
-export interface JournalRecord {
+interface JournalRecord {
   code: string;
   order: CheckedOrder;
   verdict: CouponVerdict;
@@ -30,7 +30,7 @@ export interface JournalRecord {
 }
 
 /** Whether an entry is in IndexedDB, and why not. */
-export type Journaled = { journaled: true } | { journaled: false; error: LookupError };
+type Journaled = { journaled: true } | { journaled: false; error: LookupError };
 
 export interface OfflineJournal {
   /**
@@ -43,7 +43,10 @@ export interface OfflineJournal {
    * stored, and the ones waiting for storage (with no id yet).
    */
   usesOf(code: string): Promise<EarlierUse[]>;
-  /** The API's record of `code` says it was used: this till's uses of it are confirmed, and forgotten (unsent ones too). */
+  /**
+   * The API's record of `code` says it was used: this till's uses of it are confirmed, and forgotten (unsent ones
+   * too).
+   */
   endUses(code: string): Promise<void>;
   /** One page of entries, oldest first (see JournalPage). */
   list(page?: JournalPage): Promise<JournalEntry[]>;
@@ -53,10 +56,8 @@ export interface OfflineJournal {
   dispose(): void;
 }
 
-export interface JournalHealth {
-  /** Entries waiting in memory, and why storage refused the last of them (null: storage took them all). */
-  (unsaved: number, error: LookupError | null): void;
-}
+/** Entries waiting in memory, and why storage refused the last of them (null: storage took them all). */
+export type JournalHealth = (unsaved: number, error: LookupError | null) => void;
 
 type Entry = Omit<JournalEntry, 'id'>;
 
@@ -151,7 +152,8 @@ function wholeNumber(value: unknown, what: string, fallback: number): number {
 /**
  * `memoryOnly`: why the database is in memory (openEngineStore.ts), null when it is IndexedDB: then no entry is
  * "journaled", since a reload loses it.
- * @example const journal = createOfflineJournal(db, (unsaved, error) => show(unsaved, error)); await journal.clear((await journal.list()).at(-1)!.id);
+ * @example const journal = createOfflineJournal(db, (unsaved, error) => show(unsaved, error));
+ * await journal.clear((await journal.list()).at(-1)!.id);
  */
 export function createOfflineJournal(
   db: ShopDatabase,

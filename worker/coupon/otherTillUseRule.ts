@@ -9,7 +9,8 @@ import { formatShopTime } from './shopTime';
  * `used_on_another_till` when `kind` is 'issued' and `uses` (other tills' uses of the code the API has not
  * confirmed, as last heard) holds one of another order: every use when the order has no `orderId`, else those of
  * other `orderId`s (the same order checked at another till is not a second use). The earliest is named.
- * @example otherTillUseRule('issued', [{ till: 'front-1', device, at, orderId: 'A-1' }], { orderId: 'B-7' }, 3200, 'Asia/Seoul').pass // false
+ * @example otherTillUseRule('issued', [{ till: 'front-1', device, at, orderId: 'A-1' }], { orderId: 'B-7' }, 3200,
+ * 'Asia/Seoul').pass // false
  */
 export function otherTillUseRule(
   kind: 'coupon' | 'issued',

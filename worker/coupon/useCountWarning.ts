@@ -9,7 +9,8 @@ const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v :
 /**
  * The warning when both counts are numbers, the issued count is > 0 and the use count reached it; else null.
  * For an issued coupon, pass its coupon's record when the till holds it (its counts are the shop's now).
- * @example useCountWarning({ coupon_code: 'X', type_coupon_create_count: 500, type_coupon_use_count: 500 })?.code // 'use_count_reached'
+ * @example useCountWarning({ coupon_code: 'X', type_coupon_create_count: 500, type_coupon_use_count: 500 })?.code //
+ * 'use_count_reached'
  */
 export function useCountWarning(record: Coupon | IssuedCoupon): VerdictWarning | null {
   const issued = count(record.type_coupon_create_count);

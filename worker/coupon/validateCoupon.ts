@@ -16,7 +16,10 @@ import { createOfflineJournal, type JournalHealth } from './offlineJournal';
 import { usedField } from './statusRule';
 import type { ShopDatabase } from '../store/store';
 
-/** The shop time zone naive coupon dates are read in, unless the host sets `timeZone`. @example options.timeZone ?? DEFAULT_TIME_ZONE */
+/**
+ * The shop time zone naive coupon dates are read in, unless the host sets `timeZone`.
+ * @example options.timeZone ?? DEFAULT_TIME_ZONE
+ */
 const DEFAULT_TIME_ZONE = 'Asia/Seoul';
 
 export interface CouponValidatorDeps {
@@ -24,7 +27,9 @@ export interface CouponValidatorDeps {
   now: () => number;
   /** The API cannot be reached right now. */
   isOffline: () => boolean;
-  /** Fetches the coupon from the API into IndexedDB (read-through; `-11` stores "does not exist"). Rejects on failure. */
+  /**
+   * Fetches the coupon from the API into IndexedDB (read-through; `-11` stores "does not exist"). Rejects on failure.
+   */
   refreshCoupon(code: string): Promise<void>;
   refreshIssuedCoupon(code: string): Promise<void>;
   /** Told how many journal entries wait in memory because storage refused them, and why (null: none wait). */
@@ -63,7 +68,8 @@ function readSettings(options: CouponValidatorDeps['options']) {
 /**
  * The engine's coupon validator. A bad order throws `ShopLookupError('bad_request')` (the host's bug, not a
  * verdict); everything about the coupon is a verdict.
- * @example const v = await createCouponValidator(deps).validate('WELCOME10', { amount: 32000 }); // { ok: true, discount: 3200, … }
+ * @example const v = await createCouponValidator(deps).validate('WELCOME10', { amount: 32000 });
+ * // { ok: true, discount: 3200, … }
  */
 export function createCouponValidator(deps: CouponValidatorDeps): CouponValidator {
   const journal = createOfflineJournal(deps.db, deps.onJournal, deps.memoryOnly ?? null);

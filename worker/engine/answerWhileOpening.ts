@@ -24,7 +24,10 @@ export interface WhileOpeningDeps {
   /** The start's opening reads (startNetworkEarly.ts). */
   opening: OpeningReads;
   connectivity: Connectivity;
-  /** Opens the database and the engine on it, given the listener to tell (its emissions pass the hold described above). */
+  /**
+   * Opens the database and the engine on it, given the listener to tell (its emissions pass the hold described
+   * above).
+   */
   assemble(listener: WatchListener): Promise<EngineApi>;
 }
 
@@ -53,7 +56,10 @@ function shows(hold: Hold, value: Emission): Emission | null {
   return { ...opening, offline: r.offline, fetching: r.fetching };
 }
 
-/** @example return answerWhileOpening({ listener, productNos, opening, connectivity, assemble: (l) => open().then((s) => assembleEngine(..., l)) }); */
+/**
+ * @example return answerWhileOpening({ listener, productNos, opening, connectivity, assemble: (l) => open().then((s)
+ * => assembleEngine(..., l)) });
+ */
 export function answerWhileOpening(deps: WhileOpeningDeps): EngineApi {
   const { opening, productNos } = deps;
   const holds = new Map<number, Hold>();

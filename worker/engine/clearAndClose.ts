@@ -36,7 +36,10 @@ export interface EngineParts {
 
 const ignore = () => undefined;
 
-/** @example const { clear, close } = clearAndClose({ life, db, claim, load, refreshes, watches, engineSync, tabs, changes, cache, connectivity, checkout }); */
+/**
+ * @example const { clear, close } = clearAndClose({ life, db, claim, load, refreshes, watches, engineSync, tabs,
+ * changes, cache, connectivity, checkout });
+ */
 export function clearAndClose(p: EngineParts): Pick<EngineApi, 'clear' | 'close'> {
   return {
     async clear(options) {

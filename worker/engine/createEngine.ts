@@ -54,10 +54,11 @@ const DEFAULT_REFRESH_INTERVAL_MS = 5 * 60 * 1000;
 /**
  * A till's engine resolves once the database is open (the shop's IndexedDB database, or one in memory where that
  * cannot be used: openEngineStore.ts). The network side and the checkout start loading then, not before: parsing
- * them while the database opens delayed the first answer after a reload by a hundred milliseconds (the bench's
- * reload row). A storefront's (`coupons: 'byCode'` with tracked products) resolves at once: its first answer is
+ * them while the database opens would delay the first answer after a reload (docs/performance.md, the reload
+ * row). A storefront's (`coupons: 'byCode'` with tracked products) resolves at once: its first answer is
  * most often the network's, so its products' options are asked for first (answerWhileOpening.ts).
- * @example const engine = await createEngine({ baseUrl }, (id, value) => console.log(id, value), { indexedDB, IDBKeyRange });
+ * @example const engine = await createEngine({ baseUrl }, (id, value) => console.log(id, value), { indexedDB,
+ * IDBKeyRange });
  */
 export async function createEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps = {}): Promise<EngineApi> {
   const dbName = options.dbName ?? defaultDbName(options.shopId);
@@ -85,7 +86,10 @@ export async function createEngine(options: EngineOptions, listener: WatchListen
   );
 }
 
-/** What the engine has before its database is open: its clock, connectivity and lifetime (and a storefront's network start). */
+/**
+ * What the engine has before its database is open: its clock, connectivity and lifetime (and a storefront's network
+ * start).
+ */
 interface EarlyParts {
   clock: ServerClock;
   connectivity: Connectivity;

@@ -1,9 +1,9 @@
-// The engine's lazily loaded chunk: its network side (API client, limiter, retries, sync runner and scheduler, relay feed).
-// Only loadNetwork.ts imports it, with import(), so it stays out of the worker's entry: answering from IndexedDB
-// needs none of it, and the first answer after a reload does not wait for it to parse. Import nothing from here
-// statically (types aside).
+// The engine's lazily loaded chunk: its network side (API client, limiter, retries, sync runner and scheduler, relay
+// feed). Only loadNetwork.ts imports it, with import(), so it stays out of the worker's entry: answering from
+// IndexedDB needs none of it, and the first answer after a reload does not wait for it to parse. Import nothing from
+// here statically (types aside).
 import Dexie, { RangeSet } from 'dexie';
-import { ShopLookupError, toLookupError } from '../../src/protocol';
+import { type LookupErrorCode, type ShopLookupError, toLookupError } from '../../src/protocol';
 import { acceptEncodingSettable, askCompressed, type ApiClient, createApiClient, createRateLimiter, createTransport, DEFAULT_RATE_LIMITS, LOOKUP_RETRY, type RateLimiter, retry, type RetryPolicy, serverRefusal, SYNC_RETRY } from '@shop-lookup/shop-api';
 import type { AskToken, SyncReport } from '../../src/protocol';
 import { metaKey, type Confirmation, type ShopIdentity } from '../store/store';
@@ -30,7 +30,7 @@ export { answerWhileOpening } from './answerWhileOpening';
 export { startNetworkEarly } from './startNetworkEarly';
 
 /** The refusal a relay's discovery answer implies for `route` (it left the route out for this client). */
-function refusedByDiscovery(route: string): ShopLookupError {
+function refusedByDiscovery(route: string): ShopLookupError<LookupErrorCode> {
   const label = { method: 'GET', path: '/relay/v1' };
   const error = serverRefusal(label, 403, { refusal: { code: 'forbidden', route, by: 'relay' } }, 'its discovery answer leaves this route out')!;
   delete error.status;
@@ -77,7 +77,10 @@ export interface Network {
   prefetchIssuedCoupons(codes: string[]): Promise<SyncReport>;
 }
 
-/** What reaching the API (or the relay) takes, made before the database opens where a storefront's start reads at once. */
+/**
+ * What reaching the API (or the relay) takes, made before the database opens where a storefront's start reads at
+ * once.
+ */
 export interface ApiAccessDeps extends Pick<EngineCore, 'options' | 'connectivity' | 'signal'> {
   fetch: typeof fetch;
   /** Asks the host for the till's token (the `token` option); none: no Authorization is sent. */
@@ -93,7 +96,10 @@ export interface ApiAccess {
   client: ApiClient;
 }
 
-/** @example const access = createApiAccess({ options, fetch, connectivity, signal, onServerDate }); await access.client.listCoupons(1); */
+/**
+ * @example const access = createApiAccess({ options, fetch, connectivity, signal, onServerDate }); await
+ * access.client.listCoupons(1);
+ */
 export function createApiAccess(deps: ApiAccessDeps): ApiAccess {
   const { options } = deps;
   // every request carries the till's token, also those another part makes (the relay's feed, its discovery)
@@ -123,7 +129,8 @@ export function createApiAccess(deps: ApiAccessDeps): ApiAccess {
 /**
  * @param access made already when a storefront's start read at once (else here)
  * @param opening that start's opening reads: its first sync and lookup refreshes take them
- * @example const net = createNetwork({ options, db, fetch, now, connectivity, resources, status, signal, trackedProducts, shop, exclusive, leadership, resync });
+ * @example const net = createNetwork({ options, db, fetch, now, connectivity, resources, status, signal,
+ * trackedProducts, shop, exclusive, leadership, resync });
  */
 export function createNetwork(deps: NetworkDeps, access: ApiAccess = createApiAccess(deps), opening?: OpeningReads): Network {
   const { options, db, now, signal } = deps;

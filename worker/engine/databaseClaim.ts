@@ -28,12 +28,14 @@ export interface DatabaseClaim {
   forget(): void;
   /** Checks again whose the database is; every watch restarts against the answer. */
   reclaim(claimed?: Promise<LookupError | null>): void;
-  /** Runs `work` holding the sync lock, once the claim under it still holds (another tab may have cleared meanwhile). */
+  /**
+   * Runs `work` holding the sync lock, once the claim under it still holds (another tab may have cleared meanwhile).
+   */
   exclusive<T>(work: () => Promise<T>): Promise<T>;
   /**
    * Empties the tables under the sync lock and claims the database again (clear()). The offline journal, this
-   * till's uses of issued coupons (TillUse) and those not sent to the relay yet are kept unless `discardJournal`; a database of another shop whose
-   * journal holds entries is not emptied then.
+   * till's uses of issued coupons (TillUse) and those not sent to the relay yet are kept unless `discardJournal`; a
+   * database of another shop whose journal holds entries is not emptied then.
    */
   emptyAndReclaim(discardJournal: boolean): Promise<void>;
   /** Adds products this engine tracks (shop-wide); resolves with those new to the database. */
@@ -75,7 +77,7 @@ export function createDatabaseClaim(deps: DatabaseClaimDeps): DatabaseClaim {
         if (!blocked) await addTrackedProducts(db, [...ownProducts]);
         return blocked;
       })
-      .catch((e: unknown) =>
+      .catch((e: unknown): LookupError =>
         (e as { code?: unknown }).code === 'bad_options'
           ? toLookupError(e)
           : (storageError(e) ?? { code: 'storage_error', message: `The local database could not be opened (${toLookupError(e).message}).` }),

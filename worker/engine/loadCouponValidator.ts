@@ -22,7 +22,10 @@ export type Checkout = Pick<EngineApi, 'validateCoupon' | 'offlineJournal' | 'cl
   keepClock(): void;
 };
 
-/** @example const checkout = loadCouponValidator({ ...core, claim, memoryOnly, clock, refreshCoupon, refreshIssuedCoupon }); await checkout.validateCoupon('A', { amount: 1000 }); */
+/**
+ * @example const checkout = loadCouponValidator({ ...core, claim, memoryOnly, clock, refreshCoupon,
+ * refreshIssuedCoupon }); await checkout.validateCoupon('A', { amount: 1000 });
+ */
 export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
   const { couponPolicy, timeZone, maxDataAgeMs, coupons } = deps.options;
   const chunk = import('./checkoutChunk');

@@ -27,7 +27,10 @@ export interface NetworkLoad {
   dispose(): void;
 }
 
-/** @example const load = loadNetwork({ ...core, fetch, trackedProducts, shop, exclusive, resync }); (await load.network).runner.sync(); */
+/**
+ * @example const load = loadNetwork({ ...core, fetch, trackedProducts, shop, exclusive, resync }); (await
+ * load.network).runner.sync();
+ */
 export function loadNetwork(deps: EngineCore & NetworkDeps, start?: Promise<NetworkStart>): NetworkLoad {
   let current: LoadedNetwork | null = null;
   const network: Promise<LoadedNetwork> = (start ?? import('./createNetwork').then((module): NetworkStart => ({ module }))).then(

@@ -10,7 +10,10 @@ export interface EarlyNetworkDeps extends ApiAccessDeps {
   productNos: readonly number[];
 }
 
-/** @example const start = import('./createNetwork').then((m) => m.startNetworkEarly(m, { options, fetch, connectivity, signal, onServerDate, now, productNos })); */
+/**
+ * @example const start = import('./createNetwork').then((m) => m.startNetworkEarly(m, { options, fetch, connectivity,
+ * signal, onServerDate, now, productNos }));
+ */
 export function startNetworkEarly(module: NetworkModule, deps: EarlyNetworkDeps): Required<NetworkStart> {
   const access = createApiAccess(deps);
   const productNos = deps.connectivity.offline ? [] : deps.productNos;

@@ -26,7 +26,10 @@ export interface WatchRegistry {
   stopAll(): void;
 }
 
-/** @example const watches = createWatchRegistry({ ...core, claim, changes, cache, refresh, listener }); await watches.watchFirst(1, { kind: 'coupons' }); */
+/**
+ * @example const watches = createWatchRegistry({ ...core, claim, changes, cache, refresh, listener }); await
+ * watches.watchFirst(1, { kind: 'coupons' });
+ */
 export function createWatchRegistry(deps: WatchRegistryDeps): WatchRegistry {
   const { status } = deps;
   const watches = new Map<number, { query: WatchQuery; watch: Watch | null; stop: () => void }>();

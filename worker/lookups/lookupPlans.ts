@@ -11,7 +11,7 @@ import type { SyncContext } from '../sync/syncContext';
  * The refreshes a plan may run. They live in sync/ and reach the plan from the lazily loaded network chunk
  * (engine/createNetwork.ts re-exports them), so the entry never loads them.
  */
-export type RefreshUnits = typeof import('../sync/readThrough') & Pick<typeof import('../sync/direct/syncProductOptions'), 'syncProductOptions'>;
+type RefreshUnits = typeof import('../sync/readThrough') & Pick<typeof import('../sync/direct/syncProductOptions'), 'syncProductOptions'>;
 
 export interface LookupPlan {
   /** What the lookup answers with when nothing is known locally. */
@@ -53,7 +53,9 @@ const listPlan = (list: string, parts: Parts): LookupPlan => ({
   stateKeys: [list],
 });
 
-/** One item: null when unknown; confirmed by its own key, or by the list it is part of (whose refresh fetches it too). */
+/**
+ * One item: null when unknown; confirmed by its own key, or by the list it is part of (whose refresh fetches it too).
+ */
 const itemPlan = (item: string, list: string | null, parts: Parts & Pick<LookupPlan, 'readAlias'>): LookupPlan => ({
   ...parts,
   empty: null,

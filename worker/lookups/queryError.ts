@@ -2,9 +2,12 @@
 import type { LookupError, LookupQuery } from '../../src/protocol';
 import { codeProblem } from '@shop-lookup/shop-api';
 
-/** @example queryError({ kind: 'coupon', code: '..' }) // { code: 'bad_request', message: 'A code cannot be "." or ".." …' } */
+/**
+ * @example queryError({ kind: 'coupon', code: '..' }) // { code: 'bad_request', message: 'A code cannot be "." or
+ * ".." …' }
+ */
 export function queryError(q: LookupQuery): LookupError | null {
-  const bad = (what: string, v: unknown) => ({ code: 'bad_request', message: `${what} must be ${v}.` });
+  const bad = (what: string, v: unknown): LookupError => ({ code: 'bad_request', message: `${what} must be ${v}.` });
   if ((q.kind === 'coupon' || q.kind === 'issuedCoupon') && (typeof q.code !== 'string' || q.code === '')) {
     return bad('A coupon code', 'a non-empty string');
   }

@@ -11,7 +11,10 @@ export interface Local {
   itemConfirmedAt: number | null;
   /** The code the API answered this item under, when not the one asked (Confirmation.code). */
   aliasOf?: string;
-  /** Why the latest record the API sent for this item could not be read (an unreadable mark): the copy shown is unconfirmed. */
+  /**
+   * Why the latest record the API sent for this item could not be read (an unreadable mark): the copy shown is
+   * unconfirmed.
+   */
   unreadable?: string;
 }
 
@@ -35,8 +38,8 @@ async function followAlias(plan: LookupPlan, db: ShopDatabase, local: Local): Pr
 
 /**
  * A lookup's data and confirmations as plain IndexedDB requests in one read transaction: the one way a lookup reads.
- * On a keyed lookup's path Dexie's transaction wrapper costs about as much as the read itself (measured: 3 requests
- * through Dexie 0.6 ms, directly 0.35 ms, one Dexie get 0.3 ms). Throws when the connection cannot be used.
+ * On a keyed lookup's path Dexie's transaction wrapper costs about as much as the read itself (the bench's keyed
+ * lookup rows, docs/performance.md). Throws when the connection cannot be used.
  */
 function readDirect(plan: LookupPlan, db: ShopDatabase): Promise<Local> {
   const tx = db.backendDB().transaction([plan.store, db.meta.name], 'readonly');

@@ -16,7 +16,10 @@ export async function readClockOffset(db: ShopDatabase, localNow: number): Promi
   return localNow - row.offsetMs < row.measuredAt - BACKWARDS_TOLERANCE_MS ? null : row.offsetMs;
 }
 
-/** Keeps `offsetMs`, measured at `measuredAt` (the API's time). @example await writeClockOffset(db, -172_800_000, clock.now()); */
+/**
+ * Keeps `offsetMs`, measured at `measuredAt` (the API's time).
+ * @example await writeClockOffset(db, -172_800_000, clock.now());
+ */
 export async function writeClockOffset(db: ShopDatabase, offsetMs: number, measuredAt: number): Promise<void> {
   await db.meta.put({ key: metaKey.clock, offsetMs, measuredAt });
 }

@@ -2,7 +2,7 @@
 // has been corrected since): its age cannot be told, so it counts as old, never as fresh.
 
 /** A stamp up to this far ahead of now is a small difference between clocks (tabs, the API's): age 0. */
-export const FUTURE_STAMP_TOLERANCE_MS = 60_000;
+const FUTURE_STAMP_TOLERANCE_MS = 60_000;
 
 /**
  * The age of data confirmed at `confirmedAt`, at `now`, ms: null when never confirmed, Infinity when the stamp is

@@ -20,7 +20,10 @@ export function deviceIdOf(db: ShopDatabase): Promise<string> {
   });
 }
 
-/** The device id if one was made, else null (read only). @example if ((await storedDeviceId(db)) === use.device) mine(use); */
+/**
+ * The device id if one was made, else null (read only).
+ * @example if ((await storedDeviceId(db)) === use.device) mine(use);
+ */
 export async function storedDeviceId(db: ShopDatabase): Promise<string | null> {
   return ((await db.meta.get(DEVICE_KEY)) as DeviceRow | undefined)?.id ?? null;
 }

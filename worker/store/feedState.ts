@@ -37,7 +37,7 @@ export interface FeedStageRow {
   kept?: true;
 }
 
-export const EMPTY_FEED_STATE: FeedState = { key: FEED_STATE_KEY, handle: null, version: null, etag: null, snapshot: null };
+const EMPTY_FEED_STATE: FeedState = { key: FEED_STATE_KEY, handle: null, version: null, etag: null, snapshot: null };
 
 /** @example const state = await loadFeedState(db); if (state.version !== null) askSince(state.version); */
 export async function loadFeedState(db: ShopDatabase): Promise<FeedState> {

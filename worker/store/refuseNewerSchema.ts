@@ -5,7 +5,7 @@
 import { ShopLookupError } from '../../src/protocol';
 
 /** The refusal, naming the versions (Dexie's version numbers; IndexedDB's are ten times them). */
-export function newerSchemaError(installed: number | null, supported: number): ShopLookupError {
+function newerSchemaError(installed: number | null, supported: number): ShopLookupError {
   const which = installed === null ? 'a newer version' : `schema version ${installed}`;
   return new ShopLookupError(
     'storage_upgraded',

@@ -48,7 +48,10 @@ function compare(stored: ShopIdentity, mine: ShopIdentity): Verdict {
 /** What an adopting engine records: its own identity, keeping the relay's shop the database already knows. */
 const adopted = (stored: ShopIdentity, mine: ShopIdentity): ShopIdentity => ({ ...mine, relayShop: mine.relayShop ?? stored.relayShop ?? null });
 
-/** Default database name: one per shop when the host names the shop. @example defaultDbName('S2024abcd') // 'shop-lookup:S2024abcd' */
+/**
+ * Default database name: one per shop when the host names the shop.
+ * @example defaultDbName('S2024abcd') // 'shop-lookup:S2024abcd'
+ */
 export function defaultDbName(shopId: string | undefined): string {
   return shopId === undefined ? 'shop-lookup' : `shop-lookup:${shopId}`;
 }

@@ -8,7 +8,10 @@ import type { ShopIdentity } from './store';
  */
 export type ShopMismatch = 'other' | 'otherRelay' | 'cleared' | 'relayRefused';
 
-/** @example shopMismatch('other', 'shop-lookup', mine, stored) // { code: 'shop_mismatch', message: 'The local database … ' } */
+/**
+ * @example shopMismatch('other', 'shop-lookup', mine, stored) // { code: 'shop_mismatch', message: 'The local
+ * database … ' }
+ */
 export function shopMismatch(reason: ShopMismatch, dbName: string, mine: ShopIdentity, stored?: ShopIdentity): LookupError {
   const message = {
     relayRefused: () =>

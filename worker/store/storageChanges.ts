@@ -27,7 +27,10 @@ export interface StorageChanges {
   dispose(): void;
 }
 
-/** @example const changes = createStorageChanges('shop-lookup'); const stop = changes.watch({ coupons: keysOf('A') }, reread); */
+/**
+ * @example const changes = createStorageChanges('shop-lookup'); const stop = changes.watch({ coupons: keysOf('A') },
+ * reread);
+ */
 export function createStorageChanges(dbName: string): StorageChanges {
   type Watcher = { parts: [string, RangeSet][]; changed: () => void };
   const early = new Set<Watcher>();

@@ -2,9 +2,9 @@
 // database deleted under the engine. Dexie
 // wraps the platform's DOMExceptions; the original name may sit on `inner`.
 import { toLookupError } from '../../src/protocol';
-import type { LookupError } from '../../src/protocol';
+import type { LookupError, LookupErrorCode } from '../../src/protocol';
 
-const ADVICE: Record<string, { code: string; message: string }> = {
+const ADVICE: Record<string, LookupError> = {
   QuotaExceededError: {
     code: 'quota_exceeded',
     message:
@@ -56,7 +56,7 @@ function namesOf(error: unknown): string[] {
 /** A storage error of ours in the chain (refuseNewerSchema's `storage_upgraded`), which says it best. */
 function ownError(error: unknown): LookupError | null {
   for (let e = error as { code?: unknown; message?: unknown; inner?: unknown } | undefined, i = 0; e && i < 4; e = e.inner as typeof e, i++) {
-    if (typeof e.code === 'string' && e.code.startsWith('storage_') && typeof e.message === 'string') return { code: e.code, message: e.message };
+    if (typeof e.code === 'string' && e.code.startsWith('storage_') && typeof e.message === 'string') return { code: e.code as LookupErrorCode, message: e.message };
   }
   return null;
 }

@@ -5,8 +5,10 @@ import type { Coupon, IssuedCoupon, JournalEntry, ProductOption } from '../../sr
 import type { FeedStageRow, FeedState } from './feedState';
 import { refuseNewerSchema } from './refuseNewerSchema';
 
-/** The schema version this release declares last (below); a database at a later one is refused (refuseNewerSchema.ts). */
-export const SCHEMA_VERSION = 7;
+/**
+ * The schema version this release declares last (below); a database at a later one is refused (refuseNewerSchema.ts).
+ */
+const SCHEMA_VERSION = 7;
 
 /** When the API last confirmed a resource or an item (`coupons`, `coupon:<code>`, `options:<no>`, ...). */
 export interface Confirmation {
@@ -21,9 +23,9 @@ export interface Confirmation {
 
 /**
  * `coupon:<code>` (or `issued:<code>`) when the latest record the API sent for that code could not be read (it
- * failed the schema): the copy stored (if any) stays, but nothing confirms it any more. Lookups show it with `confirmedAt`, when the API
- * last confirmed that copy (null: never), whatever later listings say, and validateCoupon answers `unreadable`,
- * until a readable record arrives (unreadableMarks.ts).
+ * failed the schema): the copy stored (if any) stays, but nothing confirms it any more. Lookups show it with
+ * `confirmedAt`, when the API last confirmed that copy (null: never), whatever later listings say, and validateCoupon
+ * answers `unreadable`, until a readable record arrives (unreadableMarks.ts).
  */
 export interface UnreadableMark {
   key: string;
@@ -44,7 +46,7 @@ export interface UnreadableMark {
  * The coupon listing's checkpoint as the store sees it: a row under '@couponSync'. Its shape, states and transitions
  * are the sync's (worker/sync/direct/listingCheckpoint.ts), which reads it back as a `CouponCheckpoint`.
  */
-export interface ListingCheckpointRow {
+interface ListingCheckpointRow {
   key: '@couponSync';
 }
 

@@ -17,7 +17,8 @@ const isMark = (row: MetaRow | undefined): row is UnreadableMark => row !== unde
  * Marks these codes unreadable, in the running transaction (it must include `meta`); call before the listing's or
  * feed's own confirmation is written. A code already marked keeps its mark (and so its true age), now owned by
  * `listing` if given.
- * @example await markUnreadable(db, [{ code: 'WELCOME10', message: 'apply_sale_percent: expected an integer' }], Date.now());
+ * @example await markUnreadable(db, [{ code: 'WELCOME10', message: 'apply_sale_percent: expected an integer' }],
+ * Date.now());
  */
 export async function markUnreadable(db: ShopDatabase, records: UnreadableRecord[], at: number, listing?: string): Promise<void> {
   if (records.length === 0) return;
@@ -38,7 +39,8 @@ export async function markUnreadable(db: ShopDatabase, records: UnreadableRecord
  * `meta`): the copy held, if any, is confirmed by nothing from now on, as a coupon's is. A code already marked keeps
  * its mark. Issued coupons are read one by one (read-through, prefetchIssuedCoupons), so a readable record's
  * confirmation of the same row ends it.
- * @example await markIssuedUnreadable(db, { code: 'IC-7F3K-2Q9M', message: 'apply_sale_percent: expected an integer' }, Date.now());
+ * @example await markIssuedUnreadable(db, { code: 'IC-7F3K-2Q9M', message: 'apply_sale_percent: expected an integer'
+ * }, Date.now());
  */
 export async function markIssuedUnreadable(db: ShopDatabase, { code, message }: UnreadableRecord, at: number): Promise<void> {
   const row = await db.meta.get(metaKey.issued(code));

@@ -1,6 +1,6 @@
 // Writes that run behind the loop producing them: items queue while one transaction is under way and all go into
-// the next one, so a slow disk means fewer, larger transactions instead of a stalled network (measured: waiting for
-// a fuller batch leaves the disk idle; capping batches at one or two pages made a 100,000-coupon sync 30 % slower).
+// the next one, so a slow disk means fewer, larger transactions instead of a stalled network (waiting for a fuller
+// batch would leave the disk idle; capping batches at a page or two slows a large sync: docs/performance.md).
 // When each transaction costs more than its items (a re-sync whose pages are unchanged), a batch may instead wait
 // for `minBatch` items, but never longer than `quietMs` after the last item came: what arrived is stored soon
 // also when the producer stalls. The queue is bounded (memory stays a few pages, whatever the listing's size); a
@@ -25,7 +25,10 @@ export interface WriteBehindOptions {
   clearTimeout?: (id: unknown) => void;
 }
 
-/** @example const w = writeBehind((batch) => storePages(db, batch), { maxQueued: 8 }); await w.push(page); await w.drain(); */
+/**
+ * @example const w = writeBehind((batch) => storePages(db, batch), { maxQueued: 8 }); await w.push(page); await
+ * w.drain();
+ */
 export function writeBehind<T>(write: (batch: T[]) => Promise<void>, options: WriteBehindOptions): WriteBehind<T> {
   const { maxQueued, quietMs = 25 } = options;
   const minBatch = Math.min(options.minBatch ?? 1, maxQueued);

@@ -7,7 +7,7 @@ import type { LookupResult, ProductOption } from '../../src/protocol';
 import type { ApiClient, CheckedPage } from '@shop-lookup/shop-api';
 
 /** One product's opening read: when it was asked (its data is the API's as of then) and its first page. */
-export interface OpeningRead {
+interface OpeningRead {
   at: number;
   page: Promise<CheckedPage<ProductOption>>;
 }

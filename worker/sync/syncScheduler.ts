@@ -20,7 +20,9 @@ export interface SyncSchedulerDeps {
   refreshIntervalMs: number;
   /** Called on every return from offline (all engines, leader or not). */
   onReconnect(): void;
-  /** The backoff of retries after a failed sync: the first pause, doubled each time up to the last. Default 2 s, 60 s. */
+  /**
+   * The backoff of retries after a failed sync: the first pause, doubled each time up to the last. Default 2 s, 60 s.
+   */
   probeMinMs?: number;
   probeMaxMs?: number;
 }
@@ -46,7 +48,10 @@ export async function isSyncDue(db: ShopDatabase, now: number, refreshIntervalMs
   return checkpoint !== undefined || !!snapshotUnderWay || olderThan(at, now, refreshIntervalMs);
 }
 
-/** @example const scheduler = createSyncScheduler({ sync, isDue, ready, connectivity, leadership, refreshIntervalMs, onReconnect }); */
+/**
+ * @example const scheduler = createSyncScheduler({ sync, isDue, ready, connectivity, leadership, refreshIntervalMs,
+ * onReconnect });
+ */
 export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   const { connectivity, leadership } = deps;
   const retryMin = deps.probeMinMs ?? 2_000;
@@ -87,8 +92,8 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   function afterSync(report: SyncReport): void {
     if (report === lastReport) return;
     lastReport = report;
-    if (report.ok || !leadership.isLeader) return stopRetrying();
-    retryLater();
+    if (report.ok || !leadership.isLeader) stopRetrying();
+    else retryLater();
   }
 
   async function syncNow(options?: SyncOptions): Promise<SyncReport> {

@@ -3,7 +3,7 @@
 // out request marks the API unreachable at once; any answer marks it reachable again.
 import { observableState, type ObservableState } from './observableState';
 
-export interface ConnectivityState {
+interface ConnectivityState {
   /** The platform says there is a network. */
   online: boolean;
   /** Our last request got an answer (or none was made yet). */

@@ -17,7 +17,10 @@ export interface Tabs {
   dispose(): void;
 }
 
-/** @example const tabs = joinTabs({ locks, dbName: 'shop-lookup:my-shop', status, ownSync, onCleared }); tabs.leadership.isLeader; */
+/**
+ * @example const tabs = joinTabs({ locks, dbName: 'shop-lookup:my-shop', status, ownSync, onCleared });
+ * tabs.leadership.isLeader;
+ */
 export function joinTabs({ locks, dbName, status, ...shared }: TabsDeps): Tabs {
   const leadership = electLeader(locks, `shop-lookup:${dbName}:leader`);
   const stopLeaderFact = leadership.subscribe((leader) => status.facts.set({ leader }));

@@ -8,7 +8,10 @@ export interface LockManagerLike {
 
 const queues = new Map<string, Promise<unknown>>();
 
-/** An exclusive, FIFO lock per name within this realm. @example await realmLocks.request('a', {}, async () => work()); */
+/**
+ * An exclusive, FIFO lock per name within this realm.
+ * @example await realmLocks.request('a', {}, async () => work());
+ */
 export const realmLocks: LockManagerLike = {
   request(name, options, callback) {
     const before = queues.get(name) ?? Promise.resolve();

@@ -17,7 +17,10 @@ export interface SharedStatusDeps {
 
 const later = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
 
-/** @example const shared = shareSyncStatus({ name: 'shop-lookup:my-shop', status, ownSync, onCleared }); shared.dispose(); */
+/**
+ * @example const shared = shareSyncStatus({ name: 'shop-lookup:my-shop', status, ownSync, onCleared });
+ * shared.dispose();
+ */
 export function shareSyncStatus({ name, status, ownSync, onCleared }: SharedStatusDeps): { cleared(): void; dispose(): void } {
   let applyingRemote = false;
   let speaking = false;

@@ -9,10 +9,10 @@ export interface Answer {
   code: number | null;
 }
 
-export const JSON_TYPE = 'application/json; charset=utf-8';
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Messages of the documented error codes; -7's text is what clients look for ("TOO MANY REQUEST"). */
-export const ERROR_MESSAGES: Readonly<Record<number, string>> = {
+const ERROR_MESSAGES: Readonly<Record<number, string>> = {
   [-1]: 'INVALID KEY OR SECRET',
   [-2]: 'INVALID ACCESS TOKEN',
   [-5]: 'PERMISSION DENIED',
@@ -44,7 +44,7 @@ const STATUS_OF_CODE: Readonly<Record<number, number>> = {
 export type HttpStatusMode = 'mapped' | 'always200';
 
 /** HTTP status for a body code: the documented mapping, or 200 for everything in 'always200' mode. */
-export function httpStatusOf(code: number, mode: HttpStatusMode): number {
+function httpStatusOf(code: number, mode: HttpStatusMode): number {
   if (mode === 'always200') return 200;
   return STATUS_OF_CODE[code] ?? 500;
 }
@@ -56,7 +56,8 @@ export function successAnswer(data: unknown, requestCount: number): Answer {
 
 /**
  * The success envelope of `successAnswer`, around `data` already serialised (`dataText`): the same bytes.
- * @example successAnswerOfText('{"list":[]}', 3).body // '{"msg":"SUCCESS","code":200,"request_count":3,"version":"latest","data":{"list":[]}}'
+ * @example successAnswerOfText('{"list":[]}', 3).body //
+ * '{"msg":"SUCCESS","code":200,"request_count":3,"version":"latest","data":{"list":[]}}'
  */
 export function successAnswerOfText(dataText: string, requestCount: number): Answer {
   const head = JSON.stringify({ msg: 'SUCCESS', code: 200, request_count: requestCount, version: 'latest' });

@@ -5,7 +5,7 @@ import type { FaultWhen, MockFault, WireRecord } from './types';
 /** What a request is, as far as faults care: list faults only hit lists, record faults only hit data. */
 export type RouteKind = 'auth' | 'list' | 'item' | 'other';
 
-export interface FaultTarget {
+interface FaultTarget {
   /** Decoded pathname. */
   path: string;
   kind: RouteKind;

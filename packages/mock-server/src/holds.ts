@@ -6,7 +6,7 @@ import { pathMatches } from './faults';
 import type { FaultWhen, HoldWhen, MockHold, MockRequestRecord } from './types';
 
 /** A request caught by a hold: it goes on when `released` resolves, before or after its answer is made. */
-export interface HeldRequest {
+interface HeldRequest {
   released: Promise<void>;
   answered: boolean;
 }

@@ -19,7 +19,10 @@ interface Kept {
   text: string;
 }
 
-/** @example const cache = createListPageCache(); const text = cache.dataText(state.data.coupons, { page: 1, limit: 100 }, options); */
+/**
+ * @example const cache = createListPageCache(); const text = cache.dataText(state.data.coupons, { page: 1, limit: 100
+ * }, options);
+ */
 export function createListPageCache(): ListPageCache {
   // by the list itself: a replaced data set (a new array) starts afresh, and the old one's pages go with it
   const byList = new WeakMap<WireRecord[], Map<string, Kept>>();

@@ -13,7 +13,7 @@ export interface Rng {
 }
 
 /** Letters and digits without 0/O/1/I, so generated codes never collide with the fixed special codes. */
-export const CODE_ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ';
+const CODE_ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ';
 
 /**
  * mulberry32: 32-bit state, fast and well mixed enough for test data.

@@ -1,7 +1,7 @@
 // Sliding one-second windows per credential key, as the real API limits per shop (shared by all its tokens).
 
 /** Which limit a request counts against: list calls (1/s by default) or everything else (5/s). */
-export type RateKind = 'list' | 'other';
+type RateKind = 'list' | 'other';
 
 /** Bucket for requests without a valid token: all of them share it. */
 export const ANONYMOUS_BUCKET = '\u0000anonymous';

@@ -2,7 +2,7 @@
 import type { RouteKind } from './faults';
 import type { MockData, WireRecord } from './types';
 
-export type Endpoint =
+type Endpoint =
   | 'auth'
   | 'coupons'
   | 'coupon'
@@ -58,7 +58,8 @@ function endpointOf(s: string[]): { endpoint: Endpoint; params: string[] } {
 /**
  * Parses a raw pathname. Segments are decoded one by one AFTER splitting on '/', so an encoded '/' (%2F) in a
  * coupon code stays inside its segment.
- * @example parseRoute('/v2/shop/coupons/%EB%B4%84%20%EC%84%B8%EC%9D%BC%2F10%25%3F%23%26').params // ['봄 세일/10%?#&']
+ * @example parseRoute('/v2/shop/coupons/%EB%B4%84%20%EC%84%B8%EC%9D%BC%2F10%25%3F%23%26').params // ['봄
+ * 세일/10%?#&']
  */
 export function parseRoute(rawPath: string): Route {
   const raw = rawPath.split('/').slice(1);
@@ -95,7 +96,7 @@ function optionsOf(data: MockData, productNo: string): WireRecord[] | Lookup {
  * The option a segment names, as the real service decides: an all-digit segment that is some option's `no` wins;
  * otherwise an option whose `code` equals the segment. So code "12" is answered with option no 12 when one exists.
  */
-export function findOption(options: WireRecord[], segment: string): WireRecord | undefined {
+function findOption(options: WireRecord[], segment: string): WireRecord | undefined {
   if (/^\d+$/.test(segment)) {
     const wanted = Number(segment);
     const byNo = options.find((option) => {

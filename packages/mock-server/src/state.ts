@@ -8,7 +8,7 @@ import { createListPageCache, type ListPageCache } from './listPageCache';
 import { createRateLimiter, type RateLimiter } from './rateLimit';
 import type { MockData, MockRequestRecord, MockShopApiHandlerOptions } from './types';
 
-export interface ResolvedOptions {
+interface ResolvedOptions {
   key: string;
   secret: string;
   requireAuth: boolean;

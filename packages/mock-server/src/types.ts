@@ -82,7 +82,8 @@ export type HoldWhen = FaultWhen & {
 
 /**
  * A hold on matching `/v2` requests: each is answered only after `release()`, from the data as it is then.
- * @example const h = api.hold({ path: '/v2/shop/coupons', after: 1 }); await h.arrived; api.upsertCoupon(x); h.release();
+ * @example const h = api.hold({ path: '/v2/shop/coupons', after: 1 }); await h.arrived; api.upsertCoupon(x);
+ * h.release();
  */
 export interface MockHold {
   /** Names the hold for the control endpoints (`/__mock/holds/<id>`). */

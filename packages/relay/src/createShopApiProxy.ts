@@ -15,7 +15,9 @@ import type { ShopApiProxy, ShopApiProxyOptions } from './proxyTypes';
 
 /**
  * Creates the proxy. The key and secret never leave this process: the client sees only the API's answers.
- * @example const proxy = createShopApiProxy({ key, secret, basePath: '/shop-api', authorize: (req) => isStaff(req) }); app.use(proxy);
+ * @example const proxy = createShopApiProxy({ key, secret, basePath: '/shop-api', authorize: (req) => isStaff(req)
+ * });
+ * app.use(proxy);
  */
 export function createShopApiProxy(raw: ShopApiProxyOptions): ShopApiProxy {
   const options = checkProxyOptions(raw);

@@ -111,13 +111,17 @@ const USES_SWEEP_MS = 60 * 60 * 1000;
 export interface ShopRelayInternals {
   /** How the shop's records are kept within the hub's memory budget (default: always in memory). */
   holding?: MirrorHolding;
-  /** Where refusals are counted (a hub's shop: nowhere, the hub counted them before opening it); default the store's. */
+  /**
+   * Where refusals are counted (a hub's shop: nowhere, the hub counted them before opening it); default the store's.
+   */
   refusals?: RefusalBounds;
 }
 
 /**
  * Creates the relay. The key and secret never leave this process; tills get a snapshot and its changes.
- * @example const relay = createShopRelay({ key, secret, basePath: '/shop-api', authorize: (req, route) => isTill(req) }); app.use(relay);
+ * @example const relay = createShopRelay({ key, secret, basePath: '/shop-api', authorize: (req, route) => isTill(req)
+ * });
+ * app.use(relay);
  */
 export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
   return createHubShopRelay(raw, {});

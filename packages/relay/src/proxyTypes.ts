@@ -5,7 +5,8 @@ import type { Authorize, ClientId, ClientLimits } from './door/types';
 
 /**
  * Options of createShopApiProxy. The key and secret stay on the server: the browser only ever talks to the proxy.
- * @example createShopApiProxy({ key: process.env.SHOP_API_KEY!, secret: process.env.SHOP_API_SECRET!, basePath: '/shop-api' })
+ * @example createShopApiProxy({ key: process.env.SHOP_API_KEY!, secret: process.env.SHOP_API_SECRET!, basePath:
+ * '/shop-api' })
  */
 export interface ShopApiProxyOptions {
   /** The shop's admin API key (server side only). @example { key: process.env.SHOP_API_KEY! } */
@@ -20,7 +21,10 @@ export interface ShopApiProxyOptions {
    * @example { basePath: '/shop-api' }
    */
   basePath?: string | undefined;
-  /** Timeout of each upstream request (not counting the rate-limit wait), ms; default 15_000. @example { timeoutMs: 5_000 } */
+  /**
+   * Timeout of each upstream request (not counting the rate-limit wait), ms; default 15_000.
+   * @example { timeoutMs: 5_000 }
+   */
   timeoutMs?: number | undefined;
   /**
    * The most bytes one upstream answer may have, decoded (a gzip or br answer counts as it inflates), by what was
@@ -35,9 +39,15 @@ export interface ShopApiProxyOptions {
    * @example { rateLimits: { list: 1, other: 5 } }
    */
   rateLimits?: { list?: number; other?: number } | false | undefined;
-  /** Longest accepted request URL (req.url, with basePath and query); default 2048, longer gets 414. @example { maxUrlLength: 1024 } */
+  /**
+   * Longest accepted request URL (req.url, with basePath and query); default 2048, longer gets 414.
+   * @example { maxUrlLength: 1024 }
+   */
   maxUrlLength?: number | undefined;
-  /** The fetch used for upstream calls; default globalThis.fetch, read when the proxy is created. @example { fetch: undiciFetch } */
+  /**
+   * The fetch used for upstream calls; default globalThis.fetch, read when the proxy is created.
+   * @example { fetch: undiciFetch }
+   */
   fetch?: typeof fetch | undefined;
   /**
    * Decides per request who may ask what (see Authorize). Without authorize and without `public: true` every

@@ -7,7 +7,8 @@ export type { Authorize, ClientId, ClientLimits, CorsOptions, RouteName } from '
 
 /**
  * Options of createShopRelay. The key and secret stay on the server: tills and storefronts only talk to the relay.
- * @example createShopRelay({ key: process.env.SHOP_API_KEY!, secret: process.env.SHOP_API_SECRET!, basePath: '/shop-api', authorize: (req) => tillTokens.has(String(req.headers['x-till'])) })
+ * @example createShopRelay({ key: process.env.SHOP_API_KEY!, secret: process.env.SHOP_API_SECRET!, basePath:
+ * '/shop-api', authorize: (req) => tillTokens.has(String(req.headers['x-till'])) })
  */
 export interface ShopRelayOptions {
   /** The shop's admin API key (server side only). @example { key: process.env.SHOP_API_KEY! } */
@@ -39,7 +40,8 @@ export interface ShopRelayOptions {
   /**
    * Decides per request who may ask what: true lets it through, false answers 403, `{ status: 401, message }` says
    * how to log in. Without authorize and without `public: true`, every request is answered 401.
-   * @example { authorize: (req, route) => route === 'productOptions' || req.headers['x-till'] === process.env.TILL_TOKEN }
+   * @example { authorize: (req, route) => route === 'productOptions' || req.headers['x-till'] ===
+   * process.env.TILL_TOKEN }
    */
   authorize?: Authorize | undefined;
   /**
@@ -51,7 +53,8 @@ export interface ShopRelayOptions {
    * Answers for browser pages on other origins (a till served from its own domain): the listed origins may send
    * their `Authorization` and read every answer (the feed's long-poll included), `anyOriginRoutes` are readable from
    * any origin without credentials; other origins get no CORS headers. Omitted: no CORS headers (same-origin pages).
-   * @example { cors: { origins: ['https://till.example'], anyOriginRoutes: ['productOptions', 'productOption', 'coupon'] } }
+   * @example { cors: { origins: ['https://till.example'], anyOriginRoutes: ['productOptions', 'productOption',
+   * 'coupon'] } }
    */
   cors?: CorsOptions | undefined;
   /** How often the relay lists the API again, ms; default 300_000 (5 min). @example { refreshIntervalMs: 60_000 } */
@@ -67,7 +70,10 @@ export interface ShopRelayOptions {
    * @example { shopId: 'my-shop' }
    */
   shopId?: string | undefined;
-  /** Products whose options are listed from the start (added to the shop-wide set, never dropped). @example { products: [13801, 13805] } */
+  /**
+   * Products whose options are listed from the start (added to the shop-wide set, never dropped).
+   * @example { products: [13801, 13805] }
+   */
   products?: number[] | undefined;
   /**
    * Most products one shop's relay lists (tracked by `POST relay/v1/products` after the API confirmed each one;
@@ -92,17 +98,22 @@ export interface ShopRelayOptions {
    * (a guesser would then be a new client with every request). An address counts as its network (/24, /64);
    * return `{ id, identified: true }` for a client you know (a till by its token): identified clients' reads have
    * their own share of the upstream budget and never queue behind anonymous ones (see ClientId).
-   * @example { clientId: (req) => tillOf(req) ? { id: tillOf(req), identified: true } : String(req.headers['x-forwarded-for'] ?? req.socket.remoteAddress).split(',')[0]!.trim() }
+   * @example { clientId: (req) => tillOf(req) ? { id: tillOf(req), identified: true } :
+   * String(req.headers['x-forwarded-for'] ?? req.socket.remoteAddress).split(',')[0]!.trim() }
    */
   clientId?: ((req: IncomingMessage) => ClientId) | undefined;
   /**
    * Per-client bounds: requests at once, queued, per second, waiting for the shop API, refused per minute; over
    * them a client gets 429 with Retry-After. false: no bounds. Default
-   * { concurrent: 8, queued: 32, perSecond: 20, burst: 60, maxWaitMs: 10_000, upstreamQueued: 4, refusedPerMinute: 10 }.
+   * { concurrent: 8, queued: 32, perSecond: 20, burst: 60, maxWaitMs: 10_000, upstreamQueued: 4, refusedPerMinute: 10
+   * }.
    * @example { clientLimits: { concurrent: 4, perSecond: 10 } }
    */
   clientLimits?: ClientLimits | false | undefined;
-  /** Timeout of each upstream request (not counting the rate-limit wait), ms; default 15_000. @example { timeoutMs: 5_000 } */
+  /**
+   * Timeout of each upstream request (not counting the rate-limit wait), ms; default 15_000.
+   * @example { timeoutMs: 5_000 }
+   */
   timeoutMs?: number | undefined;
   /**
    * The most bytes one upstream answer may have, decoded (a gzip or br answer counts as it inflates), by what was
@@ -111,9 +122,15 @@ export interface ShopRelayOptions {
    * @example { maxAnswerBytes: { list: 32 * 1024 * 1024 } }
    */
   maxAnswerBytes?: { list?: number | undefined; item?: number | undefined } | undefined;
-  /** Longest accepted request URL, with basePath and query; default 2048, longer gets 414. @example { maxUrlLength: 1024 } */
+  /**
+   * Longest accepted request URL, with basePath and query; default 2048, longer gets 414.
+   * @example { maxUrlLength: 1024 }
+   */
   maxUrlLength?: number | undefined;
-  /** How long an answer to a single item is reused for identical requests, ms; default 2_000. @example { itemCacheMs: 0 } */
+  /**
+   * How long an answer to a single item is reused for identical requests, ms; default 2_000.
+   * @example { itemCacheMs: 0 }
+   */
   itemCacheMs?: number | undefined;
   /** Longest long-poll `wait` a client may ask, s; default 60. @example { maxWaitSeconds: 30 } */
   maxWaitSeconds?: number | undefined;
@@ -144,13 +161,17 @@ export interface ShopRelayOptions {
    * @example { maxUses: 20_000 }
    */
   maxUses?: number | undefined;
-  /** How long a code's uses are kept after the newest of them was received, ms. Default 30 days. @example { usesRetentionMs: 7 * 86_400_000 } */
+  /**
+   * How long a code's uses are kept after the newest of them was received, ms. Default 30 days.
+   * @example { usesRetentionMs: 7 * 86_400_000 }
+   */
   usesRetentionMs?: number | undefined;
   /**
    * Hooks for logs and metrics: the relay tells what happens (listings, the sync lease, the store's health, its log
    * lines) and never waits for them. The `shop-lookup-relay` command plugs pino and prom-client in here. Without
    * `log`, lines go to the console.
-   * @example { observer: { listing: (e) => log.info(e, 'listing'), log: (level, msg, e) => log[level]({ err: e }, msg) } }
+   * @example { observer: { listing: (e) => log.info(e, 'listing'), log: (level, msg, e) => log[level]({ err: e },
+   * msg) } }
    */
   observer?: RelayObserver | undefined;
 }

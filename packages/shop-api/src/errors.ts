@@ -1,5 +1,5 @@
 // ShopLookupError, the one error class of shop-lookup: the shop API client's errors, the engine's and the relay's.
-import type { LookupError, RecordIssue } from './types';
+import type { LookupErrorCode, RecordIssue, ServerErrorCode } from './types';
 
 /**
  * The one error class of shop-lookup. Errors cross the worker boundary as plain `LookupError` data, so match on
@@ -7,15 +7,15 @@ import type { LookupError, RecordIssue } from './types';
  * @example
  * try { await lookup.sync(); } catch (e) { if ((e as LookupError).code === 'closed') return; }
  */
-export class ShopLookupError extends Error implements LookupError {
+export class ShopLookupError<C extends LookupErrorCode | ServerErrorCode = LookupErrorCode | ServerErrorCode> extends Error {
   override name = 'ShopLookupError';
-  code: string;
+  code: C;
   status?: number;
   apiCode?: number;
   issues?: RecordIssue[];
 
   constructor(
-    code: string,
+    code: C,
     message: string,
     extra: { status?: number; apiCode?: number; issues?: RecordIssue[]; cause?: unknown } = {},
   ) {

@@ -3,7 +3,18 @@
 // API's error codes, and the record schemas and readers. A private workspace package: shop-lookup and
 // @shop-lookup/relay bundle it into their own dist.
 export { ShopLookupError } from './errors';
-export type { Coupon, IssuedCoupon, LookupError, OptionValue, ProductOption, RateLimits, RecordIssue, ShopAuth } from './types';
+export type {
+  Coupon,
+  IssuedCoupon,
+  LookupError,
+  LookupErrorCode,
+  OptionValue,
+  ProductOption,
+  RateLimits,
+  RecordIssue,
+  ServerErrorCode,
+  ShopAuth,
+} from './types';
 
 export { ANSWER_BOUNDS, answerBound, bytesText } from './api/answerBounds';
 export type { AnswerBounds } from './api/answerBounds';

@@ -63,12 +63,75 @@ export interface ProductOption {
 }
 
 /**
+ * Every `LookupError.code` the till engine produces; docs/errors.md says what each means and what to do. A `switch`
+ * over it is checked by the compiler: a misspelt or retired code in a `case` is an error.
+ * @example switch (error.code) { case 'rate_limited': return 'Busy, retrying';
+ * case 'network_error': return 'Offline'; }
+ */
+export type LookupErrorCode =
+  // the network and the shop API's answers
+  | 'network_error'
+  | 'timeout'
+  | 'rate_limited'
+  | 'server_error'
+  | 'maintenance'
+  | 'bad_response'
+  | 'bad_credentials'
+  | 'token_invalid'
+  | 'permission_denied'
+  | 'forbidden'
+  | 'plan_permission'
+  | 'not_found'
+  | 'unsupported'
+  | 'api_error'
+  | 'bad_request'
+  // the host's options and calls
+  | 'bad_options'
+  | 'closed'
+  | 'worker_failed'
+  | 'not_started'
+  | 'already_started'
+  | 'cancelled'
+  // the data and its listing
+  | 'invalid_record'
+  | 'deletions_skipped'
+  | 'inconsistent_listing'
+  | 'empty_listing_unconfirmed'
+  | 'must_refetch'
+  | 'relay_not_ready'
+  | 'shop_mismatch'
+  | 'journal_not_empty'
+  // the device's storage
+  | 'quota_exceeded'
+  | 'storage_unavailable'
+  | 'storage_upgraded'
+  | 'storage_closed'
+  | 'storage_evicted'
+  | 'storage_error'
+  | 'internal_error';
+
+/**
+ * The codes a till never sees as a `LookupError`: thrown by the server half (the relay, its store, its fair share)
+ * and by shop-lookup's moved entries when the package they load is not installed (`moved_package`).
+ * @example if ((e as ShopLookupError).code === 'redis_unreachable') exitWith(e.message);
+ */
+export type ServerErrorCode =
+  | 'bad_cursor'
+  | 'lease_lost'
+  | 'redis_unavailable'
+  | 'redis_unreachable'
+  | 'too_many_requests'
+  | 'too_many_products'
+  | 'uses_full'
+  | 'moved_package';
+
+/**
  * An error as plain data: it survives the worker boundary (structured clone drops classes), so match on `code`.
  * @example if (result.error?.code === 'rate_limited') showBanner(result.error.message);
  */
 export interface LookupError {
   /** Stable machine-readable code, e.g. `network_error`, `rate_limited`, `not_found`, `invalid_record`. */
-  code: string;
+  code: LookupErrorCode;
   /** What happened, in words a person can act on. */
   message: string;
   /** HTTP status, when an answer arrived. */
@@ -79,13 +142,19 @@ export interface LookupError {
   issues?: RecordIssue[];
 }
 
-/** One validation problem of a record: where and why. @example { path: 'data.list[3].apply_sale_price', message: 'expected an integer, got "abc"' } */
+/**
+ * One validation problem of a record: where and why.
+ * @example { path: 'data.list[3].apply_sale_price', message: 'expected an integer, got "abc"' }
+ */
 export interface RecordIssue {
   path: string;
   message: string;
 }
 
-/** Per-class request rate limits, in requests per second. @example createShopLookup({ baseUrl, rateLimits: { list: 1, other: 5 } }) */
+/**
+ * Per-class request rate limits, in requests per second.
+ * @example createShopLookup({ baseUrl, rateLimits: { list: 1, other: 5 } })
+ */
 export interface RateLimits {
   /** List calls (coupon listing, product option listing). Default 1. */
   list?: number;

@@ -41,7 +41,10 @@ export interface Engine {
 
 /** The page's size on every engine (WebKit: the window's). */
 export const VIEWPORT = { width: 1400, height: 1000 };
-/** Vite's HMR socket, which the e2e server does not open (harness.ts): its client's failed attempts are not the page's. */
+/**
+ * Vite's HMR socket, which the e2e server does not open (harness.ts): its client's failed attempts are not the
+ * page's.
+ */
 const HMR_SOCKET = /^Error: .*ws:\/\/127\.0\.0\.1:\d+\/\?token=/;
 
 /** Page errors go to the test log with the engine's name (an uncaught error is a defect of the page). */

@@ -337,7 +337,10 @@ export async function unlistedSuspects(db: ShopDatabase): Promise<Set<string>> {
   return new Set(((await db.meta.get(metaKey.unlisted)) as UnlistedSuspects | undefined)?.codes ?? []);
 }
 
-/** Forgets the listing under way (it is listed again) and keeps the codes it did not list for the next one to agree on. */
+/**
+ * Forgets the listing under way (it is listed again) and keeps the codes it did not list for the next one to agree
+ * on.
+ */
 export async function relistCoupons(db: ShopDatabase, suspects: string[], at: number): Promise<void> {
   await db.meta.put({ key: metaKey.unlisted, codes: suspects, at } satisfies UnlistedSuspects);
   await discardCouponListing(db);

@@ -16,7 +16,8 @@ export interface FetchAhead<T> {
 export type PageLoader<T> = (page: number, signal: AbortSignal, answered: () => void) => Promise<T>;
 
 /**
- * @example const pages = fetchAhead((n, signal, answered) => client.listCouponRows(n, { signal, onHeaders: (s) => s < 300 && answered() }), 3);
+ * @example const pages = fetchAhead((n, signal, answered) => client.listCouponRows(n, { signal, onHeaders: (s) => s <
+ * 300 && answered() }), 3);
  */
 export function fetchAhead<T>(load: PageLoader<T>, ahead: number): FetchAhead<T> {
   let controller = new AbortController();

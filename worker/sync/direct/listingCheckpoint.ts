@@ -28,12 +28,12 @@
 // leanWritten and pristine find nothing unlisted (coupons holds only their rows and what read-throughs wrote), direct
 // and diverged may find stored coupons no page listed, matching only if the committed listing had more pages.
 //
-// The end of a complete listing that adds up (`listingEnd` in packages/shop-api/src/api/unlistedRecords.ts, which the relay's
-// upstream listing shares): a stored coupon no page listed (an "unlisted" one) is deleted only once it is confirmed
-// gone, since offset paging that shifted under the listing (a coupon deleted on a page already read) skips a live
-// coupon without changing the count. Each unlisted code is `agreed` (the
-// previous complete listing did not list it either: the suspects it left), answered `gone` (its own GET: the API's
-// not found) or `there` (its GET found it: the pages skipped it), or still open:
+// The end of a complete listing that adds up (`listingEnd` in packages/shop-api/src/api/unlistedRecords.ts, which the
+// relay's upstream listing shares): a stored coupon no page listed (an "unlisted" one) is deleted only once it is
+// confirmed gone, since offset paging that shifted under the listing (a coupon deleted on a page already read) skips
+// a live coupon without changing the count. Each unlisted code is `agreed` (the previous complete listing did not
+// list it either: the suspects it left), answered `gone` (its own GET: the API's not found) or `there` (its GET found
+// it: the pages skipped it), or still open:
 //
 //   step    | when                                                             | then
 //   commit  | every unlisted code agreed or gone                               | applied; those deleted
@@ -55,7 +55,7 @@ export type ListingState =
   | { name: 'pristine' }
   | { name: 'direct' | 'matching' | 'diverged'; hashesStale: boolean };
 
-export type ListingStateName = ListingState['name'];
+type ListingStateName = ListingState['name'];
 
 /** How far the listing got: the pages it has completely stored, and what the API said about the whole. */
 export interface ListingProgress {
@@ -107,7 +107,10 @@ const traits: Record<ListingStateName, { into: 'coupons' | 'stage'; codesIn: 'co
   diverged: { into: 'stage', codesIn: 'listedPages', diff: true },
 };
 
-/** Where pages go: straight into `coupons` (a first listing: no snapshot to protect), or `couponStage` until the commit. */
+/**
+ * Where pages go: straight into `coupons` (a first listing: no snapshot to protect), or `couponStage` until the
+ * commit.
+ */
 export const writesInto = (s: ListingState) => traits[s.name].into;
 /** Where the codes listed so far are kept (for finding a code listed twice, and the coupons to delete). */
 export const listedCodesIn = (s: ListingState) => traits[s.name].codesIn;
@@ -199,7 +202,8 @@ function reread(cp: CouponCheckpoint, codes: string[], at: number): Record<strin
 /**
  * The checkpoint after `event`: the same object when nothing changed (then it need not be written), null when
  * there is no listing (any more).
- * @example const next = nextCheckpoint(cp, { type: 'readThrough', codes: ['WELCOME10'], at: now }); if (next !== cp) await db.meta.put(next!);
+ * @example const next = nextCheckpoint(cp, { type: 'readThrough', codes: ['WELCOME10'], at: now });
+ * if (next !== cp) await db.meta.put(next!);
  */
 export function nextCheckpoint(cp: CouponCheckpoint | null, event: ListingEvent): CouponCheckpoint | null {
   if (event.type === 'begin') return begin(event);

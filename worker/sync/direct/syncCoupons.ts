@@ -11,8 +11,9 @@
 // (listingCheckpoint.ts) says where pages go and what is diffed; here only how far the listing got is kept.
 //
 // Speed: pages are requested ahead (fetchAhead) and stored behind (writeBehind), several per transaction when the
-// disk is the slower side (in a re-sync, sixteen at a time). A page whose raw rows hash as in the committed listing (and that today's record readers
-// read then: RECORD_READERS_VERSION) is neither validated nor diffed: nothing on it changed. Memory holds a few pages, whatever the size of the listing (couponListing.ts).
+// disk is the slower side (in a re-sync, sixteen at a time). A page whose raw rows hash as in the committed listing
+// (and that today's record readers read then: RECORD_READERS_VERSION) is neither validated nor diffed: nothing on it
+// changed. Memory holds a few pages, whatever the size of the listing (couponListing.ts).
 import { fetchAhead } from './fetchAhead';
 import type { Coupon } from '../../../src/protocol';
 import { askUnlisted, confirmationBound, emptyAnswers, listingEnd, type ListPage, rejectionError } from '@shop-lookup/shop-api';

@@ -30,7 +30,7 @@ async function applyOptions(ctx: SyncContext, productNo: number, records: Produc
  * @example await syncProductOptions(ctx, 13805);
  */
 export async function syncProductOptions(ctx: SyncContext, productNo: number): Promise<void> {
-  const { db, client, report } = ctx;
+  const { client, report } = ctx;
   // a storefront's start asked for the first page already (openingReads.ts): its answer is this sync's, as of then
   const opening = ctx.opening?.take(productNo);
   const startedAt = opening?.at ?? ctx.now();
@@ -39,7 +39,7 @@ export async function syncProductOptions(ctx: SyncContext, productNo: number): P
   const keep = new Set<number>();
   let blind = false;
   for (let page = 1; ; page++) {
-    let p;
+    let p: Awaited<ReturnType<typeof client.listProductOptions>>;
     try {
       const ask = () => client.listProductOptions(productNo, page, { priority: ctx.priority, signal: ctx.signal, counter: report });
       // (an opening read that failed is asked again, under this work's retry policy)

@@ -45,16 +45,20 @@ function readSharedUses(key: string, record: unknown): SharedUses | null {
 /** Checks an answer's records with the engine's schemas; a rejected record is reported and its old copy kept. */
 export function checkFeed(answer: Pick<FeedAnswer, 'upserts' | 'deletes'>): CheckedFeed {
   const out: CheckedFeed = { coupons: [], options: [], uses: [], couponDeletes: [], useDeletes: [], optionDeletes: [], stageDeletes: [], rejectedKeys: [], errors: [] };
-  answer.upserts.forEach((u, i) => {
+  for (const [i, u] of answer.upserts.entries()) {
     if (u.resource === 'uses') {
       const uses = readSharedUses(u.key, u.record);
-      if (uses) return void out.uses.push(uses);
+      if (uses) {
+        out.uses.push(uses);
+        continue;
+      }
       const message = `GET relay/v1/feed: the uses of ${JSON.stringify(u.key)} (feed.upserts[${i}]) could not be read and were not stored. The last good copy, if any, is kept.`;
       out.errors.push({ code: 'invalid_record', message });
-      return void out.rejectedKeys.push({ resource: u.resource, key: u.key, message });
+      out.rejectedKeys.push({ resource: u.resource, key: u.key, message });
+      continue;
     }
     const productNo = productOf(u.resource);
-    if (u.resource !== 'coupons' && productNo === null) return; // a resource this engine does not know
+    if (u.resource !== 'coupons' && productNo === null) continue; // a resource this engine does not know
     const r = productNo === null ? parseRecord('coupon', u.record, `feed.upserts[${i}].record`) : parseRecord('productOption', u.record, `feed.upserts[${i}].record`, productNo);
     if (!r.ok) {
       const error = rejectionError(`GET relay/v1/feed`, r.rejected);
@@ -62,7 +66,7 @@ export function checkFeed(answer: Pick<FeedAnswer, 'upserts' | 'deletes'>): Chec
       out.rejectedKeys.push({ resource: u.resource, key: u.key, message: error.message });
     } else if (productNo === null) out.coupons.push({ key: u.key, record: r.record });
     else out.options.push({ productNo, key: u.key, record: r.record });
-  });
+  }
   for (const d of answer.deletes) {
     const productNo = productOf(d.resource);
     if (d.resource === 'coupons') out.couponDeletes.push(d.key);
@@ -84,7 +88,10 @@ function confirmations(answer: Pick<FeedAnswer, 'confirmedAt' | 'products'>): [s
   const at = answer.confirmedAt ?? {};
   if (typeof at.coupons === 'number') out.push([metaKey.coupons, at.coupons]);
   const optionTimes = answer.products.map((p) => at[`options:${p}`]);
-  answer.products.forEach((p, i) => typeof optionTimes[i] === 'number' && out.push([metaKey.options(p), optionTimes[i]]));
+  for (const [i, p] of answer.products.entries()) {
+    const at = optionTimes[i];
+    if (typeof at === 'number') out.push([metaKey.options(p), at]);
+  }
   if (optionTimes.length > 0 && optionTimes.every((t) => typeof t === 'number')) out.push(['options', Math.min(...(optionTimes as number[]))]);
   return out;
 }
@@ -94,7 +101,10 @@ async function writeConfirmations(db: ShopDatabase, answer: Pick<FeedAnswer, 'co
   await Promise.all(rows.map(([key, at]) => confirm(db, [key], at)));
 }
 
-/** The shop's uses: the codes' records replaced (or dropped: the API confirmed them, or they expired), conflicts marked. */
+/**
+ * The shop's uses: the codes' records replaced (or dropped: the API confirmed them, or they expired), conflicts
+ * marked.
+ */
 async function writeUses(db: ShopDatabase, uses: SharedUses[], deletes: string[]): Promise<void> {
   if (uses.length > 0) await db.sharedUses.bulkPut(uses);
   if (deletes.length > 0) await db.sharedUses.bulkDelete(deletes);
@@ -167,9 +177,10 @@ export function applyToStage(db: ShopDatabase, feed: CheckedFeed, next: FeedStat
 /**
  * Replaces the live data with the complete staged snapshot, in one transaction with its confirmations and the new
  * state; the stage is emptied. Only what the relay has listed is replaced: the coupons, and the options of each
- * tracked product, once the relay confirmed them (`confirmedAt`); the shop's uses always (never listed from the API). A product the relay has not listed yet keeps its
- * local options (a snapshot without them is no news that they are gone), and so do products read through one by one:
- * an observer sees the old list or the new one, never an empty list between two full ones.
+ * tracked product, once the relay confirmed them (`confirmedAt`); the shop's uses always (never listed from the API).
+ * A product the relay has not listed yet keeps its local options (a snapshot without them is no news that they are
+ * gone), and so do products read through one by one: an observer sees the old list or the new one, never an empty
+ * list between two full ones.
  * @example await swapInStage(db, lastAnswer, next);
  */
 export function swapInStage(db: ShopDatabase, answer: FeedAnswer, next: FeedState): Promise<{ written: number }> {

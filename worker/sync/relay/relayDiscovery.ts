@@ -1,7 +1,8 @@
 // Whether `baseUrl` is a shop-lookup relay: asked once per engine start (`GET {baseUrl}/relay/v1`), then cached.
 // A plain API or the credential proxy answers 404 or something that is not the relay's JSON: the engine lists the
-// API page by page; a relay that refuses this client says so (its refusal mark), and is a relay. No answer at all (offline, refused, a gateway's 5xx) says nothing: that sync fails as any
-// unreachable one does, and the next sync asks again. An engine with credentials never asks: it talks to the API.
+// API page by page; a relay that refuses this client says so (its refusal mark), and is a relay. No answer at all
+// (offline, refused, a gateway's 5xx) says nothing: that sync fails as any unreachable one does, and the next sync
+// asks again. An engine with credentials never asks: it talks to the API.
 import { type ApiError, networkError, originOf, redirectError } from '@shop-lookup/shop-api';
 import { isRedirect } from './relayFeedClient';
 
@@ -12,7 +13,7 @@ export type SourceKind = 'direct' | 'relay';
 export type SourceMode = 'auto' | SourceKind;
 
 /** What a relay says about itself (packages/relay/PROTOCOL.md, Discovery). */
-export interface RelayInfo {
+interface RelayInfo {
   relay: 'shop-lookup';
   protocol: number;
   shop: string;
@@ -45,7 +46,7 @@ export function sourceModeOf(source: SourceMode | undefined, auth: object | null
 }
 
 /** The relay's discovery answer, or null when `body` is not one. */
-export function readRelayInfo(body: unknown): RelayInfo | null {
+function readRelayInfo(body: unknown): RelayInfo | null {
   const b = body as Partial<RelayInfo> | null;
   if (!b || typeof b !== 'object' || b.relay !== 'shop-lookup' || b.protocol !== 1) return null;
   const routes = Array.isArray(b.routes) ? b.routes.filter((r): r is string => typeof r === 'string') : null;
@@ -54,7 +55,8 @@ export function readRelayInfo(body: unknown): RelayInfo | null {
 
 /**
  * Asks `{baseUrl}/relay/v1` once. Resolves 'relay' or 'direct'; 'unknown' with the error when no answer came.
- * @example await probeRelay(fetch, '/shop-api', 5000) // { kind: 'relay', info: { relay: 'shop-lookup', protocol: 1, shop } }
+ * @example await probeRelay(fetch, '/shop-api', 5000) // { kind: 'relay', info: { relay: 'shop-lookup', protocol: 1,
+ * shop } }
  */
 export async function probeRelay(
   fetchFn: typeof fetch,

@@ -1,11 +1,12 @@
-// HTTP side of the relay's feed (packages/relay/PROTOCOL.md): the feed, the tracked products, the uses of issued coupons. Answers are plain JSON, not
-// the shop API's envelope, and are not held back by the client's API rate limits (the relay has its own budget and
-// says so with 429 + Retry-After). Everything that goes wrong becomes an ApiError, as the API client's do.
+// HTTP side of the relay's feed (packages/relay/PROTOCOL.md): the feed, the tracked products, the uses of issued
+// coupons. Answers are plain JSON, not the shop API's envelope, and are not held back by the client's API rate limits
+// (the relay has its own budget and says so with 429 + Retry-After). Everything that goes wrong becomes an ApiError,
+// as the API client's do.
 import { ShopLookupError } from '../../../src/protocol';
 import { type ApiError, apiErrorFromAnswer, badResponseError, networkError, originOf, redirectError, retryAfterMs, serverRefusal, timeoutError } from '@shop-lookup/shop-api';
 
 /** One record as the feed carries it (validated again by the engine before it is stored). */
-export interface FeedUpsert {
+interface FeedUpsert {
   resource: string;
   key: string;
   record: unknown;
@@ -30,7 +31,7 @@ export interface FeedAnswer {
 /** 304: nothing changed; `degraded` is the relay's state then (its `x-shop-relay-degraded` header). */
 export type FeedReply = { status: 304; degraded: boolean } | { status: 200; etag: string | null; answer: FeedAnswer };
 
-export interface FeedCallOptions {
+interface FeedCallOptions {
   signal?: AbortSignal | undefined;
   counter?: { requests: number } | undefined;
   /** `If-None-Match`: the ETag of what the client holds. */
@@ -106,7 +107,10 @@ export const isRedirect = (res: Response): boolean => res.type === 'opaqueredire
 /** The route a relay path is (`relay/v1/feed` -> feed, `relay/v1/products` -> products). */
 const routeOf = (path: string): string => path.split('/').pop() || 'discovery';
 
-/** @example const feed = createRelayFeedClient({ baseUrl: '/shop-api', fetch, timeoutMs: 15_000 }); await feed.feed({ since: 12, handle }); */
+/**
+ * @example const feed = createRelayFeedClient({ baseUrl: '/shop-api', fetch, timeoutMs: 15_000 }); await feed.feed({
+ * since: 12, handle });
+ */
 export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFeedClient {
   const base = options.baseUrl.replace(/\/+$/, '');
   const origin = originOf(base);

@@ -1,8 +1,8 @@
-// A shop-lookup relay's feed as the sync source (packages/relay/PROTOCOL.md). First sync: the snapshot in large chunks, the
-// next chunk on its way while one is written, the cursor kept with each chunk so an interruption resumes there.
-// Re-sync: `since=<version>` with If-None-Match: nothing changed is one request answered 304 and no write; changes
-// go in with the new version in one transaction. A "start again" (409, or another handle) builds the new snapshot
-// aside in feedStage and swaps it in once complete and caught up: the last good data answers meanwhile.
+// A shop-lookup relay's feed as the sync source (packages/relay/PROTOCOL.md). First sync: the snapshot in large
+// chunks, the next chunk on its way while one is written, the cursor kept with each chunk so an interruption resumes
+// there. Re-sync: `since=<version>` with If-None-Match: nothing changed is one request answered 304 and no write;
+// changes go in with the new version in one transaction. A "start again" (409, or another handle) builds the new
+// snapshot aside in feedStage and swaps it in once complete and caught up: the last good data answers meanwhile.
 // Every answer names the relay's shop, checked before anything of it is written, and says how the relay fares.
 import { ShopLookupError } from '../../../src/protocol';
 import type { SyncStatus } from '../../../src/protocol';
@@ -20,12 +20,12 @@ const SNAPSHOT_LIMIT = 10_000;
 /** The unit that tells the relay this engine's products (POST relay/v1/products). */
 export const PRODUCTS_UNIT = 'relay:products';
 /** The unit that sends the relay this till's uses of issued coupons (POST relay/v1/uses). */
-export const USES_UNIT = 'relay:uses';
+const USES_UNIT = 'relay:uses';
 /** A feed that keeps saying "start again" within one sync: give up for now, keep the local data. */
 const MAX_RESTARTS = 2;
 
 /** The relay's own state, as `status().relay` shows it. */
-export type RelayState = NonNullable<SyncStatus['relay']>;
+type RelayState = NonNullable<SyncStatus['relay']>;
 
 export interface RelayFeedSourceDeps {
   db: ShopDatabase;
@@ -63,7 +63,10 @@ function count(ctx: SyncContext, answer: FeedAnswer, applied: Applied | null) {
   ctx.report.errors.push(...applied.errors);
 }
 
-/** @example const source = createRelayFeedSource({ db, client: createRelayFeedClient({ baseUrl, fetch, timeoutMs }) }); */
+/**
+ * @example const source = createRelayFeedSource({ db, client: createRelayFeedClient({ baseUrl, fetch, timeoutMs })
+ * });
+ */
 export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSource {
   const { db, client } = deps;
   const posted = new Set<number>();
@@ -223,7 +226,10 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
     }
   }
 
-  /** The products, this till's uses (first: the feed read next then has them), the feed; each unit unless the sync stops. */
+  /**
+   * The products, this till's uses (first: the feed read next then has them), the feed; each unit unless the sync
+   * stops.
+   */
   async function syncUnits(run: SourceRun, products: number[]) {
     // a relay that does not let this client add products (a storefront) still serves it the feed
     if (!(await run.unit(PRODUCTS_UNIT, () => postProducts(run.ctx, products)))) return;

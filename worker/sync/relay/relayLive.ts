@@ -24,7 +24,10 @@ export interface RelayLiveDeps {
   backoffMaxMs?: number;
 }
 
-/** @example const live = startRelayLive({ poll, isRelay, resync, leadership, connectivity, onChange, signal }); live.dispose(); */
+/**
+ * @example const live = startRelayLive({ poll, isRelay, resync, leadership, connectivity, onChange, signal });
+ * live.dispose();
+ */
 export function startRelayLive(deps: RelayLiveDeps): { dispose(): void } {
   const waitS = deps.waitS ?? 25;
   const min = deps.backoffMinMs ?? 1000;

@@ -17,7 +17,8 @@ const conflictOf = (u: { till: string; at: number; orderId: string | null }): Us
 /**
  * What a feed record says about conflicts: every use marked `conflict` conflicts with the first use; the first use
  * conflicts with the first of them (so the till that sold first hears of it too).
- * @example conflictsIn({ code, couponCode, uses: [first, second] }) // [{ entry: second.entry, conflict: first }, { entry: first.entry, conflict: second }]
+ * @example conflictsIn({ code, couponCode, uses: [first, second] }) // [{ entry: second.entry, conflict: first }, {
+ * entry: first.entry, conflict: second }]
  */
 export function conflictsIn(record: SharedUses): ConflictMark[] {
   const [first, ...later] = record.uses;
@@ -52,7 +53,8 @@ async function countUseConflicts(db: ShopDatabase): Promise<SyncStatus['useConfl
 /**
  * Keeps `status().useConflicts` true: counted now and after every write to the journal (a mark here or in another
  * tab, a cleared journal: `watchJournal`, which storageChanges.ts tells). Returns the stop.
- * @example const stop = watchUseConflicts({ db, status, watchJournal: (l) => changes.watch({ journal: wholeTable() }, l) });
+ * @example const stop = watchUseConflicts({ db, status, watchJournal: (l) => changes.watch({ journal: wholeTable() },
+ * l) });
  */
 export function watchUseConflicts(deps: { db: ShopDatabase; status: SyncStatusState; watchJournal(changed: () => void): () => void }): () => void {
   const { db, status } = deps;

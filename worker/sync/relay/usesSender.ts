@@ -36,7 +36,9 @@ export interface UsesSender {
 
 const encoder = new TextEncoder();
 
-/** One device's uses, oldest first, within the route's bounds (an outbox of several devices: clear() made a new one). */
+/**
+ * One device's uses, oldest first, within the route's bounds (an outbox of several devices: clear() made a new one).
+ */
 async function nextBatch(db: ShopDatabase): Promise<{ device: string; uses: UseSent[] } | null> {
   const waiting = await db.outbox.limit(MAX_USES_PER_POST).toArray();
   if (waiting.length === 0) return null;
@@ -72,7 +74,10 @@ async function adoptEarlierUses(db: ShopDatabase): Promise<void> {
   });
 }
 
-/** Takes the relay's word on a batch: acknowledged uses leave the outbox, their entries are marked shared (and conflicting). */
+/**
+ * Takes the relay's word on a batch: acknowledged uses leave the outbox, their entries are marked shared (and
+ * conflicting).
+ */
 async function acknowledge(db: ShopDatabase, sent: UseSent[], acks: UseAck[], at: number): Promise<number> {
   const ours = new Set(sent.map((u) => u.entry));
   const taken = acks.filter((a) => ours.has(a.entry));
@@ -85,7 +90,10 @@ async function acknowledge(db: ShopDatabase, sent: UseSent[], acks: UseAck[], at
   return taken.length;
 }
 
-/** @example const sender = createUsesSender({ db, client, takesUses, now }); await sender.send((step) => retry(step, policy)); */
+/**
+ * @example const sender = createUsesSender({ db, client, takesUses, now }); await sender.send((step) => retry(step,
+ * policy));
+ */
 export function createUsesSender(deps: UsesSenderDeps): UsesSender {
   const { db } = deps;
   let adopted: Promise<void> | null = null;

@@ -35,7 +35,8 @@ export interface MockShopApiMsw extends Omit<MockShopApiHandler, 'handler'> {
  * Creates the mock shop API as MSW handlers. Every path under `<baseUrl>/v2/` is answered as the real API (and the
  * mock server) would, unknown ones with code -98; a dropped connection (`setDown(true)`, the 'drop' fault) is a
  * network error. Needs `msw` 2 (an optional peer dependency of shop-lookup) and Node.
- * @example const mock = createMockShopApiMsw({ baseUrl: 'https://api.imweb.me' }); setupServer(...mock.handlers).listen();
+ * @example const mock = createMockShopApiMsw({ baseUrl: 'https://api.imweb.me' });
+ * setupServer(...mock.handlers).listen();
  */
 export function createMockShopApiMsw(options: MockShopApiMswOptions = {}): MockShopApiMsw {
   const { baseUrl = 'https://api.imweb.me', ...handlerOptions } = options;

@@ -5,9 +5,11 @@
 import type { RouteName } from './types';
 
 /** Which rate-limit class an upstream call counts against. */
-export type CallClass = 'list' | 'other';
+type CallClass = 'list' | 'other';
 
-/** An allowed request: the upstream path (raw, as received) and the query to forward ('' or '?offset=…&limit=…'). */
+/**
+ * An allowed request: the upstream path (raw, as received) and the query to forward ('' or '?offset=…&limit=…').
+ */
 export interface AllowedRoute {
   ok: true;
   path: string;
@@ -37,6 +39,7 @@ const ALLOWED_SHAPES = [
 const PCHAR = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})*$/;
 const PRODUCT_NO = /^[0-9]{1,15}$/;
 // C0 controls (NUL included) and DEL, once decoded.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job
 const CONTROL = /[\u0000-\u001f\u007f]/;
 // A decoded segment that still holds an escape of '.', '/', '\', NUL or '%' was encoded twice: a server that decodes
 // again would see a dot segment or a separator we never checked.
@@ -103,7 +106,8 @@ function classOf(segments: readonly string[]): { cls: CallClass; name: RouteName
 
 /**
  * Matches a request URL (basePath already stripped, query included) against the served shapes.
- * @example matchAllowedPath('/v2/shop/coupons?offset=2&foo=1') // { ok: true, path: '/v2/shop/coupons', query: '?offset=2', cls: 'list', name: 'coupons' }
+ * @example matchAllowedPath('/v2/shop/coupons?offset=2&foo=1') // { ok: true, path: '/v2/shop/coupons', query:
+ * '?offset=2', cls: 'list', name: 'coupons' }
  */
 export function matchAllowedPath(url: string): AllowedRoute | RouteRefusal {
   const q = url.indexOf('?');

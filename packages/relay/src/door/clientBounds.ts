@@ -3,7 +3,10 @@
 // gets 429 with Retry-After instead.
 import type { ClientLimits } from './types';
 
-/** Every per-client bound's default (the door's here; upstreamQueued: fairShare.ts; refusedPerMinute: refusalBounds.ts). */
+/**
+ * Every per-client bound's default (the door's here; upstreamQueued: fairShare.ts; refusedPerMinute:
+ * refusalBounds.ts).
+ */
 export const DEFAULT_CLIENT_LIMITS: Required<ClientLimits> = {
   concurrent: 8,
   queued: 32,
@@ -15,7 +18,7 @@ export const DEFAULT_CLIENT_LIMITS: Required<ClientLimits> = {
 };
 
 /** Admitted: call leave() once the answer is sent. Refused: answer 429 with Retry-After (seconds). */
-export type Admission = { ok: true; leave: () => void } | { ok: false; retryAfterS: number; message: string };
+type Admission = { ok: true; leave: () => void } | { ok: false; retryAfterS: number; message: string };
 
 export interface ClientBounds {
   /** Waits for this client's turn (or refuses); `signal` aborts the wait when the client goes away. */

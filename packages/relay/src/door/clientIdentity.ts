@@ -46,7 +46,8 @@ export function networkPrefix(address: string): string {
 /**
  * The door's view of the host's `clientId` (default: the connecting address): a string is an anonymous client
  * (grouped by its network when it is an address), `{ id, identified }` as the host says.
- * @example const clientOf = clientResolver(options.clientId); clientOf(req) // { id: '203.0.113.0/24', identified: false }
+ * @example const clientOf = clientResolver(options.clientId);
+ * clientOf(req) // { id: '203.0.113.0/24', identified: false }
  */
 export function clientResolver(clientId: ((req: IncomingMessage) => ClientId) | undefined): (req: IncomingMessage) => Client {
   return (req) => {

@@ -10,7 +10,7 @@ import { chooseEncoding, type ContentCoding } from './acceptEncoding';
  * Bodies under this many bytes are sent as they are: with the headers they fit one TCP segment (about 1.4 kB)
  * compressed or not, so no round trip is saved, and compressing them costs 35–80 µs each (docs/performance.md).
  */
-export const MIN_COMPRESSED_BYTES = 1_024;
+const MIN_COMPRESSED_BYTES = 1_024;
 /** Brotli quality of a body compressed once for many clients (9.8× on snapshot chunks, ~130 ms per 10,000 coupons). */
 const REUSED_BROTLI_QUALITY = 5;
 /** Brotli quality of a body compressed for one client (an upstream page, a list answer: ~1.4 ms per 50 kB). */
@@ -52,7 +52,9 @@ function compress(body: Buffer, coding: ContentCoding, reused: boolean): Promise
   return brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
 }
 
-/** Reads the kept bytes, else compresses and keeps them; a store that fails is passed by (the client still gets them). */
+/**
+ * Reads the kept bytes, else compresses and keeps them; a store that fails is passed by (the client still gets them).
+ */
 async function keptOrCompressed(answer: Compressible, coding: ContentCoding): Promise<Buffer> {
   const kept = answer.reused?.kept;
   const stored = kept ? await kept.read(coding).catch(() => null) : null;

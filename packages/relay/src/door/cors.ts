@@ -18,9 +18,14 @@ export interface CorsRoute {
  */
 export type Cors = (req: IncomingMessage, res: ServerResponse, route: CorsRoute | undefined) => boolean;
 
-/** What a till sends beyond the safelisted headers: its token, the ETag it holds, a JSON body (POST relay/v1/products). */
+/**
+ * What a till sends beyond the safelisted headers: its token, the ETag it holds, a JSON body (POST
+ * relay/v1/products).
+ */
 const REQUEST_HEADERS = 'Authorization, Content-Type, If-None-Match';
-/** What a till reads beyond the safelisted headers: the feed's ETag, a pause, the relay's state, the time (its clock). */
+/**
+ * What a till reads beyond the safelisted headers: the feed's ETag, a pause, the relay's state, the time (its clock).
+ */
 const EXPOSED_HEADERS = 'ETag, Retry-After, X-Shop-Relay-Degraded, Date';
 /** How long a browser may keep a preflight's answer, s (Chromium keeps at most 2 hours). */
 const PREFLIGHT_MAX_AGE_S = '600';
@@ -38,7 +43,10 @@ export function isOrigin(value: string): boolean {
   }
 }
 
-/** @example const cors = createCors({ origins: ['https://till.example'] }); if (cors(req, res, { name: 'feed', methods: ['GET'] })) return; */
+/**
+ * @example const cors = createCors({ origins: ['https://till.example'] }); if (cors(req, res, { name: 'feed',
+ * methods: ['GET'] })) return;
+ */
 export function createCors(options: CorsOptions): Cors {
   const listed = new Set(options.origins);
   const anyOrigin = new Set(options.anyOriginRoutes ?? []);

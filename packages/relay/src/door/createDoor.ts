@@ -14,10 +14,8 @@ import { answerAdmitted, type RefusalFormat, type RequestGate } from './requestG
 import type { ServerLog } from './serverLog';
 import type { RouteName } from './types';
 
-export type { OwnRoutes } from './nameRoute';
-
 /** What the door let in. */
-export interface DoorRequest {
+interface DoorRequest {
   req: IncomingMessage;
   name: RouteName;
   /** One of the six API paths, or null for one of the server's own routes. */
@@ -49,7 +47,10 @@ export interface DoorOptions extends ServedRoutes {
 /** node:http / connect / Express / Vite middleware: with `next`, requests outside the mount go to next(). */
 export type DoorHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
-/** @example const door = createDoor({ basePath, maxUrlLength: 2048, gate, log, closing, pathHint: '', methodHint: 'this proxy only forwards GET', closedAnswer, serve, failedAnswer }); */
+/**
+ * @example const door = createDoor({ basePath, maxUrlLength: 2048, gate, log, closing, pathHint: '', methodHint:
+ * 'this proxy only forwards GET', closedAnswer, serve, failedAnswer });
+ */
 export function createDoor(options: DoorOptions): DoorHandler {
   const { basePath, own } = options;
 

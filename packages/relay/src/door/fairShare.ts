@@ -72,7 +72,10 @@ const LOG_MAX = 1_000;
 /** Share of the clients' slots the tills' lane takes while anonymous clients wait too. */
 const TILL_SHARE = 0.75;
 
-/** @example const fair = createFairShare({ limiter, queued: 4, ownShare: 0.75, limits: { list: 1, other: 5 } }); await fair.forClient({ id: ip, identified: false }).acquire('other', 'user'); */
+/**
+ * @example const fair = createFairShare({ limiter, queued: 4, ownShare: 0.75, limits: { list: 1, other: 5 } }); await
+ * fair.forClient({ id: ip, identified: false }).acquire('other', 'user');
+ */
 export function createFairShare(options: FairShareOptions): FairShare {
   const { limiter } = options;
   const ownShare = Math.min(1, Math.max(0, options.ownShare));

@@ -16,7 +16,8 @@ export function described(value: unknown): string {
 /**
  * The body parsed as JSON, or what is wrong with it (too long: `tooLong`; not JSON: `notJson`, both in the caller's
  * words). Reading stops at the first byte past `maxBytes`.
- * @example const body = await readJsonBody(req, 65_536, 'the body must be at most 65536 bytes', 'the body must be JSON');
+ * @example const body = await readJsonBody(req, 65_536, 'the body must be at most 65536 bytes', 'the body must be
+ * JSON');
  */
 export async function readJsonBody(
   req: IncomingMessage,

@@ -43,7 +43,7 @@ export type NamedRoute =
   | { ok: false; answer: ProxyAnswer };
 
 /** True when `path` is below the server's own prefix. */
-export const underOwn = (own: OwnRoutes | undefined, path: string): boolean =>
+const underOwn = (own: OwnRoutes | undefined, path: string): boolean =>
   own !== undefined && (path === own.prefix || path.startsWith(`${own.prefix}/`));
 
 /**

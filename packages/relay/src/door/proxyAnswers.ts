@@ -11,7 +11,9 @@ export interface ProxyAnswer {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
-  /** A successful upstream answer (2xx, a code of 0 or more): the only kind shared beyond the requests waiting for it. */
+  /**
+   * A successful upstream answer (2xx, a code of 0 or more): the only kind shared beyond the requests waiting for it.
+   */
   shareable?: boolean;
   /**
    * Sent as it is to many clients (a feed answer made once per version): compressed once per coding, and with
@@ -69,7 +71,8 @@ export interface RefusalMark {
 
 /**
  * The same answer with `refusal: { code, route, by }` in its JSON body (the API envelope or the relay's error).
- * @example markRefusal(apiRefusal(403, 'forbidden', 'FORBIDDEN: ...'), { code: 'forbidden', route: 'coupons', by: 'relay' })
+ * @example markRefusal(apiRefusal(403, 'forbidden', 'FORBIDDEN: ...'), { code: 'forbidden', route: 'coupons', by:
+ * 'relay' })
  */
 export function markRefusal(answer: ProxyAnswer, refusal: RefusalMark): ProxyAnswer {
   const body = { ...(JSON.parse(answer.body.toString('utf8')) as object), refusal };

@@ -43,7 +43,7 @@ function formsOf(secret: string): string[] {
   return [secret, json, unicode, encodeURIComponent(secret), ...base64Forms(secret)];
 }
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * One pattern for every form of every secret given (the longest first), in any letter case: an escape's hex digits
@@ -56,7 +56,7 @@ export function secretsPattern(secrets: readonly (string | null | undefined)[]):
     if (typeof secret === 'string' && secret.length >= MIN_LENGTH) for (const form of formsOf(secret)) forms.add(form);
   }
   if (forms.size === 0) return null;
-  return new RegExp([...forms].sort((a, b) => b.length - a.length).map(escape).join('|'), 'gi');
+  return new RegExp([...forms].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'gi');
 }
 
 function deep(value: unknown, text: (s: string) => string): unknown {

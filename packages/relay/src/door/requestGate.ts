@@ -29,7 +29,7 @@ export interface RequestGateOptions {
 }
 
 /** An admitted request: call `leave` once its answer is sent; `client` names its client (for its upstream turn). */
-export interface Admitted {
+interface Admitted {
   leave: () => void;
   client: Client;
 }

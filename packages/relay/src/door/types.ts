@@ -1,5 +1,5 @@
 // Public types of the door (the relay's and the proxy's): route names, authorize, per-client bounds. Types only.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 
 /**
  * What a request asks for, by name, for `authorize`: the six API paths ('coupons' is the whole coupon list,
@@ -41,7 +41,8 @@ export type ClientId = string | { id: string; identified: boolean };
 
 /**
  * Per-client bounds: a client over them is answered 429 with Retry-After, and cannot starve the others.
- * @example { concurrent: 8, queued: 32, perSecond: 20, burst: 60, maxWaitMs: 10_000, upstreamQueued: 4, refusedPerMinute: 10 }
+ * @example { concurrent: 8, queued: 32, perSecond: 20, burst: 60, maxWaitMs: 10_000, upstreamQueued: 4,
+ * refusedPerMinute: 10 }
  */
 export interface ClientLimits {
   /** Requests of one client handled at once (long-polls included); default 8. @example { concurrent: 4 } */
@@ -52,7 +53,10 @@ export interface ClientLimits {
   perSecond?: number | undefined;
   /** Requests one client may send at once above perSecond; default 60. @example { burst: 20 } */
   burst?: number | undefined;
-  /** Longest a request waits in its client's queue before it gets 429, ms; default 10_000. @example { maxWaitMs: 2_000 } */
+  /**
+   * Longest a request waits in its client's queue before it gets 429, ms; default 10_000.
+   * @example { maxWaitMs: 2_000 }
+   */
   maxWaitMs?: number | undefined;
   /**
    * Requests of one client waiting for the shop API (its share of the upstream budget, served in turn with the
@@ -75,8 +79,14 @@ export interface ClientLimits {
  * @example { origins: ['https://till.example'], anyOriginRoutes: ['productOptions', 'productOption', 'coupon'] }
  */
 export interface CorsOptions {
-  /** Exact origins: scheme, host and port, no path or trailing slash. @example ['https://till.example', 'http://localhost:5173'] */
+  /**
+   * Exact origins: scheme, host and port, no path or trailing slash.
+   * @example ['https://till.example', 'http://localhost:5173']
+   */
   origins: string[];
-  /** Routes a page of any origin may read (public data only: no credentials go with them). @example ['productOptions', 'productOption', 'coupon'] */
+  /**
+   * Routes a page of any origin may read (public data only: no credentials go with them).
+   * @example ['productOptions', 'productOption', 'coupon']
+   */
   anyOriginRoutes?: RouteName[] | undefined;
 }

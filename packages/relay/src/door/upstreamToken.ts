@@ -18,7 +18,7 @@ import type { Redaction } from './redaction';
 /** Why no token: no answer at all, or an answer the client gets instead (its code and msg only). */
 export type TokenFailure = Exclude<Exchanged, { kind: 'answer' }> | { kind: 'refused'; answer: ProxyAnswer };
 
-export type TokenResult = { ok: true; token: string } | { ok: false; failure: TokenFailure };
+type TokenResult = { ok: true; token: string } | { ok: false; failure: TokenFailure };
 
 export interface UpstreamToken {
   /** The current token, or a new one from /v2/auth. Failures are not remembered: the next call asks again. */
@@ -62,7 +62,9 @@ function refusal(status: number, code: number | undefined, retryAfter: string | 
 
 /**
  * Creates the token holder. Auth calls go through the same limiter as data calls ('other' class).
- * @example const token = createUpstreamToken({ key, secret, limiter, exchange, maxBytes: ANSWER_BOUNDS.auth, signal, redaction }); await token.get();
+ * @example const token = createUpstreamToken({ key, secret, limiter, exchange, maxBytes: ANSWER_BOUNDS.auth, signal,
+ * redaction });
+ * await token.get();
  */
 export function createUpstreamToken(deps: UpstreamTokenDeps): UpstreamToken {
   // a failure travels through the holder as this wrapper, so it cannot be mistaken for a shared slot's own error

@@ -10,7 +10,7 @@ const MAX_BYTES = 64 * 1024 * 1024;
 const MAX_ENTRIES = 1_024;
 
 /** An answer, and whether it may be sent again to the next request with the same key (not a passing failure). */
-export interface Made {
+interface Made {
   answer: ProxyAnswer;
   keep: boolean;
 }
@@ -22,7 +22,10 @@ export interface FeedAnswerCache {
 
 const caches = new WeakMap<FeedMirror, FeedAnswerCache>();
 
-/** The cache of this mirror's answers (one per mirror). @example const body = await feedAnswerCache(mirror).get(key, make); */
+/**
+ * The cache of this mirror's answers (one per mirror).
+ * @example const body = await feedAnswerCache(mirror).get(key, make);
+ */
 export function feedAnswerCache(mirror: FeedMirror): FeedAnswerCache {
   let cache = caches.get(mirror);
   if (cache) return cache;

@@ -37,7 +37,8 @@ function decodeCursor(text: string): FeedQuery['cursor'] | undefined {
 
 /**
  * Reads the feed's query string; a string says what is wrong.
- * @example parseFeedQuery('since=812&handle=h1&wait=30', 60) // { since: 812, handle: 'h1', cursor: null, waitMs: 30000, limit: 5000 }
+ * @example parseFeedQuery('since=812&handle=h1&wait=30', 60) // { since: 812, handle: 'h1', cursor: null, waitMs:
+ * 30000, limit: 5000 }
  */
 export function parseFeedQuery(search: string, maxWaitSeconds: number): FeedQuery | string {
   const params = new URLSearchParams(search);

@@ -5,7 +5,8 @@ import type { FeedRecord } from '../store/relayStore';
 
 /**
  * The JSON of `body` (whose `upserts` is an empty array) with `upserts` holding `records`, in order.
- * @example feedRecordsJson({ version: 3, upserts: [] }, chunk.records) // '{"version":3,"upserts":[{"resource":"coupons",…}]}'
+ * @example feedRecordsJson({ version: 3, upserts: [] }, chunk.records) //
+ * '{"version":3,"upserts":[{"resource":"coupons",…}]}'
  */
 export function feedRecordsJson(body: Record<string, unknown>, records: readonly FeedRecord[]): string {
   const text = JSON.stringify(body);

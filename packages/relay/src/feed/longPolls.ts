@@ -15,7 +15,10 @@ export interface LongPolls {
   close(): void;
 }
 
-/** @example const polls = createLongPolls(5_000); mirror.onChange(() => polls.changed()); await polls.wait(() => moved(), 30_000); */
+/**
+ * @example const polls = createLongPolls(5_000); mirror.onChange(() => polls.changed()); await polls.wait(() =>
+ * moved(), 30_000);
+ */
 export function createLongPolls(max = Infinity): LongPolls {
   const parked = new Set<{ ready: () => boolean; end: (moved: boolean) => void }>();
   let closed = false;

@@ -71,7 +71,7 @@ export function createUsesRoute(deps: UsesRouteDeps): UsesRoute {
             max: deps.max,
             expiredBefore: deps.now() - deps.retentionMs,
           });
-          group.forEach((w, i) => w.done({ outcome: outcomes[i]!, version: head.version }));
+          for (const [i, w] of group.entries()) w.done({ outcome: outcomes[i]!, version: head.version });
         } catch (error) {
           for (const w of group) w.done({ error });
         }
@@ -117,7 +117,7 @@ export function createUsesRoute(deps: UsesRouteDeps): UsesRoute {
       return jsonAnswer(200, { uses: done.outcome.results, version: done.version });
     },
     read(code, answer) {
-      if (!answer || answer.status !== 200) return;
+      if (answer?.status !== 200) return;
       let data: unknown;
       try {
         data = (JSON.parse(answer.body.toString('utf8')) as { data?: unknown }).data;

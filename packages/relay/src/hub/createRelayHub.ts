@@ -92,7 +92,9 @@ function checkCredentials(shopId: string, value: unknown): ShopCredentials | nul
 
 /**
  * Creates the hub. Shops' keys and secrets never leave this process; tills of a shop get that shop's feed only.
- * @example const hub = createRelayHub({ credentials: (id) => db.credentials(id), redis: process.env.REDIS_URL, authorize: (req, route, id) => tills.allows(req, id) }); app.use(hub);
+ * @example const hub = createRelayHub({ credentials: (id) => db.credentials(id), redis: process.env.REDIS_URL,
+ * authorize: (req, route, id) => tills.allows(req, id) });
+ * app.use(hub);
  */
 export function createRelayHub(options: RelayHubOptions): RelayHub {
   checkHubOptions(options);
@@ -195,7 +197,8 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
       shopId,
       basePath: `${basePath}/shops/${shopId}`,
       store: gateListings(store, slots, closing.signal, shopId),
-      // the hub heard the request (its verdicts are kept per request) and counted its refusals before opening the shop
+      // the hub heard the request (its verdicts are kept per request) and counted its refusals before opening the
+      // shop
       ...(options.authorize ? { authorize: hearing.authorizeFor(shopId) } : { public: options.public === true }),
       observer: {
         log: (level, message, error) => log(level, `shop ${shopId}: ${message}`, error),

@@ -31,7 +31,7 @@ export interface HubHearingOptions {
 }
 
 /** Heard: the shop may be looked up (`unknownShop` answers, and counts, a shop nobody serves); else the refusal. */
-export type HubHeard = { ok: true; unknownShop(answer: ProxyAnswer): Promise<ProxyAnswer> } | { ok: false; answer: ProxyAnswer };
+type HubHeard = { ok: true; unknownShop(answer: ProxyAnswer): Promise<ProxyAnswer> } | { ok: false; answer: ProxyAnswer };
 
 export interface HubHearing {
   /** Refusals a client may draw per minute over every shop; false: no bound. */
@@ -41,7 +41,10 @@ export interface HubHearing {
   authorizeFor(shopId: string): Authorize;
 }
 
-/** @example const hearing = createHubHearing({ authorize, now, log, shared: async () => redisRefusals }); const heard = await hearing.hear(req, 'shop-1', '/relay/v1'); */
+/**
+ * @example const hearing = createHubHearing({ authorize, now, log, shared: async () => redisRefusals }); const heard
+ * = await hearing.hear(req, 'shop-1', '/relay/v1');
+ */
 export function createHubHearing(options: HubHearingOptions): HubHearing {
   const limits = options.clientLimits;
   const perMinute = limits === false ? false : (limits?.refusedPerMinute ?? DEFAULT_CLIENT_LIMITS.refusedPerMinute);

@@ -39,7 +39,8 @@ export type HubShopOptions = Pick<
 
 /**
  * Options of createRelayHub: the shared ones of createShopRelay, plus where shops come from.
- * @example createRelayHub({ credentials: (id) => db.shopCredentials(id), redis: process.env.REDIS_URL, basePath: '/api', authorize })
+ * @example createRelayHub({ credentials: (id) => db.shopCredentials(id), redis: process.env.REDIS_URL, basePath:
+ * '/api', authorize })
  */
 export interface RelayHubOptions extends HubShopOptions {
   /**
@@ -48,9 +49,15 @@ export interface RelayHubOptions extends HubShopOptions {
    * @example { credentials: async (shopId) => (await db.shops.find(shopId))?.credentials ?? null }
    */
   credentials(shopId: string): ShopCredentials | null | Promise<ShopCredentials | null>;
-  /** How long a shop's credentials are used before asking `credentials` again, ms; default 60_000. @example { credentialsTtlMs: 10_000 } */
+  /**
+   * How long a shop's credentials are used before asking `credentials` again, ms; default 60_000.
+   * @example { credentialsTtlMs: 10_000 }
+   */
   credentialsTtlMs?: number | undefined;
-  /** Mount prefix; shops are served under `{basePath}/shops/{shopId}/…`; default ''. @example { basePath: '/relay' } */
+  /**
+   * Mount prefix; shops are served under `{basePath}/shops/{shopId}/…`; default ''.
+   * @example { basePath: '/relay' }
+   */
   basePath?: string | undefined;
   /**
    * Where the shops' state lives: a Redis URL, a node-redis client or cluster. The shops share the hub's connections:
@@ -70,8 +77,8 @@ export interface RelayHubOptions extends HubShopOptions {
    */
   maxHotShops?: number | undefined;
   /**
-   * Records (coupons and options, over every shop) this instance holds in memory; default 500,000 (about 200 MB at
-   * the 0.8 MB per 2,000 coupons the bench measures; more for larger records). A shop's records are loaded once a
+   * Records (coupons and options, over every shop) this instance holds in memory; default 500,000 (about 200 MB:
+   * 0.8 MB per 2,000 coupons, docs/hub.md; more for larger records). A shop's records are loaded once a
    * till has read its snapshot to the end from Redis (or a client asked for a list); beyond the budget the least
    * recently used shops let theirs go and are served straight from Redis (snapshot chunks in key order, changes from
    * the log). With a memory store (no `redis`) every open shop holds its records. @example { maxHotRecords: 2_000_000 }
@@ -86,7 +93,10 @@ export interface RelayHubOptions extends HubShopOptions {
    * shops asked for (hot) are listed. Needs `redis` to share the work. @example { shops: () => db.shopIds() }
    */
   shops?: (() => Iterable<string> | Promise<Iterable<string>>) | undefined;
-  /** How often the walk over `shops` starts, ms; default min(refreshIntervalMs, 60_000). @example { sweepIntervalMs: 30_000 } */
+  /**
+   * How often the walk over `shops` starts, ms; default min(refreshIntervalMs, 60_000).
+   * @example { sweepIntervalMs: 30_000 }
+   */
   sweepIntervalMs?: number | undefined;
   /** Told what the hub does (a shop made hot, evicted, its credentials changed) and its log lines. */
   observer?: RelayHubObserver | undefined;

@@ -11,7 +11,8 @@ export type ShopPath =
 
 /**
  * The shop a URL names, the base path its relay is mounted at, and what follows; undefined outside `{basePath}/shops`.
- * @example parseShopPath('/api/shops/s1/relay/v1/feed', '/api') // { ok: true, shopId: 's1', shopBase: '/api/shops/s1', rest: '/relay/v1/feed' }
+ * @example parseShopPath('/api/shops/s1/relay/v1/feed', '/api') // { ok: true, shopId: 's1', shopBase:
+ * '/api/shops/s1', rest: '/relay/v1/feed' }
  */
 export function parseShopPath(url: string, basePath: string): ShopPath | undefined {
   const local = basePath === '' ? url : localUrl(url, basePath);

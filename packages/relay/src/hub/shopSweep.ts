@@ -31,7 +31,9 @@ export interface ShopSweep {
 /** After a lease's expiry, ms: the holder's last renewal has surely landed or not. */
 const LAPSE_MARGIN_MS = 25;
 
-/** @example const sweep = createShopSweep({ shops, probe, list, workers: 4, intervalMs: 60_000, now: Date.now, log }); */
+/**
+ * @example const sweep = createShopSweep({ shops, probe, list, workers: 4, intervalMs: 60_000, now: Date.now, log });
+ */
 export function createShopSweep(options: ShopSweepOptions): ShopSweep {
   const { now, log } = options;
   let closed = false;

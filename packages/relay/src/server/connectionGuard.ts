@@ -9,7 +9,9 @@ import type { Socket } from 'node:net';
 export interface ConnectionLimits {
   /** Open connections at most before the guard makes room or answers 503. */
   maxConnections: number;
-  /** Time a client has to send its request headers (Node's headersTimeout; also closes connections that send nothing). */
+  /**
+   * Time a client has to send its request headers (Node's headersTimeout; also closes connections that send nothing).
+   */
   headersTimeoutMs: number;
   /** Time a client has to send its whole request (Node's requestTimeout; a long-poll's wait is not counted). */
   requestTimeoutMs: number;
@@ -18,9 +20,9 @@ export interface ConnectionLimits {
 }
 
 /** Connections above the cap that Node still accepts (and the guard answers 503 on), before it drops them. */
-export const HARD_HEADROOM = 64;
+const HARD_HEADROOM = 64;
 /** How often Node checks the header and request timeouts, ms (its default, 30 s, would stretch them). */
-export const TIMEOUT_CHECK_MS = 1_000;
+const TIMEOUT_CHECK_MS = 1_000;
 
 export interface ConnectionGuard {
   /** Open connections now. */
@@ -49,7 +51,10 @@ export function serverOptions(limits: ConnectionLimits) {
   };
 }
 
-/** @example const server = createServer(serverOptions(limits), handler); const guard = guardConnections(server, limits); */
+/**
+ * @example const server = createServer(serverOptions(limits), handler); const guard = guardConnections(server,
+ * limits);
+ */
 export function guardConnections(server: Server, limits: ConnectionLimits): ConnectionGuard {
   const open = new Map<Socket, SocketState>(); // in arrival order: the oldest first
   let evicted = 0;

@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 const FORWARDING_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'] as const;
 
 /** @example isLoopback('::ffff:127.0.0.1') // true */
-export function isLoopback(address: string): boolean {
+function isLoopback(address: string): boolean {
   return address === '::1' || /^(?:::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address);
 }
 

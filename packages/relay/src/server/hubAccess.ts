@@ -21,7 +21,10 @@ export interface HubAccessOptions extends Omit<TillAccessOptions, 'tokens'> {
   basePath: string;
 }
 
-/** @example const access = createHubAccess({ shops, secret, basePath: '', storefrontOpen: false, public: false, opsToken, trustProxyHops: 0 }); */
+/**
+ * @example const access = createHubAccess({ shops, secret, basePath: '', storefrontOpen: false, public: false,
+ * opsToken, trustProxyHops: 0 });
+ */
 export function createHubAccess(options: HubAccessOptions): HubAccess {
   const { shops: initial, secret, basePath, ...shared } = options;
   let shops = initial;

@@ -41,7 +41,10 @@ export interface LogBudgetOptions {
 
 const MINUTE = 60_000;
 
-/** @example const budget = createLogBudget({ perMinute: 600, onDropped: (client, dropped) => log.warn({ client, dropped }, 'log lines dropped') }); */
+/**
+ * @example const budget = createLogBudget({ perMinute: 600, onDropped: (client, dropped) => log.warn({ client,
+ * dropped }, 'log lines dropped') });
+ */
 export function createLogBudget(options: LogBudgetOptions): LogBudget {
   const now = options.now ?? Date.now;
   const maxClients = options.maxClients ?? 10_000;

@@ -14,10 +14,10 @@ const LOADERS = {
   'rate-limiter-flexible': () => import('rate-limiter-flexible'),
 } satisfies Record<string, () => Promise<unknown>>;
 
-export type PeerName = keyof typeof LOADERS;
+type PeerName = keyof typeof LOADERS;
 
 /** The major versions the command is made for (the dependencies of its package.json). */
-export const PEER_RANGES: Record<PeerName, string> = {
+const PEER_RANGES: Record<PeerName, string> = {
   pino: '^10',
   'prom-client': '^15',
   redis: '^6',
@@ -42,7 +42,8 @@ function isMissing(error: unknown, name: string): boolean {
 /**
  * Loads the peers the command needs now (pino and prom-client always, redis and rate-limiter-flexible with
  * REDIS_URL): either all of them, or one line naming what to install.
- * @example const peers = await loadServerPeers({ redis: Boolean(config.redisUrl) }); if (!peers.ok) fail(peers.message);
+ * @example const peers = await loadServerPeers({ redis: Boolean(config.redisUrl) });
+ * if (!peers.ok) fail(peers.message);
  */
 export async function loadServerPeers(
   needs: { redis: boolean },

@@ -54,7 +54,10 @@ export function flushRelayLog(log: RelayLogger): void {
 
 const destinations = new WeakMap<RelayLogger, { flushSync?: () => void }>();
 
-/** @example const log = createRelayLogger(pino, { level: 'info', secrets: () => [key, secret] }); log.info({ port }, 'listening'); */
+/**
+ * @example const log = createRelayLogger(pino, { level: 'info', secrets: () => [key, secret] }); log.info({ port },
+ * 'listening');
+ */
 export function createRelayLogger(pino: Pino, options: RelayLoggerOptions): RelayLogger {
   const destination = options.destination ?? pino.destination({ dest: 1, sync: false });
   const scrub = createScrub();

@@ -145,7 +145,7 @@ export function createRelayMetrics(prom: PromClient, options: RelayMetricsOption
   });
   new prom.Gauge({
     name: 'shop_relay_last_listing_age_seconds',
-    help: "Age of the last confirmed listing: of the coupons, and of the oldest of the tracked products' options" + (byShop ? ', of each open shop.' : '.'),
+    help: `Age of the last confirmed listing: of the coupons, and of the oldest of the tracked products' options${byShop ? ', of each open shop.' : '.'}`,
     labelNames: byShop ? ['shop', 'resource'] : ['resource'],
     registers,
     collect() {

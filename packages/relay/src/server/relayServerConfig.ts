@@ -244,9 +244,10 @@ const MEANT: Record<string, RelayVariableName> = {
 /**
  * A `SHOP_API_*` variable the command does not read, as one line naming the one meant; null when there is none.
  * Such a variable would otherwise be ignored without a word (a relay listing the real API instead of the one named).
- * @example unknownShopApiVariable({ SHOP_API_BASE: 'http://127.0.0.1:8787' }) // 'SHOP_API_BASE is not a variable of …: set SHOP_API_TARGET …'
+ * @example unknownShopApiVariable({ SHOP_API_BASE: 'http://127.0.0.1:8787' }) // 'SHOP_API_BASE is not a variable of
+ * …: set SHOP_API_TARGET …'
  */
-export function unknownShopApiVariable(env: Environment): string | null {
+function unknownShopApiVariable(env: Environment): string | null {
   const known = Object.entries(RELAY_VARIABLES as Record<string, RelayVariable>)
     .filter(([name]) => name.startsWith('SHOP_API_'))
     .flatMap(([name, spec]) => (spec.secret ? [name, `${name}_FILE`] : [name]));
@@ -263,7 +264,8 @@ export function unknownShopApiVariable(env: Environment): string | null {
 
 /**
  * Reads and checks the relay's configuration from the environment.
- * @example const result = readRelayConfig(process.env, (p) => readFileSync(p, 'utf8')); if (!result.ok) fail(result.message);
+ * @example const result = readRelayConfig(process.env, (p) => readFileSync(p, 'utf8'));
+ * if (!result.ok) fail(result.message);
  */
 export function readRelayConfig(env: Environment, readFile: (path: string) => string): ConfigResult<RelayServerConfig> {
   const names = Object.keys(RELAY_VARIABLES) as RelayVariableName[];

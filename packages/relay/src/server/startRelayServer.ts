@@ -130,7 +130,8 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 
 /**
  * Starts one relay process; throws a RelayStartError (one line) when it cannot.
- * @example const server = await startRelayServer(config, { peers }); process.once('SIGTERM', () => server.stop('SIGTERM').then(process.exit));
+ * @example const server = await startRelayServer(config, { peers });
+ * process.once('SIGTERM', () => server.stop('SIGTERM').then(process.exit));
  */
 export async function startRelayServer(config: RelayServerConfig, deps: RelayServerDeps): Promise<RelayServer> {
   const readFile = deps.readFile ?? ((path: string) => readFileSync(path, 'utf8'));
@@ -415,7 +416,10 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     }
   }
 
-  /** SHOPS_FILE read again: a shop removed or rotated is closed now, the next request makes it with what the file says. */
+  /**
+   * SHOPS_FILE read again: a shop removed or rotated is closed now, the next request makes it with what the file
+   * says.
+   */
   function reloadShops(): void {
     let fresh: Map<string, ShopsFileEntry>;
     try {

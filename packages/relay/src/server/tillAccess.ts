@@ -16,10 +16,10 @@ import type { TillTokens, TokenRefusal } from './tillTokens';
 export const STOREFRONT_ROUTES: readonly RouteName[] = ['productOptions', 'productOption', 'coupon'];
 
 /** The cookie a browser till may carry its token in (same-origin relay), instead of the Authorization header. */
-export const TILL_COOKIE = 'shop_lookup_till';
+const TILL_COOKIE = 'shop_lookup_till';
 
 /** Why a request was refused, as logs and metrics name it. */
-export type RefusalReason = TokenRefusal | 'ops_only';
+type RefusalReason = TokenRefusal | 'ops_only';
 
 export interface TillAccessOptions {
   tokens: TillTokens;
@@ -36,10 +36,10 @@ export interface TillAccessOptions {
 }
 
 /** Whether /metrics may be answered: true; false (403); or the seconds a client past its refusals must wait (429). */
-export type OpsVerdict = true | false | { retryAfterS: number };
+type OpsVerdict = true | false | { retryAfterS: number };
 
 /** Who a request comes from, worked out once per request. */
-export interface RequestIdentity {
+interface RequestIdentity {
   /** The client's address (after TRUST_PROXY_HOPS). */
   address: string;
   /** The till its token names, when the token is valid. */
@@ -100,7 +100,10 @@ const MESSAGES: Record<TokenRefusal, string> = {
   wrong_shop: 'UNAUTHORIZED: this till token is for another shop; ask the shop for a token of this relay.',
 };
 
-/** @example const access = createTillAccess({ tokens, storefrontOpen: false, public: false, opsToken, trustProxyHops: 1 }); createShopRelay({ ...o, authorize: access.authorize, clientId: access.clientId }); */
+/**
+ * @example const access = createTillAccess({ tokens, storefrontOpen: false, public: false, opsToken, trustProxyHops:
+ * 1 }); createShopRelay({ ...o, authorize: access.authorize, clientId: access.clientId });
+ */
 export function createTillAccess(options: TillAccessOptions): TillAccess {
   type Seen = RequestIdentity & { refusal: TokenRefusal | null; claimed: string | null };
   const seen = new WeakMap<IncomingMessage, Seen>();

@@ -6,7 +6,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 /** Why a token was refused; `till` is the name it claims when it can be read (a signed token's payload). */
 export type TokenRefusal = 'no_token' | 'unknown_token' | 'malformed' | 'bad_signature' | 'expired' | 'wrong_shop';
 
-export type TokenCheck = { ok: true; till: string } | { ok: false; reason: TokenRefusal; till: string | null };
+type TokenCheck = { ok: true; till: string } | { ok: false; reason: TokenRefusal; till: string | null };
 
 export interface TillTokenEntry {
   name: string;
@@ -91,7 +91,10 @@ function readPayload(token: string): { header: string; payload: string; signatur
   }
 }
 
-/** @example const tokens = createTillTokens({ entries, secret: process.env.TILL_TOKEN_SECRET, shop }); tokens.check(bearer) */
+/**
+ * @example const tokens = createTillTokens({ entries, secret: process.env.TILL_TOKEN_SECRET, shop });
+ * tokens.check(bearer)
+ */
 export function createTillTokens(options: TillTokensOptions): TillTokens {
   const now = options.now ?? Date.now;
   let hashed = (options.entries ?? []).map((e) => ({ name: e.name, hash: sha256(e.token) }));

@@ -11,7 +11,6 @@ import type {
   FeedRecord,
   Lease,
   ListingCheckpoint,
-  ListingCommit,
   RelayStore,
   ResourceId,
   StagedRecord,
@@ -21,7 +20,10 @@ import type {
 export interface MemoryStoreOptions {
   /** Clock (ms), injectable for lease tests. @example { now: () => fakeNow } */
   now?: () => number;
-  /** Change-log entries kept; a till further behind starts again from a snapshot. Default 100,000. @example { maxChanges: 10 } */
+  /**
+   * Change-log entries kept; a till further behind starts again from a snapshot. Default 100,000.
+   * @example { maxChanges: 10 }
+   */
   maxChanges?: number;
 }
 

@@ -17,7 +17,7 @@ export interface UseInput {
 }
 
 /** One use as the relay keeps it and the feed carries it. */
-export interface StoredUse {
+interface StoredUse {
   /** The till's name (its token's), or its device id when it has none. */
   till: string;
   device: string;
@@ -39,14 +39,14 @@ export interface UsesRecord {
 }
 
 /** The earlier use a conflicting one conflicts with. */
-export interface UseConflict {
+interface UseConflict {
   till: string;
   at: number;
   orderId: string | null;
 }
 
 /** The answer for one use of a POST. */
-export interface UseResult {
+interface UseResult {
   entry: string;
   /** false: this (device, entry) was recorded before (a resend). */
   recorded: boolean;

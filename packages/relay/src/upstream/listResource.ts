@@ -60,7 +60,7 @@ const productOf = (resource: ResourceId): number | undefined =>
   resource === 'coupons' ? undefined : Number(resource.slice('options:'.length));
 
 /** A record's key in the feed: the coupon code, or the option number as text. */
-export function keyOf(resource: ResourceId, record: unknown): string {
+function keyOf(resource: ResourceId, record: unknown): string {
   const r = record as { coupon_code?: unknown; no?: unknown };
   return String(resource === 'coupons' ? r.coupon_code : r.no);
 }

@@ -25,7 +25,10 @@ interface Entry<T> {
 /** Entries beyond this are swept of expired ones on the next call. */
 const SWEEP_AT = 500;
 
-/** @example const flights = createSingleFlight<Answer>(2_000); await flights.run(url, (abandoned) => forward(url, abandoned), (a) => a.status < 500, clientGone); */
+/**
+ * @example const flights = createSingleFlight<Answer>(2_000); await flights.run(url, (abandoned) => forward(url,
+ * abandoned), (a) => a.status < 500, clientGone);
+ */
 export function createSingleFlight<T>(keepMs: number, now: () => number = Date.now): SingleFlight<T> {
   const entries = new Map<string, Entry<T>>();
   let started = 0;

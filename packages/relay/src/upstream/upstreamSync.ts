@@ -51,7 +51,10 @@ const FAILED_RETRY_MAX_MS = 60_000;
 
 type Confirmed = FeedHead['confirmedAt'];
 
-/** @example const sync = createUpstreamSync({ store, client, owner, now, refreshIntervalMs, leaseMs, retry }); await sync.run(); */
+/**
+ * @example const sync = createUpstreamSync({ store, client, owner, now, refreshIntervalMs, leaseMs, retry }); await
+ * sync.run();
+ */
 export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
   const { store, now, refreshIntervalMs, leaseMs } = options;
   const closing = new AbortController();
@@ -227,9 +230,11 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
 
   const timer = setInterval(() => {
     // a due refresh while a run is queued or under way joins it
-    dueRun ??= run().finally(() => {
-      dueRun = null;
-    });
+    if (dueRun === null) {
+      dueRun = run().finally(() => {
+        dueRun = null;
+      });
+    }
   }, refreshIntervalMs);
   timer.unref?.();
   // the store is back (Redis reconnected): look at once, so status stops saying degraded and due work resumes

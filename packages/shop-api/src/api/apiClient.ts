@@ -9,8 +9,6 @@ import { parseRecord, parseRecords, type RejectedRecord } from '../records/parse
 import { segment } from './pathSegment';
 import type { Priority } from './rateLimiter';
 
-export { segment } from './pathSegment';
-
 export interface CallOptions {
   priority?: Priority;
   signal?: AbortSignal | undefined;

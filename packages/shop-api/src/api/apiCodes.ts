@@ -2,9 +2,11 @@
 // till shows, and the fixed words a server of ours (the relay, the proxy) says instead of the API's own text, which
 // may echo the request with the key, the secret or the token in it.
 
+import type { LookupErrorCode } from '../types';
+
 export interface ApiCodeInfo {
   /** The stable name, e.g. `rate_limited` for -7. */
-  code: string;
+  code: LookupErrorCode;
   /** What the person at the till can do about it. */
   advice: string;
   /** A server's answer to its client: the code's own words, upper-case title first. */

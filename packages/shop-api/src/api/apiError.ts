@@ -1,5 +1,6 @@
 // Turning what the API (or the network) did into one error with a stable `code` and a message a person can act on.
 import { ShopLookupError } from '../errors';
+import type { LookupErrorCode } from '../types';
 import { bytesText } from './answerBounds';
 import { API_CODES } from './apiCodes';
 
@@ -14,7 +15,7 @@ export interface ApiErrorExtra {
   cause?: unknown;
 }
 
-export type ApiError = ShopLookupError & {
+export type ApiError = ShopLookupError<LookupErrorCode> & {
   retryAfterMs?: number;
   /** An answer past its byte bound: the bound (answerBounds.ts). */
   maxBytes?: number;
@@ -22,7 +23,7 @@ export type ApiError = ShopLookupError & {
   refusedRoute?: string;
 };
 
-function make(code: string, message: string, extra: ApiErrorExtra): ApiError {
+function make(code: LookupErrorCode, message: string, extra: ApiErrorExtra): ApiError {
   const error: ApiError = new ShopLookupError(code, message, extra);
   if (extra.retryAfterMs !== undefined) error.retryAfterMs = extra.retryAfterMs;
   return error;
@@ -125,7 +126,10 @@ export function noApiAt(label: { method: string; path: string }, base: string): 
   );
 }
 
-/** Where requests go, for error messages: the origin of an absolute baseUrl, else the path as given. @example originOf('/shop-api') // '/shop-api' */
+/**
+ * Where requests go, for error messages: the origin of an absolute baseUrl, else the path as given.
+ * @example originOf('/shop-api') // '/shop-api'
+ */
 export function originOf(baseUrl: string): string {
   return /^https?:\/\//.test(baseUrl) ? new URL(baseUrl).origin : baseUrl || '(same origin)';
 }

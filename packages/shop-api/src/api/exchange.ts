@@ -84,7 +84,10 @@ async function readBounded(res: Response, max: number): Promise<string | null> {
   return new TextDecoder().decode(bytes);
 }
 
-/** @example const send = createExchange({ baseUrl, fetch, timeoutMs: 15_000 }); await send({ path: '/v2/shop/coupons', token, maxBytes: ANSWER_BOUNDS.list }); */
+/**
+ * @example const send = createExchange({ baseUrl, fetch, timeoutMs: 15_000 }); await send({ path: '/v2/shop/coupons',
+ * token, maxBytes: ANSWER_BOUNDS.list });
+ */
 export function createExchange(options: ExchangeOptions): Exchange {
   const base = options.baseUrl.replace(/\/+$/, '');
   return async (request) => {

@@ -70,7 +70,10 @@ export interface Transport {
   request(spec: RequestSpec): Promise<Answer>;
 }
 
-/** @example const t = createTransport({ baseUrl, fetch, limiter, timeoutMs: 15_000, auth }); await t.request({ path: '/v2/shop/coupons', cls: 'list', priority: 'user' }) */
+/**
+ * @example const t = createTransport({ baseUrl, fetch, limiter, timeoutMs: 15_000, auth }); await t.request({ path:
+ * '/v2/shop/coupons', cls: 'list', priority: 'user' })
+ */
 export function createTransport(options: TransportOptions): Transport {
   const origin = originOf(options.baseUrl.replace(/\/+$/, ''));
   const shown = shownBase(options.baseUrl.replace(/\/+$/, ''));

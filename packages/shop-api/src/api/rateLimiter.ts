@@ -3,7 +3,7 @@
 // ('user') goes ahead of queued background sync work.
 import type { RateLimits } from '../types';
 import { ShopLookupError } from '../errors';
-import type { Priority, RateLimiter, RequestClass } from './rateLimiterTypes';
+import type { RateLimiter, RequestClass } from './rateLimiterTypes';
 import { createWaiterQueue } from './waiterQueue';
 
 export type { Priority, RateLimiter, RequestClass } from './rateLimiterTypes';

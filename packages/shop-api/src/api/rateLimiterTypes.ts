@@ -1,6 +1,6 @@
 // The rate limiter's contract, types only: what the engine's limiter (rateLimiter.ts) and the relay's shared one
-// (relay/store/redis/redisRateLimiter.ts) both are. Apart from the limiter so that the relay's published types (RelayStore) need
-// nothing of the browser's: this file imports nothing.
+// (relay/store/redis/redisRateLimiter.ts) both are. Apart from the limiter so that the relay's published types
+// (RelayStore) need nothing of the browser's: this file imports nothing.
 
 export type RequestClass = 'list' | 'other';
 export type Priority = 'user' | 'background';

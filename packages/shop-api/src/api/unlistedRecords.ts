@@ -35,7 +35,8 @@ export interface ListingEndFacts {
  * The step a complete listing that adds up takes with the stored keys it did not list: `commit` (those agreed or
  * answered gone are deleted; `kept`: found by their GET, kept as it answered), `confirm` (ask these by their GET),
  * `relist` (not applied: list again from page 1, these are its suspects) or `stop` (not applied, no more listings).
- * @example listingEnd({ unlisted: ['A'], suspects: new Set(), answers: new Map(), bound: 15, unaskable: false, mayRelist: true }) // { step: 'confirm', ask: ['A'] }
+ * @example listingEnd({ unlisted: ['A'], suspects: new Set(), answers: new Map(), bound: 15, unaskable: false,
+ * mayRelist: true }) // { step: 'confirm', ask: ['A'] }
  */
 export function listingEnd(f: ListingEndFacts): ListingEnd {
   const agreed = (key: string) => f.suspects === 'all' || f.suspects.has(key);

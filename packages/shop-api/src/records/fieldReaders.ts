@@ -63,7 +63,9 @@ export const code: FieldReader<string> = (input, fail) => {
   return fail(input, 'expected a non-empty code');
 };
 
-/** A date or period: kept exactly as received (string or unix-seconds number); parsed only where a decision needs it. */
+/**
+ * A date or period: kept exactly as received (string or unix-seconds number); parsed only where a decision needs it.
+ */
 export const opaqueDate: FieldReader<string | number | null> = (input, fail) => {
   if (input === null || typeof input === 'string' || (typeof input === 'number' && Number.isFinite(input))) {
     return input;

@@ -19,7 +19,7 @@ export function sameRecord(a: unknown, b: unknown): boolean {
   const keys = Object.keys(ao);
   if (keys.length !== Object.keys(bo).length) return false;
   for (const k of keys) {
-    if (!Object.prototype.hasOwnProperty.call(bo, k) || !sameRecord(ao[k], bo[k])) return false;
+    if (!Object.hasOwn(bo, k) || !sameRecord(ao[k], bo[k])) return false;
   }
   return true;
 }

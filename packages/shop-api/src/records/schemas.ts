@@ -70,9 +70,9 @@ function zodField([reader, isOptional]: Field) {
 const zodShape = (kind: RecordKind) =>
   Object.fromEntries(Object.entries(fields[kind]).map(([name, field]) => [name, zodField(field as Field)]));
 
-export const couponSchema = z.looseObject(zodShape('coupon'));
-export const issuedCouponSchema = z.looseObject(zodShape('issuedCoupon'));
-export const productOptionSchema = z.looseObject(zodShape('productOption'));
+const couponSchema = z.looseObject(zodShape('coupon'));
+const issuedCouponSchema = z.looseObject(zodShape('issuedCoupon'));
+const productOptionSchema = z.looseObject(zodShape('productOption'));
 
 export const schemas = {
   coupon: couponSchema,

@@ -34,7 +34,7 @@ function App() {
   const [shown, setShown] = useState(true);
   return (
     <main>
-      <button id="toggle" onClick={() => setShown(!shown)}>{shown ? 'hide' : 'show'}</button>
+      <button type="button" id="toggle" onClick={() => setShown(!shown)}>{shown ? 'hide' : 'show'}</button>
       {shown && (
         <section id="widgets">
           <SyncBadge lookup={countedLookup} />

@@ -19,7 +19,7 @@ import type {} from 'shop-lookup/worker';
 import { createMockShopApiMsw as movedMsw } from 'shop-lookup/mock-server/msw';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
-function assertType<T extends true>(): T | void {}
+function assertType<_T extends true>(): void {}
 
 const options: ShopLookupOptions = {
   baseUrl: '/shop-api',
@@ -47,7 +47,7 @@ export async function checkout(code: string): Promise<number> {
   void report.errors.map((e) => e.code);
   const v: CouponVerdict = await lookup.validateCoupon(code, { amount: 32_000, app: false, at: new Date() });
   if (v.ok) return v.discount;
-  const reason: 'not_found' | 'unknown_offline' | 'inactive' | 'not_started' | 'expired' | 'below_minimum' | 'app_only' | 'not_combinable' | 'stale' | 'unreadable' | 'unchecked' | 'used_on_this_till' = v.reason;
+  const reason: 'not_found' | 'unknown_offline' | 'inactive' | 'not_started' | 'expired' | 'below_minimum' | 'app_only' | 'not_combinable' | 'stale' | 'unreadable' | 'unchecked' | 'used_on_this_till' | 'used_on_another_till' = v.reason;
   throw new ShopLookupError('bad_request', `${reason}: ${v.detail.message}`);
 }
 

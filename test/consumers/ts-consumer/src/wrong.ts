@@ -1,7 +1,7 @@
 // Wrong calls: each line under a @ts-expect-error must be a type error (an unused directive fails the compile,
 // so if the published types were missing or `any`, this file would not compile). The test also compiles this
 // file with the directives removed and counts one error per directive.
-import { createShopLookup } from 'shop-lookup';
+import { type CouponRejection, createShopLookup, type LookupError } from 'shop-lookup';
 import { startMockShopApi } from '@shop-lookup/mock-server';
 import { createMockShopApiMsw } from '@shop-lookup/mock-server/msw';
 import { useLookup } from 'shop-lookup/react';
@@ -41,3 +41,7 @@ useLookup(lookup.coupon('WELCOME10'), []);
 useLookup(() => lookup.coupon('WELCOME10'));
 // @ts-expect-error the MSW handlers' baseUrl is a string
 createMockShopApiMsw({ baseUrl: new URL('https://api.imweb.me') });
+// @ts-expect-error a code that is not a LookupErrorCode never matches: a misspelt code is an error
+export const misspelt = (e: LookupError) => e.code === 'network_eror';
+// @ts-expect-error a reason that is not a CouponRejection is an error
+export const unknownReason: CouponRejection = 'used_elsewhere';

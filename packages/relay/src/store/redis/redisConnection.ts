@@ -9,14 +9,17 @@ import { ShopLookupError } from '@shop-lookup/shop-api';
 import type { StoreHealth } from '../relayStore';
 
 /** The node-redis client type the store works with (any modules; RESP 2 or 3). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: node-redis client of any modules and RESP version
 export type RedisClient = RedisClientType<any, any, any, any, any>;
 /** A node-redis Redis Cluster client (createCluster()), of any modules and RESP version. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: node-redis client of any modules and RESP version
 export type RedisCluster = Pick<RedisClusterType<any, any, any, any, any>, 'masters' | 'getNodeClientForKey'>;
 type ClusterClient = RedisClusterType; // what this file calls on it (the generics do not matter here)
 
-/** True for a node-redis cluster client (createCluster()), connected or not. @example isRedisCluster(createCluster({ rootNodes })) // true */
+/**
+ * True for a node-redis cluster client (createCluster()), connected or not.
+ * @example isRedisCluster(createCluster({ rootNodes })) // true
+ */
 export function isRedisCluster(value: unknown): value is RedisCluster {
   const v = value as Record<string, unknown> | null;
   return typeof v === 'object' && v !== null && 'masters' in v && typeof v.getNodeClientForKey === 'function';
@@ -136,7 +139,7 @@ export async function connectRedis(options: RedisConnectionOptions): Promise<Red
   // Ok only while all three connections are up: a commit needs the transaction one, wake-ups the subscriber.
   const down = new Set<RedisClient>();
   // taken off at close: a client the host shares between stores (a hub's shops) must not keep ours
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: node-redis client of any modules and RESP version
   type Listener = (...args: any[]) => void;
   const listening: [RedisClient, string, Listener][] = [];
   const on = (c: RedisClient, event: string, fn: Listener): void => {

@@ -11,7 +11,9 @@ import type { FeedChange, FeedHead, FeedRecord, ListingCommit, ResourceId, Snaps
 export interface RedisFeedDeps extends LeaseContext {
   /** Changes kept in the log; older `since` values must start again. */
   maxChanges: number;
-  /** Told when a read finds Redis without the feed's history (flushed, restarted without its data) and starts it anew. */
+  /**
+   * Told when a read finds Redis without the feed's history (flushed, restarted without its data) and starts it anew.
+   */
   onNewHistory?: () => Promise<unknown>;
 }
 
@@ -100,7 +102,8 @@ export type NewChange = Omit<FeedChange, 'version'>;
  * The change-log entries of `changes` after `head` (consecutive versions), the head's new version, and the oldest
  * version the log keeps after them (versions are consecutive, so the log keeps exactly (last - maxChanges, last]:
  * older entries are not written).
- * @example const { version, oldest, log } = logEntries(head, [{ resource: 'uses', key: 'IC-1', op: 'delete' }], 100_000);
+ * @example const { version, oldest, log } = logEntries(head, [{ resource: 'uses', key: 'IC-1', op: 'delete' }],
+ * 100_000);
  */
 export function logEntries(head: FeedHead, changes: NewChange[], maxChanges: number) {
   const last = head.version + changes.length;

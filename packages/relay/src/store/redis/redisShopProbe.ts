@@ -12,7 +12,8 @@ export interface ShopProbe {
 }
 
 /**
- * @example const { due, leaseUntil } = await probeShop(client, 'shop-7f3a', { refreshIntervalMs: 300_000, now: Date.now() });
+ * @example const { due, leaseUntil } = await probeShop(client, 'shop-7f3a', { refreshIntervalMs: 300_000, now:
+ * Date.now() });
  */
 export async function probeShop(
   client: RedisClient,

@@ -28,7 +28,10 @@ export interface RedisStoreOptions {
    * @example { prefix: 'staging:{shop-7f3a}:' }
    */
   prefix?: string;
-  /** Changes kept for `since` (older: start again). Default 100,000, as the memory store. @example { maxChanges: 10_000 } */
+  /**
+   * Changes kept for `since` (older: start again). Default 100,000, as the memory store.
+   * @example { maxChanges: 10_000 }
+   */
   maxChanges?: number;
   /**
    * A connection shared with other stores (a hub's shops, relay/store/redis/sharedRedis.ts): the store opens none of

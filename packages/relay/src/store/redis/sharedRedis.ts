@@ -35,7 +35,8 @@ function nodeId(node: unknown): string {
 
 /**
  * Connects (rejects with `redis_unreachable` naming the URL, as a store would).
- * @example const redis = await connectSharedRedis({ redis: process.env.REDIS_URL! }); const conn = await redis.forShop('shop-lookup:{s1}:feed:handle');
+ * @example const redis = await connectSharedRedis({ redis: process.env.REDIS_URL! });
+ * const conn = await redis.forShop('shop-lookup:{s1}:feed:handle');
  */
 export async function connectSharedRedis(options: { redis: string | RedisClient | RedisCluster; now?: () => number }): Promise<SharedRedis> {
   const now = options.now ?? (() => Date.now());
@@ -74,7 +75,9 @@ export async function connectSharedRedis(options: { redis: string | RedisClient 
         byMaster.set(id, conn);
         conn.then((c) => {
           follow(id, c);
-          c.onReconnect(() => reconnected.forEach((listener) => listener()));
+          c.onReconnect(() => {
+            for (const listener of reconnected) listener();
+          });
         }, () => undefined);
         conn.catch(() => byMaster.get(id) === conn && byMaster.delete(id)); // the next shop tries again
       }
