@@ -46,7 +46,9 @@ function literalWorkerUrl(workerFile: string): Plugin {
         out.overwrite(m.index, m.index + m[0].length, WORKER_PLACEHOLDER_TEXT);
         replaced++;
       }
-      return out.hasChanged() ? { code: out.toString(), map: out.generateMap({ hires: true, source: id, includeContent: true }) } : null;
+      return out.hasChanged()
+        ? { code: out.toString(), map: out.generateMap({ hires: true, source: id, includeContent: true }) }
+        : null;
     },
     renderChunk(code, chunk) {
       if (!WORKER_PLACEHOLDER.test(code)) return null;
@@ -55,7 +57,8 @@ function literalWorkerUrl(workerFile: string): Plugin {
       return { code: code.replace(WORKER_PLACEHOLDER, url), map: null };
     },
     buildEnd(error) {
-      if (!error && replaced === 0) this.error("src/connectEngine.ts no longer has new URL('../worker/worker.ts', import.meta.url)");
+      if (!error && replaced === 0)
+        this.error("src/connectEngine.ts no longer has new URL('../worker/worker.ts', import.meta.url)");
     },
   };
 }
@@ -72,7 +75,12 @@ export default defineConfig(({ mode }) => ({
           sourcemap: false,
           target: 'node20',
           rollupOptions: {
-            input: { 'mock-server': 'moved/mockServer.ts', 'mock-server-msw': 'moved/mockServerMsw.ts', proxy: 'moved/proxy.ts', relay: 'moved/relay.ts' },
+            input: {
+              'mock-server': 'moved/mockServer.ts',
+              'mock-server-msw': 'moved/mockServerMsw.ts',
+              proxy: 'moved/proxy.ts',
+              relay: 'moved/relay.ts',
+            },
             // the packages the entries moved to: installed beside shop-lookup, never bundled into it
             external: (id: string) => movedTo.some((d) => id === d || id.startsWith(`${d}/`)),
             output: { format: 'es', entryFileNames: '[name].js' },
@@ -87,7 +95,10 @@ export default defineConfig(({ mode }) => ({
           target: 'es2022',
           // a library: the app's bundler minifies; readable output is easier to debug and to audit
           minify: false,
-          lib: { entry: { index: 'src/index.ts', worker: 'worker/worker.ts', react: 'src/react/index.ts' }, formats: ['es'] },
+          lib: {
+            entry: { index: 'src/index.ts', worker: 'worker/worker.ts', react: 'src/react/index.ts' },
+            formats: ['es'],
+          },
           rollupOptions: {
             external: (id: string) => [...browserDeps, ...peerDeps].some((d) => id === d || id.startsWith(`${d}/`)),
             output: {
@@ -105,9 +116,18 @@ export default defineConfig(({ mode }) => ({
     environment: 'node',
     // the packages by name, as their sources (their package.json "exports" name the built dist/)
     alias: [
-      { find: /^@shop-lookup\/relay$/, replacement: fileURLToPath(new URL('./packages/relay/src/index.ts', import.meta.url)) },
-      { find: /^@shop-lookup\/mock-server$/, replacement: fileURLToPath(new URL('./packages/mock-server/src/index.ts', import.meta.url)) },
-      { find: /^@shop-lookup\/mock-server\/msw$/, replacement: fileURLToPath(new URL('./packages/mock-server/src/msw/index.ts', import.meta.url)) },
+      {
+        find: /^@shop-lookup\/relay$/,
+        replacement: fileURLToPath(new URL('./packages/relay/src/index.ts', import.meta.url)),
+      },
+      {
+        find: /^@shop-lookup\/mock-server$/,
+        replacement: fileURLToPath(new URL('./packages/mock-server/src/index.ts', import.meta.url)),
+      },
+      {
+        find: /^@shop-lookup\/mock-server\/msw$/,
+        replacement: fileURLToPath(new URL('./packages/mock-server/src/msw/index.ts', import.meta.url)),
+      },
     ],
     testTimeout: 20_000,
     // expect.poll waits up to 10 s (default 1 s): the two lanes share 2 cores (how fast is the bench's to say)
@@ -120,7 +140,12 @@ export default defineConfig(({ mode }) => ({
       { extends: true, test: { name: 'browsers', include: ['test/e2e/**/*.test.ts'], fileParallelism: false } },
       {
         extends: true,
-        test: { name: 'node', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', ...PROCESS_TESTS, ...PACKED_TESTS, '**/node_modules/**'], fileParallelism: false },
+        test: {
+          name: 'node',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/e2e/**', ...PROCESS_TESTS, ...PACKED_TESTS, '**/node_modules/**'],
+          fileParallelism: false,
+        },
       },
       { extends: true, test: { name: 'packed', include: PACKED_TESTS, fileParallelism: false } },
       { extends: true, test: { name: 'processes', include: PROCESS_TESTS, fileParallelism: false } },

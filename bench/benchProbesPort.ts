@@ -5,7 +5,9 @@ self.addEventListener('message', (event: MessageEvent) => {
   const port = (event.data as { benchProbes?: MessagePort } | null)?.benchProbes;
   if (!port) return;
   event.stopImmediatePropagation();
-  void Promise.all([import('comlink'), import('./probes')]).then(([{ expose }, { createProbes }]) => expose(createProbes(), port));
+  void Promise.all([import('comlink'), import('./probes')]).then(([{ expose }, { createProbes }]) =>
+    expose(createProbes(), port),
+  );
 });
 
 export {};

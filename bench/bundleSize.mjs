@@ -44,8 +44,18 @@ export async function minGzipSize(entry, root, { external = [] } = {}) {
   visit(main);
   const sized = await Promise.all(
     chunks.map(async (c) => {
-      const { code } = await minify(c.fileName, c.code, { module: true, compress: { target: 'es2022' }, mangle: { toplevel: true } });
-      return { file: c.fileName, initial: initial.has(c.fileName), raw: Buffer.byteLength(code), gzip: gzipSync(code, { level: 9 }).length, modules: moduleSizes(c) };
+      const { code } = await minify(c.fileName, c.code, {
+        module: true,
+        compress: { target: 'es2022' },
+        mangle: { toplevel: true },
+      });
+      return {
+        file: c.fileName,
+        initial: initial.has(c.fileName),
+        raw: Buffer.byteLength(code),
+        gzip: gzipSync(code, { level: 9 }).length,
+        modules: moduleSizes(c),
+      };
     }),
   );
   const sum = (list, k) => list.reduce((a, c) => a + c[k], 0);
@@ -62,8 +72,14 @@ export async function minGzipSize(entry, root, { external = [] } = {}) {
 function moduleSizes(chunk) {
   const by = {};
   for (const [id, m] of Object.entries(chunk.modules)) {
-    const key = id.includes('node_modules/') ? id.split('node_modules/')[1].split('/')[0] : id.split('/').slice(-2).join('/');
+    const key = id.includes('node_modules/')
+      ? id.split('node_modules/')[1].split('/')[0]
+      : id.split('/').slice(-2).join('/');
     by[key] = (by[key] ?? 0) + m.renderedLength;
   }
-  return Object.fromEntries(Object.entries(by).sort((a, b) => b[1] - a[1]).slice(0, 12));
+  return Object.fromEntries(
+    Object.entries(by)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 12),
+  );
 }

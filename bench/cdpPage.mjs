@@ -69,7 +69,10 @@ function connect(toBrowser, fromBrowser) {
     },
     off(event, fn) {
       const key = `${sessionId ?? ''}:${event}`;
-      listeners.set(key, (listeners.get(key) ?? []).filter((f) => f !== fn));
+      listeners.set(
+        key,
+        (listeners.get(key) ?? []).filter((f) => f !== fn),
+      );
     },
   });
   return session;
@@ -87,7 +90,13 @@ export async function openChromiumPage(url, ready, { onError = () => undefined }
   const executable = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
   // and the switches playwright-core adds that bear on timing (no throttling of timers, renderers or IPC), so that
   // the driver is all that differs from the bench's earlier figures
-  const args = [...CHROMIUM_ARGS, ...TIMING_SWITCHES, '--remote-debugging-pipe', `--user-data-dir=${profile}`, 'about:blank'];
+  const args = [
+    ...CHROMIUM_ARGS,
+    ...TIMING_SWITCHES,
+    '--remote-debugging-pipe',
+    `--user-data-dir=${profile}`,
+    'about:blank',
+  ];
   const child = spawn(executable, args, {
     stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
   });
@@ -111,8 +120,13 @@ export async function openChromiumPage(url, ready, { onError = () => undefined }
     const { targetId } = await cdp.send('Target.createTarget', { url: 'about:blank', browserContextId });
     const { sessionId } = await cdp.send('Target.attachToTarget', { targetId, flatten: true });
     const page = session(sessionId);
-    page.on('Runtime.exceptionThrown', (e) => onError(`page error: ${e.exceptionDetails?.exception?.description ?? e.exceptionDetails?.text}`));
-    page.on('Runtime.consoleAPICalled', (e) => e.type === 'error' && onError(`console: ${e.args.map((a) => a.value ?? a.description).join(' ')}`));
+    page.on('Runtime.exceptionThrown', (e) =>
+      onError(`page error: ${e.exceptionDetails?.exception?.description ?? e.exceptionDetails?.text}`),
+    );
+    page.on(
+      'Runtime.consoleAPICalled',
+      (e) => e.type === 'error' && onError(`console: ${e.args.map((a) => a.value ?? a.description).join(' ')}`),
+    );
     await page.send('Runtime.enable');
     await page.send('Page.navigate', { url });
     const evaluate = async (expression) => {

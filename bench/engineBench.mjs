@@ -22,7 +22,11 @@ async function openBenchPage(engine, h) {
     const page = await browser.newPage();
     await page.goto(url, { waitUntil: 'load' });
     await page.waitForFunction(() => 'bench' in window);
-    return { version: `Firefox ${(await browser.version()).replace(/^firefox\//, '')}`, call: (f, ...a) => page.evaluate(([f, a]) => window.bench[f](...a), [f, a]), close: () => browser.close() };
+    return {
+      version: `Firefox ${(await browser.version()).replace(/^firefox\//, '')}`,
+      call: (f, ...a) => page.evaluate(([f, a]) => window.bench[f](...a), [f, a]),
+      close: () => browser.close(),
+    };
   }
   const driver = await startWebKitDriver();
   try {
@@ -54,7 +58,9 @@ export async function benchEngines({ h, sizes, log, row, results, randomOf, engi
   const codes = api.data.coupons.map((c) => String(c.coupon_code));
   results.scenarios.engines = {};
   for (const engine of engines) {
-    log(`${engine}: first load of ${size} coupons vs bulkPut, warm reload → coupon(code), ${sizes.lookups} × coupon(code) vs the floor`);
+    log(
+      `${engine}: first load of ${size} coupons vs bulkPut, warm reload → coupon(code), ${sizes.lookups} × coupon(code) vs the floor`,
+    );
     let page;
     try {
       page = await openBenchPage(engine, h);
@@ -77,7 +83,9 @@ export async function benchEngines({ h, sizes, log, row, results, randomOf, engi
         await call('loadFloor', 'engine');
         const floor = await call('putFloor', 'engine');
         loads.push({ first, floor });
-        log(`  run ${r + 1}: first load ${Math.round(first.ms)} ms (written ${first.report.written}), bulkPut ${Math.round(floor.ms)} ms`);
+        log(
+          `  run ${r + 1}: first load ${Math.round(first.ms)} ms (written ${first.report.written}), bulkPut ${Math.round(floor.ms)} ms`,
+        );
       }
       const ours = median(loads.map((x) => size / (x.first.ms / 1000)));
       const floor = median(loads.map((x) => x.floor.records / (x.floor.ms / 1000)));
@@ -88,10 +96,17 @@ export async function benchEngines({ h, sizes, log, row, results, randomOf, engi
       await call('keyedLookups', 'engine', 'coupon', sample(codes, sizes.warmup, randomOf), false);
       const rounds = [];
       for (let r = 0; r < sizes.runs; r++) {
-        const block = (isFloor) => call('keyedLookups', 'engine', 'coupon', sample(codes, sizes.lookups, randomOf), isFloor);
+        const block = (isFloor) =>
+          call('keyedLookups', 'engine', 'coupon', sample(codes, sizes.lookups, randomOf), isFloor);
         const [f, o] = r % 2 === 0 ? [await block(true), await block(false)] : [null, await block(false)];
         const fl = f ?? (await block(true));
-        rounds.push({ p50: quantile(o.ms, 0.5), p99: quantile(o.ms, 0.99), f50: quantile(fl.ms, 0.5), f99: quantile(fl.ms, 0.99), found: o.found + fl.found });
+        rounds.push({
+          p50: quantile(o.ms, 0.5),
+          p99: quantile(o.ms, 0.99),
+          f50: quantile(fl.ms, 0.5),
+          f99: quantile(fl.ms, 0.99),
+          found: o.found + fl.found,
+        });
       }
       await call('close', 'engine');
 
@@ -101,7 +116,9 @@ export async function benchEngines({ h, sizes, log, row, results, randomOf, engi
       for (let r = 1; r <= sizes.emissions; r++) reloads.push(await call('reload', 'reload', options, picked[r]));
       // best effort: WebKit keeps a terminated worker's connection open for a while, which blocks the delete (the
       // next run deletes the database before it starts anyway)
-      await call('deleteDatabase', dbName).catch((error) => log(`  ${engine}: the database is left for the next run (${error.message.split(' | ')[0]})`));
+      await call('deleteDatabase', dbName).catch((error) =>
+        log(`  ${engine}: the database is left for the next run (${error.message.split(' | ')[0]})`),
+      );
 
       const p50 = median(rounds.map((x) => x.p50));
       const p99 = median(rounds.map((x) => x.p99));
@@ -109,19 +126,75 @@ export async function benchEngines({ h, sizes, log, row, results, randomOf, engi
       const f99 = median(rounds.map((x) => x.f99));
       const allFound = rounds.every((x) => x.found === 2 * sizes.lookups);
       const reloadMs = median(reloads.map((x) => x.ms));
-      results.scenarios.engines[engine] = { version: page.version, crossOriginIsolated: isolated, loads, rounds, reloads };
+      results.scenarios.engines[engine] = {
+        version: page.version,
+        crossOriginIsolated: isolated,
+        loads,
+        rounds,
+        reloads,
+      };
       const note = isolated ? undefined : 'not cross-origin isolated: timer resolution is coarse';
       const label = engine;
-      log(`  ${engine} (${page.version}): first load ${Math.round(firstMs)} ms; reload ${reloadMs.toFixed(1)} ms; coupon(code) p50 ${p50.toFixed(2)} / p99 ${p99.toFixed(2)} ms, floor ${f50.toFixed(2)} / ${f99.toFixed(2)} ms`);
-      row({ figure: `${label}: first load, ${size.toLocaleString('en-US')} coupons → all answered`, ours, baseline: floor, unit: 'rec/s', ratio: ours / floor, budget: '≥ 0.7 × bulkPut', pass: loads.every((x) => x.first.report.ok) && ours >= 0.7 * floor, note });
-      row({ figure: `${label}:   (first load, wall time)`, ours: firstMs, unit: 'ms', budget: 'info', pass: true, info: true });
-      row({ figure: `${label}: reload, warm database → first coupon(code)`, ours: reloadMs, unit: 'ms', budget: '≤ 150 ms', pass: reloadMs <= 150 && reloads.every((x) => x.found), note });
-      row({ figure: `${label}: coupon(code), ${size.toLocaleString('en-US')} stored: p50`, ours: p50, baseline: f50, unit: 'ms', ratio: p50 / f50, budget: '≤ 1.5 × floor p50', pass: allFound && p50 <= 1.5 * f50, note });
-      row({ figure: `${label}: coupon(code), ${size.toLocaleString('en-US')} stored: p99`, ours: p99, baseline: f99, unit: 'ms', ratio: p99 / f99, budget: '≤ 1.5 × floor p99', pass: allFound && p99 <= 1.5 * f99, note });
+      log(
+        `  ${engine} (${page.version}): first load ${Math.round(firstMs)} ms; reload ${reloadMs.toFixed(1)} ms; coupon(code) p50 ${p50.toFixed(2)} / p99 ${p99.toFixed(2)} ms, floor ${f50.toFixed(2)} / ${f99.toFixed(2)} ms`,
+      );
+      row({
+        figure: `${label}: first load, ${size.toLocaleString('en-US')} coupons → all answered`,
+        ours,
+        baseline: floor,
+        unit: 'rec/s',
+        ratio: ours / floor,
+        budget: '≥ 0.7 × bulkPut',
+        pass: loads.every((x) => x.first.report.ok) && ours >= 0.7 * floor,
+        note,
+      });
+      row({
+        figure: `${label}:   (first load, wall time)`,
+        ours: firstMs,
+        unit: 'ms',
+        budget: 'info',
+        pass: true,
+        info: true,
+      });
+      row({
+        figure: `${label}: reload, warm database → first coupon(code)`,
+        ours: reloadMs,
+        unit: 'ms',
+        budget: '≤ 150 ms',
+        pass: reloadMs <= 150 && reloads.every((x) => x.found),
+        note,
+      });
+      row({
+        figure: `${label}: coupon(code), ${size.toLocaleString('en-US')} stored: p50`,
+        ours: p50,
+        baseline: f50,
+        unit: 'ms',
+        ratio: p50 / f50,
+        budget: '≤ 1.5 × floor p50',
+        pass: allFound && p50 <= 1.5 * f50,
+        note,
+      });
+      row({
+        figure: `${label}: coupon(code), ${size.toLocaleString('en-US')} stored: p99`,
+        ours: p99,
+        baseline: f99,
+        unit: 'ms',
+        ratio: p99 / f99,
+        budget: '≤ 1.5 × floor p99',
+        pass: allFound && p99 <= 1.5 * f99,
+        note,
+      });
     } catch (error) {
       // one engine failing is a failed row of its own, not the end of the bench
       log(`  ${engine} failed: ${error.message}`);
-      row({ figure: `${engine}: measured`, ours: NaN, unit: '', budget: 'runs', pass: false, note: error.message.slice(0, 200) });
+      row({
+        figure: `${engine}: measured`,
+        ours: NaN,
+        unit: '',
+        budget: 'runs',
+        pass: false,
+        note: error.message.slice(0, 200),
+      });
     } finally {
       await call('close', 'engine').catch(() => undefined);
       await page.close().catch(() => undefined);

@@ -52,7 +52,13 @@ export async function startHarness(siteDir = undefined) {
     req.url = m[2];
     if (process.env.BENCH_MOCK_TIMING) {
       const t0 = performance.now();
-      res.on('finish', () => ((globalThis.__mockMs = (globalThis.__mockMs ?? 0) + performance.now() - t0), (globalThis.__mockN = (globalThis.__mockN ?? 0) + 1)));
+      res.on(
+        'finish',
+        () => (
+          (globalThis.__mockMs = (globalThis.__mockMs ?? 0) + performance.now() - t0),
+          (globalThis.__mockN = (globalThis.__mockN ?? 0) + 1)
+        ),
+      );
     }
     // as behind a same-origin proxy, with the isolation headers every response of this origin carries
     res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
@@ -72,9 +78,12 @@ export async function startHarness(siteDir = undefined) {
   const { address: host, port } = server.httpServer.address();
   let chromium;
   try {
-    chromium = await openChromiumPage(`${origin}/index.html`, `'bench' in window`, { onError: (m) => (!m.includes('404') || process.env.BENCH_CONSOLE) && log(m) });
+    chromium = await openChromiumPage(`${origin}/index.html`, `'bench' in window`, {
+      onError: (m) => (!m.includes('404') || process.env.BENCH_CONSOLE) && log(m),
+    });
     const { cdp, evaluate } = chromium;
-    if (!(await evaluate('window.bench.crossOriginIsolated()'))) throw new Error('the bench page is not cross-origin isolated');
+    if (!(await evaluate('window.bench.crossOriginIsolated()')))
+      throw new Error('the bench page is not cross-origin isolated');
     return {
       origin,
       /** Where the server listens (a shaped link leads here: shapedLink.mjs). */
@@ -85,11 +94,16 @@ export async function startHarness(siteDir = undefined) {
        */
       async navigate(to) {
         await chromium.pageSession.send('Page.navigate', { url: `${to}/index.html` });
-        for (let i = 0; !(await evaluate(`'bench' in window && location.origin === ${JSON.stringify(to)}`).catch(() => false)); i++) {
+        for (
+          let i = 0;
+          !(await evaluate(`'bench' in window && location.origin === ${JSON.stringify(to)}`).catch(() => false));
+          i++
+        ) {
           if (i > 600) throw new Error(`the bench page at ${to} was not ready after 60 s`);
           await new Promise((r) => setTimeout(r, 100));
         }
-        if (!(await evaluate('window.bench.crossOriginIsolated()'))) throw new Error(`the bench page at ${to} is not cross-origin isolated`);
+        if (!(await evaluate('window.bench.crossOriginIsolated()')))
+          throw new Error(`the bench page at ${to} is not cross-origin isolated`);
       },
       /** fn(req, res) sees each request to relay `name` before it answers (null: none). */
       tapRelay: (name, fn) => (fn ? taps.set(name, fn) : taps.delete(name)),
@@ -118,10 +132,16 @@ export async function startHarness(siteDir = undefined) {
        */
       async warmListing(name) {
         const base = `${origin}/api/${name}`;
-        const auth = await fetch(`${base}/v2/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(AUTH) });
+        const auth = await fetch(`${base}/v2/auth`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(AUTH),
+        });
         const token = (await auth.json()).access_token;
         for (let page = 1, total = 1; page <= total; page++) {
-          const res = await fetch(`${base}/v2/shop/coupons?offset=${page}&limit=100`, { headers: { 'access-token': token } });
+          const res = await fetch(`${base}/v2/shop/coupons?offset=${page}&limit=100`, {
+            headers: { 'access-token': token },
+          });
           total = JSON.parse(await res.text()).data.pagenation.total_page;
         }
       },
@@ -131,7 +151,15 @@ export async function startHarness(siteDir = undefined) {
        */
       async mountRelay(name, api, options = {}) {
         const { module } = await runnerImport(`${root}packages/relay/src/index.ts`);
-        const relay = module.createShopRelay({ ...AUTH, target: `${origin}/api/${api}`, basePath: `/relay/${name}`, public: true, rateLimits: false, refreshIntervalMs: 24 * 60 * 60 * 1000, ...options });
+        const relay = module.createShopRelay({
+          ...AUTH,
+          target: `${origin}/api/${api}`,
+          basePath: `/relay/${name}`,
+          public: true,
+          rateLimits: false,
+          refreshIntervalMs: 24 * 60 * 60 * 1000,
+          ...options,
+        });
         relays.set(name, relay);
         return relay;
       },
@@ -140,7 +168,14 @@ export async function startHarness(siteDir = undefined) {
       /** Calls window.bench[fn](...args) in the page. */
       call: (fn, ...a) => evaluate(`window.bench[${JSON.stringify(fn)}](...${JSON.stringify(a)})`),
       /** createShopLookup options of a session against mock `api`. */
-      sessionOptions: (api, dbName, extra = {}) => ({ baseUrl: `${origin}/api/${api}`, auth: AUTH, dbName, rateLimits: false, refreshIntervalMs: 24 * 60 * 60 * 1000, ...extra }),
+      sessionOptions: (api, dbName, extra = {}) => ({
+        baseUrl: `${origin}/api/${api}`,
+        auth: AUTH,
+        dbName,
+        rateLimits: false,
+        refreshIntervalMs: 24 * 60 * 60 * 1000,
+        ...extra,
+      }),
       async close() {
         for (const res of parked) res.destroy();
         for (const relay of relays.values()) await relay.close();

@@ -28,42 +28,96 @@ export async function benchHub({ root, log, row, results, smoke, shops: given })
   const counts = given ?? (smoke ? [1, 10, 20] : [1, 100, 1_000]);
   const budgetShops = counts[1];
   const maxHotRecords = budgetShops * coupons;
-  const scenario = (results.scenarios.hub = { coupons, maxHotShops: budgetShops, maxHotRecords, setups: [], listing: null });
+  const scenario = (results.scenarios.hub = {
+    coupons,
+    maxHotShops: budgetShops,
+    maxHotRecords,
+    setups: [],
+    listing: null,
+  });
   const heaps = {};
   for (const shops of counts) {
-    log(`hub: ${n(shops)} shop(s) of ${n(coupons)} coupons seeded through the store's commit, maxHotRecords ${n(maxHotRecords)} (a process of its own, its own redis-server)`);
+    log(
+      `hub: ${n(shops)} shop(s) of ${n(coupons)} coupons seeded through the store's commit, maxHotRecords ${n(maxHotRecords)} (a process of its own, its own redis-server)`,
+    );
     const beyond = shops === counts.at(-1) && shops > budgetShops;
-    const m = await measure(root, 'hubMemoryChild.mjs', { shops, coupons, budgetShops, pairs: beyond ? 5 : 0 }, ['--expose-gc']);
+    const m = await measure(root, 'hubMemoryChild.mjs', { shops, coupons, budgetShops, pairs: beyond ? 5 : 0 }, [
+      '--expose-gc',
+    ]);
     scenario.setups.push({ shops, ...m });
     heaps[shops] = m.heap;
-    log(`  heap ${(m.heap / 1e6).toFixed(1)} MB, ${m.open} shops open, ${m.inMemory} in memory (${n(m.hotRecords)} records); seeded in ${(m.seedMs / 1000).toFixed(1)} s, ${Math.min(shops - (beyond ? 5 : 0), 2 * budgetShops)} snapshots read in ${(m.readMs / 1000).toFixed(1)} s; Redis ${Math.round(m.redisBytesPerCoupon)} bytes a coupon`);
+    log(
+      `  heap ${(m.heap / 1e6).toFixed(1)} MB, ${m.open} shops open, ${m.inMemory} in memory (${n(m.hotRecords)} records); seeded in ${(m.seedMs / 1000).toFixed(1)} s, ${Math.min(shops - (beyond ? 5 : 0), 2 * budgetShops)} snapshots read in ${(m.readMs / 1000).toFixed(1)} s; Redis ${Math.round(m.redisBytesPerCoupon)} bytes a coupon`,
+    );
     if (shops === counts[0]) {
-      row({ figure: `hub heap, ${shops} shop of ${n(coupons)} coupons (fixed costs)`, ours: m.heap / 1e6, unit: 'MB', budget: 'info', pass: true, info: true });
+      row({
+        figure: `hub heap, ${shops} shop of ${n(coupons)} coupons (fixed costs)`,
+        ours: m.heap / 1e6,
+        unit: 'MB',
+        budget: 'info',
+        pass: true,
+        info: true,
+      });
     } else if (shops === budgetShops) {
-      row({ figure: `hub heap, ${shops} shops of ${n(coupons)} coupons, all in memory (maxHotRecords ${n(maxHotRecords)})`, ours: m.heap / 1e6, unit: 'MB', budget: 'info (the budget)', pass: true, info: true });
-      row({ figure: `hub Redis memory per 100,000 coupons (snapshot and change log), ${shops} shops`, ours: (m.redisBytesPerCoupon * 100_000) / 1e6, unit: 'MB', budget: 'info', pass: true, info: true });
+      row({
+        figure: `hub heap, ${shops} shops of ${n(coupons)} coupons, all in memory (maxHotRecords ${n(maxHotRecords)})`,
+        ours: m.heap / 1e6,
+        unit: 'MB',
+        budget: 'info (the budget)',
+        pass: true,
+        info: true,
+      });
+      row({
+        figure: `hub Redis memory per 100,000 coupons (snapshot and change log), ${shops} shops`,
+        ours: (m.redisBytesPerCoupon * 100_000) / 1e6,
+        unit: 'MB',
+        budget: 'info',
+        pass: true,
+        info: true,
+      });
     } else if (beyond) {
       const ratio = m.heap / heaps[budgetShops];
       row({
         figure: `hub heap, ${n(shops)} shops seeded through the store, maxHotRecords ${n(maxHotRecords)}`,
-        ours: m.heap / 1e6, baseline: heaps[budgetShops] / 1e6, unit: 'MB', ratio, budget: `≤ 1.2 × ${budgetShops} shops`,
+        ours: m.heap / 1e6,
+        baseline: heaps[budgetShops] / 1e6,
+        unit: 'MB',
+        ratio,
+        budget: `≤ 1.2 × ${budgetShops} shops`,
         pass: ratio <= 1.2 && m.hotRecords <= maxHotRecords,
       });
       const r = m.coldSyncMs / m.hotSyncMs;
-      row({ figure: `till's first sync of a cold shop (from Redis) vs in memory, ${n(coupons)} coupons (median of 5)`, ours: m.coldSyncMs, baseline: m.hotSyncMs, unit: 'ms', ratio: r, budget: '≤ 2 ×', pass: r <= 2 });
+      row({
+        figure: `till's first sync of a cold shop (from Redis) vs in memory, ${n(coupons)} coupons (median of 5)`,
+        ours: m.coldSyncMs,
+        baseline: m.hotSyncMs,
+        unit: 'ms',
+        ratio: r,
+        budget: '≤ 2 ×',
+        pass: r <= 2,
+      });
     }
   }
 
   const listing = { shops: smoke ? 12 : 96, coupons: 150 };
-  log(`hub listing: ${listing.shops} shops of ${listing.coupons} coupons (per-shop limits: list 1/s), by 1 then 3 instances (processes of their own)`);
+  log(
+    `hub listing: ${listing.shops} shops of ${listing.coupons} coupons (per-shop limits: list 1/s), by 1 then 3 instances (processes of their own)`,
+  );
   const { runs } = await measure(root, 'hubListingChild.mjs', listing);
   scenario.listing = { ...listing, runs };
   const [one, three] = runs;
-  for (const r of runs) log(`  ${r.instances} instance(s): ${(r.ms / 1000).toFixed(1)} s, ${Math.round(r.shopsPerMinute)} shops/min, ${r.listRequests} list requests, ${r.throttled} throttled`);
+  for (const r of runs)
+    log(
+      `  ${r.instances} instance(s): ${(r.ms / 1000).toFixed(1)} s, ${Math.round(r.shopsPerMinute)} shops/min, ${r.listRequests} list requests, ${r.throttled} throttled`,
+    );
   const ratio = three.shopsPerMinute / one.shopsPerMinute;
   row({
     figure: `hub listing, ${listing.shops} shops of ${listing.coupons} coupons (per-shop limits): shops/min, 3 instances vs 1`,
-    ours: three.shopsPerMinute, baseline: one.shopsPerMinute, unit: 'shops/min', ratio, budget: '≥ 2.5 ×',
+    ours: three.shopsPerMinute,
+    baseline: one.shopsPerMinute,
+    unit: 'shops/min',
+    ratio,
+    budget: '≥ 2.5 ×',
     pass: ratio >= 2.5 && runs.every((r) => r.throttled === 0),
   });
 }

@@ -30,10 +30,20 @@ async function confirmedCount() {
 async function run(instances) {
   await client.flushAll();
   await mock.request({ type: 'reset' });
-  const hubs = await Promise.all(Array.from({ length: instances }, (_, i) =>
-    startChildServer('hubChild.ts', {
-      instance: `hub-${i + 1}`, redis: redis.url, mock: mock.url, shops: ids, leaseMs: 30_000, maxConcurrentListings: 4, maxHotShops: 20, gated: true,
-    })));
+  const hubs = await Promise.all(
+    Array.from({ length: instances }, (_, i) =>
+      startChildServer('hubChild.ts', {
+        instance: `hub-${i + 1}`,
+        redis: redis.url,
+        mock: mock.url,
+        shops: ids,
+        leaseMs: 30_000,
+        maxConcurrentListings: 4,
+        maxHotShops: 20,
+        gated: true,
+      }),
+    ),
+  );
   const t0 = performance.now();
   const sweeps = hubs.map((hub) => hub.request({ type: 'sweep' }));
   for (;;) {
@@ -45,7 +55,13 @@ async function run(instances) {
   const log = await mock.request({ type: 'log' });
   const lists = log.filter((e) => e.path === '/v2/shop/coupons');
   await Promise.all(hubs.map((hub) => hub.stop()));
-  return { instances, ms, shopsPerMinute: shops / (ms / 60_000), listRequests: lists.length, throttled: log.filter((e) => e.status === 429).length };
+  return {
+    instances,
+    ms,
+    shopsPerMinute: shops / (ms / 60_000),
+    listRequests: lists.length,
+    throttled: log.filter((e) => e.status === 429).length,
+  };
 }
 
 const runs = [await run(1), await run(3)];

@@ -34,7 +34,9 @@ const settle = async () => {
 };
 const listen = (handler) => {
   const server = createServer(handler);
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${server.address().port}` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${server.address().port}` })),
+  );
 };
 const waitFor = async (check, what) => {
   for (let i = 0; i < 3000; i++) {
@@ -46,8 +48,14 @@ const waitFor = async (check, what) => {
 
 const redis = await startRedisServer();
 // its redis-server goes with it, also when the bench is stopped
-for (const signal of ['SIGTERM', 'SIGINT']) process.once(signal, () => void redis.stop().finally(() => process.exit(1)));
-const mock = createMockShopApiHandler({ key: 'bench-key', secret: 'bench-secret', rateLimits: false, data: { seed: 7, coupons, issuedCoupons: 0, products: 2 } });
+for (const signal of ['SIGTERM', 'SIGINT'])
+  process.once(signal, () => void redis.stop().finally(() => process.exit(1)));
+const mock = createMockShopApiHandler({
+  key: 'bench-key',
+  secret: 'bench-secret',
+  rateLimits: false,
+  data: { seed: 7, coupons, issuedCoupons: 0, products: 2 },
+});
 const api = await listen((req, res) => {
   req.url = req.url.replace(/^\/shops\/[^/]+/, '');
   mock.handler(req, res);
@@ -81,7 +89,8 @@ const seedStart = performance.now();
   const upserts = [];
   for (let cursor = null, started = false; !started || cursor !== null; started = true) {
     const chunk = await first.readSnapshot(cursor, 5_000);
-    for (const r of chunk.records) if (r.resource === 'coupons') upserts.push({ key: r.key, record: r.record, hash: hashes.get(r.key) });
+    for (const r of chunk.records)
+      if (r.resource === 'coupons') upserts.push({ key: r.key, record: r.record, hash: hashes.get(r.key) });
     cursor = chunk.next;
   }
   const confirmedAt = (await first.head()).confirmedAt.coupons;
@@ -103,7 +112,7 @@ const seedStart = performance.now();
 }
 const seedMs = performance.now() - seedStart;
 // what every shop's keys take in Redis (snapshot, record hashes, key index, and the change log the commits wrote)
-const redisBytesPerCoupon = (await redisUsed() - redisBefore) / (shops * coupons);
+const redisBytesPerCoupon = ((await redisUsed()) - redisBefore) / (shops * coupons);
 await info.close();
 
 const hub = relayEntry.createRelayHub({
@@ -165,9 +174,19 @@ if (pairs > 0 && untouched.length >= pairs) {
   hotSyncMs = med(hots);
   coldSyncMs = med(colds);
 }
-process.stdout.write(`${JSON.stringify({
-  heap: held - before, seedMs, readMs, redisBytesPerCoupon, open: status.hot.length, inMemory: status.inMemory.length, hotRecords: status.hotRecords, hotSyncMs, coldSyncMs,
-})}\n`);
+process.stdout.write(
+  `${JSON.stringify({
+    heap: held - before,
+    seedMs,
+    readMs,
+    redisBytesPerCoupon,
+    open: status.hot.length,
+    inMemory: status.inMemory.length,
+    hotRecords: status.hotRecords,
+    hotSyncMs,
+    coldSyncMs,
+  })}\n`,
+);
 await hub.close();
 server.server.closeAllConnections();
 api.server.closeAllConnections();

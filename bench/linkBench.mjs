@@ -25,7 +25,9 @@ async function plainSnapshotBytes(base) {
 /** @example await benchLink({ h, sizes, log, row, results }); */
 export async function benchLink({ h, sizes, log, row, results }) {
   const big = sizes.big.toLocaleString('en-US');
-  log(`a till's first sync of ${sizes.big} coupons from a relay over a ${LINK.mbps} Mbit/s, ${LINK.rttMs} ms link (${sizes.runs} run(s) after the version's first till)`);
+  log(
+    `a till's first sync of ${sizes.big} coupons from a relay over a ${LINK.mbps} Mbit/s, ${LINK.rttMs} ms link (${sizes.runs} run(s) after the version's first till)`,
+  );
   h.mount('linkapi', { rateLimits: false, data: { coupons: sizes.big } });
   const relay = await h.mountRelay('link', 'linkapi');
   await relay.refresh();
@@ -44,7 +46,11 @@ export async function benchLink({ h, sizes, log, row, results }) {
   const runs = [];
   try {
     await h.navigate(link.origin);
-    const options = { ...h.sessionOptions('linkapi', 'bench-ltill'), baseUrl: `${link.origin}/relay/link`, auth: undefined };
+    const options = {
+      ...h.sessionOptions('linkapi', 'bench-ltill'),
+      baseUrl: `${link.origin}/relay/link`,
+      auth: undefined,
+    };
     // the first till of the version compresses its chunks (once for every till after it): an info row
     for (let r = 0; r <= sizes.runs; r++) {
       await h.call('close', 'ltill');
@@ -59,7 +65,9 @@ export async function benchLink({ h, sizes, log, row, results }) {
       const writes = await h.call('putFloor', 'ltill');
       const floorMs = link.transferMs(moved.down) + writes.ms;
       runs.push({ first, moved, writes, floorMs, compressed });
-      log(`  run ${r}: ${Math.round(first.ms)} ms (written ${first.report.written}), ${(moved.down / 1e6).toFixed(2)} MB down + ${(moved.up / 1e3).toFixed(1)} kB up (${((100 * (moved.down + moved.up)) / plainBytes).toFixed(1)} % of ${(plainBytes / 1e6).toFixed(1)} MB); floor ${Math.round(floorMs)} ms (link ${Math.round(link.transferMs(moved.down))} + writes ${Math.round(writes.ms)}): ${(first.ms / floorMs).toFixed(2)}×; ${compressed} chunk(s) compressed`);
+      log(
+        `  run ${r}: ${Math.round(first.ms)} ms (written ${first.report.written}), ${(moved.down / 1e6).toFixed(2)} MB down + ${(moved.up / 1e3).toFixed(1)} kB up (${((100 * (moved.down + moved.up)) / plainBytes).toFixed(1)} % of ${(plainBytes / 1e6).toFixed(1)} MB); floor ${Math.round(floorMs)} ms (link ${Math.round(link.transferMs(moved.down))} + writes ${Math.round(writes.ms)}): ${(first.ms / floorMs).toFixed(2)}×; ${compressed} chunk(s) compressed`,
+      );
     }
     await h.call('close', 'ltill');
     await h.call('deleteDatabase', 'bench-ltill');
@@ -77,7 +85,32 @@ export async function benchLink({ h, sizes, log, row, results }) {
   const ok = runs.every((x) => x.first.report.ok && x.first.report.written === sizes.big);
   results.scenarios.link = { link: LINK, plainBytes, runs, codings: [...new Set(codings)] };
   const shaped = `${LINK.mbps} Mbit/s, ${LINK.rttMs} ms`;
-  row({ figure: `till via relay over a ${shaped} link: initial sync, ${big} coupons`, ours: ms, baseline: floorMs, unit: 'ms', ratio, budget: '≤ 1.3 × (bytes ÷ bandwidth + IndexedDB writes alone)', pass: ok && ratio <= 1.3 });
-  row({ figure: `  (the version's first till, which compresses the chunks)`, ours: cold.first.ms, baseline: cold.floorMs, unit: 'ms', ratio: cold.first.ms / cold.floorMs, budget: 'info', pass: true, info: true });
-  row({ figure: `till via relay over a ${shaped} link: bytes moved`, ours: moved / 1e6, baseline: plainBytes / 1e6, unit: 'MB', ratio: moved / plainBytes, budget: '≤ 0.15 × the snapshot uncompressed', pass: ok && moved <= 0.15 * plainBytes });
+  row({
+    figure: `till via relay over a ${shaped} link: initial sync, ${big} coupons`,
+    ours: ms,
+    baseline: floorMs,
+    unit: 'ms',
+    ratio,
+    budget: '≤ 1.3 × (bytes ÷ bandwidth + IndexedDB writes alone)',
+    pass: ok && ratio <= 1.3,
+  });
+  row({
+    figure: `  (the version's first till, which compresses the chunks)`,
+    ours: cold.first.ms,
+    baseline: cold.floorMs,
+    unit: 'ms',
+    ratio: cold.first.ms / cold.floorMs,
+    budget: 'info',
+    pass: true,
+    info: true,
+  });
+  row({
+    figure: `till via relay over a ${shaped} link: bytes moved`,
+    ours: moved / 1e6,
+    baseline: plainBytes / 1e6,
+    unit: 'MB',
+    ratio: moved / plainBytes,
+    budget: '≤ 0.15 × the snapshot uncompressed',
+    pass: ok && moved <= 0.15 * plainBytes,
+  });
 }

@@ -13,7 +13,10 @@ interface Session {
   lookup: ShopLookup | null;
 }
 
-export type SessionOptions = Pick<ShopLookupOptions, 'baseUrl' | 'auth' | 'dbName' | 'rateLimits' | 'refreshIntervalMs' | 'products'>;
+export type SessionOptions = Pick<
+  ShopLookupOptions,
+  'baseUrl' | 'auth' | 'dbName' | 'rateLimits' | 'refreshIntervalMs' | 'products'
+>;
 
 const sessions = new Map<string, Session>();
 const watched = new Map<string, { at: Promise<number>; stop(): void }>();
@@ -75,7 +78,10 @@ function deleteDatabase(dbName: string): Promise<void> {
     req.onsuccess = () => (clearTimeout(timer), resolve());
     req.onerror = () => (clearTimeout(timer), reject(req.error));
     req.onblocked = () => {
-      timer ??= setTimeout(() => reject(new Error(`deleting ${dbName} is blocked by an open connection for 10 s`)), 10_000);
+      timer ??= setTimeout(
+        () => reject(new Error(`deleting ${dbName} is blocked by an open connection for 10 s`)),
+        10_000,
+      );
     };
   });
 }
@@ -115,7 +121,10 @@ const bench = {
       const t0 = performance.now();
       let data: unknown;
       if (floor) {
-        data = kind === 'coupon' ? await s.probes.getCoupon(dbName, key as string) : await s.probes.getOptionByCode(dbName, ...option);
+        data =
+          kind === 'coupon'
+            ? await s.probes.getCoupon(dbName, key as string)
+            : await s.probes.getOptionByCode(dbName, ...option);
       } else {
         data =
           kind === 'coupon'
@@ -200,7 +209,13 @@ const bench = {
     );
     const readThroughMs = performance.now() - t1;
     const report = await running;
-    return { ms: performance.now() - t0, report, readThroughMs, wasLocal: firstData !== null, found: answered.data !== null };
+    return {
+      ms: performance.now() - t0,
+      report,
+      readThroughMs,
+      wasLocal: firstData !== null,
+      found: answered.data !== null,
+    };
   },
 
   /**
@@ -250,7 +265,11 @@ const bench = {
   /** The floor of a first sync (fetch, parse, bulkPut page by page; nothing else), after loadFloor. */
   fetchAndPutFloor: (name: string) => {
     const s = session(name);
-    return s.probes.fetchAndPutFloor(`${s.options.dbName!}-fetch-put`, s.options.baseUrl, s.options.auth as { key: string; secret: string });
+    return s.probes.fetchAndPutFloor(
+      `${s.options.dbName!}-fetch-put`,
+      s.options.baseUrl,
+      s.options.auth as { key: string; secret: string },
+    );
   },
   loadFloor: (name: string) => session(name).probes.loadFloorRecords(session(name).options.dbName!),
   putFloor: (name: string) => session(name).probes.bulkPutFloor(`${session(name).options.dbName!}-floor`),

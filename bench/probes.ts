@@ -26,7 +26,11 @@ export interface Probes {
    * the last one ran, 8 pages at most, as the sync's writeBehind). Nothing else: no validation, hashing, checkpoint
    * or bookkeeping. In-worker ms.
    */
-  fetchAndPutFloor(floorDbName: string, baseUrl: string, auth: { key: string; secret: string }): Promise<{ ms: number; records: number; pages: number }>;
+  fetchAndPutFloor(
+    floorDbName: string,
+    baseUrl: string,
+    auth: { key: string; secret: string },
+  ): Promise<{ ms: number; records: number; pages: number }>;
   /** Writes `products` products with 3 options each (as the engine stores them, confirmed now). */
   seedOptions(dbName: string, products: number, firstProductNo: number): Promise<number>;
   /** Epoch ms of every committed transaction that wrote to `dbName`'s coupons table since the last reset. */
@@ -35,7 +39,11 @@ export interface Probes {
    * The floor of listing: every page of GET /v2/shop/coupons fetched and JSON-parsed, nothing else; one request at
    * a time (as the sync must, to see a throttle answer before sending the next), or `parallel` at a time.
    */
-  fetchListing(baseUrl: string, auth: { key: string; secret: string }, parallel: number): Promise<{ ms: number; pages: number; rows: number }>;
+  fetchListing(
+    baseUrl: string,
+    auth: { key: string; secret: string },
+    parallel: number,
+  ): Promise<{ ms: number; pages: number; rows: number }>;
   /** Where the time of this worker's list requests went (Resource Timing): mean ms per request, then clears. */
   listRequestTimings(): { count: number; total: number; waiting: number; receiving: number; gaps: number };
   resetCommits(): void;
@@ -47,18 +55,42 @@ const OPTION_CODES = ['SIZE', 'COLOR', 'MEMO'] as const;
 /** Three options of one product in the API's loose wire shapes (value_list as array, object, null). */
 function wireOptions(productNo: number): Record<string, unknown>[] {
   return [
-    { no: 1, code: OPTION_CODES[0], type: 'default', name: '사이즈', is_require: 'Y', value_list: [{ code: 'S', name: 'S' }, { code: 'M', name: 'M' }, { code: 'L', name: 'L' }] },
-    { no: 2 + (productNo % 3), code: OPTION_CODES[1], type: 'color', name: '색상', is_require: true, value_list: { C01: { name: '블랙' }, C02: { name: '화이트' } } },
+    {
+      no: 1,
+      code: OPTION_CODES[0],
+      type: 'default',
+      name: '사이즈',
+      is_require: 'Y',
+      value_list: [
+        { code: 'S', name: 'S' },
+        { code: 'M', name: 'M' },
+        { code: 'L', name: 'L' },
+      ],
+    },
+    {
+      no: 2 + (productNo % 3),
+      code: OPTION_CODES[1],
+      type: 'color',
+      name: '색상',
+      is_require: true,
+      value_list: { C01: { name: '블랙' }, C02: { name: '화이트' } },
+    },
     { no: 7, code: OPTION_CODES[2], type: 'input', name: '각인 문구', is_require: false, value_list: null },
   ];
 }
 
 /** Logs in (untimed) and gives a bare reader of one list page: fetched and JSON-parsed, nothing else. */
 async function listPages(baseUrl: string, auth: { key: string; secret: string }) {
-  const tokenAnswer = await fetch(`${baseUrl}/v2/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(auth) });
+  const tokenAnswer = await fetch(`${baseUrl}/v2/auth`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(auth),
+  });
   const token = ((await tokenAnswer.json()) as { access_token: string }).access_token;
   return async (n: number) => {
-    const res = await fetch(`${baseUrl}/v2/shop/coupons?offset=${n}&limit=100`, { headers: { accept: 'application/json', 'access-token': token } });
+    const res = await fetch(`${baseUrl}/v2/shop/coupons?offset=${n}&limit=100`, {
+      headers: { accept: 'application/json', 'access-token': token },
+    });
     return JSON.parse(await res.text()) as { data: { list: unknown[]; pagenation: { total_page: number } } };
   };
 }
@@ -190,11 +222,16 @@ export function createProbes(): Probes {
       return { ms, records, pages: total };
     },
     listRequestTimings() {
-      const list = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((e) => e.name.includes('/v2/shop/coupons?'));
+      const list = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((e) =>
+        e.name.includes('/v2/shop/coupons?'),
+      );
       performance.clearResourceTimings();
-      const mean = (f: (e: PerformanceResourceTiming) => number) => list.reduce((a, e) => a + f(e), 0) / Math.max(1, list.length);
+      const mean = (f: (e: PerformanceResourceTiming) => number) =>
+        list.reduce((a, e) => a + f(e), 0) / Math.max(1, list.length);
       const sorted = [...list].sort((a, b) => a.startTime - b.startTime);
-      const gaps = sorted.slice(1).reduce((a, e, i) => a + Math.max(0, e.startTime - sorted[i]!.responseEnd), 0) / Math.max(1, list.length - 1);
+      const gaps =
+        sorted.slice(1).reduce((a, e, i) => a + Math.max(0, e.startTime - sorted[i]!.responseEnd), 0) /
+        Math.max(1, list.length - 1);
       return {
         count: list.length,
         total: mean((e) => e.responseEnd - e.startTime),

@@ -45,5 +45,9 @@ export function cpuByProcess(browserPid) {
 
 /** CPU ms per process kind between two cpuByProcess() readings (kinds that used none left out). */
 export function cpuBetween(before, after) {
-  return Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => v > 0));
+  return Object.fromEntries(
+    Object.entries(after)
+      .map(([k, v]) => [k, v - (before[k] ?? 0)])
+      .filter(([, v]) => v > 0),
+  );
 }

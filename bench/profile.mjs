@@ -20,7 +20,7 @@ function topSelf(profile, n = 30) {
   for (let k = 0; k < profile.samples.length; k++) {
     const node = byId.get(profile.samples[k]);
     const f = node.callFrame;
-    const key = `${f.functionName || "(anonymous)"} ${f.url.split("/").pop()}:${f.lineNumber + 1}:${f.columnNumber + 1}`;
+    const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber + 1}:${f.columnNumber + 1}`;
     self.set(key, (self.get(key) ?? 0) + (dt[k] ?? 0) / 1000);
   }
   const total = [...self.values()].reduce((a, b) => a + b, 0);
@@ -91,27 +91,43 @@ try {
     const r = await h.call('keyedLookups', 'p', 'coupon', codes.slice(200, 1000), scenario === 'floor-lookups');
     const sorted = [...r.ms].sort((a, b) => a - b);
     result = { ms: r.ms.reduce((a, b) => a + b, 0) };
-    log(`p50 ${sorted[Math.floor(sorted.length / 2)].toFixed(3)} ms, p99 ${sorted[Math.floor(sorted.length * 0.99)].toFixed(3)} ms`);
+    log(
+      `p50 ${sorted[Math.floor(sorted.length / 2)].toFixed(3)} ms, p99 ${sorted[Math.floor(sorted.length * 0.99)].toFixed(3)} ms`,
+    );
     const { profile: pageProfile } = await pageCdp.send('Profiler.stop');
     const { total, top } = topSelf(pageProfile, 15);
     log(`page: ${Math.round(total)} ms sampled`);
-    for (const [k, ms] of top) console.log(`  page ${ms.toFixed(1).padStart(8)} ms  ${(100 * ms / total).toFixed(1).padStart(5)}%  ${k}`);
+    for (const [k, ms] of top)
+      console.log(`  page ${ms.toFixed(1).padStart(8)} ms  ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${k}`);
   } else throw new Error(`unknown scenario ${scenario}`);
   const cpu = cpuBetween(cpuBefore, cpuByProcess(h.browserPid));
   const { profile } = await worker.send('Profiler.stop');
-  log(`CPU time by process: ${Object.entries(cpu).map(([k, v]) => `${k} ${v} ms`).join(', ')}`);
+  log(
+    `CPU time by process: ${Object.entries(cpu)
+      .map(([k, v]) => `${k} ${v} ms`)
+      .join(', ')}`,
+  );
   await worker.detach();
   await mkdir(`${root}bench-results`, { recursive: true });
   const file = `${root}bench-results/${scenario}.cpuprofile`;
   await writeFile(file, JSON.stringify(profile));
   const { total, top } = topSelf(profile);
-  log(`${scenario} of ${coupons} coupons: ${Math.round(result.ms ?? 0)} ms wall; ${Math.round(total)} ms sampled in the worker; profile: ${file}`);
-  if (globalThis.__mockN) log(`mock: ${globalThis.__mockN} requests, ${(globalThis.__mockMs / globalThis.__mockN).toFixed(2)} ms each from arrival to the last byte sent`);
-  for (const [k, ms] of top) console.log(`${ms.toFixed(1).padStart(8)} ms  ${(100 * ms / total).toFixed(1).padStart(5)}%  ${k}`);
+  log(
+    `${scenario} of ${coupons} coupons: ${Math.round(result.ms ?? 0)} ms wall; ${Math.round(total)} ms sampled in the worker; profile: ${file}`,
+  );
+  if (globalThis.__mockN)
+    log(
+      `mock: ${globalThis.__mockN} requests, ${(globalThis.__mockMs / globalThis.__mockN).toFixed(2)} ms each from arrival to the last byte sent`,
+    );
+  for (const [k, ms] of top)
+    console.log(`${ms.toFixed(1).padStart(8)} ms  ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${k}`);
   const split = byPart(profile);
   const busy = split.filter(([k]) => k !== 'idle').reduce((a, [, ms]) => a + ms, 0);
   log(`by part (${Math.round(busy)} ms busy):`);
-  for (const [k, ms] of split) console.log(`${ms.toFixed(0).padStart(8)} ms  ${k === 'idle' ? '     ' : `${(100 * ms / busy).toFixed(1).padStart(4)}%`}  ${k}`);
+  for (const [k, ms] of split)
+    console.log(
+      `${ms.toFixed(0).padStart(8)} ms  ${k === 'idle' ? '     ' : `${((100 * ms) / busy).toFixed(1).padStart(4)}%`}  ${k}`,
+    );
 } finally {
   await h.call('close', 'p').catch(() => undefined);
   await h.close();

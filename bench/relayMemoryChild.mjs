@@ -17,7 +17,13 @@ const gc = () => {
 /** A relay listing `url` on a loopback server; resolves once its first listing is in. */
 async function relayOn(url) {
   const relay = relayEntry.createShopRelay({
-    key: 'demo-key', secret: 'demo-secret', target: url, basePath: '/shop-api', public: true, rateLimits: false, clientLimits: false,
+    key: 'demo-key',
+    secret: 'demo-secret',
+    target: url,
+    basePath: '/shop-api',
+    public: true,
+    rateLimits: false,
+    clientLimits: false,
   });
   const server = createServer((req, res) => relay(req, res));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -16,10 +16,20 @@ import { build } from 'vite';
 async function buildPackage(root) {
   const out = `${root}node_modules/.cache/shop-lookup-bench/`;
   const quiet = { logLevel: 'warn' };
-  await build({ ...quiet, root, configFile: `${root}vite.config.ts`, build: { outDir: `${out}web`, emptyOutDir: true } });
+  await build({
+    ...quiet,
+    root,
+    configFile: `${root}vite.config.ts`,
+    build: { outDir: `${out}web`, emptyOutDir: true },
+  });
   for (const name of ['relay', 'mock-server']) {
     const dir = `${root}packages/${name}`;
-    await build({ ...quiet, root: dir, configFile: `${dir}/vite.config.ts`, build: { outDir: `${out}${name}`, emptyOutDir: true } });
+    await build({
+      ...quiet,
+      root: dir,
+      configFile: `${dir}/vite.config.ts`,
+      build: { outDir: `${out}${name}`, emptyOutDir: true },
+    });
   }
   return out;
 }
@@ -28,11 +38,16 @@ async function buildPackage(root) {
  * @example await benchStorefront({ root, sizes, log, row, results, smoke });
  */
 export async function benchStorefront({ root, sizes, log, row, results, smoke }) {
-  log(`storefront: first visit on a relay (${sizes.big} coupons, 20 tracked products) vs a till's full sync; ${smoke ? 100 : 1000} anonymous reads of one untracked product`);
+  log(
+    `storefront: first visit on a relay (${sizes.big} coupons, 20 tracked products) vs a till's full sync; ${smoke ? 100 : 1000} anonymous reads of one untracked product`,
+  );
   const built = await buildPackage(root);
   const { stdout, stderr } = await promisify(execFile)(
     process.execPath,
-    [`${root}bench/storefrontChild.mjs`, JSON.stringify({ sizes: { big: sizes.big, small: sizes.small, runs: sizes.runs }, smoke, built })],
+    [
+      `${root}bench/storefrontChild.mjs`,
+      JSON.stringify({ sizes: { big: sizes.big, small: sizes.small, runs: sizes.runs }, smoke, built }),
+    ],
     { cwd: root, maxBuffer: 64 * 1024 * 1024, timeout: 900_000 },
   );
   for (const line of stderr.split('\n').filter((l) => l.startsWith('  '))) log(line);
@@ -47,6 +62,16 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const sizes = smoke ? { big: 1_000, small: 100, runs: 1 } : { big: 100_000, small: 1_000, runs: 3 };
   const rows = [];
   const root = fileURLToPath(new URL('..', import.meta.url));
-  await benchStorefront({ root, sizes, log: (m) => console.log(m), row: (r) => rows.push(r), results: { scenarios: {} }, smoke });
-  for (const r of rows) console.log(`${r.pass ? 'pass' : 'FAIL'} | ${r.figure} | ${typeof r.ours === 'number' ? r.ours.toFixed(2) : r.ours} ${r.unit}${r.baseline != null ? ` vs ${r.baseline.toFixed(2)}` : ''}${r.ratio != null ? ` (${r.ratio.toFixed(4)}×)` : ''} | ${r.budget}`);
+  await benchStorefront({
+    root,
+    sizes,
+    log: (m) => console.log(m),
+    row: (r) => rows.push(r),
+    results: { scenarios: {} },
+    smoke,
+  });
+  for (const r of rows)
+    console.log(
+      `${r.pass ? 'pass' : 'FAIL'} | ${r.figure} | ${typeof r.ours === 'number' ? r.ours.toFixed(2) : r.ours} ${r.unit}${r.baseline != null ? ` vs ${r.baseline.toFixed(2)}` : ''}${r.ratio != null ? ` (${r.ratio.toFixed(4)}×)` : ''} | ${r.budget}`,
+    );
 }

@@ -24,7 +24,16 @@ async function liveHeap(relay) {
   relay.child.kill('SIGUSR2');
   let heap;
   await until(async () => {
-    heap = relay.lines.slice(from).map((l) => { try { return JSON.parse(l); } catch { return {}; } }).find((l) => l.msg === 'heap')?.heap;
+    heap = relay.lines
+      .slice(from)
+      .map((l) => {
+        try {
+          return JSON.parse(l);
+        } catch {
+          return {};
+        }
+      })
+      .find((l) => l.msg === 'heap')?.heap;
     return heap !== undefined;
   }, 10_000);
   return heap;
@@ -35,14 +44,24 @@ export async function benchUses({ root, log, row, results, smoke }) {
   const { module: mockServer } = await runnerImport(`${root}packages/mock-server/src/index.ts`);
   const { module: tillTokens } = await runnerImport(`${root}packages/relay/src/server/tillTokens.ts`);
   const { module: redisServer } = await runnerImport(`${root}test/redisServer.ts`);
-  const token = (till) => tillTokens.signTillToken({ secret: TOKEN_SECRET, shop: SHOP, till, expiresAt: Date.now() + 3_600_000 });
+  const token = (till) =>
+    tillTokens.signTillToken({ secret: TOKEN_SECRET, shop: SHOP, till, expiresAt: Date.now() + 3_600_000 });
   const auth = (till) => ({ authorization: `Bearer ${token(till)}` });
   const scenario = (results.scenarios.uses = {});
   const redis = await redisServer.startRedisServer();
-  const api = await mockServer.startMockShopApi({ rateLimits: false, data: { coupons: smoke ? 100 : 1_000, products: 80 } });
+  const api = await mockServer.startMockShopApi({
+    rateLimits: false,
+    data: { coupons: smoke ? 100 : 1_000, products: 80 },
+  });
   const env = {
-    SHOP_API_KEY: 'demo-key', SHOP_API_SECRET: 'demo-secret', SHOP_API_TARGET: api.url, SHOP_ID: SHOP, REDIS_URL: redis.url,
-    TILL_TOKEN_SECRET: TOKEN_SECRET, REFRESH_INTERVAL_MS: '3600000', SHOP_API_RATE_LIMITS: 'off',
+    SHOP_API_KEY: 'demo-key',
+    SHOP_API_SECRET: 'demo-secret',
+    SHOP_API_TARGET: api.url,
+    SHOP_ID: SHOP,
+    REDIS_URL: redis.url,
+    TILL_TOKEN_SECRET: TOKEN_SECRET,
+    REFRESH_INTERVAL_MS: '3600000',
+    SHOP_API_RATE_LIMITS: 'off',
   };
   const relays = [];
   const start = async () => {
@@ -59,7 +78,9 @@ export async function benchUses({ root, log, row, results, smoke }) {
       const tills = smoke ? 10 : 100;
       const uses = smoke ? 500 : 10_000;
       const ms = smoke ? 5_000 : 60_000;
-      log(`uses: ${n(uses)} in ${ms / 1000} s from ${tills} tills of one shop (one use a POST, resent until acknowledged), and as many feed requests`);
+      log(
+        `uses: ${n(uses)} in ${ms / 1000} s from ${tills} tills of one shop (one use a POST, resent until acknowledged), and as many feed requests`,
+      );
       const agent = new Agent({ keepAlive: true, maxSockets: tills * 2 });
       const perTill = uses / tills;
       const gap = ms / perTill; // each till's pace
@@ -74,27 +95,49 @@ export async function benchUses({ root, log, row, results, smoke }) {
        */
       const phase = async (from, to, timed) => {
         const t0 = performance.now();
-        await Promise.all(Array.from({ length: tills }, async (_, t) => {
-          const headers = { ...auth(`till-${t}`), 'content-type': 'application/json' };
-          for (let i = from; i < to; i++) {
-            // the tills' sends spread evenly over each gap
-            const due = t0 + (gap * t) / tills + (i - from) * gap;
-            await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
-            const body = JSON.stringify({ device: `dev-${t}`, uses: [{ entry: `e${i}`, code: `IC-${t}-${i}`, couponCode: 'WELCOME10', orderId: `o-${t}-${i}`, at: Date.now(), override: false }] });
-            for (;;) {
+        await Promise.all(
+          Array.from({ length: tills }, async (_, t) => {
+            const headers = { ...auth(`till-${t}`), 'content-type': 'application/json' };
+            for (let i = from; i < to; i++) {
+              // the tills' sends spread evenly over each gap
+              const due = t0 + (gap * t) / tills + (i - from) * gap;
+              await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
+              const body = JSON.stringify({
+                device: `dev-${t}`,
+                uses: [
+                  {
+                    entry: `e${i}`,
+                    code: `IC-${t}-${i}`,
+                    couponCode: 'WELCOME10',
+                    orderId: `o-${t}-${i}`,
+                    at: Date.now(),
+                    override: false,
+                  },
+                ],
+              });
+              for (;;) {
+                const s = performance.now();
+                const answer = await fetchBuffer(`${first.url}/relay/v1/uses`, {
+                  agent,
+                  method: 'POST',
+                  headers,
+                  body,
+                }).catch(() => null);
+                if (timed) postMs.push(performance.now() - s);
+                if (answer?.status === 200) break;
+                resent++;
+                await new Promise((r) => setTimeout(r, 100));
+              }
               const s = performance.now();
-              const answer = await fetchBuffer(`${first.url}/relay/v1/uses`, { agent, method: 'POST', headers, body }).catch(() => null);
-              if (timed) postMs.push(performance.now() - s);
-              if (answer?.status === 200) break;
-              resent++;
-              await new Promise((r) => setTimeout(r, 100));
+              const changes = await fetchBuffer(
+                `${first.url}/relay/v1/feed?since=${versions[t]}&handle=${head.handle}&limit=10000`,
+                { agent, headers: auth(`till-${t}`) },
+              ).catch(() => null);
+              if (timed) feedMs.push(performance.now() - s);
+              if (changes?.status === 200) versions[t] = json(changes).version;
             }
-            const s = performance.now();
-            const changes = await fetchBuffer(`${first.url}/relay/v1/feed?since=${versions[t]}&handle=${head.handle}&limit=10000`, { agent, headers: auth(`till-${t}`) }).catch(() => null);
-            if (timed) feedMs.push(performance.now() - s);
-            if (changes?.status === 200) versions[t] = json(changes).version;
-          }
-        }));
+          }),
+        );
         return performance.now() - t0;
       };
       // a fifth of the uses warms the relay up; its live heap then, and after the other four fifths (timed)
@@ -123,15 +166,63 @@ export async function benchUses({ root, log, row, results, smoke }) {
       const heapBudget = Math.max(3 * addedBytes, 1e6);
       const post99 = quantile(postMs, 0.99);
       const feed99 = quantile(feedMs, 0.99);
-      scenario.throughput = { tills, uses, ms, elapsedMs: elapsed, lost, twice, resent, post: { p50: quantile(postMs, 0.5), p99: post99 }, feed: { p50: quantile(feedMs, 0.5), p99: feed99 }, heapStart, heapEnd, growth, usesBytes };
-      log(`  ${n(distinct)} kept in ${(elapsed / 1000).toFixed(1)} s (${lost} lost, ${twice} twice, ${resent} resent); POST p99 ${post99.toFixed(1)} ms vs feed request p99 ${feed99.toFixed(1)} ms; heap growth ${(growth / 1e6).toFixed(1)} MB, the uses' JSON ${(usesBytes / 1e6).toFixed(1)} MB`);
+      scenario.throughput = {
+        tills,
+        uses,
+        ms,
+        elapsedMs: elapsed,
+        lost,
+        twice,
+        resent,
+        post: { p50: quantile(postMs, 0.5), p99: post99 },
+        feed: { p50: quantile(feedMs, 0.5), p99: feed99 },
+        heapStart,
+        heapEnd,
+        growth,
+        usesBytes,
+      };
+      log(
+        `  ${n(distinct)} kept in ${(elapsed / 1000).toFixed(1)} s (${lost} lost, ${twice} twice, ${resent} resent); POST p99 ${post99.toFixed(1)} ms vs feed request p99 ${feed99.toFixed(1)} ms; heap growth ${(growth / 1e6).toFixed(1)} MB, the uses' JSON ${(usesBytes / 1e6).toFixed(1)} MB`,
+      );
       const name = `uses: ${n(uses)} in ${ms / 1000} s across ${tills} tills of one shop`;
-      row({ figure: `${name}: lost or kept twice`, ours: lost + twice, unit: '', budget: '0', pass: lost + twice === 0 && elapsed <= ms * 1.2 });
+      row({
+        figure: `${name}: lost or kept twice`,
+        ours: lost + twice,
+        unit: '',
+        budget: '0',
+        pass: lost + twice === 0 && elapsed <= ms * 1.2,
+      });
       // both tails move with the machine's load (the tills, the relay and Redis share its cores): the POST, a
       // transaction in the store, against the feed's changes request of the same tills at the same pace
-      row({ figure: `${name}: POST p99`, ours: post99, baseline: feed99, unit: 'ms', ratio: post99 / feed99, budget: '≤ 3 × a feed request', pass: post99 <= 3 * feed99, note: 'baseline: a feed changes request of the same tills at the same pace' });
-      row({ figure: `${name}: relay live heap growth`, ours: growth / 1e6, baseline: addedBytes / 1e6, unit: 'MB', ratio: growth / addedBytes, budget: "≤ 3 × the added uses' JSON (1 MB at least)", pass: growth <= heapBudget, note: 'after a full GC, from a fifth of the uses in to the end' });
-      row({ figure: '  (POST p50; feed request p50)', ours: quantile(postMs, 0.5), baseline: quantile(feedMs, 0.5), unit: 'ms', budget: 'info', pass: true, info: true });
+      row({
+        figure: `${name}: POST p99`,
+        ours: post99,
+        baseline: feed99,
+        unit: 'ms',
+        ratio: post99 / feed99,
+        budget: '≤ 3 × a feed request',
+        pass: post99 <= 3 * feed99,
+        note: 'baseline: a feed changes request of the same tills at the same pace',
+      });
+      row({
+        figure: `${name}: relay live heap growth`,
+        ours: growth / 1e6,
+        baseline: addedBytes / 1e6,
+        unit: 'MB',
+        ratio: growth / addedBytes,
+        budget: "≤ 3 × the added uses' JSON (1 MB at least)",
+        pass: growth <= heapBudget,
+        note: 'after a full GC, from a fifth of the uses in to the end',
+      });
+      row({
+        figure: '  (POST p50; feed request p50)',
+        ours: quantile(postMs, 0.5),
+        baseline: quantile(feedMs, 0.5),
+        unit: 'ms',
+        budget: 'info',
+        pass: true,
+        info: true,
+      });
     }
 
     // ---- live: a use → another till's long-poll, on 1 relay and across 3 instances, vs the feed's own changes
@@ -143,7 +234,9 @@ export async function benchUses({ root, log, row, results, smoke }) {
     const parkedThen = async (on, act) => {
       const head = json(await fetchBuffer(`${on.url}/relay/v1/feed?limit=1`, { headers: auth('poller') }));
       const waiting = json(await fetchBuffer(`${on.url}/relay/v1/status`)).waiting;
-      const answered = fetchBuffer(`${on.url}/relay/v1/feed?since=${head.version}&handle=${head.handle}&wait=30`, { headers: auth('poller') }).then(() => Date.now());
+      const answered = fetchBuffer(`${on.url}/relay/v1/feed?since=${head.version}&handle=${head.handle}&wait=30`, {
+        headers: auth('poller'),
+      }).then(() => Date.now());
       await until(async () => json(await fetchBuffer(`${on.url}/relay/v1/status`)).waiting > waiting, 10_000);
       const sent = await act();
       return (await answered) - sent;
@@ -154,26 +247,58 @@ export async function benchUses({ root, log, row, results, smoke }) {
       for (let i = 0; i < samples; i++) {
         const to = instances[i % instances.length];
         const on = instances[(i + 1) % instances.length];
-        useMs.push(await parkedThen(on, async () => {
-          const sent = Date.now();
-          const body = JSON.stringify({ device: 'dev-live', uses: [{ entry: `${label}-${i}`, code: `IC-LIVE-${label}-${i}`, couponCode: null, orderId: null, at: sent, override: false }] });
-          await fetchBuffer(`${to.url}/relay/v1/uses`, { method: 'POST', headers: { ...auth('sender'), 'content-type': 'application/json' }, body });
-          return sent;
-        }));
+        useMs.push(
+          await parkedThen(on, async () => {
+            const sent = Date.now();
+            const body = JSON.stringify({
+              device: 'dev-live',
+              uses: [
+                {
+                  entry: `${label}-${i}`,
+                  code: `IC-LIVE-${label}-${i}`,
+                  couponCode: null,
+                  orderId: null,
+                  at: sent,
+                  override: false,
+                },
+              ],
+            });
+            await fetchBuffer(`${to.url}/relay/v1/uses`, {
+              method: 'POST',
+              headers: { ...auth('sender'), 'content-type': 'application/json' },
+              body,
+            });
+            return sent;
+          }),
+        );
         // the feed's own change: a product tracked now is listed at once; from its commit (the lister's log line)
         if (product < products.length) {
           const no = products[product++];
           const logged = relays.map((r) => r.lines.length);
-          changeMs.push(await parkedThen(on, async () => {
-            await fetchBuffer(`${to.url}/relay/v1/products`, { method: 'POST', headers: { ...auth('sender'), 'content-type': 'application/json' }, body: JSON.stringify({ products: [no] }) });
-            let committed;
-            await until(async () => {
-              committed = relays.flatMap((r, k) => r.lines.slice(logged[k])).map((l) => { try { return JSON.parse(l); } catch { return {}; } })
-                .find((l) => l.msg === 'listing committed' && l.resource === `options:${no}`);
-              return committed !== undefined;
-            }, 10_000);
-            return Date.parse(committed.time);
-          }));
+          changeMs.push(
+            await parkedThen(on, async () => {
+              await fetchBuffer(`${to.url}/relay/v1/products`, {
+                method: 'POST',
+                headers: { ...auth('sender'), 'content-type': 'application/json' },
+                body: JSON.stringify({ products: [no] }),
+              });
+              let committed;
+              await until(async () => {
+                committed = relays
+                  .flatMap((r, k) => r.lines.slice(logged[k]))
+                  .map((l) => {
+                    try {
+                      return JSON.parse(l);
+                    } catch {
+                      return {};
+                    }
+                  })
+                  .find((l) => l.msg === 'listing committed' && l.resource === `options:${no}`);
+                return committed !== undefined;
+              }, 10_000);
+              return Date.parse(committed.time);
+            }),
+          );
         }
       }
       return { useMs, changeMs };
@@ -182,11 +307,25 @@ export async function benchUses({ root, log, row, results, smoke }) {
     await Promise.all([start(), start()]);
     const three = await liveRun(relays, '3');
     scenario.live = { samples, one, three };
-    for (const [runOf, label, budget] of [[one, '1 relay', 1_000], [three, '3 instances on one Redis', 2_000]]) {
+    for (const [runOf, label, budget] of [
+      [one, '1 relay', 1_000],
+      [three, '3 instances on one Redis', 2_000],
+    ]) {
       const p99 = quantile(runOf.useMs, 0.99);
       const base = runOf.changeMs.length > 0 ? quantile(runOf.changeMs, 0.99) : null;
-      log(`  ${label}: a use → a long-poll p99 ${p99} ms; the feed's own change (commit → long-poll) p99 ${base ?? '-'} ms`);
-      row({ figure: `uses: a use → another till's long-poll answered: p99 (${label})`, ours: p99, baseline: base, unit: 'ms', ratio: base ? p99 / Math.max(1, base) : null, budget: `≤ ${n(budget)} ms`, pass: p99 <= budget, note: "baseline: the feed's own change, its commit → the long-poll" });
+      log(
+        `  ${label}: a use → a long-poll p99 ${p99} ms; the feed's own change (commit → long-poll) p99 ${base ?? '-'} ms`,
+      );
+      row({
+        figure: `uses: a use → another till's long-poll answered: p99 (${label})`,
+        ours: p99,
+        baseline: base,
+        unit: 'ms',
+        ratio: base ? p99 / Math.max(1, base) : null,
+        budget: `≤ ${n(budget)} ms`,
+        pass: p99 <= budget,
+        note: "baseline: the feed's own change, its commit → the long-poll",
+      });
     }
   } finally {
     await Promise.all(relays.map((r) => r.stop()));

@@ -20,7 +20,8 @@ export async function attachWorker({ cdp, pageSession }, targetId) {
     onAttached = (e) => e.targetInfo.targetId === targetId && (clearTimeout(timer), resolve(e.sessionId));
   });
   pageSession.on('Target.attachedToTarget', onAttached);
-  const autoAttach = (on) => pageSession.send('Target.setAutoAttach', { autoAttach: on, waitForDebuggerOnStart: false, flatten: true });
+  const autoAttach = (on) =>
+    pageSession.send('Target.setAutoAttach', { autoAttach: on, waitForDebuggerOnStart: false, flatten: true });
   await autoAttach(true);
   const sessionId = await attached.finally(() => pageSession.off('Target.attachedToTarget', onAttached));
   const worker = cdp.sessionOf(sessionId);

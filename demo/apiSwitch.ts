@@ -9,7 +9,17 @@ const ENDPOINT = '/__demo/api';
 export function mountApiSwitch(root: HTMLElement, lookup: ShopLookup): void {
   const box = h('input', { testid: 'api-switch', attrs: { type: 'checkbox', role: 'switch' } });
   const state = h('span', { class: 'switch-state', testid: 'api-switch-state' }, '');
-  replace(root, h('label', { class: 'switch', attrs: { title: 'Simulate losing the shop API (the network stays up)' } }, box, h('span', { class: 'track' }), h('span', {}, 'Cut the API')), state);
+  replace(
+    root,
+    h(
+      'label',
+      { class: 'switch', attrs: { title: 'Simulate losing the shop API (the network stays up)' } },
+      box,
+      h('span', { class: 'track' }),
+      h('span', {}, 'Cut the API'),
+    ),
+    state,
+  );
 
   const show = (down: boolean) => {
     box.checked = down;
@@ -25,7 +35,11 @@ export function mountApiSwitch(root: HTMLElement, lookup: ShopLookup): void {
     const down = box.checked;
     box.disabled = true;
     try {
-      const res = await fetch(ENDPOINT, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ down }) });
+      const res = await fetch(ENDPOINT, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ down }),
+      });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       show(((await res.json()) as { down: boolean }).down);
       void lookup.sync(); // let shop-lookup find out now, both ways

@@ -25,18 +25,35 @@ function check(label: string, testid: string): [HTMLLabelElement, HTMLInputEleme
 function couponCard(r: LookupResult<Coupon | null>, code: string): HTMLElement[] {
   const c = r.data;
   if (!c) {
-    const why = r.syncedAt === null ? (r.offline ? 'Not known locally (offline).' : 'Looking it up…') : 'Not a coupon code of this shop.';
+    const why =
+      r.syncedAt === null
+        ? r.offline
+          ? 'Not known locally (offline).'
+          : 'Looking it up…'
+        : 'Not a coupon code of this shop.';
     return [h('p', { class: 'muted', testid: 'code-coupon-none' }, `${code}: ${why}`)];
   }
   return [
     h('div', { class: 'card-title', testid: 'code-coupon-name' }, c.name ?? c.coupon_code),
-    h('dl', {},
-      h('dt', {}, 'Code'), h('dd', { testid: 'code-coupon-code' }, c.coupon_code),
-      h('dt', {}, 'Discount'), h('dd', { testid: 'code-coupon-discount' }, discountText(c)),
-      h('dt', {}, 'Minimum'), h('dd', {}, minimumText(c)),
-      h('dt', {}, 'Status'), h('dd', { testid: 'code-coupon-status' }, statusText(c.status)),
-      h('dt', {}, 'Period'), h('dd', {}, periodText(c.use_period)),
-      h('dt', {}, 'Rules'), h('dd', {}, [c.use_app ? 'app only' : 'any channel', c.is_duplication ? 'combinable' : 'not combinable'].join(' · ')),
+    h(
+      'dl',
+      {},
+      h('dt', {}, 'Code'),
+      h('dd', { testid: 'code-coupon-code' }, c.coupon_code),
+      h('dt', {}, 'Discount'),
+      h('dd', { testid: 'code-coupon-discount' }, discountText(c)),
+      h('dt', {}, 'Minimum'),
+      h('dd', {}, minimumText(c)),
+      h('dt', {}, 'Status'),
+      h('dd', { testid: 'code-coupon-status' }, statusText(c.status)),
+      h('dt', {}, 'Period'),
+      h('dd', {}, periodText(c.use_period)),
+      h('dt', {}, 'Rules'),
+      h(
+        'dd',
+        {},
+        [c.use_app ? 'app only' : 'any channel', c.is_duplication ? 'combinable' : 'not combinable'].join(' · '),
+      ),
     ),
   ];
 }
@@ -44,7 +61,12 @@ function couponCard(r: LookupResult<Coupon | null>, code: string): HTMLElement[]
 function issuedCard(r: LookupResult<IssuedCoupon | null>, code: string): HTMLElement[] {
   const c = r.data;
   if (!c) {
-    const why = r.syncedAt === null ? (r.offline ? 'Not known locally (offline).' : 'Looking it up…') : 'Not an issued-coupon code.';
+    const why =
+      r.syncedAt === null
+        ? r.offline
+          ? 'Not known locally (offline).'
+          : 'Looking it up…'
+        : 'Not an issued-coupon code.';
     return [h('p', { class: 'muted', testid: 'code-issued-none' }, `${code}: ${why}`)];
   }
   const field = (name: string) => textField(c, name);
@@ -52,12 +74,20 @@ function issuedCard(r: LookupResult<IssuedCoupon | null>, code: string): HTMLEle
   const used = status.toLowerCase() === 'complete' || field('use_date') !== '';
   return [
     h('div', { class: 'card-title', testid: 'code-issued-name' }, field('name') || field('coupon_issue_code') || code),
-    h('dl', {},
-      h('dt', {}, 'Issue code'), h('dd', { testid: 'code-issued-code' }, field('coupon_issue_code') || code),
-      h('dt', {}, 'Of coupon'), h('dd', {}, field('coupon_code') || '—'),
-      h('dt', {}, 'Discount'), h('dd', {}, discountText(c)),
-      h('dt', {}, 'State'), h('dd', { testid: 'code-issued-status' }, `${used ? 'used' : 'unused'} (${statusText(status)})`),
-      used && h('dt', {}, 'Order'), used && h('dd', { testid: 'code-issued-order' }, `${field('shop_order_code') || '—'} at ${field('use_date') || '—'}`),
+    h(
+      'dl',
+      {},
+      h('dt', {}, 'Issue code'),
+      h('dd', { testid: 'code-issued-code' }, field('coupon_issue_code') || code),
+      h('dt', {}, 'Of coupon'),
+      h('dd', {}, field('coupon_code') || '—'),
+      h('dt', {}, 'Discount'),
+      h('dd', {}, discountText(c)),
+      h('dt', {}, 'State'),
+      h('dd', { testid: 'code-issued-status' }, `${used ? 'used' : 'unused'} (${statusText(status)})`),
+      used && h('dt', {}, 'Order'),
+      used &&
+        h('dd', { testid: 'code-issued-order' }, `${field('shop_order_code') || '—'} at ${field('use_date') || '—'}`),
     ),
   ];
 }
@@ -65,7 +95,10 @@ function issuedCard(r: LookupResult<IssuedCoupon | null>, code: string): HTMLEle
 /** @example const checkout = mountCheckout(el, lookup, { onVerdict: () => journal.refresh() }); */
 export function mountCheckout(root: HTMLElement, lookup: ShopLookup, hooks: { onVerdict(): void }): Checkout {
   const lines = h('ul', { class: 'order-lines', testid: 'order-lines' });
-  const amount = h('input', { testid: 'order-amount', attrs: { type: 'number', min: 0, step: 100, value: 32000, inputmode: 'numeric' } });
+  const amount = h('input', {
+    testid: 'order-amount',
+    attrs: { type: 'number', min: 0, step: 100, value: 32000, inputmode: 'numeric' },
+  });
   const [appLabel, app] = check('App order', 'flag-app');
   const [otherLabel, other] = check('Another discount applied', 'flag-other-discount');
   // what the field takes is its label; the placeholder is a short example that fits the field
@@ -73,16 +106,24 @@ export function mountCheckout(root: HTMLElement, lookup: ShopLookup, hooks: { on
     testid: 'coupon-code',
     attrs: { id: 'coupon-code', type: 'text', placeholder: 'e.g. WELCOME10', autocomplete: 'off', spellcheck: 'false' },
   });
-  const codeLabel = h('label', { class: 'field-label', testid: 'coupon-code-label', attrs: { for: 'coupon-code' } }, 'Coupon or issued-coupon code');
+  const codeLabel = h(
+    'label',
+    { class: 'field-label', testid: 'coupon-code-label', attrs: { for: 'coupon-code' } },
+    'Coupon or issued-coupon code',
+  );
   const apply = h('button', { class: 'primary', testid: 'apply-coupon', attrs: { type: 'submit' } }, 'Apply');
   const clear = h('button', { class: 'ghost', testid: 'remove-coupon', attrs: { type: 'button' } }, 'Remove');
   const verdictBox = h('div', { class: 'verdict', testid: 'verdict', attrs: { 'aria-live': 'polite' } });
   verdictBox.dataset.state = 'idle';
   const couponBox = h('div', { class: 'card', testid: 'code-coupon' });
   const issuedBox = h('div', { class: 'card', testid: 'code-issued' });
-  const details = h('div', { class: 'code-details', attrs: { hidden: true } },
+  const details = h(
+    'div',
+    { class: 'code-details', attrs: { hidden: true } },
     h('h3', {}, 'What the lookups know about this code'),
-    h('div', { class: 'two' },
+    h(
+      'div',
+      { class: 'two' },
       h('div', {}, h('h4', {}, 'coupon(code)'), couponBox),
       h('div', {}, h('h4', {}, 'issuedCoupon(code)'), issuedBox),
     ),
@@ -112,20 +153,38 @@ export function mountCheckout(root: HTMLElement, lookup: ShopLookup, hooks: { on
     const synced = h('span', { testid: 'verdict-synced' });
     stampAgo(synced, v.syncedAt, 'data from ');
     if (v.syncedAt === null) synced.textContent = 'no confirmed data';
-    const source = h('span', { class: `chip ${v.source === 'local' ? 'off' : ''}`, testid: 'verdict-source' },
-      v.source === 'local' ? 'decided from local data' : 'checked with the shop API');
+    const source = h(
+      'span',
+      { class: `chip ${v.source === 'local' ? 'off' : ''}`, testid: 'verdict-source' },
+      v.source === 'local' ? 'decided from local data' : 'checked with the shop API',
+    );
     source.dataset.source = v.source;
-    const message = v.detail?.message ? h('p', { class: 'verdict-message', testid: 'verdict-message' }, v.detail.message) : null;
+    const message = v.detail?.message
+      ? h('p', { class: 'verdict-message', testid: 'verdict-message' }, v.detail.message)
+      : null;
     verdictBox.dataset.state = v.ok ? 'ok' : 'rejected';
     verdictBox.dataset.reason = v.ok ? '' : v.reason;
     if (v.ok) {
       replace(
         verdictBox,
-        h('div', { class: 'verdict-head' }, h('span', { class: 'mark' }, '✓'), h('strong', { testid: 'verdict-name' }, name), h('span', { testid: 'verdict-reason' }, 'applies')),
-        h('div', { class: 'totals' },
+        h(
+          'div',
+          { class: 'verdict-head' },
+          h('span', { class: 'mark' }, '✓'),
+          h('strong', { testid: 'verdict-name' }, name),
+          h('span', { testid: 'verdict-reason' }, 'applies'),
+        ),
+        h(
+          'div',
+          { class: 'totals' },
           h('span', {}, 'Amount ', h('b', {}, won(orderAmount))),
           h('span', {}, 'Discount ', h('b', { testid: 'verdict-discount' }, `−${won(v.discount)}`)),
-          h('span', { class: 'pay' }, 'To pay ', h('b', { testid: 'verdict-total' }, won(Math.max(0, orderAmount - v.discount)))),
+          h(
+            'span',
+            { class: 'pay' },
+            'To pay ',
+            h('b', { testid: 'verdict-total' }, won(Math.max(0, orderAmount - v.discount))),
+          ),
         ),
         message,
         h('div', { class: 'meta' }, source, synced),
@@ -133,9 +192,19 @@ export function mountCheckout(root: HTMLElement, lookup: ShopLookup, hooks: { on
     } else {
       replace(
         verdictBox,
-        h('div', { class: 'verdict-head' }, h('span', { class: 'mark' }, '✗'), h('strong', { testid: 'verdict-name' }, name), h('span', { testid: 'verdict-reason' }, reasonText(v.reason))),
+        h(
+          'div',
+          { class: 'verdict-head' },
+          h('span', { class: 'mark' }, '✗'),
+          h('strong', { testid: 'verdict-name' }, name),
+          h('span', { testid: 'verdict-reason' }, reasonText(v.reason)),
+        ),
         message,
-        h('div', { class: 'totals' }, h('span', { class: 'pay' }, 'To pay ', h('b', { testid: 'verdict-total' }, won(orderAmount)))),
+        h(
+          'div',
+          { class: 'totals' },
+          h('span', { class: 'pay' }, 'To pay ', h('b', { testid: 'verdict-total' }, won(orderAmount))),
+        ),
         h('div', { class: 'meta' }, source, synced),
       );
     }
@@ -152,10 +221,11 @@ export function mountCheckout(root: HTMLElement, lookup: ShopLookup, hooks: { on
   /** The order amount typed, or null (said in words) when it cannot be checked against. */
   function orderAmountOrExplain(): number | null {
     const typed = amount.value.trim() === '' ? 0 : Number(amount.value);
-    const wrong =
-      !Number.isFinite(typed) ? 'The order amount is not a number: correct it to check the coupon.'
-      : typed < 0 ? `The order amount cannot be negative (−${won(-typed)}): correct it to check the coupon.`
-      : null;
+    const wrong = !Number.isFinite(typed)
+      ? 'The order amount is not a number: correct it to check the coupon.'
+      : typed < 0
+        ? `The order amount cannot be negative (−${won(-typed)}): correct it to check the coupon.`
+        : null;
     if (wrong) amount.setAttribute('aria-invalid', 'true');
     else amount.removeAttribute('aria-invalid');
     if (wrong && applied !== null) explain('invalid-amount', wrong);
@@ -169,12 +239,23 @@ export function mountCheckout(root: HTMLElement, lookup: ShopLookup, hooks: { on
     verdictBox.dataset.state = 'pending';
     replace(verdictBox, h('p', { class: 'muted' }, `Checking ${applied}…`));
     try {
-      const v = await lookup.validateCoupon(applied, { amount: orderAmount, app: app.checked, otherDiscount: other.checked });
+      const v = await lookup.validateCoupon(applied, {
+        amount: orderAmount,
+        app: app.checked,
+        otherDiscount: other.checked,
+      });
       if (mine === sequence) showVerdict(v, orderAmount);
     } catch (error) {
       if (mine !== sequence) return;
       verdictBox.dataset.state = 'error';
-      replace(verdictBox, h('p', { class: 'err', testid: 'verdict-error' }, `Could not check the coupon: ${(error as Error)?.message ?? String(error)}`));
+      replace(
+        verdictBox,
+        h(
+          'p',
+          { class: 'err', testid: 'verdict-error' },
+          `Could not check the coupon: ${(error as Error)?.message ?? String(error)}`,
+        ),
+      );
     } finally {
       hooks.onVerdict();
     }
@@ -187,8 +268,12 @@ export function mountCheckout(root: HTMLElement, lookup: ShopLookup, hooks: { on
     details.hidden = false;
     replace(couponBox, h('p', { class: 'muted' }, '…'));
     replace(issuedBox, h('p', { class: 'muted' }, '…'));
-    watching.add(lookup.coupon(c).subscribe((r) => replace(couponBox, couponCard(r, c), resultMeta(r, 'code-coupon-meta'))));
-    watching.add(lookup.issuedCoupon(c).subscribe((r) => replace(issuedBox, issuedCard(r, c), resultMeta(r, 'code-issued-meta'))));
+    watching.add(
+      lookup.coupon(c).subscribe((r) => replace(couponBox, couponCard(r, c), resultMeta(r, 'code-coupon-meta'))),
+    );
+    watching.add(
+      lookup.issuedCoupon(c).subscribe((r) => replace(issuedBox, issuedCard(r, c), resultMeta(r, 'code-issued-meta'))),
+    );
   }
 
   /** No coupon applied any more: its verdict and what the lookups know about it go. */

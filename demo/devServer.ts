@@ -7,7 +7,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Connect, Plugin } from 'vite';
 import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src/index';
-import { createMemoryStore, createShopApiProxy, createShopRelay, type Authorize, type ShopRelay } from '../packages/relay/src/index';
+import {
+  createMemoryStore,
+  createShopApiProxy,
+  createShopRelay,
+  type Authorize,
+  type ShopRelay,
+} from '../packages/relay/src/index';
 
 /**
  * The storefront page's relay: anonymous shoppers read product options and one coupon by its exact code
@@ -62,8 +68,22 @@ export function demoSettingsFromEnv(env: Record<string, string | undefined>): De
   const target = (env.SHOP_API_TARGET || DEFAULT_API_TARGET).replace(/\/+$/, '');
   const source = env.SHOP_DEMO_SOURCE === 'direct' ? 'direct' : 'relay';
   return real
-    ? { mode: 'real', source, key: env.SHOP_API_KEY!, secret: env.SHOP_API_SECRET!, target, page: { mode: 'real', apiLabel: target, products } }
-    : { mode: 'mock', source, key: 'demo-key', secret: 'demo-secret', target: '', page: { mode: 'mock', apiLabel: 'mock API', products } };
+    ? {
+        mode: 'real',
+        source,
+        key: env.SHOP_API_KEY!,
+        secret: env.SHOP_API_SECRET!,
+        target,
+        page: { mode: 'real', apiLabel: target, products },
+      }
+    : {
+        mode: 'mock',
+        source,
+        key: 'demo-key',
+        secret: 'demo-secret',
+        target: '',
+        page: { mode: 'mock', apiLabel: 'mock API', products },
+      };
 }
 
 /** The running server side of the demo; tests reach it through the plugin's `api.backend()`. */
@@ -103,7 +123,16 @@ async function startBackend(settings: DemoSettings): Promise<DemoBackend & { pro
     const name = /^Bearer (till-\w{1,20})$/.exec(req.headers.authorization ?? '')?.[1];
     return name ? { id: `till:${name}`, identified: true } : (req.socket.remoteAddress ?? 'unknown');
   };
-  const relay = settings.source === 'relay' ? createShopRelay({ ...common, store, public: true, clientId: tillOf, products: settings.page.products.map((p) => p.no) }) : null;
+  const relay =
+    settings.source === 'relay'
+      ? createShopRelay({
+          ...common,
+          store,
+          public: true,
+          clientId: tillOf,
+          products: settings.page.products.map((p) => p.no),
+        })
+      : null;
   const storefront = createShopRelay({ ...common, store, basePath: '/storefront-api', authorize: STOREFRONT });
   const storefrontRequests: string[] = [];
   const proxy = relay ? null : createShopApiProxy({ ...common, public: true });
@@ -130,12 +159,14 @@ async function startBackend(settings: DemoSettings): Promise<DemoBackend & { pro
   const serve: Middleware = (req, res, next) => {
     if ((req.url ?? '').startsWith('/storefront-api')) {
       storefrontRequests.push(req.url!);
-      if (apiDown) return sendJson(res, 502, { code: 'upstream_unreachable', message: 'The demo cut the API ("Cut the API").' });
+      if (apiDown)
+        return sendJson(res, 502, { code: 'upstream_unreachable', message: 'The demo cut the API ("Cut the API").' });
       return storefront(req, res, next);
     }
     if (!(req.url ?? '').startsWith('/shop-api')) return next();
     relayRequests.push(req.url!);
-    if (relay && apiDown) return sendJson(res, 502, { code: 'upstream_unreachable', message: 'The demo cut the API ("Cut the API").' });
+    if (relay && apiDown)
+      return sendJson(res, 502, { code: 'upstream_unreachable', message: 'The demo cut the API ("Cut the API").' });
     open.add(res);
     res.once('close', () => open.delete(res));
     (relay ?? proxy!)(req, res, next);
@@ -200,7 +231,11 @@ function controlEndpoint(backend: DemoBackend): Middleware {
   return (req, res, next) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/__demo/api') return next();
-    const state = () => ({ mode: backend.mode, down: backend.apiDown, upstream: backend.mode === 'mock' ? 'mock' : backend.upstream });
+    const state = () => ({
+      mode: backend.mode,
+      down: backend.apiDown,
+      upstream: backend.mode === 'mock' ? 'mock' : backend.upstream,
+    });
     if (req.method === 'GET') return sendJson(res, 200, state());
     if (req.method !== 'POST') return sendJson(res, 405, { error: 'GET or POST' });
     readJson(req).then(

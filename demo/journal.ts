@@ -12,8 +12,16 @@ export interface Journal {
 export function mountJournal(root: HTMLElement, lookup: ShopLookup): Journal {
   const list = h('ol', { class: 'journal', testid: 'journal-list' });
   const note = h('p', { class: 'muted', testid: 'journal-note' });
-  const refreshButton = h('button', { class: 'ghost', testid: 'journal-refresh', attrs: { type: 'button' } }, 'Refresh');
-  const clearButton = h('button', { class: 'ghost danger', testid: 'journal-clear', attrs: { type: 'button' } }, 'Clear');
+  const refreshButton = h(
+    'button',
+    { class: 'ghost', testid: 'journal-refresh', attrs: { type: 'button' } },
+    'Refresh',
+  );
+  const clearButton = h(
+    'button',
+    { class: 'ghost danger', testid: 'journal-clear', attrs: { type: 'button' } },
+    'Clear',
+  );
   replace(
     root,
     h('h2', {}, 'Offline journal'),
@@ -28,24 +36,47 @@ export function mountJournal(root: HTMLElement, lookup: ShopLookup): Journal {
   let shownThrough: number | null = null;
   const render = (entries: JournalEntry[]) => {
     shownThrough = entries.at(-1)?.id ?? null;
-    note.textContent = entries.length === 0 ? 'No offline verdicts.' : `${entries.length} offline verdict${entries.length === 1 ? '' : 's'}.`;
+    note.textContent =
+      entries.length === 0
+        ? 'No offline verdicts.'
+        : `${entries.length} offline verdict${entries.length === 1 ? '' : 's'}.`;
     note.dataset.count = String(entries.length);
-    replace(list, [...entries].reverse().map((e) =>
-      h('li', { testid: 'journal-entry', attrs: { 'data-code': e.code, 'data-ok': String(e.ok), 'data-reason': e.reason ?? '' } },
-        h('span', { class: 'when', attrs: { title: clockTime(e.at) } }, new Date(e.at).toLocaleTimeString('ko-KR')),
-        h('code', {}, e.code),
-        h('span', {}, won(e.amount)),
-        e.ok
-          ? h('span', { class: 'ok' }, `✓ −${won(e.discount ?? 0)}`)
-          : h('span', { class: 'no' }, `✗ ${reasonText(e.reason ?? 'unknown')}`),
-        h('small', { class: 'muted' }, e.syncedAt === null ? 'no confirmed data' : `data ${duration(e.at - e.syncedAt)} old`),
-        e.conflict
-          ? h('small', { class: 'no', testid: 'journal-conflict' }, `also sold at ${e.conflict.till} ${new Date(e.conflict.at).toLocaleTimeString('ko-KR')}`)
-          : e.ok && e.kind === 'issued'
-            ? h('small', { class: 'muted', testid: 'journal-shared' }, e.shared === null ? 'not shared yet' : 'shared with the other tills')
-            : '',
+    replace(
+      list,
+      [...entries].reverse().map((e) =>
+        h(
+          'li',
+          {
+            testid: 'journal-entry',
+            attrs: { 'data-code': e.code, 'data-ok': String(e.ok), 'data-reason': e.reason ?? '' },
+          },
+          h('span', { class: 'when', attrs: { title: clockTime(e.at) } }, new Date(e.at).toLocaleTimeString('ko-KR')),
+          h('code', {}, e.code),
+          h('span', {}, won(e.amount)),
+          e.ok
+            ? h('span', { class: 'ok' }, `✓ −${won(e.discount ?? 0)}`)
+            : h('span', { class: 'no' }, `✗ ${reasonText(e.reason ?? 'unknown')}`),
+          h(
+            'small',
+            { class: 'muted' },
+            e.syncedAt === null ? 'no confirmed data' : `data ${duration(e.at - e.syncedAt)} old`,
+          ),
+          e.conflict
+            ? h(
+                'small',
+                { class: 'no', testid: 'journal-conflict' },
+                `also sold at ${e.conflict.till} ${new Date(e.conflict.at).toLocaleTimeString('ko-KR')}`,
+              )
+            : e.ok && e.kind === 'issued'
+              ? h(
+                  'small',
+                  { class: 'muted', testid: 'journal-shared' },
+                  e.shared === null ? 'not shared yet' : 'shared with the other tills',
+                )
+              : '',
+        ),
       ),
-    ));
+    );
   };
   const refresh = async () => {
     const mine = ++sequence;

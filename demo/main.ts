@@ -19,7 +19,8 @@ byTestId(page, 'api-label').textContent = config.mode === 'mock' ? 'demo shop (m
 byTestId(page, 'app-build').textContent = __DEMO_BUILD__ === null ? 'dev server' : `build ${__DEMO_BUILD__}`;
 
 // The app shell first: a new build downloaded earlier is taken before the till starts (the page reloads into it).
-if (await startOfflineShell(byTestId(page, 'offline-ready'), byTestId<HTMLButtonElement>(page, 'app-update'))) startTill();
+if (await startOfflineShell(byTestId(page, 'offline-ready'), byTestId<HTMLButtonElement>(page, 'app-update')))
+  startTill();
 
 function startTill(): void {
   // `?till=2`: another till of the shop (a database of its own, named on the relay by its token): open /?till=1 and
@@ -27,7 +28,11 @@ function startTill(): void {
   const till = new URLSearchParams(location.search).get('till');
   const name = till && /^\w{1,20}$/.test(till) ? `till-${till}` : null;
   if (name) byTestId(page, 'api-label').textContent += ` · ${name}`;
-  const lookup = createShopLookup({ baseUrl: '/shop-api', products: config.products.map((p) => p.no), ...(name ? { dbName: `shop-lookup:${name}`, token: name } : {}) });
+  const lookup = createShopLookup({
+    baseUrl: '/shop-api',
+    products: config.products.map((p) => p.no),
+    ...(name ? { dbName: `shop-lookup:${name}`, token: name } : {}),
+  });
 
   mountStatusBar(byTestId(page, 'status'), lookup);
   mountApiSwitch(byTestId(page, 'api-switch-box'), lookup);

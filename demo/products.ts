@@ -17,11 +17,15 @@ export interface Product {
 type Choice = Map<number, string>; // option no → chosen value code (or typed text for input options)
 
 function requiredMark(o: ProductOption): HTMLElement | null {
-  return o.is_require ? h('span', { class: 'req', testid: `option-required-${o.no}`, attrs: { title: 'required' } }, '필수') : null;
+  return o.is_require
+    ? h('span', { class: 'req', testid: `option-required-${o.no}`, attrs: { title: 'required' } }, '필수')
+    : null;
 }
 
 function optionTitle(o: ProductOption): HTMLElement {
-  return h('legend', {},
+  return h(
+    'legend',
+    {},
     h('span', { class: 'opt-name' }, o.name ?? `option ${o.no}`),
     requiredMark(o),
     h('small', { class: 'muted' }, ` no ${o.no} · code ${o.code ?? '—'}`),
@@ -31,17 +35,32 @@ function optionTitle(o: ProductOption): HTMLElement {
 function optionControl(o: ProductOption, choice: Choice, changed: () => void): HTMLElement {
   const chosen = choice.get(o.no) ?? '';
   if (o.type === 'color') {
-    return h('div', { class: 'swatches', attrs: { role: 'radiogroup' } },
+    return h(
+      'div',
+      { class: 'swatches', attrs: { role: 'radiogroup' } },
       o.value_list.map((v) => {
         const color = swatchColor(v.name);
-        const chip = h('button', {
-          class: `swatch${color ? '' : ' neutral'}${chosen === v.code ? ' selected' : ''}`,
-          testid: `swatch-${o.no}-${v.code}`,
-          attrs: { type: 'button', role: 'radio', 'aria-checked': String(chosen === v.code), title: `${v.name ?? v.code} (${v.code})` },
-          on: { click: () => { choice.set(o.no, v.code); changed(); } },
-        },
-        h('span', { class: 'dot' }),
-        h('span', { class: 'swatch-name' }, v.name ?? v.code));
+        const chip = h(
+          'button',
+          {
+            class: `swatch${color ? '' : ' neutral'}${chosen === v.code ? ' selected' : ''}`,
+            testid: `swatch-${o.no}-${v.code}`,
+            attrs: {
+              type: 'button',
+              role: 'radio',
+              'aria-checked': String(chosen === v.code),
+              title: `${v.name ?? v.code} (${v.code})`,
+            },
+            on: {
+              click: () => {
+                choice.set(o.no, v.code);
+                changed();
+              },
+            },
+          },
+          h('span', { class: 'dot' }),
+          h('span', { class: 'swatch-name' }, v.name ?? v.code),
+        );
         if (color) {
           chip.style.setProperty('--swatch', color);
           chip.dataset.color = color;
@@ -52,28 +71,44 @@ function optionControl(o: ProductOption, choice: Choice, changed: () => void): H
     );
   }
   if (o.type === 'input') {
-    const input = h('input', { testid: `option-input-${o.no}`, attrs: { type: 'text', placeholder: o.name ?? 'text', value: chosen } });
+    const input = h('input', {
+      testid: `option-input-${o.no}`,
+      attrs: { type: 'text', placeholder: o.name ?? 'text', value: chosen },
+    });
     input.addEventListener('input', () => choice.set(o.no, input.value));
     return input;
   }
   // 'default' and any type this page does not know: a plain choice of the values
-  const select = h('select', { testid: `option-select-${o.no}` },
+  const select = h(
+    'select',
+    { testid: `option-select-${o.no}` },
     h('option', { attrs: { value: '' } }, '— choose —'),
     o.value_list.map((v) => h('option', { attrs: { value: v.code, selected: chosen === v.code } }, v.name ?? v.code)),
   );
-  select.addEventListener('change', () => { choice.set(o.no, select.value); changed(); });
+  select.addEventListener('change', () => {
+    choice.set(o.no, select.value);
+    changed();
+  });
   return select;
 }
 
 function optionSummary(o: ProductOption | null, what: string): HTMLElement {
   if (!o) return h('p', { class: 'muted', testid: 'finder-none' }, `${what}: no such option (locally).`);
-  return h('div', { testid: 'finder-option' },
+  return h(
+    'div',
+    { testid: 'finder-option' },
     h('div', { class: 'card-title', testid: 'finder-name' }, o.name ?? '—', requiredMark(o)),
-    h('dl', {},
-      h('dt', {}, 'Option no'), h('dd', { testid: 'finder-no' }, String(o.no)),
-      h('dt', {}, 'Option code'), h('dd', { testid: 'finder-code' }, o.code ?? '—'),
-      h('dt', {}, 'Type'), h('dd', { testid: 'finder-type' }, o.type ?? '—'),
-      h('dt', {}, 'Values'), h('dd', {}, o.value_list.length ? o.value_list.map((v) => v.name ?? v.code).join(', ') : '(free text)'),
+    h(
+      'dl',
+      {},
+      h('dt', {}, 'Option no'),
+      h('dd', { testid: 'finder-no' }, String(o.no)),
+      h('dt', {}, 'Option code'),
+      h('dd', { testid: 'finder-code' }, o.code ?? '—'),
+      h('dt', {}, 'Type'),
+      h('dd', { testid: 'finder-type' }, o.type ?? '—'),
+      h('dt', {}, 'Values'),
+      h('dd', {}, o.value_list.length ? o.value_list.map((v) => v.name ?? v.code).join(', ') : '(free text)'),
     ),
   );
 }
@@ -91,11 +126,33 @@ export function mountProducts(
   const metaBox = h('div', { testid: 'product-options-meta' });
   const addError = h('p', { class: 'err', testid: 'add-error', attrs: { hidden: true } });
   const add = h('button', { class: 'primary', testid: 'add-to-order', attrs: { type: 'button' } }, 'Add to order');
-  const trackInput = h('input', { testid: 'track-product', attrs: { type: 'number', placeholder: 'Product no.', min: 1 } });
-  const trackForm = h('form', { class: 'inline' }, trackInput, h('button', { class: 'ghost', attrs: { type: 'submit' } }, 'Track'));
-  const kind = h('select', { testid: 'finder-kind' }, h('option', { attrs: { value: 'no' } }, 'option no'), h('option', { attrs: { value: 'code' } }, 'option code'));
-  const value = h('input', { testid: 'finder-value', attrs: { type: 'text', placeholder: 'e.g. 12 or SIZE', autocomplete: 'off' } });
-  const finderForm = h('form', { class: 'inline', testid: 'finder-form' }, kind, value, h('button', { class: 'ghost', testid: 'finder-go', attrs: { type: 'submit' } }, 'Find'));
+  const trackInput = h('input', {
+    testid: 'track-product',
+    attrs: { type: 'number', placeholder: 'Product no.', min: 1 },
+  });
+  const trackForm = h(
+    'form',
+    { class: 'inline' },
+    trackInput,
+    h('button', { class: 'ghost', attrs: { type: 'submit' } }, 'Track'),
+  );
+  const kind = h(
+    'select',
+    { testid: 'finder-kind' },
+    h('option', { attrs: { value: 'no' } }, 'option no'),
+    h('option', { attrs: { value: 'code' } }, 'option code'),
+  );
+  const value = h('input', {
+    testid: 'finder-value',
+    attrs: { type: 'text', placeholder: 'e.g. 12 or SIZE', autocomplete: 'off' },
+  });
+  const finderForm = h(
+    'form',
+    { class: 'inline', testid: 'finder-form' },
+    kind,
+    value,
+    h('button', { class: 'ghost', testid: 'finder-go', attrs: { type: 'submit' } }, 'Find'),
+  );
   const finderResult = h('div', { class: 'card', testid: 'finder-result', attrs: { hidden: true } });
   replace(
     root,
@@ -105,7 +162,9 @@ export function mountProducts(
     metaBox,
     h('div', { class: 'row' }, add),
     addError,
-    h('details', { class: 'tools' },
+    h(
+      'details',
+      { class: 'tools' },
       h('summary', {}, 'Find an option · track another product'),
       h('p', { class: 'muted' }, 'Scan or type an option number or an option code of the selected product.'),
       finderForm,
@@ -120,18 +179,29 @@ export function mountProducts(
   let choice: Choice = new Map();
   let optionsSub: Subscription | null = null;
   let finderSub: Subscription | null = null;
-  subscription.add(() => { optionsSub?.unsubscribe(); finderSub?.unsubscribe(); });
+  subscription.add(() => {
+    optionsSub?.unsubscribe();
+    finderSub?.unsubscribe();
+  });
 
   function renderTabs(): void {
-    replace(tabs, products.map((p) => {
-      const tab = h('button', {
-        class: `tab${p === current ? ' active' : ''}`,
-        testid: `product-tab-${p.no}`,
-        attrs: { type: 'button', role: 'tab', 'aria-selected': String(p === current) },
-        on: { click: () => select(p) },
-      }, h('span', {}, p.name), p.price > 0 && h('small', {}, won(p.price)));
-      return tab;
-    }));
+    replace(
+      tabs,
+      products.map((p) => {
+        const tab = h(
+          'button',
+          {
+            class: `tab${p === current ? ' active' : ''}`,
+            testid: `product-tab-${p.no}`,
+            attrs: { type: 'button', role: 'tab', 'aria-selected': String(p === current) },
+            on: { click: () => select(p) },
+          },
+          h('span', {}, p.name),
+          p.price > 0 && h('small', {}, won(p.price)),
+        );
+        return tab;
+      }),
+    );
   }
 
   function renderOptions(): void {
@@ -143,12 +213,21 @@ export function mountProducts(
       replace(optionsBox, h('p', { class: 'muted', testid: 'no-options' }, 'No options known for this product (yet).'));
       return;
     }
-    replace(optionsBox, options.map((o) =>
-      h('fieldset', { class: `option type-${o.type ?? 'unknown'}`, testid: `option-${o.no}`, attrs: { 'data-type': o.type ?? '' } },
-        optionTitle(o),
-        optionControl(o, choice, renderOptions),
+    replace(
+      optionsBox,
+      options.map((o) =>
+        h(
+          'fieldset',
+          {
+            class: `option type-${o.type ?? 'unknown'}`,
+            testid: `option-${o.no}`,
+            attrs: { 'data-type': o.type ?? '' },
+          },
+          optionTitle(o),
+          optionControl(o, choice, renderOptions),
+        ),
       ),
-    ));
+    );
   }
 
   function select(p: Product): void {
@@ -198,12 +277,22 @@ export function mountProducts(
     finderSub?.unsubscribe();
     finderResult.hidden = false;
     if (kind.value === 'no') {
-      if (!/^\d+$/.test(raw)) return replace(finderResult, h('p', { class: 'err', testid: 'finder-none' }, 'An option number is a whole number.'));
-      finderSub = lookup.productOptionByNo(productNo, Number(raw)).subscribe((r) =>
-        replace(finderResult, optionSummary(r.data, `Option no ${raw}`), resultMeta(r, 'finder-meta')));
+      if (!/^\d+$/.test(raw))
+        return replace(
+          finderResult,
+          h('p', { class: 'err', testid: 'finder-none' }, 'An option number is a whole number.'),
+        );
+      finderSub = lookup
+        .productOptionByNo(productNo, Number(raw))
+        .subscribe((r) =>
+          replace(finderResult, optionSummary(r.data, `Option no ${raw}`), resultMeta(r, 'finder-meta')),
+        );
     } else {
-      finderSub = lookup.productOptionByCode(productNo, raw).subscribe((r) =>
-        replace(finderResult, optionSummary(r.data, `Option code "${raw}"`), resultMeta(r, 'finder-meta')));
+      finderSub = lookup
+        .productOptionByCode(productNo, raw)
+        .subscribe((r) =>
+          replace(finderResult, optionSummary(r.data, `Option code "${raw}"`), resultMeta(r, 'finder-meta')),
+        );
     }
     finderResult.dataset.query = `${kind.value}:${raw}`;
   });

@@ -28,15 +28,41 @@ export function mountStatusBar(root: HTMLElement, lookup: ShopLookup): Subscript
   const coupons = h('span', { testid: 'synced-coupons' }, 'never');
   const options = h('span', { testid: 'synced-options' }, 'never');
   const error = h('div', { class: 'last-error', testid: 'last-error', attrs: { hidden: true, role: 'status' } });
-  const follower = h('span', { class: 'chip', testid: 'follower', attrs: { hidden: true, title: 'Another tab of this till runs the background syncs; this one reads the same local data.' } }, 'synced by another tab');
-  const via = h('span', { class: 'chip', testid: 'via-relay', attrs: { hidden: true, title: 'The till syncs from the shop relay: a snapshot once, then only changes, live.' } });
+  const follower = h(
+    'span',
+    {
+      class: 'chip',
+      testid: 'follower',
+      attrs: {
+        hidden: true,
+        title: 'Another tab of this till runs the background syncs; this one reads the same local data.',
+      },
+    },
+    'synced by another tab',
+  );
+  const via = h('span', {
+    class: 'chip',
+    testid: 'via-relay',
+    attrs: { hidden: true, title: 'The till syncs from the shop relay: a snapshot once, then only changes, live.' },
+  });
   const relayListed = h('span', {}, 'never');
-  const relayState = h('span', { class: 'chip off', testid: 'relay-state', attrs: { hidden: true, role: 'status' } }, 'Relay not updating · data as of ', relayListed);
+  const relayState = h(
+    'span',
+    { class: 'chip off', testid: 'relay-state', attrs: { hidden: true, role: 'status' } },
+    'Relay not updating · data as of ',
+    relayListed,
+  );
   const conflicts = h('span', { class: 'chip off', testid: 'use-conflicts', attrs: { hidden: true, role: 'status' } });
-  const syncNow = h('button', { class: 'ghost', testid: 'sync-now', on: { click: () => void lookup.sync() } }, 'Sync now');
+  const syncNow = h(
+    'button',
+    { class: 'ghost', testid: 'sync-now', on: { click: () => void lookup.sync() } },
+    'Sync now',
+  );
   replace(
     root,
-    h('div', { class: 'status-line' },
+    h(
+      'div',
+      { class: 'status-line' },
       badge,
       phase,
       progress,

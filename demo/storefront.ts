@@ -6,7 +6,8 @@ import { startOfflineShell } from './offline';
 import './style.css';
 
 const config = __SHOP_DEMO__;
-const product = config.products.find((p) => p.no === 13805) ?? config.products[0] ?? { no: 13805, name: '상품', price: 10_000 };
+const product = config.products.find((p) => p.no === 13805) ??
+  config.products[0] ?? { no: 13805, name: '상품', price: 10_000 };
 const page = document.body;
 
 /** What a shopper reads about the data (never the engine's phase names). */
@@ -22,7 +23,11 @@ function optionField(o: ProductOption): HTMLElement {
   const name = o.name ?? o.code ?? `#${o.no}`;
   const control =
     o.value_list.length > 0
-      ? h('select', { testid: `option-${o.no}`, attrs: { name: `option-${o.no}` } }, o.value_list.map((v) => h('option', { attrs: { value: v.code } }, v.name ?? v.code)))
+      ? h(
+          'select',
+          { testid: `option-${o.no}`, attrs: { name: `option-${o.no}` } },
+          o.value_list.map((v) => h('option', { attrs: { value: v.code } }, v.name ?? v.code)),
+        )
       : h('input', { testid: `option-${o.no}`, attrs: { type: 'text', name: `option-${o.no}`, autocomplete: 'off' } });
   return h('label', { class: 'field' }, h('span', {}, name), control);
 }
@@ -31,7 +36,12 @@ function optionField(o: ProductOption): HTMLElement {
 if (await startOfflineShell(byTestId(page, 'offline-ready'))) startStorefront();
 
 function startStorefront(): void {
-  const lookup = createShopLookup({ baseUrl: '/storefront-api', products: [product.no], dbName: 'shop-lookup:demo-storefront', coupons: 'byCode' });
+  const lookup = createShopLookup({
+    baseUrl: '/storefront-api',
+    products: [product.no],
+    dbName: 'shop-lookup:demo-storefront',
+    coupons: 'byCode',
+  });
 
   byTestId(page, 'product-name').textContent = `${product.name} · ₩${product.price.toLocaleString('ko-KR')}`;
 
@@ -56,7 +66,9 @@ function startStorefront(): void {
     verdict.dataset.state = 'checking';
     void lookup.validateCoupon(code, { amount: product.price }).then(
       (v) => {
-        verdict.textContent = v.ok ? `₩${(product.price - v.discount).toLocaleString('ko-KR')} (−₩${v.discount.toLocaleString('ko-KR')})` : v.detail.message;
+        verdict.textContent = v.ok
+          ? `₩${(product.price - v.discount).toLocaleString('ko-KR')} (−₩${v.discount.toLocaleString('ko-KR')})`
+          : v.detail.message;
         verdict.dataset.state = v.ok ? 'ok' : 'rejected';
         verdict.dataset.source = v.source;
       },

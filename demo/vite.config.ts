@@ -47,7 +47,9 @@ export default defineConfig(({ command }) => {
       __SHOP_DEMO__: JSON.stringify(settings.page),
       // which build the till runs, shown in its header (a new build reaches a till as docs/offline.md says); null on
       // the dev server, which keeps no offline shell (import.meta.env.DEV is no sign: vitest's builds are DEV too)
-      __DEMO_BUILD__: JSON.stringify(command === 'build' ? new Date().toISOString().slice(0, 16).replace('T', ' ') : null),
+      __DEMO_BUILD__: JSON.stringify(
+        command === 'build' ? new Date().toISOString().slice(0, 16).replace('T', ' ') : null,
+      ),
     },
     // the worker's dependencies are only found when the worker loads: list them, or the dev server
     // re-optimises on first load and reloads the page mid-sync

@@ -2,7 +2,11 @@
 // shop-lookup).
 import { loadMoved } from './loadMoved';
 
-const mock = await loadMoved('shop-lookup/mock-server', '@shop-lookup/mock-server', () => import('@shop-lookup/mock-server'));
+const mock = await loadMoved(
+  'shop-lookup/mock-server',
+  '@shop-lookup/mock-server',
+  () => import('@shop-lookup/mock-server'),
+);
 
 export const startMockShopApi = mock.startMockShopApi;
 export const createMockShopApiHandler = mock.createMockShopApiHandler;

@@ -20,7 +20,9 @@ function koreanFontInstalled() {
 const custom = process.env.CHROMIUM_PATH;
 if (custom) {
   if (executable(custom)) process.exit(0);
-  console.error(`ensure-chromium: CHROMIUM_PATH=${custom} is not an executable file. Point it at a Chromium binary, or unset it to use ${DEFAULT_PATH}.`);
+  console.error(
+    `ensure-chromium: CHROMIUM_PATH=${custom} is not an executable file. Point it at a Chromium binary, or unset it to use ${DEFAULT_PATH}.`,
+  );
   process.exit(1);
 }
 
@@ -41,5 +43,7 @@ if (!executable(DEFAULT_PATH)) {
 }
 
 if (!koreanFontInstalled() && !aptInstall([FONT_PACKAGE], { quiet: true })) {
-  console.warn(`ensure-chromium: no Korean font installed; screenshots will show boxes for Korean text (apt-get install -y ${FONT_PACKAGE}).`);
+  console.warn(
+    `ensure-chromium: no Korean font installed; screenshots will show boxes for Korean text (apt-get install -y ${FONT_PACKAGE}).`,
+  );
 }

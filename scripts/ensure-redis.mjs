@@ -9,7 +9,9 @@ const PACKAGES = ['redis-server'];
 const custom = process.env.REDIS_SERVER_PATH;
 if (custom) {
   if (executable(custom)) process.exit(0);
-  console.error(`ensure-redis: REDIS_SERVER_PATH=${custom} is not an executable file. Point it at a redis-server binary, or unset it to use redis-server from PATH.`);
+  console.error(
+    `ensure-redis: REDIS_SERVER_PATH=${custom} is not an executable file. Point it at a redis-server binary, or unset it to use redis-server from PATH.`,
+  );
   process.exit(1);
 }
 

@@ -49,14 +49,16 @@ function targetOf(file, spec) {
   }
   const base = resolve(dirname(file), spec.replace(/\.js$/, ''));
   if (existsSync(`${base}.d.ts`)) return { path: `${base}.d.ts`, spec: spec.endsWith('.js') ? spec : `${spec}.js` };
-  if (existsSync(join(base, 'index.d.ts'))) return { path: join(base, 'index.d.ts'), spec: `${spec.replace(/\/$/, '')}/index.js` };
+  if (existsSync(join(base, 'index.d.ts')))
+    return { path: join(base, 'index.d.ts'), spec: `${spec.replace(/\/$/, '')}/index.js` };
   return null;
 }
 
 const keep = new Set();
 const queue = [...entries];
 for (const entry of entries) {
-  if (!existsSync(entry)) throw new Error(`finish-types: ${relative(root, entry)} (an exports "types" path) was not emitted`);
+  if (!existsSync(entry))
+    throw new Error(`finish-types: ${relative(root, entry)} (an exports "types" path) was not emitted`);
 }
 while (queue.length) {
   const file = queue.pop();
@@ -88,4 +90,6 @@ let removed = 0;
   }
 })(typesDir);
 
-console.log(`finish-types: ${keep.size} declaration files kept (from ${entries.length} entries), ${removed} files dropped`);
+console.log(
+  `finish-types: ${keep.size} declaration files kept (from ${entries.length} entries), ${removed} files dropped`,
+);

@@ -10,7 +10,9 @@ export const FIREFOX_PATH = process.env.FIREFOX_PATH || '/usr/bin/firefox-esr';
  * @example const browser = await launchFirefox(); const page = await (await browser.createBrowserContext()).newPage();
  */
 export function launchFirefox({ storageLimitBytes } = {}) {
-  const prefs = storageLimitBytes ? { 'dom.quotaManager.temporaryStorage.fixedLimit': Math.floor(storageLimitBytes / 1024) } : {};
+  const prefs = storageLimitBytes
+    ? { 'dom.quotaManager.temporaryStorage.fixedLimit': Math.floor(storageLimitBytes / 1024) }
+    : {};
   return puppeteer.launch({
     browser: 'firefox',
     executablePath: FIREFOX_PATH,

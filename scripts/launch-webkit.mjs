@@ -39,10 +39,14 @@ function freePort() {
  */
 export async function startWebKitDriver() {
   const port = await freePort();
-  const child = spawn('xvfb-run', ['-a', '-s', `-screen 0 ${SCREEN}`, WEBKIT_DRIVER_PATH, `--port=${port}`, '--host=127.0.0.1'], {
-    detached: true,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    'xvfb-run',
+    ['-a', '-s', `-screen 0 ${SCREEN}`, WEBKIT_DRIVER_PATH, `--port=${port}`, '--host=127.0.0.1'],
+    {
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-2000)));
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -55,7 +59,10 @@ export async function startWebKitDriver() {
     }
   };
   try {
-    await Promise.race([waitForDriver(url), exited.then((code) => Promise.reject(new Error(`WebKitWebDriver exited (${code}): ${stderr}`)))]);
+    await Promise.race([
+      waitForDriver(url),
+      exited.then((code) => Promise.reject(new Error(`WebKitWebDriver exited (${code}): ${stderr}`))),
+    ]);
   } catch (error) {
     kill();
     throw error;
@@ -73,7 +80,10 @@ export async function startWebKitDriver() {
       if (storageLimitBytes) {
         profile = mkdtempSync(`${tmpdir()}/webkit-profile-`);
         profiles.add(profile);
-        options = { binary: PROFILE_SHELL_PATH, args: ['--automation', `--profile=${profile}`, `--origin-quota=${storageLimitBytes}`] };
+        options = {
+          binary: PROFILE_SHELL_PATH,
+          args: ['--automation', `--profile=${profile}`, `--origin-quota=${storageLimitBytes}`],
+        };
       }
       const session = await newSession(url, { browserName: 'MiniBrowser', 'webkitgtk:browserOptions': options });
       const close = session.close;

@@ -15,22 +15,33 @@ const args = process.argv.slice(2);
 
 function run(lane, extra, env = {}) {
   const started = performance.now();
-  const child = spawn(process.execPath, [vitest, 'run', ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [vitest, 'run', ...extra], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream }).on('line', (line) => (stream === child.stdout ? process.stdout : process.stderr).write(lane ? `[${lane}] ${line}\n` : `${line}\n`));
+    createInterface({ input: stream }).on('line', (line) =>
+      (stream === child.stdout ? process.stdout : process.stderr).write(lane ? `[${lane}] ${line}\n` : `${line}\n`),
+    );
   }
   return new Promise((resolve) => {
-    child.on('close', (code, signal) => resolve({ lane, code: code ?? (signal ? 1 : 0), seconds: (performance.now() - started) / 1000 }));
+    child.on('close', (code, signal) =>
+      resolve({ lane, code: code ?? (signal ? 1 : 0), seconds: (performance.now() - started) / 1000 }),
+    );
   });
 }
 
 // the browser tests' engines (E2E_ENGINES, all three when unset): Chromium's suites in one lane, Firefox's and
 // WebKit's in another
 const ENGINES = ['chromium', 'firefox', 'webkit'];
-const asked = (process.env.E2E_ENGINES ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+const asked = (process.env.E2E_ENGINES ?? '')
+  .split(',')
+  .map((s) => s.trim().toLowerCase())
+  .filter(Boolean);
 const engines = asked.length > 0 ? ENGINES.filter((e) => asked.includes(e)) : ENGINES;
 const others = engines.filter((e) => e !== 'chromium');
-const browsers = (list) => run(`browsers:${list.join('+')}`, ['--project', 'browsers'], { E2E_ENGINES: list.join(',') });
+const browsers = (list) =>
+  run(`browsers:${list.join('+')}`, ['--project', 'browsers'], { E2E_ENGINES: list.join(',') });
 
 /** Runs `steps` one after the other (a lane of several vitest runs). */
 async function lane(...steps) {
@@ -45,7 +56,9 @@ const results =
     : [
         ...(
           await Promise.all([
-            lane(...(engines.includes('chromium') ? [() => browsers(['chromium'])] : []), () => run('node', ['--project', 'node'])),
+            lane(...(engines.includes('chromium') ? [() => browsers(['chromium'])] : []), () =>
+              run('node', ['--project', 'node']),
+            ),
             lane(...(others.length > 0 ? [() => browsers(others)] : [])),
             lane(() => run('packed', ['--project', 'packed'])),
           ])
@@ -54,6 +67,7 @@ const results =
         await run('processes', ['--project', 'processes']),
       ];
 if (args.length === 0) {
-  for (const r of results) console.log(`test lane ${r.lane}: ${r.code === 0 ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(0)} s`);
+  for (const r of results)
+    console.log(`test lane ${r.lane}: ${r.code === 0 ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(0)} s`);
 }
 process.exit(results.some((r) => r.code !== 0) ? 1 : 0);

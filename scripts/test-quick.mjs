@@ -6,7 +6,11 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const vitest = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
-const child = spawn(process.execPath, [vitest, 'run', '--project', 'node', '--fileParallelism', '--maxWorkers', '2', ...process.argv.slice(2)], {
-  stdio: 'inherit',
-});
+const child = spawn(
+  process.execPath,
+  [vitest, 'run', '--project', 'node', '--fileParallelism', '--maxWorkers', '2', ...process.argv.slice(2)],
+  {
+    stdio: 'inherit',
+  },
+);
 child.on('close', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -23,7 +23,8 @@ async function command(serverUrl, method, path, body, timeoutMs = 90_000) {
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(timeoutMs),
   }).catch((error) => {
-    if (error?.name === 'TimeoutError') throw new Error(`WebDriver ${method} ${path}: no answer within ${timeoutMs} ms`);
+    if (error?.name === 'TimeoutError')
+      throw new Error(`WebDriver ${method} ${path}: no answer within ${timeoutMs} ms`);
     throw error;
   });
   const text = await res.text();
@@ -93,7 +94,12 @@ function webDriverSession(serverUrl, id) {
     /** Runs a function's source in the current window with one JSON argument; resolves with its (awaited) result. */
     async execute(source, arg) {
       // (longer than the session's script timeout: the driver's own timeout answers first when it can)
-      const text = await send('POST', '/execute/async', { script: asyncCall(source), args: [arg === undefined ? null : arg] }, scriptTimeoutMs + 30_000);
+      const text = await send(
+        'POST',
+        '/execute/async',
+        { script: asyncCall(source), args: [arg === undefined ? null : arg] },
+        scriptTimeoutMs + 30_000,
+      );
       const out = typeof text === 'string' ? JSON.parse(text) : text;
       if (out?.ok !== true) throw new Error(`in the page: ${out?.error ?? 'no answer'}`);
       return out.value;

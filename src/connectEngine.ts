@@ -24,7 +24,7 @@ function workerFailed(detail: string): ShopLookupError {
   return new ShopLookupError(
     'worker_failed',
     `The shop-lookup worker could not start (${detail}). Pass \`worker: () => new Worker(new URL('shop-lookup/worker', ` +
-      "import.meta.url), { type: 'module' })` or `worker: false` (see docs/embedding.md, \"Bundlers\").",
+      'import.meta.url), { type: \'module\' })` or `worker: false` (see docs/embedding.md, "Bundlers").',
   );
 }
 
@@ -52,7 +52,10 @@ export async function connectEngine(options: ShopLookupOptions, listener: WatchL
     return { api, dispose: () => undefined };
   }
   if (options.fetch) {
-    throw new ShopLookupError('bad_options', 'options.fetch cannot cross into a worker: use `worker: false`, or point baseUrl at a proxy.');
+    throw new ShopLookupError(
+      'bad_options',
+      'options.fetch cannot cross into a worker: use `worker: false`, or point baseUrl at a proxy.',
+    );
   }
   const endpoint: EngineEndpoint = mode === true ? startWorker() : mode();
   const remote = wrap<WorkerApi>(endpoint);
@@ -63,7 +66,9 @@ export async function connectEngine(options: ShopLookupOptions, listener: WatchL
   };
   // a worker that fails to load never answers: its error event must end the wait
   const failed = new Promise<never>((_, reject) => {
-    endpoint.addEventListener('error' as 'message', (e: Event) => reject(workerFailed((e as ErrorEvent).message || 'error event')));
+    endpoint.addEventListener('error' as 'message', (e: Event) =>
+      reject(workerFailed((e as ErrorEvent).message || 'error event')),
+    );
   });
   try {
     await Promise.race([remote.start(engineOptionsOf(options), listenerProxy, askToken && proxy(askToken)), failed]);

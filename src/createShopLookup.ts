@@ -26,9 +26,14 @@ async function askPersistence(connection: Promise<Connection>): Promise<void> {
  * worker that never hears "online" would stay offline after a reload with no network.
  */
 function forwardNetworkEvents(connection: Promise<Connection>): () => void {
-  const page = globalThis as { document?: unknown; addEventListener?: Window['addEventListener']; removeEventListener?: Window['removeEventListener'] };
+  const page = globalThis as {
+    document?: unknown;
+    addEventListener?: Window['addEventListener'];
+    removeEventListener?: Window['removeEventListener'];
+  };
   if (!page.document || !page.addEventListener || !page.removeEventListener) return () => undefined;
-  const tell = (online: boolean) => () => void connection.then((c) => c.api.setNetworkOnline(online)).catch(() => undefined);
+  const tell = (online: boolean) => () =>
+    void connection.then((c) => c.api.setNetworkOnline(online)).catch(() => undefined);
   const online = tell(true);
   const offline = tell(false);
   page.addEventListener('online', online);
@@ -47,7 +52,10 @@ function forwardNetworkEvents(connection: Promise<Connection>): () => void {
  */
 export function createShopLookup(options: ShopLookupOptions): ShopLookup {
   if (!options || typeof options.baseUrl !== 'string' || options.baseUrl === '') {
-    throw new ShopLookupError('bad_options', "createShopLookup needs a baseUrl: the API origin or a same-origin proxy path such as '/shop-api'.");
+    throw new ShopLookupError(
+      'bad_options',
+      "createShopLookup needs a baseUrl: the API origin or a same-origin proxy path such as '/shop-api'.",
+    );
   }
   // a path without its leading slash would be resolved against the worker script's URL, not the page's origin
   if (!/^(https?:\/\/|\/)/i.test(options.baseUrl)) {
@@ -57,10 +65,16 @@ export function createShopLookup(options: ShopLookupOptions): ShopLookup {
     );
   }
   if (options.coupons !== undefined && options.coupons !== 'all' && options.coupons !== 'byCode') {
-    throw new ShopLookupError('bad_options', "createShopLookup: option \"coupons\" must be 'all' (a till) or 'byCode' (a storefront).");
+    throw new ShopLookupError(
+      'bad_options',
+      "createShopLookup: option \"coupons\" must be 'all' (a till) or 'byCode' (a storefront).",
+    );
   }
   if (options.token !== undefined && typeof options.token !== 'string' && typeof options.token !== 'function') {
-    throw new ShopLookupError('bad_options', 'createShopLookup: option "token" must be the till\'s token (a string) or a function that gives it.');
+    throw new ShopLookupError(
+      'bad_options',
+      'createShopLookup: option "token" must be the till\'s token (a string) or a function that gives it.',
+    );
   }
   const hub = createWatchHub();
   const connection: Promise<Connection> = connectEngine(options, hub.listener);
@@ -79,7 +93,8 @@ export function createShopLookup(options: ShopLookupOptions): ShopLookup {
     coupon: (code) => hub.observe(connection, { kind: 'coupon', code }),
     issuedCoupon: (code) => hub.observe(connection, { kind: 'issuedCoupon', code }),
     productOptions: (productNo) => hub.observe(connection, { kind: 'productOptions', productNo }),
-    productOptionByNo: (productNo, optionNo) => hub.observe(connection, { kind: 'productOptionByNo', productNo, optionNo }),
+    productOptionByNo: (productNo, optionNo) =>
+      hub.observe(connection, { kind: 'productOptionByNo', productNo, optionNo }),
     productOptionByCode: (productNo, optionCode) =>
       hub.observe(connection, { kind: 'productOptionByCode', productNo, optionCode }),
     status: () => hub.observe(connection, { kind: 'status' }),

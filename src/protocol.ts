@@ -52,7 +52,14 @@ export type WatchListener = (id: number, value: LookupResult<unknown> | SyncStat
 export interface EngineApi
   extends Pick<
     ShopLookup,
-    'sync' | 'trackProducts' | 'prefetchIssuedCoupons' | 'validateCoupon' | 'offlineJournal' | 'clearOfflineJournal' | 'clear' | 'close'
+    | 'sync'
+    | 'trackProducts'
+    | 'prefetchIssuedCoupons'
+    | 'validateCoupon'
+    | 'offlineJournal'
+    | 'clearOfflineJournal'
+    | 'clear'
+    | 'close'
   > {
   /**
    * Start following `query`: the first emission is this call's answer (one message less on the way of every

@@ -14,9 +14,18 @@ afterEach(async () => {
   mock = undefined;
 });
 
-async function clientFor(options: MockShopApiOptions = {}, auth: ShopAuth | null = { key: KEY, secret: SECRET }): Promise<ApiClient> {
+async function clientFor(
+  options: MockShopApiOptions = {},
+  auth: ShopAuth | null = { key: KEY, secret: SECRET },
+): Promise<ApiClient> {
   mock = await startMock(options);
-  const transport = createTransport({ baseUrl: mock.url, fetch, limiter: createRateLimiter(false), timeoutMs: 2000, auth: auth ?? undefined });
+  const transport = createTransport({
+    baseUrl: mock.url,
+    fetch,
+    limiter: createRateLimiter(false),
+    timeoutMs: 2000,
+    auth: auth ?? undefined,
+  });
   return createApiClient({ transport, pageSize: 100 });
 }
 
@@ -29,18 +38,38 @@ describe('createApiClient', () => {
     const textCodeFetch: typeof fetch = async (input, init) => {
       const url = String(input);
       if (url.includes('/v2/shop/') && stringCodes-- > 0) {
-        return new Response(JSON.stringify({ msg: 'token expired', code: '-2', data: null }), { status: 200, headers: { 'content-type': 'application/json' } });
+        return new Response(JSON.stringify({ msg: 'token expired', code: '-2', data: null }), {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+        });
       }
       return fetch(input, init);
     };
-    const transport = createTransport({ baseUrl: real.url, fetch: textCodeFetch, limiter: createRateLimiter(false), timeoutMs: 2000, auth: { key: KEY, secret: SECRET } });
+    const transport = createTransport({
+      baseUrl: real.url,
+      fetch: textCodeFetch,
+      limiter: createRateLimiter(false),
+      timeoutMs: 2000,
+      auth: { key: KEY, secret: SECRET },
+    });
     const client = createApiClient({ transport, pageSize: 100 });
     expect((await client.getCoupon('WELCOME10')).record?.coupon_code).toBe('WELCOME10');
     expect(real.requests.filter((r) => r.path === '/v2/auth')).toHaveLength(2); // renewed
   });
 
   it('reads body codes as numbers or as their text, and nothing else', () => {
-    expect([-2, '-2', ' -11 ', '200', 200, '2a', '', null, Number.NaN, '-'].map(readApiCode)).toEqual([-2, -2, -11, 200, 200, null, null, null, null, null]);
+    expect([-2, '-2', ' -11 ', '200', 200, '2a', '', null, Number.NaN, '-'].map(readApiCode)).toEqual([
+      -2,
+      -2,
+      -11,
+      200,
+      200,
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
   });
 
   it('pages with offset as the page number and limit 100', async () => {
@@ -100,7 +129,11 @@ describe('createApiClient', () => {
     ['truncated-json', 'bad_response', /not complete JSON/],
     ['http500', 'server_error', /internal error/],
     ['code-999', 'maintenance', /maintenance/],
-    ['throttle', 'rate_limited', /rate limit.*\[GET\] http:\/\/127\.0\.0\.1:\d+\/v2\/shop\/coupons: 429 TOO MANY REQUEST/],
+    [
+      'throttle',
+      'rate_limited',
+      /rate limit.*\[GET\] http:\/\/127\.0\.0\.1:\d+\/v2\/shop\/coupons: 429 TOO MANY REQUEST/,
+    ],
     ['drop', 'network_error', /Could not reach the shop API/],
   ] as const)('reports a %s answer as %s, in words', async (fault, code, message) => {
     const client = await clientFor();
@@ -110,8 +143,17 @@ describe('createApiClient', () => {
 
   it('reports an HTML page that comes with HTTP 200 (a captive portal, a misrouted proxy) as bad_response', async () => {
     mock = await startMock();
-    const portal: typeof fetch = async () => new Response('<!doctype html><title>Wi-Fi login</title>', { status: 200, headers: { 'content-type': 'text/html' } });
-    const transport = createTransport({ baseUrl: mock.url, fetch: portal, limiter: createRateLimiter(false), timeoutMs: 2000 });
+    const portal: typeof fetch = async () =>
+      new Response('<!doctype html><title>Wi-Fi login</title>', {
+        status: 200,
+        headers: { 'content-type': 'text/html' },
+      });
+    const transport = createTransport({
+      baseUrl: mock.url,
+      fetch: portal,
+      limiter: createRateLimiter(false),
+      timeoutMs: 2000,
+    });
     await expect(createApiClient({ transport }).listCoupons(1)).rejects.toMatchObject({
       code: 'bad_response',
       message: expect.stringMatching(/an HTML page, not JSON/),
@@ -120,13 +162,26 @@ describe('createApiClient', () => {
 
   it('honours a Retry-After of a year as ten minutes: its class is held back no longer than that', async () => {
     const year = 365 * 24 * 3600;
-    expect([String(year), new Date(Date.now() + year * 1000).toUTCString(), '2', 'soon'].map(retryAfterMs)).toEqual([RETRY_AFTER_MAX_MS, RETRY_AFTER_MAX_MS, 2000, undefined]);
+    expect([String(year), new Date(Date.now() + year * 1000).toUTCString(), '2', 'soon'].map(retryAfterMs)).toEqual([
+      RETRY_AFTER_MAX_MS,
+      RETRY_AFTER_MAX_MS,
+      2000,
+      undefined,
+    ]);
     const waits: number[] = [];
-    const limiter = createRateLimiter({ list: 100, other: 100 }, { now: () => 0, setTimeout: (_fn, ms) => waits.push(ms), clearTimeout: () => undefined });
+    const limiter = createRateLimiter(
+      { list: 100, other: 100 },
+      { now: () => 0, setTimeout: (_fn, ms) => waits.push(ms), clearTimeout: () => undefined },
+    );
     const throttled: typeof fetch = async () =>
-      new Response(JSON.stringify({ msg: 'TOO MANY REQUEST', code: -7 }), { status: 429, headers: { 'retry-after': String(year) } });
+      new Response(JSON.stringify({ msg: 'TOO MANY REQUEST', code: -7 }), {
+        status: 429,
+        headers: { 'retry-after': String(year) },
+      });
     const transport = createTransport({ baseUrl: 'http://127.0.0.1:9', fetch: throttled, limiter, timeoutMs: 2000 });
-    await expect(transport.request({ path: '/v2/shop/coupons', cls: 'list', priority: 'background' })).rejects.toMatchObject({ code: 'rate_limited', retryAfterMs: RETRY_AFTER_MAX_MS });
+    await expect(
+      transport.request({ path: '/v2/shop/coupons', cls: 'list', priority: 'background' }),
+    ).rejects.toMatchObject({ code: 'rate_limited', retryAfterMs: RETRY_AFTER_MAX_MS });
     void limiter.acquire('list', 'background').catch(() => undefined);
     expect(waits.at(-1)).toBe(RETRY_AFTER_MAX_MS);
     limiter.dispose();
@@ -134,10 +189,16 @@ describe('createApiClient', () => {
 
   it('holds back the class for any throttle answer, also one that is not the envelope (the rule the relay uses too)', async () => {
     const waits: number[] = [];
-    const limiter = createRateLimiter({ list: 100, other: 100 }, { now: () => 0, setTimeout: (_fn, ms) => waits.push(ms), clearTimeout: () => undefined });
-    const gatewayPage: typeof fetch = async () => new Response('<html>slow down</html>', { status: 429, headers: { 'retry-after': '3' } });
+    const limiter = createRateLimiter(
+      { list: 100, other: 100 },
+      { now: () => 0, setTimeout: (_fn, ms) => waits.push(ms), clearTimeout: () => undefined },
+    );
+    const gatewayPage: typeof fetch = async () =>
+      new Response('<html>slow down</html>', { status: 429, headers: { 'retry-after': '3' } });
     const transport = createTransport({ baseUrl: 'http://127.0.0.1:9', fetch: gatewayPage, limiter, timeoutMs: 2000 });
-    await expect(transport.request({ path: '/v2/shop/coupons', cls: 'list', priority: 'background' })).rejects.toMatchObject({ code: 'bad_response' });
+    await expect(
+      transport.request({ path: '/v2/shop/coupons', cls: 'list', priority: 'background' }),
+    ).rejects.toMatchObject({ code: 'bad_response' });
     void limiter.acquire('list', 'background').catch(() => undefined);
     expect(waits.at(-1)).toBe(3000);
     limiter.dispose();
@@ -151,11 +212,20 @@ describe('createApiClient', () => {
 
   it('times out a request that hangs', async () => {
     mock = await startMock();
-    const transport = createTransport({ baseUrl: mock.url, fetch, limiter: createRateLimiter(false), timeoutMs: 200, auth: { key: KEY, secret: SECRET } });
+    const transport = createTransport({
+      baseUrl: mock.url,
+      fetch,
+      limiter: createRateLimiter(false),
+      timeoutMs: 200,
+      auth: { key: KEY, secret: SECRET },
+    });
     const client = createApiClient({ transport });
     await client.getCoupon('WELCOME10'); // token first
     mock.inject('hang', { path: '/v2/shop/coupons' });
-    await expect(client.getCoupon('WELCOME10')).rejects.toMatchObject({ code: 'timeout', message: expect.stringMatching(/did not answer within 0.2 s/) });
+    await expect(client.getCoupon('WELCOME10')).rejects.toMatchObject({
+      code: 'timeout',
+      message: expect.stringMatching(/did not answer within 0.2 s/),
+    });
   });
 
   it('refuses a product number that is not a whole number before sending anything', async () => {

@@ -19,7 +19,9 @@ describe('apiCodes', () => {
   });
 
   it('answers a code it does not know with the numbers only, never the upstream text', () => {
-    expect(apiCodeAnswer(-42, 418)).toBe("SHOP API ERROR: the shop API answered code -42 (HTTP 418); its message is not passed on");
+    expect(apiCodeAnswer(-42, 418)).toBe(
+      'SHOP API ERROR: the shop API answered code -42 (HTTP 418); its message is not passed on',
+    );
     expect(failureText(apiErrorFromAnswer(label, 418, -42, 'secret-echo'))).toBe(
       'api_error: the shop API answered with an error; it is listed again later (API code -42, HTTP 418)',
     );

@@ -41,7 +41,10 @@ async function useEverything(lookup: ShopLookup, mock: MockShopApi) {
   const [byNo, byCode] = mock.data.products.get(UNTRACKED)!;
   await next(lookup.productOptionByNo(UNTRACKED, Number(byNo!.no)), (r) => r.data !== null && !r.fetching);
   await next(lookup.productOptionByCode(UNTRACKED, String(byCode!.code)), (r) => r.data !== null && !r.fetching);
-  expect(await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 })).toMatchObject({ ok: true, source: 'network' });
+  expect(await lookup.validateCoupon(MOCK_CODES.welcomeCoupon, { amount: 32000 })).toMatchObject({
+    ok: true,
+    source: 'network',
+  });
   expect((await lookup.prefetchIssuedCoupons([MOCK_CODES.issuedUsed])).ok).toBe(true);
 }
 
@@ -85,7 +88,9 @@ describe('requests an engine with credentials sends', () => {
         expect(paths, expected).toContain(expected);
       }
       // an untracked product's options, one by number and one by code
-      expect(paths.filter((p) => /^\/v2\/shop\/products\/13802\/options\/[^/]+$/.test(p)).length).toBeGreaterThanOrEqual(2);
+      expect(
+        paths.filter((p) => /^\/v2\/shop\/products\/13802\/options\/[^/]+$/.test(p)).length,
+      ).toBeGreaterThanOrEqual(2);
       // a token is fetched only with key and secret
       expect(paths.includes('/v2/auth')).toBe(mode === '{ key, secret }');
       const s = await next(lookup.status(), (x) => x.source !== undefined);

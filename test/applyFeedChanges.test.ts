@@ -18,14 +18,25 @@ describe('a new relay snapshot swapped in', () => {
   let till: ShopLookup;
 
   const startRelay = () =>
-    createShopRelay({ key: KEY, secret: SECRET, target: mock.url, basePath: '/shop-api', public: true, rateLimits: false, products: [PRODUCT] });
+    createShopRelay({
+      key: KEY,
+      secret: SECRET,
+      target: mock.url,
+      basePath: '/shop-api',
+      public: true,
+      rateLimits: false,
+      products: [PRODUCT],
+    });
 
   beforeEach(async () => {
     mock = await startMock();
     relay = startRelay();
     server = createServer((req, res) => relay(req, res));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    till = lookupFor({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/shop-api` }, { auth: undefined, products: [PRODUCT] });
+    till = lookupFor(
+      { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/shop-api` },
+      { auth: undefined, products: [PRODUCT] },
+    );
   });
   afterEach(async () => {
     await till.close();
@@ -60,9 +71,15 @@ describe('a new relay snapshot swapped in', () => {
 
     const lengths = options.values.map((r) => r.data.length);
     expect(lengths.length).toBeGreaterThan(0);
-    expect(lengths.every((n) => n === expected), `options emitted: ${lengths.join(' → ')}`).toBe(true);
+    expect(
+      lengths.every((n) => n === expected),
+      `options emitted: ${lengths.join(' → ')}`,
+    ).toBe(true);
     const couponCounts = coupons.values.map((r) => r.data.length);
-    expect(couponCounts.every((n) => n === mock.data.coupons.length), `coupons emitted: ${couponCounts.join(' → ')}`).toBe(true);
+    expect(
+      couponCounts.every((n) => n === mock.data.coupons.length),
+      `coupons emitted: ${couponCounts.join(' → ')}`,
+    ).toBe(true);
     options.stop();
     coupons.stop();
   });

@@ -28,7 +28,11 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
     // (headers given to writeHead are not readable with getHeader afterwards)
     const writeHead = res.writeHead.bind(res) as (status: number, headers: Record<string, string>) => ServerResponse;
     res.writeHead = ((status: number, headers: Record<string, string>) => {
-      seen.push({ path: (req.url ?? '').split('?')[0]!, asked: req.headers['accept-encoding'], coding: headers['content-encoding'] });
+      seen.push({
+        path: (req.url ?? '').split('?')[0]!,
+        asked: req.headers['accept-encoding'],
+        coding: headers['content-encoding'],
+      });
       return writeHead(status, headers);
     }) as typeof res.writeHead;
     handler(req, res);
@@ -59,9 +63,19 @@ function till(url: string, options: Parameters<typeof lookupFor>[1] = {}): ShopL
 describe('the engine asks for compressed answers', () => {
   it('in Node, takes a relay snapshot brotli-coded and stores every coupon', async () => {
     const api = await mock(2_500);
-    const relay = createShopRelay({ key: 'demo-key', secret: 'demo-secret', target: api.url, public: true, rateLimits: false, refreshIntervalMs: 3_600_000 });
+    const relay = createShopRelay({
+      key: 'demo-key',
+      secret: 'demo-secret',
+      target: api.url,
+      public: true,
+      rateLimits: false,
+      refreshIntervalMs: 3_600_000,
+    });
     await relay.refresh();
-    const { seen, url } = await serve((req, res) => relay(req, res), () => relay.close());
+    const { seen, url } = await serve(
+      (req, res) => relay(req, res),
+      () => relay.close(),
+    );
     const t = till(url, { auth: undefined });
     const report = await t.sync();
     expect(report).toMatchObject({ ok: true, written: 2_500 });
@@ -75,8 +89,17 @@ describe('the engine asks for compressed answers', () => {
 
   it('in Node, lists through a proxy that compresses, page by page', async () => {
     const api = await mock(250);
-    const proxy = createShopApiProxy({ key: 'demo-key', secret: 'demo-secret', target: api.url, rateLimits: false, public: true });
-    const { seen, url } = await serve((req, res) => proxy(req, res), async () => proxy.close());
+    const proxy = createShopApiProxy({
+      key: 'demo-key',
+      secret: 'demo-secret',
+      target: api.url,
+      rateLimits: false,
+      public: true,
+    });
+    const { seen, url } = await serve(
+      (req, res) => proxy(req, res),
+      async () => proxy.close(),
+    );
     const t = till(url, { auth: undefined, source: 'direct' });
     expect(await t.sync()).toMatchObject({ ok: true, written: 250 });
     const pages = seen.filter((s) => s.path === '/v2/shop/coupons');

@@ -86,7 +86,11 @@ describe('npm run bench (smoke sizes)', () => {
           throw new Error(`the bench did not run: ${error.stderr ?? String(error)}`);
         },
       );
-      const results = JSON.parse(await readFile(out, 'utf8')) as { smoke: boolean; rows: Row[]; machine: { chromium: string } };
+      const results = JSON.parse(await readFile(out, 'utf8')) as {
+        smoke: boolean;
+        rows: Row[];
+        machine: { chromium: string };
+      };
       expect(results.smoke).toBe(true);
       expect(results.machine.chromium).toMatch(/^\d+\./);
       const budgeted = results.rows.filter((r) => !r.info);

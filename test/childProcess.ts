@@ -38,7 +38,10 @@ function exited(child: ChildProcess): Promise<void> {
  * Starts `test/<file>` (it sends `{ ready: { port, ... } }` over IPC once it listens) and resolves then.
  * @example const relay = await startChildServer<{ port: number; instance: string }>('relayChild.ts', config);
  */
-export async function startChildServer<Ready extends { port: number }>(file: string, config: unknown): Promise<ChildServer<Ready>> {
+export async function startChildServer<Ready extends { port: number }>(
+  file: string,
+  config: unknown,
+): Promise<ChildServer<Ready>> {
   const script = fileURLToPath(new URL(`./${file}`, import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(config)], {
     cwd: ROOT,

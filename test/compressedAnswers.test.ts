@@ -61,7 +61,11 @@ async function serving(handler: Parameters<typeof listen>[0], close: () => unkno
   return origin;
 }
 
-const serve = (relay: ShopRelay): Promise<string> => serving((req, res) => relay(req, res), () => relay.close());
+const serve = (relay: ShopRelay): Promise<string> =>
+  serving(
+    (req, res) => relay(req, res),
+    () => relay.close(),
+  );
 
 async function mockApi(coupons: number) {
   const api = await startMockShopApi({ rateLimits: false, data: { coupons } });
@@ -70,8 +74,14 @@ async function mockApi(coupons: number) {
 }
 
 const relayOptions = (target: string, store?: RelayStore) => ({
-  key: KEY, secret: SECRET, target, public: true, rateLimits: false as const, clientLimits: false as const,
-  refreshIntervalMs: 3_600_000, ...(store ? { store } : {}),
+  key: KEY,
+  secret: SECRET,
+  target,
+  public: true,
+  rateLimits: false as const,
+  clientLimits: false as const,
+  refreshIntervalMs: 3_600_000,
+  ...(store ? { store } : {}),
 });
 
 describe('chooseEncoding (Accept-Encoding, RFC 9110 §12.5.3)', () => {
@@ -138,10 +148,13 @@ describe('compressed answers of the relay', () => {
   it('keeps the Vary fields a layer in front of it set (a CORS layer: Origin)', async () => {
     const api = await mockApi(10);
     const relay = createShopRelay(relayOptions(api.url));
-    const origin = await serving((req, res) => {
-      res.setHeader('vary', 'Origin');
-      relay(req, res);
-    }, () => relay.close());
+    const origin = await serving(
+      (req, res) => {
+        res.setHeader('vary', 'Origin');
+        relay(req, res);
+      },
+      () => relay.close(),
+    );
     await relay.refresh();
     const answer = await wireGet(`${origin}/relay/v1/feed?limit=10`, { 'accept-encoding': 'br' });
     expect(answer.headers.vary).toBe('Origin, Accept-Encoding');
@@ -159,7 +172,9 @@ describe('compressed answers of the relay', () => {
       const body = () => JSON.parse(answer.text) as { cursor: string | null; handle: string };
       const codings = [answer.headers['content-encoding']];
       while (body().cursor !== null) {
-        answer = await wireGet(`${origin}/relay/v1/feed?limit=1000&cursor=${body().cursor}&handle=${body().handle}`, { 'accept-encoding': coding });
+        answer = await wireGet(`${origin}/relay/v1/feed?limit=1000&cursor=${body().cursor}&handle=${body().handle}`, {
+          'accept-encoding': coding,
+        });
         codings.push(answer.headers['content-encoding']);
       }
       return codings;
@@ -186,7 +201,9 @@ describe('compressed answers of the relay', () => {
     const chunk = await wireGet(`${origin}/relay/v1/feed?limit=5000`, { 'accept-encoding': 'br' });
     expect(chunk.headers['content-encoding']).toBe('br');
     const { version, handle } = JSON.parse(chunk.text) as { version: number; handle: string };
-    const changes = await wireGet(`${origin}/relay/v1/feed?since=${version}&handle=${handle}`, { 'accept-encoding': 'br' });
+    const changes = await wireGet(`${origin}/relay/v1/feed?since=${version}&handle=${handle}`, {
+      'accept-encoding': 'br',
+    });
     const etag = String(changes.headers.etag);
     // one tag for every coding of one version: weak, since their bytes differ (RFC 9110 §8.8.1)
     expect(etag).toMatch(/^W\/"/);
@@ -225,7 +242,8 @@ describe('compressed answers of the relay', () => {
     redis ??= await startRedisServer();
     const api = await mockApi(2_000);
     const stores: RelayStore[] = [];
-    for (let i = 0; i < 2; i++) stores.push(await createRedisStore({ redis: redis.url, shopId: `kept-${process.pid}` }));
+    for (let i = 0; i < 2; i++)
+      stores.push(await createRedisStore({ redis: redis.url, shopId: `kept-${process.pid}` }));
     const [a, b] = stores.map((store) => createShopRelay(relayOptions(api.url, store)));
     const askA = await serve(a!);
     const askB = await serve(b!);
@@ -256,7 +274,10 @@ describe('compressed answers of the proxy', () => {
   it('forwards a list page compressed as asked, and as it is without Accept-Encoding', async () => {
     const api = await mockApi(300);
     const proxy = createShopApiProxy({ key: KEY, secret: SECRET, target: api.url, rateLimits: false, public: true });
-    const origin = await serving((req, res) => proxy(req, res), () => proxy.close());
+    const origin = await serving(
+      (req, res) => proxy(req, res),
+      () => proxy.close(),
+    );
     const url = `${origin}/v2/shop/coupons?offset=1&limit=100`;
     const plain = await wireGet(url);
     const br = await wireGet(url, { 'accept-encoding': 'br;q=0.9, gzip;q=0.1' });

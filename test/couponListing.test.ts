@@ -53,7 +53,8 @@ describe('couponListing', () => {
       else await db.coupons.delete(code);
       await noteCouponRefresh(db, [code], at, { code, held });
     });
-  const store = (listing: string, committed: string | null, pages: PageToStore[]) => storePages(db, report, committed, listing, pages);
+  const store = (listing: string, committed: string | null, pages: PageToStore[]) =>
+    storePages(db, report, committed, listing, pages);
   const codes = async () => ((await db.coupons.toCollection().primaryKeys()) as string[]).sort();
 
   it('keeps every row of a first listing written from outside between its last page and its commit', async () => {
@@ -95,7 +96,12 @@ describe('couponListing', () => {
       if (how === 'discarded') await discardCouponListing(db);
       // page 2's rows hash as in the committed listing, but the local copy of C is not that one
       cp = await beginListing(db, 3000);
-      expect(await store(cp.listing, committed, [{ ...page1, fetchedAt: 3000 }, { ...page2, fetchedAt: 3000 }])).toBe(1);
+      expect(
+        await store(cp.listing, committed, [
+          { ...page1, fetchedAt: 3000 },
+          { ...page2, fetchedAt: 3000 },
+        ]),
+      ).toBe(1);
       expect(await commitListing(db, cp.listing, gone())).toEqual({ written: 1, deleted: 0 });
       expect((await db.coupons.get('C'))?.name).toBe('C');
     },
@@ -105,7 +111,9 @@ describe('couponListing', () => {
     const cp = await beginListing(db, 1000);
     await store(cp.listing, null, [listed(1, [row('A')], 2)]);
     await db.meta.delete(metaKey.couponSync);
-    await expect(store(cp.listing, null, [listed(2, [row('B')], 2)])).rejects.toMatchObject({ code: 'inconsistent_listing' });
+    await expect(store(cp.listing, null, [listed(2, [row('B')], 2)])).rejects.toMatchObject({
+      code: 'inconsistent_listing',
+    });
     await expect(commitListing(db, cp.listing, gone())).rejects.toMatchObject({ code: 'inconsistent_listing' });
     expect(await db.meta.get(metaKey.coupons)).toBeUndefined(); // nothing confirmed
     expect(await codes()).toEqual(['A']);

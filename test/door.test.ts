@@ -34,9 +34,21 @@ function ask(origin: string, path: string, method = 'GET'): Promise<{ status: nu
 }
 
 const REFUSED: [string, string, number, number, RegExp][] = [
-  ['a URL past maxUrlLength', `/shop-api/v2/shop/coupons/${'A'.repeat(300)}`, 414, -10, /^URI TOO LONG: request URLs are limited to 256 characters$/],
+  [
+    'a URL past maxUrlLength',
+    `/shop-api/v2/shop/coupons/${'A'.repeat(300)}`,
+    414,
+    -10,
+    /^URI TOO LONG: request URLs are limited to 256 characters$/,
+  ],
   ['a dot segment', '/shop-api/v2/shop/coupons/%2e%2e', 400, -10, /^INVALID PATH: dot segments/],
-  ['a path it does not serve', '/shop-api/v2/member/members', 404, -98, /^NO SUCH SERVICE: this proxy only serves GET \/v2\/shop\/coupons/],
+  [
+    'a path it does not serve',
+    '/shop-api/v2/member/members',
+    404,
+    -98,
+    /^NO SUCH SERVICE: this proxy only serves GET \/v2\/shop\/coupons/,
+  ],
   ['/v2/auth', '/shop-api/v2/auth', 404, -98, /^NO SUCH SERVICE: /],
   ['outside its mount', '/elsewhere', 404, -98, /^NO SUCH SERVICE: this path is not served here$/],
 ];
@@ -47,10 +59,21 @@ describe('the door', () => {
     cleanups.push(() => mock.close());
     let asked = 0;
     const authorize = () => (asked++, true);
-    const common = { key: KEY, secret: SECRET, target: mock.url, basePath: '/shop-api', rateLimits: false as const, maxUrlLength: 256, authorize };
+    const common = {
+      key: KEY,
+      secret: SECRET,
+      target: mock.url,
+      basePath: '/shop-api',
+      rateLimits: false as const,
+      maxUrlLength: 256,
+      authorize,
+    };
     const proxy = createShopApiProxy(common);
     const relay = createShopRelay({ ...common, store: createMemoryStore() });
-    cleanups.push(() => proxy.close(), () => relay.close());
+    cleanups.push(
+      () => proxy.close(),
+      () => relay.close(),
+    );
     await relay.ready;
     const before = mock.requests.length;
     const origins = { proxy: await serve((q, s) => proxy(q, s)), relay: await serve((q, s) => relay(q, s)) };
@@ -64,14 +87,26 @@ describe('the door', () => {
     for (const [mode, origin] of Object.entries(origins)) {
       const post = await ask(origin, '/shop-api/v2/shop/coupons', 'POST');
       expect(post.status, mode).toBe(405);
-      expect(post.body, mode).toMatchObject({ code: -99, msg: expect.stringMatching(/^NO SUCH METHOD: POST is not allowed; /) });
+      expect(post.body, mode).toMatchObject({
+        code: -99,
+        msg: expect.stringMatching(/^NO SUCH METHOD: POST is not allowed; /),
+      });
     }
     // the relay adds its own routes to what it serves; the proxy has none
-    expect((await ask(origins.relay, '/shop-api/v2/member/members')).body.msg).toMatch(/; and GET relay\/v1, relay\/v1\/feed/);
+    expect((await ask(origins.relay, '/shop-api/v2/member/members')).body.msg).toMatch(
+      /; and GET relay\/v1, relay\/v1\/feed/,
+    );
     expect((await ask(origins.proxy, '/shop-api/relay/v1/feed')).status).toBe(404);
     expect(asked).toBe(0);
     // the relay lists the API by itself meanwhile; none of the refused requests reached it
-    const reached = mock.requests.slice(before).filter((r) => (r.method !== 'GET' && r.path !== '/v2/auth') || /member|AAAA|%2e|\.\./.test(r.path) || (r.path === '/v2/auth' && r.method === 'GET'));
+    const reached = mock.requests
+      .slice(before)
+      .filter(
+        (r) =>
+          (r.method !== 'GET' && r.path !== '/v2/auth') ||
+          /member|AAAA|%2e|\.\./.test(r.path) ||
+          (r.path === '/v2/auth' && r.method === 'GET'),
+      );
     expect(reached).toEqual([]);
   });
 });

@@ -10,7 +10,10 @@ const read = (file: string) => JSON.parse(readFileSync(join(root, file), 'utf8')
 
 type Version = [number, number, number];
 const parse = (v: string): Version => {
-  const [major = 0, minor = 0, patch = 0] = v.replace(/^v/, '').split('.').map((p) => (p === 'x' || p === '*' ? 0 : Number(p)));
+  const [major = 0, minor = 0, patch = 0] = v
+    .replace(/^v/, '')
+    .split('.')
+    .map((p) => (p === 'x' || p === '*' ? 0 : Number(p)));
   return [major, minor, patch];
 };
 const compare = (a: Version, b: Version) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
@@ -20,7 +23,11 @@ const compare = (a: Version, b: Version) => a[0] - b[0] || a[1] - b[1] || a[2] -
  */
 function satisfies(version: Version, range: string): boolean {
   return range.split('||').some((alternative) => {
-    const parts = alternative.trim().replace(/(>=|<=|>|<|\^|~)\s+/g, '$1').split(/\s+/).filter(Boolean);
+    const parts = alternative
+      .trim()
+      .replace(/(>=|<=|>|<|\^|~)\s+/g, '$1')
+      .split(/\s+/)
+      .filter(Boolean);
     if (parts.length === 0) return true;
     return parts.every((part) => {
       const m = /^(>=|<=|>|<|\^|~)?(.*)$/.exec(part)!;
@@ -28,15 +35,24 @@ function satisfies(version: Version, range: string): boolean {
       const text = m[2]!;
       if (text === '*' || text === 'x') return true;
       const v = parse(text);
-      const given = text.replace(/^v/, '').split('.').filter((p) => p !== '*' && p !== 'x').length;
+      const given = text
+        .replace(/^v/, '')
+        .split('.')
+        .filter((p) => p !== '*' && p !== 'x').length;
       const c = compare(version, v);
       switch (op) {
-        case '>=': return c >= 0;
-        case '>': return c > 0;
-        case '<=': return c <= 0;
-        case '<': return c < 0;
-        case '^': return version[0] === v[0] && c >= 0;
-        case '~': return version[0] === v[0] && version[1] === v[1] && c >= 0;
+        case '>=':
+          return c >= 0;
+        case '>':
+          return c > 0;
+        case '<=':
+          return c <= 0;
+        case '<':
+          return c < 0;
+        case '^':
+          return version[0] === v[0] && c >= 0;
+        case '~':
+          return version[0] === v[0] && version[1] === v[1] && c >= 0;
         default: // '20', '6.*', '1.2.3': the parts given must match
           return version.slice(0, given).every((n, i) => n === v[i]);
       }

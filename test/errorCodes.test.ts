@@ -65,7 +65,7 @@ describe('error codes', () => {
     expect(documented).toEqual(unionMembers('packages/shop-api/src/types.ts', 'LookupErrorCode'));
   });
 
-  it("docs/errors.md names every verdict reason of CouponRejection, and no other", () => {
+  it('docs/errors.md names every verdict reason of CouponRejection, and no other', () => {
     const sentence = /its `reason`s \(([^)]*)\)/.exec(read('docs/errors.md'))?.[1] ?? '';
     const documented = [...sentence.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!).sort();
     expect(documented).toEqual(unionMembers('src/types.ts', 'CouponRejection'));

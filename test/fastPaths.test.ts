@@ -23,7 +23,8 @@ describe('readRecord', () => {
   ];
 
   it('makes of every generated record what the zod schema makes of it, fields in the same order', () => {
-    for (const [kind, raw] of samples) expect(JSON.stringify(readRecord(kind, raw))).toBe(JSON.stringify(zodRecord(kind, raw)));
+    for (const [kind, raw] of samples)
+      expect(JSON.stringify(readRecord(kind, raw))).toBe(JSON.stringify(zodRecord(kind, raw)));
   });
 
   it.each([
@@ -34,10 +35,13 @@ describe('readRecord', () => {
     ['coupon', { coupon_code: 'A', use_period: { from: 1 } }],
     ['productOption', { no: 'x', value_list: [] }],
     ['productOption', { no: 1, value_list: [{ name: 'no code' }] }],
-  ] as [RecordKind, Record<string, unknown>][])('leaves a %s that fails a field to zod, which rejects it: %j', (kind, raw) => {
-    expect(readRecord(kind, raw)).toBeNull();
-    expect(zodRecord(kind, raw)).toBeNull();
-  });
+  ] as [RecordKind, Record<string, unknown>][])(
+    'leaves a %s that fails a field to zod, which rejects it: %j',
+    (kind, raw) => {
+      expect(readRecord(kind, raw)).toBeNull();
+      expect(zodRecord(kind, raw)).toBeNull();
+    },
+  );
 });
 
 describe('re-sync of unchanged pages', () => {
@@ -65,7 +69,9 @@ describe('re-sync of unchanged pages', () => {
     mock.upsertCoupon({ ...original, name: '잠시 바뀐 이름' });
     // online, the checkout asks the API even for a coupon it holds: the change lands locally (read-through)
     await lookup.validateCoupon(code, { amount: 1_000_000 });
-    expect((await next(lookup.coupon(code), (r) => r.data?.name === '잠시 바뀐 이름')).data?.name).toBe('잠시 바뀐 이름');
+    expect((await next(lookup.coupon(code), (r) => r.data?.name === '잠시 바뀐 이름')).data?.name).toBe(
+      '잠시 바뀐 이름',
+    );
     mock.upsertCoupon(original); // page 2 now hashes as in the last listing, but the local copy is not that one
     expect((await lookup.sync()).ok).toBe(true);
     expect((await next(lookup.coupon(code), (r) => r.data?.name === original.name)).data?.name).toBe(original.name);
@@ -95,7 +101,10 @@ describe('re-sync of unchanged pages', () => {
     expect(report.ok).toBe(false);
     // which page repeats which is named when the repeat is found within one write batch; pages are batched as they
     // arrive (worker/store/writeBehind.ts), so on a busy machine the repeat may be caught as "listed twice" instead
-    expect(report.errors[0]).toMatchObject({ code: 'inconsistent_listing', message: expect.stringMatching(/page \d repeats 100 coupon|a coupon was listed twice/) });
+    expect(report.errors[0]).toMatchObject({
+      code: 'inconsistent_listing',
+      message: expect.stringMatching(/page \d repeats 100 coupon|a coupon was listed twice/),
+    });
     expect((await next(lookup.coupons())).data).toHaveLength(240);
   });
 
@@ -136,7 +145,10 @@ describe('a first sync into an empty database', () => {
     mock.inject('repeat-page', { path: LIST, times: Infinity });
     const report = await lookup.sync();
     expect(report.ok).toBe(false);
-    expect(report.errors[0]).toMatchObject({ code: 'inconsistent_listing', message: expect.stringMatching(/page \d repeats/) });
+    expect(report.errors[0]).toMatchObject({
+      code: 'inconsistent_listing',
+      message: expect.stringMatching(/page \d repeats/),
+    });
   });
 
   it('keeps a coupon looked up meanwhile, and deletes nothing the listing names', async () => {

@@ -15,8 +15,22 @@ import { lookupFor, next, startMock } from './utils';
 
 const LIST = '/v2/shop/coupons';
 const ALL_FAULTS: MockFault[] = [
-  'http500', 'code-19', 'code-999', 'throttle', 'expire-token', 'bad-credentials', 'permission', 'drop', 'hang',
-  'truncated-json', 'html', 'wrong-content-type', 'malformed-record', 'repeat-page', 'skip-rows', { delayMs: 300 },
+  'http500',
+  'code-19',
+  'code-999',
+  'throttle',
+  'expire-token',
+  'bad-credentials',
+  'permission',
+  'drop',
+  'hang',
+  'truncated-json',
+  'html',
+  'wrong-content-type',
+  'malformed-record',
+  'repeat-page',
+  'skip-rows',
+  { delayMs: 300 },
 ];
 const name = (f: MockFault) => (typeof f === 'string' ? f : `delay ${f.delayMs} ms`);
 
@@ -33,8 +47,16 @@ function prng(seed: number) {
 type Snapshot = Map<string, Coupon>;
 
 const tally = {
-  faultsInjected: 0, faultKinds: 0, syncs: 0, syncsCompleted: 0, syncsFailedSafely: 0, recordsLost: 0, mixes: 0,
-  pagesChecked: 0, firstSyncs: 0, itemCalls: 0,
+  faultsInjected: 0,
+  faultKinds: 0,
+  syncs: 0,
+  syncsCompleted: 0,
+  syncsFailedSafely: 0,
+  recordsLost: 0,
+  mixes: 0,
+  pagesChecked: 0,
+  firstSyncs: 0,
+  itemCalls: 0,
 };
 
 describe('sync under faults', () => {
@@ -105,7 +127,12 @@ describe('sync under faults', () => {
     }
     const victim = mock.data.coupons[5 + Math.floor(random() * (mock.data.coupons.length - 5))]!;
     mock.removeCoupon(String(victim.coupon_code));
-    mock.upsertCoupon({ coupon_code: `NEW-${++serial}`, name: `새 쿠폰 ${serial}`, status: 'progress', apply_sale_price: 1000 });
+    mock.upsertCoupon({
+      coupon_code: `NEW-${++serial}`,
+      name: `새 쿠폰 ${serial}`,
+      status: 'progress',
+      apply_sale_price: 1000,
+    });
   }
 
   function rejectedCodes(report: SyncReport): string[] {
@@ -188,7 +215,12 @@ describe('sync under faults', () => {
         await unchangedDuringSync(before, label)(step);
         if (step !== page + 1) return; // page `page` was answered, the next one is held
         mock.removeCoupon(gone);
-        mock.upsertCoupon({ coupon_code: `NEW-${++serial}`, name: `새 쿠폰 ${serial}`, status: 'progress', apply_sale_price: 1000 });
+        mock.upsertCoupon({
+          coupon_code: `NEW-${++serial}`,
+          name: `새 쿠폰 ${serial}`,
+          status: 'progress',
+          apply_sale_price: 1000,
+        });
       });
       tally.faultsInjected++;
       expect(mock.data.coupons).toHaveLength(count);
@@ -222,14 +254,20 @@ describe('sync under faults', () => {
   it('keeps the invariants of a first sync into an empty database under every fault, during it and after', async () => {
     for (const fault of ALL_FAULTS) {
       const label = `first sync under ${name(fault)}`;
-      const till = lookupFor(mock, { requestTimeoutMs: 300, retry: { retries: 3, unansweredRetries: 1, baseDelayMs: 5, maxDelayMs: 20 } });
+      const till = lookupFor(mock, {
+        requestTimeoutMs: 300,
+        retry: { retries: 3, unansweredRetries: 1, baseDelayMs: 5, maxDelayMs: 20 },
+      });
       try {
         const fresh = upstream();
         // a first sync shows pages as they come: whatever shows is a record the API has, as the API has it
         const onlyUpstream = async (step: number) => {
           const now = await local(till);
           const foreign = [...now].filter(([code, c]) => !sameRecord(c, fresh.get(code)));
-          expect(foreign.map(([code]) => code), `${label}, during the sync (request ${step})`).toEqual([]);
+          expect(
+            foreign.map(([code]) => code),
+            `${label}, during the sync (request ${step})`,
+          ).toEqual([]);
         };
         mock.inject(fault, { path: LIST, after: Math.floor(random() * 3) });
         tally.faultsInjected++;
@@ -272,8 +310,13 @@ describe('sync under faults', () => {
       mock.upsertCoupon({ ...row, name: `바뀐 쿠폰 ${++serial}` });
       const newCopy = upstream().get('WELCOME10')!;
       const [readCode, prefetched] = [`IC-FAULT-${++serial}`, `IC-FAULT-${++serial}`];
-      for (const code of [readCode, prefetched]) mock.upsertIssuedCoupon({ ...mock.data.issuedCoupons[0]!, coupon_issue_code: code });
-      for (const path of ['/v2/shop/coupons/WELCOME10', `/v2/shop/issue-coupons/${readCode}`, `/v2/shop/issue-coupons/${prefetched}`]) {
+      for (const code of [readCode, prefetched])
+        mock.upsertIssuedCoupon({ ...mock.data.issuedCoupons[0]!, coupon_issue_code: code });
+      for (const path of [
+        '/v2/shop/coupons/WELCOME10',
+        `/v2/shop/issue-coupons/${readCode}`,
+        `/v2/shop/issue-coupons/${prefetched}`,
+      ]) {
         mock.inject(fault, { path });
       }
       const [verdict, read, report] = await Promise.all([
@@ -286,11 +329,14 @@ describe('sync under faults', () => {
       ]);
       mock.clearFaults();
       // a record the API sent that cannot be read leaves the copy held confirmed by nothing: it never passes
-      if (fault === 'malformed-record') expect(verdict, label).toMatchObject({ ok: false, reason: 'unreadable', source: 'local' });
+      if (fault === 'malformed-record')
+        expect(verdict, label).toMatchObject({ ok: false, reason: 'unreadable', source: 'local' });
       else expect(verdict, label).toMatchObject({ ok: true, discount: 3200 });
       const held = (await local()).get('WELCOME10');
       // the local copy is the old one or the API's new one, and the new one when the verdict came from the API
-      expect(sameRecord(held, newCopy) || sameRecord(held, oldCopy), `${label}: validateCoupon kept a good copy`).toBe(true);
+      expect(sameRecord(held, newCopy) || sameRecord(held, oldCopy), `${label}: validateCoupon kept a good copy`).toBe(
+        true,
+      );
       if (verdict.source === 'network') expect(sameRecord(held, newCopy), label).toBe(true);
       if (read.data === null) meaningful([read.error!]);
       else expect(read.data.coupon_issue_code, label).toBe(readCode);

@@ -28,7 +28,9 @@ function bodyOf(req: IncomingMessage): Promise<string> {
  * A server on 127.0.0.1 for `handler`; close() drops its connections.
  * @example const relayServer = await serve(async (req, res) => relay(req, res));
  */
-export async function serve(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void> | void): Promise<TestServer> {
+export async function serve(
+  handler: (req: IncomingMessage, res: ServerResponse) => Promise<void> | void,
+): Promise<TestServer> {
   const server: Server = createServer((req, res) => {
     Promise.resolve(handler(req, res)).catch(() => res.destroy());
   });
@@ -56,7 +58,11 @@ export function startHostileUpstream(mockUrl: string, misbehave: Misbehaviour): 
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
-    const answer = await fetch(`${mockUrl}${req.url}`, { method: req.method!, headers, ...(body === '' ? {} : { body }) });
+    const answer = await fetch(`${mockUrl}${req.url}`, {
+      method: req.method!,
+      headers,
+      ...(body === '' ? {} : { body }),
+    });
     const text = await answer.text();
     res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
     res.end(text);
@@ -80,7 +86,9 @@ export async function startRecorder(): Promise<TestServer & { received: Recorded
   const server = await serve(async (req, res) => {
     received.push({ method: req.method!, url: req.url!, headers: req.headers, body: await bodyOf(req) });
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end('{"code":200,"msg":"SUCCESS","access_token":"stolen","data":{"list":[],"pagenation":{"data_count":0,"current_page":1,"total_page":1,"pagesize":100}}}');
+    res.end(
+      '{"code":200,"msg":"SUCCESS","access_token":"stolen","data":{"list":[],"pagenation":{"data_count":0,"current_page":1,"total_page":1,"pagesize":100}}}',
+    );
   });
   return Object.assign(server, { received });
 }
@@ -122,9 +130,16 @@ let bomb: Buffer | undefined;
 export function gzipBomb(res: ServerResponse): true {
   if (!bomb) {
     const member = gzipSync(Buffer.alloc(16 * 1024 * 1024, 0x20), { level: 9 });
-    bomb = Buffer.concat([gzipSync('{"code":200,"msg":"SUCCESS","data":'), ...Array.from({ length: 64 }, () => member)]);
+    bomb = Buffer.concat([
+      gzipSync('{"code":200,"msg":"SUCCESS","data":'),
+      ...Array.from({ length: 64 }, () => member),
+    ]);
   }
-  res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(bomb.length) });
+  res.writeHead(200, {
+    'content-type': 'application/json',
+    'content-encoding': 'gzip',
+    'content-length': String(bomb.length),
+  });
   res.end(bomb);
   return true;
 }

@@ -10,7 +10,14 @@ import { createCluster } from 'redis';
 import { createRelayHub } from '../packages/relay/src';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as {
-  instance: string; redis: string; cluster?: string[]; mock: string; shops: string[]; leaseMs: number; maxConcurrentListings: number; maxHotShops: number;
+  instance: string;
+  redis: string;
+  cluster?: string[];
+  mock: string;
+  shops: string[];
+  leaseMs: number;
+  maxConcurrentListings: number;
+  maxHotShops: number;
   gated?: boolean;
 };
 let named = config.gated !== true;
@@ -19,7 +26,10 @@ const known = new Set(config.shops);
 const cluster = config.cluster ? createCluster({ rootNodes: config.cluster.map((url) => ({ url })) }) : null;
 cluster?.on('error', () => undefined);
 const hub = createRelayHub({
-  credentials: (shopId) => (known.has(shopId) ? { key: `key-${shopId}`, secret: `secret-${shopId}`, target: `${config.mock}/shops/${shopId}` } : null),
+  credentials: (shopId) =>
+    known.has(shopId)
+      ? { key: `key-${shopId}`, secret: `secret-${shopId}`, target: `${config.mock}/shops/${shopId}` }
+      : null,
   shops: () => (named ? config.shops : []),
   redis: cluster ?? config.redis,
   leaseMs: config.leaseMs,
@@ -45,8 +55,7 @@ process.on('message', (raw) => {
   if (message.type === 'sweep') {
     named = true;
     void hub.sweep().then(() => reply(hub.status()));
-  }
-  else if (message.type === 'status') reply(hub.status());
+  } else if (message.type === 'status') reply(hub.status());
   else if (message.type === 'close') {
     void hub.close().then(async () => {
       await cluster?.close().catch(() => undefined);

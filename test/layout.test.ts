@@ -20,10 +20,13 @@ interface Manifest {
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
 }
-const manifest = (dir: string): Manifest => JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as Manifest;
+const manifest = (dir: string): Manifest =>
+  JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as Manifest;
 
 /** The workspace packages (packages/<dir>), by folder, and the root package. */
-const PACKAGE_DIRS = readdirSync(join(root, 'packages')).filter((d) => existsSync(join(root, 'packages', d, 'package.json')));
+const PACKAGE_DIRS = readdirSync(join(root, 'packages')).filter((d) =>
+  existsSync(join(root, 'packages', d, 'package.json')),
+);
 const packages = new Map(PACKAGE_DIRS.map((d) => [`packages/${d}`, manifest(`packages/${d}`)]));
 const rootPackage = manifest('.');
 
@@ -76,14 +79,21 @@ function specifiersOf(file: string): string[] {
 function importsOf(file: string): string[] {
   return specifiersOf(file)
     .filter((s) => s.startsWith('./') || s.startsWith('../'))
-    .map((s) => normalize(join(dirname(file), s)).split('\\').join('/'));
+    .map((s) =>
+      normalize(join(dirname(file), s))
+        .split('\\')
+        .join('/'),
+    );
 }
 
 /**
  * The package a bare specifier names: 'zod/mini' is zod, '@shop-lookup/mock-server/msw' is @shop-lookup/mock-server.
  */
 function packageNamed(specifier: string): string {
-  return specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+  return specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 }
 
 /**
@@ -96,12 +106,28 @@ const MAY_IMPORT: Record<string, string[]> = {
   moved: [],
   'worker/store': ['src/protocol'],
   'worker/tabs': ['src/protocol'],
-  'worker/sync': ['src/protocol', 'worker/store', 'worker/tabs', 'worker/lookups', 'worker/sync/direct', 'worker/sync/relay'],
+  'worker/sync': [
+    'src/protocol',
+    'worker/store',
+    'worker/tabs',
+    'worker/lookups',
+    'worker/sync/direct',
+    'worker/sync/relay',
+  ],
   'worker/sync/direct': ['src/protocol', 'worker/store', 'worker/sync'],
   'worker/sync/relay': ['src/protocol', 'worker/store', 'worker/tabs', 'worker/sync'],
   'worker/lookups': ['src/protocol', 'worker/store', 'worker/tabs', 'worker/sync', 'worker/sync/direct'],
   'worker/coupon': ['src/protocol', 'worker/store'],
-  'worker/engine': ['src/protocol', 'worker/store', 'worker/tabs', 'worker/sync', 'worker/sync/direct', 'worker/sync/relay', 'worker/lookups', 'worker/coupon'],
+  'worker/engine': [
+    'src/protocol',
+    'worker/store',
+    'worker/tabs',
+    'worker/sync',
+    'worker/sync/direct',
+    'worker/sync/relay',
+    'worker/lookups',
+    'worker/coupon',
+  ],
   worker: ['src/protocol', 'worker/engine'],
   'shop-api': [],
   // the relay, layered: the door and the store at the bottom, the modes (createShopRelay, createShopApiProxy) on
@@ -133,7 +159,14 @@ const files = ['src', 'worker', 'moved', ...PACKAGE_DIRS.map((d) => `packages/${
 /** The source file an import names (`./x` is `./x.ts`, `./x.tsx` or `./x/index.ts`), if it is one of ours. */
 const known = new Set(files);
 const fileOf = (target: string) => [`${target}.ts`, `${target}.tsx`, `${target}/index.ts`].find((f) => known.has(f));
-const graph = new Map(files.map((f) => [f, importsOf(f).map(fileOf).filter((t): t is string => t !== undefined)]));
+const graph = new Map(
+  files.map((f) => [
+    f,
+    importsOf(f)
+      .map(fileOf)
+      .filter((t): t is string => t !== undefined),
+  ]),
+);
 
 /** Every file `file` reaches through its imports, type-only ones included (they are a dependency too). */
 function reachedFrom(file: string): Set<string> {
@@ -195,9 +228,15 @@ describe('layout', () => {
   it('keeps the engine out of the host bundle: src/ loads worker/ only as the worker entry or with worker: false', () => {
     const hostToEngine = files
       .filter((f) => f.startsWith('src/'))
-      .flatMap((f) => importsOf(f).filter((t) => t.startsWith('worker/')).map((t) => `${f} -> ${t}`));
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((t) => t.startsWith('worker/'))
+          .map((t) => `${f} -> ${t}`),
+      );
     expect(hostToEngine).toEqual(['src/connectEngine.ts -> worker/engine/createEngine']);
-    expect(readFileSync(join(root, 'src/connectEngine.ts'), 'utf8')).toMatch(/await import\('\.\.\/worker\/engine\/createEngine'\)/);
+    expect(readFileSync(join(root, 'src/connectEngine.ts'), 'utf8')).toMatch(
+      /await import\('\.\.\/worker\/engine\/createEngine'\)/,
+    );
   });
 
   it('keeps the contract free of the host: src/protocol.ts reaches only the public types and the error class', () => {

@@ -76,7 +76,9 @@ describe('several engines on one database', () => {
       headers.set('date', new Date(clock).toUTCString());
       return new Response(await res.text(), { status: res.status, headers });
     };
-    const engines = [0, 1, 2].map(() => lookupWithEngine(mock, { indexedDB: shared, now: at, fetch: dated }, { dbName }));
+    const engines = [0, 1, 2].map(() =>
+      lookupWithEngine(mock, { indexedDB: shared, now: at, fetch: dated }, { dbName }),
+    );
     tabs.push(...engines);
     const [a, b, c] = engines;
     try {
@@ -106,13 +108,19 @@ describe('several engines on one database', () => {
     await next(a!.status(), (s) => s.lastSyncedAt.coupons !== null);
     await b!.trackProducts([13801]);
     const options = mock.data.products.get(13801)!;
-    mock.setProductOptions(13801, options.map((o) => ({ ...o, name: '리더가 가져옴' })));
+    mock.setProductOptions(
+      13801,
+      options.map((o) => ({ ...o, name: '리더가 가져옴' })),
+    );
     mock.resetRequests();
     expect((await a!.sync()).ok).toBe(true); // the leader, which was asked for no product itself
     const listed = new Set(mock.requests.map((r) => r.path));
     expect(listed).toContain('/v2/shop/products/13801/options');
     expect(listed).toContain('/v2/shop/products/13805/options');
-    const seen = await next(b!.productOptions(13801), (r) => r.data.length > 0 && r.data.every((o) => o.name === '리더가 가져옴'));
+    const seen = await next(
+      b!.productOptions(13801),
+      (r) => r.data.length > 0 && r.data.every((o) => o.name === '리더가 가져옴'),
+    );
     expect(seen.data.length).toBe(options.length);
     // the set is the shop's, not the tab's: an engine opened later (a reload) without products syncs them too
     await Promise.all(tabs.splice(0).map((t) => t.close()));
@@ -134,7 +142,10 @@ describe('several engines on one database', () => {
     const resync = mock.hold({ path: LIST, after: 1 });
     page2.release();
     await Promise.all([running, clearing]);
-    const left = await peek(shared, dbName, async (db) => ({ coupons: await db.coupons.count(), confirmed: await db.meta.get('coupons') }));
+    const left = await peek(shared, dbName, async (db) => ({
+      coupons: await db.coupons.count(),
+      confirmed: await db.meta.get('coupons'),
+    }));
     expect(left).toEqual({ coupons: 0, confirmed: undefined });
     resync.release();
   });
@@ -190,7 +201,8 @@ describe('several engines on one database', () => {
   it("keeps a tab that cannot reach the API offline while another tab's sync reaches it", async () => {
     const a = open();
     await next(a.status(), (s) => s.lastSyncedAt.coupons !== null);
-    const unreachable: typeof fetch = () => Promise.reject(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }));
+    const unreachable: typeof fetch = () =>
+      Promise.reject(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }));
     const b = open({ fetch: unreachable });
     await b.validateCoupon('WELCOME10', { amount: 1000 }); // its own request finds no API
     expect((await next(b.status(), (s) => s.phase === 'offline')).online).toBe(false);

@@ -41,13 +41,25 @@ const diverged: ListingState = { name: 'diverged', hashesStale: false };
 const divergedStale: ListingState = { name: 'diverged', hashesStale: true };
 const leanWritten = (...outside: string[]): ListingState => ({ name: 'leanWritten', outside });
 
-const stored = (unmatched: boolean, rejected: boolean): ListingEvent => ({ type: 'pagesStored', progress, unmatched, rejected });
-const wrote = (code: string, held: boolean): ListingEvent => ({ type: 'readThrough', codes: [code], at: at + 5, wrote: { code, held } });
+const stored = (unmatched: boolean, rejected: boolean): ListingEvent => ({
+  type: 'pagesStored',
+  progress,
+  unmatched,
+  rejected,
+});
+const wrote = (code: string, held: boolean): ListingEvent => ({
+  type: 'readThrough',
+  codes: [code],
+  at: at + 5,
+  wrote: { code, held },
+});
 
 /** An event in words, for the test titles. */
 function said(e: ListingEvent): string {
-  if (e.type === 'pagesStored') return `pages are stored (${e.unmatched ? 'one unlike the committed listing' : 'all matched'}${e.rejected ? ', a row rejected' : ''})`;
-  if (e.type === 'readThrough') return `a read-through writes ${e.wrote?.code} (${e.wrote?.held ? 'held' : 'not held'} before)`;
+  if (e.type === 'pagesStored')
+    return `pages are stored (${e.unmatched ? 'one unlike the committed listing' : 'all matched'}${e.rejected ? ', a row rejected' : ''})`;
+  if (e.type === 'readThrough')
+    return `a read-through writes ${e.wrote?.code} (${e.wrote?.held ? 'held' : 'not held'} before)`;
   return e.type;
 }
 
@@ -59,40 +71,56 @@ describe('listingCheckpoint', () => {
     ['a snapshot (an empty one)', true, true, matching],
   ] as const)('begins a listing with %s as %j', (_, snapshot, emptyTable, state) => {
     const cp = nextCheckpoint(checkpoint(diverged), { type: 'begin', listing: 'L2', at, snapshot, emptyTable });
-    expect(cp).toEqual({ key: '@couponSync', listing: 'L2', startedAt: at, page: 0, totalPages: null, dataCount: null, unkeyed: 0, listed: 0, state, reread: {} });
+    expect(cp).toEqual({
+      key: '@couponSync',
+      listing: 'L2',
+      startedAt: at,
+      page: 0,
+      totalPages: null,
+      dataCount: null,
+      unkeyed: 0,
+      listed: 0,
+      state,
+      reread: {},
+    });
   });
 
-  it.each([
-    // from, event, to, (the state itself)
-    ['lean', stored(true, false), lean, lean],
-    ['lean', stored(true, true), pristine, lean],
-    ['lean', wrote('X', false), leanWritten('X'), lean],
-    ['lean', wrote('X', true), leanWritten(), lean],
-    ['leanWritten', wrote('Y', false), leanWritten('X', 'Y'), leanWritten('X')],
-    ['leanWritten', stored(true, false), directStale, leanWritten('X')],
-    ['leanWritten', stored(true, true), directStale, leanWritten('X')],
-    ['pristine', stored(true, false), pristine, pristine],
-    ['pristine', stored(true, true), pristine, pristine],
-    ['pristine', wrote('X', false), directStale, pristine],
-    ['direct', stored(true, true), direct, direct],
-    ['direct', wrote('X', true), directStale, direct],
-    ['direct (stale)', stored(true, false), directStale, directStale],
-    ['matching', stored(false, false), matching, matching],
-    ['matching', stored(true, false), diverged, matching],
-    ['matching', stored(true, true), diverged, matching],
-    ['matching', wrote('X', true), matchingStale, matching],
-    ['matching (stale)', stored(true, false), divergedStale, matchingStale],
-    ['diverged', stored(false, false), diverged, diverged],
-    ['diverged', wrote('X', false), divergedStale, diverged],
-    ['diverged (stale)', stored(true, true), divergedStale, divergedStale],
-  ].map(([from, event, to, state]) => [from, said(event as ListingEvent), to, event, state]) as [string, string, ListingState, ListingEvent, ListingState][])(
-    'goes from %s, when %s, to %j',
-    (_, _said, to, event, from) => {
-      const next = nextCheckpoint(checkpoint(from), event)!;
-      expect(next.state).toEqual(to);
-      if (event.type === 'pagesStored') expect(next).toMatchObject({ ...progress, listing: 'L1', startedAt: at });
-    },
-  );
+  it.each(
+    [
+      // from, event, to, (the state itself)
+      ['lean', stored(true, false), lean, lean],
+      ['lean', stored(true, true), pristine, lean],
+      ['lean', wrote('X', false), leanWritten('X'), lean],
+      ['lean', wrote('X', true), leanWritten(), lean],
+      ['leanWritten', wrote('Y', false), leanWritten('X', 'Y'), leanWritten('X')],
+      ['leanWritten', stored(true, false), directStale, leanWritten('X')],
+      ['leanWritten', stored(true, true), directStale, leanWritten('X')],
+      ['pristine', stored(true, false), pristine, pristine],
+      ['pristine', stored(true, true), pristine, pristine],
+      ['pristine', wrote('X', false), directStale, pristine],
+      ['direct', stored(true, true), direct, direct],
+      ['direct', wrote('X', true), directStale, direct],
+      ['direct (stale)', stored(true, false), directStale, directStale],
+      ['matching', stored(false, false), matching, matching],
+      ['matching', stored(true, false), diverged, matching],
+      ['matching', stored(true, true), diverged, matching],
+      ['matching', wrote('X', true), matchingStale, matching],
+      ['matching (stale)', stored(true, false), divergedStale, matchingStale],
+      ['diverged', stored(false, false), diverged, diverged],
+      ['diverged', wrote('X', false), divergedStale, diverged],
+      ['diverged (stale)', stored(true, true), divergedStale, divergedStale],
+    ].map(([from, event, to, state]) => [from, said(event as ListingEvent), to, event, state]) as [
+      string,
+      string,
+      ListingState,
+      ListingEvent,
+      ListingState,
+    ][],
+  )('goes from %s, when %s, to %j', (_, _said, to, event, from) => {
+    const next = nextCheckpoint(checkpoint(from), event)!;
+    expect(next.state).toEqual(to);
+    if (event.type === 'pagesStored') expect(next).toMatchObject({ ...progress, listing: 'L1', startedAt: at });
+  });
 
   it('ends with a commit or a discard, and a read-through with no listing under way leaves none', () => {
     for (const state of [lean, leanWritten('X'), pristine, direct, matching, divergedStale]) {
@@ -121,9 +149,13 @@ describe('listingCheckpoint', () => {
     expect(cp.reread).toEqual({ A: at + 10 }); // the stored checkpoint is never changed in place
     // a write into an already stale listing, of a code already noted: the same checkpoint
     const stale = checkpoint(divergedStale, { A: at + 10 });
-    expect(nextCheckpoint(stale, { type: 'readThrough', codes: ['A'], at: at + 10, wrote: { code: 'A', held: true } })).toBe(stale);
+    expect(
+      nextCheckpoint(stale, { type: 'readThrough', codes: ['A'], at: at + 10, wrote: { code: 'A', held: true } }),
+    ).toBe(stale);
     const leanCp = checkpoint(leanWritten('X'), { A: at + 10 });
-    expect(nextCheckpoint(leanCp, { type: 'readThrough', codes: ['A'], at: at + 10, wrote: { code: 'A', held: true } })).toBe(leanCp);
+    expect(
+      nextCheckpoint(leanCp, { type: 'readThrough', codes: ['A'], at: at + 10, wrote: { code: 'A', held: true } }),
+    ).toBe(leanCp);
   });
 
   it.each([
@@ -138,14 +170,14 @@ describe('listingCheckpoint', () => {
     [diverged, 'stage', 'listedPages', true, true, false, true],
     [divergedStale, 'stage', 'listedPages', true, false, true, true],
   ] as const)('calls for the work its state %j says', (state, into, codesIn, diffed, trusted, stale, unlisted) => {
-    expect([writesInto(state), listedCodesIn(state), diffs(state), trustsHashes(state), hashesStale(state), mayFindUnlisted(state)]).toEqual([
-      into,
-      codesIn,
-      diffed,
-      trusted,
-      stale,
-      unlisted,
-    ]);
+    expect([
+      writesInto(state),
+      listedCodesIn(state),
+      diffs(state),
+      trustsHashes(state),
+      hashesStale(state),
+      mayFindUnlisted(state),
+    ]).toEqual([into, codesIn, diffed, trusted, stale, unlisted]);
   });
 
   it('reads a checkpoint of an earlier build (flags instead of a state) as none, so its listing starts over', () => {
@@ -169,5 +201,4 @@ describe('listingCheckpoint', () => {
     const cp = checkpoint(diverged);
     expect(readCheckpoint(structuredClone(cp))).toEqual(cp);
   });
-
 });

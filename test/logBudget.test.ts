@@ -18,7 +18,11 @@ describe('logBudget', () => {
   it('admits perMinute lines of a client a minute, and reports the rest once when its minute is over', () => {
     let now = 0;
     const reported: [string, number][] = [];
-    const budget = createLogBudget({ perMinute: 3, now: () => now, onDropped: (client, dropped) => reported.push([client, dropped]) });
+    const budget = createLogBudget({
+      perMinute: 3,
+      now: () => now,
+      onDropped: (client, dropped) => reported.push([client, dropped]),
+    });
     try {
       const admitted = Array.from({ length: 8 }, () => budget.admit('net:a'));
       expect(admitted).toEqual([true, true, true, false, false, false, false, false]);
@@ -38,7 +42,11 @@ describe('logBudget', () => {
 
   it('follows at most maxClients at once: the oldest gives way, its drops reported', () => {
     const reported: [string, number][] = [];
-    const budget = createLogBudget({ perMinute: 1, maxClients: 2, onDropped: (client, dropped) => reported.push([client, dropped]) });
+    const budget = createLogBudget({
+      perMinute: 1,
+      maxClients: 2,
+      onDropped: (client, dropped) => reported.push([client, dropped]),
+    });
     try {
       budget.admit('net:a');
       budget.admit('net:a');

@@ -29,7 +29,9 @@ describe('the six lookups', () => {
     expect(report.ok).toBe(true);
 
     const all = await confirmed(lookup.coupons());
-    expect(all.data.map((c) => c.coupon_code).sort()).toEqual(mock.data.coupons.map((c) => String(c.coupon_code)).sort());
+    expect(all.data.map((c) => c.coupon_code).sort()).toEqual(
+      mock.data.coupons.map((c) => String(c.coupon_code)).sort(),
+    );
 
     const welcome = await confirmed(lookup.coupon('WELCOME10'));
     expect(welcome.data).toMatchObject({ coupon_code: 'WELCOME10', apply_sale_percent: 10 });
@@ -40,7 +42,10 @@ describe('the six lookups', () => {
 
     const options = await confirmed(lookup.productOptions(PRODUCT));
     expect(options.data.map((o) => o.no)).toEqual(
-      mock.data.products.get(PRODUCT)!.map((o) => Number(o.no)).sort((a, b) => a - b),
+      mock.data.products
+        .get(PRODUCT)!
+        .map((o) => Number(o.no))
+        .sort((a, b) => a - b),
     );
     expect(options.data.every((o) => o.product_no === PRODUCT && Array.isArray(o.value_list))).toBe(true);
 
@@ -83,7 +88,6 @@ describe('the six lookups', () => {
       fresh.dispose();
     }
   });
-
 
   it('says null with a syncedAt for a code the API confirmed does not exist', async () => {
     const missing = await confirmed(lookup.issuedCoupon('NO-SUCH-ISSUE'));
@@ -189,8 +193,11 @@ describe('the six lookups without the API', () => {
   async function warm(l: ShopLookup) {
     const online: Record<string, { data: unknown; syncedAt: number | null }> = {};
     for (const [name, open] of Object.entries(lookups(l))) {
-      const r = await next(open() as never, (v: { data: unknown; fetching: boolean; syncedAt: number | null }) =>
-        v.data !== null && !v.fetching && v.syncedAt !== null);
+      const r = await next(
+        open() as never,
+        (v: { data: unknown; fetching: boolean; syncedAt: number | null }) =>
+          v.data !== null && !v.fetching && v.syncedAt !== null,
+      );
       online[name] = { data: (r as { data: unknown }).data, syncedAt: (r as { syncedAt: number }).syncedAt };
     }
     return online;
@@ -205,7 +212,12 @@ describe('the six lookups without the API', () => {
     expect(report.errors[0]!.message).toMatch(/Could not reach the shop API/);
     for (const [name, open] of Object.entries(lookups(lookup))) {
       const first = (await next(open() as never)) as { data: unknown; syncedAt: number | null; offline: boolean };
-      expect({ name, ...first }).toMatchObject({ name, offline: true, data: online[name]!.data, syncedAt: online[name]!.syncedAt });
+      expect({ name, ...first }).toMatchObject({
+        name,
+        offline: true,
+        data: online[name]!.data,
+        syncedAt: online[name]!.syncedAt,
+      });
     }
   });
 
@@ -215,7 +227,11 @@ describe('the six lookups without the API', () => {
     mock.inject('hang', { path: '/v2', times: Infinity });
     mock.resetRequests();
     // restarted later: every item is due for a refresh, and every refresh hangs (it never answers)
-    const restarted = lookupWithEngine(mock, { indexedDB: lookup.idb, now: () => Date.now() + LATER }, { dbName, products: [PRODUCT] });
+    const restarted = lookupWithEngine(
+      mock,
+      { indexedDB: lookup.idb, now: () => Date.now() + LATER },
+      { dbName, products: [PRODUCT] },
+    );
     try {
       for (const [name, open] of Object.entries(lookups(restarted))) {
         const first = (await next(open() as never)) as { data: unknown; syncedAt: number | null };
@@ -235,7 +251,11 @@ describe('the six lookups without the API', () => {
     await lookup.close();
     await mock.close();
     // data older than the refresh interval: the new engine syncs at once, and learns that the API is gone
-    const restarted = lookupWithEngine(mock, { indexedDB: lookup.idb, now: () => Date.now() + LATER }, { dbName, products: [PRODUCT] });
+    const restarted = lookupWithEngine(
+      mock,
+      { indexedDB: lookup.idb, now: () => Date.now() + LATER },
+      { dbName, products: [PRODUCT] },
+    );
     try {
       const status = await next(restarted.status(), (s) => s.phase === 'offline' || s.phase === 'error');
       expect(status.online).toBe(false);

@@ -19,10 +19,15 @@ const servers: Server[] = [];
 afterEach(async () => {
   vi.useRealTimers();
   await Promise.all(running.splice(0).map((api) => api.close()));
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(resolve);
-  })));
+  await Promise.all(
+    servers.splice(0).map(
+      (server) =>
+        new Promise((resolve) => {
+          server.closeAllConnections();
+          server.close(resolve);
+        }),
+    ),
+  );
 });
 
 async function start(options: MockShopApiOptions = {}): Promise<MockShopApi> {
@@ -141,7 +146,10 @@ describe('startMockShopApi', () => {
     const last = await get('/v2/shop/coupons?offset=3');
     expect(last.body?.data.list).toEqual(api.data.coupons.slice(50, 60));
     const past = await get('/v2/shop/coupons?offset=4');
-    expect(past.body?.data).toEqual({ list: [], pagenation: { data_count: '60', current_page: 4, total_page: 3, pagesize: 25 } });
+    expect(past.body?.data).toEqual({
+      list: [],
+      pagenation: { data_count: '60', current_page: 4, total_page: 3, pagesize: 25 },
+    });
     const clamped = await get('/v2/shop/coupons?limit=500');
     expect(clamped.body?.data.pagenation).toMatchObject({ pagesize: 100, total_page: 1 });
     expect(clamped.body?.data.list).toHaveLength(60);
@@ -191,7 +199,11 @@ describe('startMockShopApi', () => {
     expect((await get(`${base}/3`)).body?.data).toMatchObject({ no: 3, code: '12' });
     expect((await get(`${base}/MEMO`)).body?.data).toMatchObject({ no: 14, type: 'input' });
     const list = (await get(base)).body?.data.list as Json[];
-    expect(list.map((option) => [option.no, option.code])).toEqual([[3, '12'], [12, 'SIZE'], [14, 'MEMO']]);
+    expect(list.map((option) => [option.no, option.code])).toEqual([
+      [3, '12'],
+      [12, 'SIZE'],
+      [14, 'MEMO'],
+    ]);
   });
 
   it('answers -11 with HTTP 404 for unknown records and -10 for a product number that is not an integer', async () => {
@@ -216,7 +228,9 @@ describe('startMockShopApi', () => {
     expect(res.body?.data.list).toEqual(expected);
     expect(expected[0]).toMatchObject({ coupon_issue_code: MOCK_CODES.issuedUnused, status: 'progress', use_date: '' });
     expect((await get(`/v2/shop/issue-coupons/${MOCK_CODES.issuedUsed}`)).body?.data).toMatchObject({
-      coupon_code: 'FIXED3000', status: 'complete', shop_order_code: '202609150001234',
+      coupon_code: 'FIXED3000',
+      status: 'complete',
+      shop_order_code: '202609150001234',
     });
   });
 
@@ -245,7 +259,9 @@ describe('startMockShopApi', () => {
     expect(throttled.body).toMatchObject({ code: -7, msg: 'TOO MANY REQUEST' });
     expect(throttled.headers.get('retry-after')).toBe('1');
     // The limit is per shop key: a second token of the same shop shares it.
-    expect((await call(api, `/v2/shop/products/${MOCK_CODES.firstProductNo}/options`, await tokenOf(api))).status).toBe(429);
+    expect((await call(api, `/v2/shop/products/${MOCK_CODES.firstProductNo}/options`, await tokenOf(api))).status).toBe(
+      429,
+    );
     expect(api.requests.filter((record) => record.throttled)).toHaveLength(2);
     // Throttled calls do not use up the window: one second after the first call, the next one passes.
     vi.setSystemTime(Date.now() + 501);
@@ -307,7 +323,10 @@ describe('startMockShopApi', () => {
     api.inject('hang');
     let settled = false;
     const hung = get('/v2/shop/coupons');
-    hung.then(() => (settled = true), () => (settled = true));
+    hung.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
     // arrived, and no answer was sent: it hangs (until the mock goes down, below)
     await waitFor(() => expect(api.requests.at(-1)).toMatchObject({ fault: 'hang', status: 0 }));
     expect(settled).toBe(false);
@@ -335,11 +354,19 @@ describe('startMockShopApi', () => {
 
   it('holds and releases requests through the /__mock/holds control endpoints', async () => {
     const { api, get } = await ready();
-    const made = await call(api, '/__mock/holds', undefined, { method: 'POST', body: JSON.stringify({ when: { path: '/v2/shop/coupons/FIXED3000' } }) });
+    const made = await call(api, '/__mock/holds', undefined, {
+      method: 'POST',
+      body: JSON.stringify({ when: { path: '/v2/shop/coupons/FIXED3000' } }),
+    });
     const { id } = made.body as { id: number };
     const held = get('/v2/shop/coupons/FIXED3000');
-    await waitFor(async () => expect((await call(api, `/__mock/holds/${id}`)).body).toMatchObject({ caught: true, held: 1 }));
-    expect((await call(api, `/__mock/holds/${id}`, undefined, { method: 'DELETE' })).body).toMatchObject({ ok: true, held: 0 });
+    await waitFor(async () =>
+      expect((await call(api, `/__mock/holds/${id}`)).body).toMatchObject({ caught: true, held: 1 }),
+    );
+    expect((await call(api, `/__mock/holds/${id}`, undefined, { method: 'DELETE' })).body).toMatchObject({
+      ok: true,
+      held: 0,
+    });
     expect((await held).status).toBe(200);
     expect((await call(api, '/__mock/holds/999')).status).toBe(404);
   });
@@ -385,7 +412,7 @@ describe('startMockShopApi', () => {
     expect(option.body?.data).toMatchObject({ no: 'abc', code: 'SIZE' });
   });
 
-  it('injects repeat-page (a page answers the previous page\'s rows) and skip-rows', async () => {
+  it("injects repeat-page (a page answers the previous page's rows) and skip-rows", async () => {
     const { api, get } = await ready();
     api.inject('repeat-page');
     const page1 = (await get('/v2/shop/coupons?offset=1&limit=10')).body?.data.list;
@@ -453,9 +480,19 @@ describe('startMockShopApi', () => {
   it('serves the /__mock control endpoints', async () => {
     const { api, get } = await ready({ data: { coupons: 10, issuedCoupons: 5, products: 6 } });
     const post = (path: string, body: unknown, method = 'POST') =>
-      call(api, path, undefined, { method, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      call(api, path, undefined, {
+        method,
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      });
     expect((await call(api, '/__mock/state')).body).toEqual({
-      coupons: 10, issuedCoupons: 5, products: 6, requests: 1, throttled: 0, down: false, faults: 0,
+      coupons: 10,
+      issuedCoupons: 5,
+      products: 6,
+      requests: 1,
+      throttled: 0,
+      down: false,
+      faults: 0,
     });
     expect((await post('/__mock/coupons', { coupon_code: 'NEW/1', name: '새 쿠폰' })).body).toEqual({ ok: true });
     expect((await get(`/v2/shop/coupons/${encodeURIComponent('NEW/1')}`)).body?.data.name).toBe('새 쿠폰');
@@ -463,7 +500,10 @@ describe('startMockShopApi', () => {
     expect(removed.body).toEqual({ ok: true, removed: true });
     expect((await get(`/v2/shop/coupons/${encodeURIComponent('NEW/1')}`)).body?.code).toBe(-11);
 
-    const injected = await post('/__mock/faults', { fault: 'http500', when: { path: '/v2/shop/coupons', times: 'Infinity' } });
+    const injected = await post('/__mock/faults', {
+      fault: 'http500',
+      when: { path: '/v2/shop/coupons', times: 'Infinity' },
+    });
     expect(injected.body).toMatchObject({ ok: true });
     expect((await get('/v2/shop/coupons')).status).toBe(500);
     expect((await get('/v2/shop/coupons')).status).toBe(500);
@@ -519,7 +559,14 @@ describe('startMockShopApi', () => {
     expect(api.removeCoupon('FIXED3000')).toBe(true);
     expect(api.removeCoupon('FIXED3000')).toBe(false);
     const codes = ((await get('/v2/shop/coupons')).body!.data.list as Json[]).map((row) => row.coupon_code);
-    expect(codes).toEqual(['WELCOME10', '봄 세일/10%?#&', 'EXPIRED2025', 'APPONLY', api.data.coupons[4]?.coupon_code, 'ADDED']);
+    expect(codes).toEqual([
+      'WELCOME10',
+      '봄 세일/10%?#&',
+      'EXPIRED2025',
+      'APPONLY',
+      api.data.coupons[4]?.coupon_code,
+      'ADDED',
+    ]);
     api.setProductOptions(1, [{ no: 1, type: 'input', code: 'X', name: 'x', is_require: false }]);
     expect((await get('/v2/shop/products/1/options/X')).body?.data.no).toBe(1);
     api.upsertIssuedCoupon({ coupon_issue_code: 'IC-NEW', coupon_code: 'ADDED' });
@@ -532,7 +579,12 @@ describe('startMockShopApi', () => {
     const plain = await ready({ data: { coupons: 250 } });
     const cached = await ready({ data: { coupons: 250 }, cacheListPages: true });
     const both = async (path: string) => [(await plain.get(path)).text, (await cached.get(path)).text];
-    for (const path of ['/v2/shop/coupons?offset=2&limit=100', '/v2/shop/coupons?offset=2&limit=100', '/v2/shop/coupons?offset=3&limit=100', '/v2/shop/coupons']) {
+    for (const path of [
+      '/v2/shop/coupons?offset=2&limit=100',
+      '/v2/shop/coupons?offset=2&limit=100',
+      '/v2/shop/coupons?offset=3&limit=100',
+      '/v2/shop/coupons',
+    ]) {
       const [a, b] = await both(path);
       expect(b).toBe(a);
     }
@@ -591,7 +643,9 @@ describe('createMockData', () => {
     expect(data.coupons[3]?.use_period).toBe('2025-01-01 00:00:00 ~ 2025-12-31 23:59:59');
     expect(data.coupons[4]?.use_app).toBe(true);
     expect(data.issuedCoupons.slice(0, 3).map((row) => row.coupon_issue_code)).toEqual([
-      MOCK_CODES.issuedUnused, MOCK_CODES.issuedUsed, MOCK_CODES.issuedEncoded,
+      MOCK_CODES.issuedUnused,
+      MOCK_CODES.issuedUsed,
+      MOCK_CODES.issuedEncoded,
     ]);
     expect(new Set(data.coupons.map((row) => row.coupon_code)).size).toBe(240);
   });

@@ -34,7 +34,8 @@ async function answer(url: string, init: RequestInit = {}) {
   return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as Record<string, any> };
 }
 
-const token = async (base: string) => (await answer(`${base}/v2/auth?key=demo-key&secret=demo-secret`)).body.access_token as string;
+const token = async (base: string) =>
+  (await answer(`${base}/v2/auth?key=demo-key&secret=demo-secret`)).body.access_token as string;
 
 describe('createMockShopApiMsw', () => {
   it('answers every endpoint exactly as the mock server does (same data, paging, errors, envelopes)', async () => {
@@ -60,14 +61,25 @@ describe('createMockShopApiMsw', () => {
       const viaServer = await answer(`${api.url}${path}`, { headers: { 'access-token': serverToken } });
       expect(viaMsw, path).toEqual(viaServer);
     }
-    expect((await answer(`${BASE}/v2/shop/coupons?page=2&limit=7`, { headers: { 'access-token': mswToken } })).body.data.list).toHaveLength(7);
+    expect(
+      (await answer(`${BASE}/v2/shop/coupons?page=2&limit=7`, { headers: { 'access-token': mswToken } })).body.data
+        .list,
+    ).toHaveLength(7);
   });
 
   it('authenticates by POST with a JSON body and refuses wrong credentials with the API code', async () => {
     useMsw();
-    const ok = await answer(`${BASE}/v2/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: 'demo-key', secret: 'demo-secret' }) });
+    const ok = await answer(`${BASE}/v2/auth`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: 'demo-key', secret: 'demo-secret' }),
+    });
     expect(ok.body).toMatchObject({ code: 200, access_token: expect.any(String) });
-    const wrong = await answer(`${BASE}/v2/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: 'demo-key', secret: 'nope' }) });
+    const wrong = await answer(`${BASE}/v2/auth`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: 'demo-key', secret: 'nope' }),
+    });
     expect(wrong.body.code).toBe(-1);
     expect(await answer(`${BASE}/v2/shop/coupons`)).toMatchObject({ status: 401, body: { code: -2 } });
   });
@@ -78,7 +90,10 @@ describe('createMockShopApiMsw', () => {
     expect((await answer(`${PROXIED}/v2/shop/coupons/NEW1`)).body.data).toMatchObject({ name: '새 쿠폰' });
     expect(mock.requests.map((r) => r.path)).toEqual(['/v2/shop/coupons/NEW1']);
     // the HTTP control endpoints work too
-    await fetch(`${PROXIED}/__mock/coupons`, { method: 'POST', body: JSON.stringify({ coupon_code: 'NEW2', name: '둘' }) });
+    await fetch(`${PROXIED}/__mock/coupons`, {
+      method: 'POST',
+      body: JSON.stringify({ coupon_code: 'NEW2', name: '둘' }),
+    });
     expect((await answer(`${PROXIED}/v2/shop/coupons/NEW2`)).body.data).toMatchObject({ name: '둘' });
     mock.data = { ...mock.data, coupons: [] };
     expect((await answer(`${PROXIED}/v2/shop/coupons/NEW1`)).body.code).toBe(-11);
@@ -88,7 +103,10 @@ describe('createMockShopApiMsw', () => {
     const mock = useMsw();
     const t = await token(BASE);
     expect((await answer(`${BASE}/v2/shop/coupons`, { headers: { 'access-token': t } })).status).toBe(200);
-    expect(await answer(`${BASE}/v2/shop/coupons`, { headers: { 'access-token': t } })).toMatchObject({ status: 429, body: { code: -7 } });
+    expect(await answer(`${BASE}/v2/shop/coupons`, { headers: { 'access-token': t } })).toMatchObject({
+      status: 429,
+      body: { code: -7 },
+    });
     expect(mock.requests.at(-1)).toMatchObject({ throttled: true, status: 429 });
   });
 
@@ -109,7 +127,10 @@ describe('createMockShopApiMsw', () => {
     mock.inject('hang');
     const controller = new AbortController();
     const pending = fetch(`${BASE}/v2/shop/coupons`, { signal: controller.signal });
-    const settled = pending.then(() => 'answered', (e: Error) => e.name);
+    const settled = pending.then(
+      () => 'answered',
+      (e: Error) => e.name,
+    );
     // the request arrived and got no answer
     await expect.poll(() => mock.requests.length).toBe(1);
     expect(mock.requests[0]).toMatchObject({ fault: 'hang', status: 0 });

@@ -8,13 +8,25 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMockShopApiHandler, type MockHold, type MockShopApiHandler } from '../packages/mock-server/src';
 
-interface Entry { shop: string; path: string; offset: string | null; instance: string; at: number; end: number | null; status: number }
+interface Entry {
+  shop: string;
+  path: string;
+  offset: string | null;
+  instance: string;
+  at: number;
+  end: number | null;
+  status: number;
+}
 
 const config = JSON.parse(process.argv[2] ?? '{}') as { shops: number; coupons: number };
 const ids = Array.from({ length: config.shops }, (_, i) => `shop-${String(i).padStart(3, '0')}`);
 const shops = new Map<string, MockShopApiHandler>();
 ids.forEach((id, i) => {
-  const mock = createMockShopApiHandler({ key: `key-${id}`, secret: `secret-${id}`, data: { seed: i + 1, coupons: config.coupons, issuedCoupons: 0, products: 2 } });
+  const mock = createMockShopApiHandler({
+    key: `key-${id}`,
+    secret: `secret-${id}`,
+    data: { seed: i + 1, coupons: config.coupons, issuedCoupons: 0, products: 2 },
+  });
   for (const coupon of mock.data.coupons) if (typeof coupon.name === 'string') coupon.name = `${coupon.name} [${id}]`;
   mock.upsertCoupon({ ...mock.data.coupons[1], coupon_code: `ONLY-${id}`, name: `only [${id}]` });
   shops.set(id, mock);
@@ -31,8 +43,13 @@ const server = createServer((req, res) => {
   }
   const url = new URL(match[2]!, 'http://mock');
   const entry: Entry = {
-    shop: match[1]!, path: url.pathname, offset: url.searchParams.get('offset'),
-    instance: String(req.headers['x-hub-instance'] ?? '?'), at: Date.now(), end: null, status: 0,
+    shop: match[1]!,
+    path: url.pathname,
+    offset: url.searchParams.get('offset'),
+    instance: String(req.headers['x-hub-instance'] ?? '?'),
+    at: Date.now(),
+    end: null,
+    status: 0,
   };
   log.push(entry);
   res.once('close', () => {
@@ -55,12 +72,13 @@ process.on('message', (raw) => {
     for (const hold of holds.values()) hold.release();
     holds.clear();
     reply(true);
-  }
-  else if (message.type === 'hold') {
+  } else if (message.type === 'hold') {
     // answers once the shop's first list request arrived: with the instance that sent it
     const hold = shops.get(message.shop!)!.hold({ path: '/v2/shop/coupons' });
     holds.set(message.shop!, hold);
-    void hold.arrived.then(() => reply(log.filter((e) => e.shop === message.shop && e.path === '/v2/shop/coupons').at(-1)!.instance));
+    void hold.arrived.then(() =>
+      reply(log.filter((e) => e.shop === message.shop && e.path === '/v2/shop/coupons').at(-1)!.instance),
+    );
   } else if (message.type === 'release') {
     holds.get(message.shop!)?.release();
     reply(true);

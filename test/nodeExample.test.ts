@@ -10,7 +10,14 @@ describe('examples/node-offline.mjs', () => {
     await run('npm', ['run', 'build'], { timeout: 120_000 });
     const { stdout } = await run('node', ['examples/node-offline.mjs'], { timeout: 60_000 });
     const [online, offline] = stdout.split('-- offline');
-    for (const name of ['coupons', 'coupon', 'issuedCoupon', 'productOptions', 'productOptionByNo', 'productOptionByCode']) {
+    for (const name of [
+      'coupons',
+      'coupon',
+      'issuedCoupon',
+      'productOptions',
+      'productOptionByNo',
+      'productOptionByCode',
+    ]) {
       expect(online).toMatch(new RegExp(`^${name}: .+ \\| offline: false \\| syncedAt: 20`, 'm'));
       expect(offline).toMatch(new RegExp(`^${name}: .+ \\| offline: true \\| syncedAt: 20`, 'm'));
     }

@@ -1,4 +1,10 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MOCK_CODES, startMockShopApi, type MockShopApi, type MockShopApiOptions } from '../packages/mock-server/src';
@@ -189,7 +195,12 @@ describe('createShopApiProxy', () => {
     const { get } = await setup({ proxy: { fetch: elsewhere } });
     const answer = await get('/v2/shop/coupons/WELCOME10');
     expect(answer.status).toBe(502);
-    expect(answer.body).toMatchObject({ code: -19, msg: expect.stringMatching(/^BAD GATEWAY: the shop API at .* answered with a redirect \(HTTP 302\), which this proxy never follows/) });
+    expect(answer.body).toMatchObject({
+      code: -19,
+      msg: expect.stringMatching(
+        /^BAD GATEWAY: the shop API at .* answered with a redirect \(HTTP 302\), which this proxy never follows/,
+      ),
+    });
     expect(redirects).toEqual(['manual', 'manual']);
   });
 
@@ -322,7 +333,9 @@ describe('createShopApiProxy', () => {
 
   it('shares one token request among concurrent requests', async () => {
     const { get, authCalls } = await setup();
-    const answers = await Promise.all(['WELCOME10', 'FIXED3000', 'APPONLY', 'EXPIRED2025'].map((c) => get(`/v2/shop/coupons/${c}`)));
+    const answers = await Promise.all(
+      ['WELCOME10', 'FIXED3000', 'APPONLY', 'EXPIRED2025'].map((c) => get(`/v2/shop/coupons/${c}`)),
+    );
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
     expect(authCalls()).toHaveLength(1);
   });
@@ -333,7 +346,11 @@ describe('createShopApiProxy', () => {
     api.expireTokens();
     expect((await get('/v2/shop/coupons/FIXED3000')).status).toBe(200);
     expect(authCalls()).toHaveLength(2);
-    expect(dataCalls().map((r) => [r.status, r.code])).toEqual([[200, 200], [401, -2], [200, 200]]);
+    expect(dataCalls().map((r) => [r.status, r.code])).toEqual([
+      [200, 200],
+      [401, -2],
+      [200, 200],
+    ]);
 
     // a token refused again after renewal is passed on, not renewed in a loop
     api.inject('expire-token', { path: '/v2/shop/coupons/APPONLY', times: Infinity });
@@ -354,7 +371,12 @@ describe('createShopApiProxy', () => {
     // an auth answer that echoes the secret and carries extra fields: only its code and (redacted) msg get through
     const echoing: typeof fetch = async () =>
       Response.json(
-        { msg: 'INVALID KEY OR SECRET: wrong-secret-value', code: -1, debug: 'leak-marker', data: { seen: 'leak-marker' } },
+        {
+          msg: 'INVALID KEY OR SECRET: wrong-secret-value',
+          code: -1,
+          debug: 'leak-marker',
+          data: { seen: 'leak-marker' },
+        },
         { status: 401, headers: { 'set-cookie': 'leak-marker=1', 'x-debug': 'leak-marker' } },
       );
     const { get: getEchoing } = await setup({ proxy: { secret: 'wrong-secret-value', fetch: echoing } });
@@ -370,7 +392,10 @@ describe('createShopApiProxy', () => {
         return Response.json({ msg: 'SUCCESS', code: 200, data: { access_token: 'nested-token-4711' } });
       }
       const ok = new Headers(init?.headers).get('access-token') === 'nested-token-4711';
-      return Response.json({ msg: ok ? 'SUCCESS' : 'INVALID ACCESS TOKEN', code: ok ? 200 : -2, data: { ok } }, { status: ok ? 200 : 401 });
+      return Response.json(
+        { msg: ok ? 'SUCCESS' : 'INVALID ACCESS TOKEN', code: ok ? 200 : -2, data: { ok } },
+        { status: ok ? 200 : 401 },
+      );
     };
     const { get } = await setup({ proxy: { fetch: fake } });
     const answer = await get('/v2/shop/coupons/WELCOME10');
@@ -379,7 +404,8 @@ describe('createShopApiProxy', () => {
 
   it('answers an upstream error in its own words, never with the text the API sent (which may echo the token)', async () => {
     const fake: typeof fetch = async (input, init) => {
-      if (String(input).endsWith('/v2/auth')) return Response.json({ msg: 'SUCCESS', code: 200, access_token: 'echoed-token-0815' });
+      if (String(input).endsWith('/v2/auth'))
+        return Response.json({ msg: 'SUCCESS', code: 200, access_token: 'echoed-token-0815' });
       const token = new Headers(init?.headers).get('access-token');
       return Response.json({ msg: `INVALID ACCESS TOKEN: ${token}`, code: -2, data: { token } }, { status: 401 });
     };
@@ -435,7 +461,10 @@ describe('createShopApiProxy', () => {
   });
 
   it('keeps several terminals behind one proxy within the shop list limit together', async () => {
-    const { get, dataCalls } = await setup({ mock: { rateLimits: { list: 1, other: 5 } }, proxy: { rateLimits: undefined } });
+    const { get, dataCalls } = await setup({
+      mock: { rateLimits: { list: 1, other: 5 } },
+      proxy: { rateLimits: undefined },
+    });
     // two terminals, three list requests at once, against a mock that throttles anything above 1 list call/s
     const terminalA = [get('/v2/shop/coupons?offset=1&limit=10'), get('/v2/shop/coupons?offset=2&limit=10')];
     const terminalB = [get('/v2/shop/products/13805/options')];

@@ -53,10 +53,17 @@ describe('the relay on a Redis Cluster', () => {
     try {
       for (const [i, store] of stores.entries()) {
         const lease = (await store.acquireLease('sync', 'instance-1', 10_000))!;
-        await store.stagePage({ resource: 'coupons', listing: 'l1', startedAt: 1_000, page: 1, totalPages: 1, dataCount: 1, unkeyed: 0 }, [], lease);
+        await store.stagePage(
+          { resource: 'coupons', listing: 'l1', startedAt: 1_000, page: 1, totalPages: 1, dataCount: 1, unkeyed: 0 },
+          [],
+          lease,
+        );
         await store.commitListing({
-          resource: 'coupons', lease, confirmedAt: 1_000,
-          upserts: [{ key: `ONLY-${i}`, record: { coupon_code: `ONLY-${i}` }, hash: `h${i}` }], deletes: [],
+          resource: 'coupons',
+          lease,
+          confirmedAt: 1_000,
+          upserts: [{ key: `ONLY-${i}`, record: { coupon_code: `ONLY-${i}` }, hash: `h${i}` }],
+          deletes: [],
         });
         await store.trackProducts([13801]);
         await store.writeToken(`token-${i}`);
@@ -88,10 +95,21 @@ describe('the relay on a Redis Cluster', () => {
   it("keeps a shop's issued-coupon uses in its slot and merges, confirms and drops them there", async () => {
     const store = await createRedisStore({ redis: clusterClient(), shopId: 'cluster-uses' });
     try {
-      const use = (entry: string, at: number) => ({ entry, code: 'IC-1', couponCode: null, orderId: entry, at, override: false });
+      const use = (entry: string, at: number) => ({
+        entry,
+        code: 'IC-1',
+        couponCode: null,
+        orderId: entry,
+        at,
+        override: false,
+      });
       const done = await store.commitUses({
-        batches: [{ device: 'd1', till: 'front-1', uses: [use('e1', 20)], receivedAt: 1_000 }, { device: 'd2', till: 'back-2', uses: [use('x1', 10)], receivedAt: 1_000 }],
-        max: 100, expiredBefore: 0,
+        batches: [
+          { device: 'd1', till: 'front-1', uses: [use('e1', 20)], receivedAt: 1_000 },
+          { device: 'd2', till: 'back-2', uses: [use('x1', 10)], receivedAt: 1_000 },
+        ],
+        max: 100,
+        expiredBefore: 0,
       });
       expect(done.outcomes).toEqual([
         { results: [{ entry: 'e1', recorded: true, conflict: { till: 'back-2', at: 10, orderId: 'x1' } }] },
@@ -109,11 +127,17 @@ describe('the relay on a Redis Cluster', () => {
   });
 
   it('refuses a key prefix without a hash tag on a cluster, in words', async () => {
-    await expect(createRedisStore({ redis: clusterClient(), shopId: 'x', prefix: 'flat:x:' })).rejects.toThrow(/must hold a hash tag/);
+    await expect(createRedisStore({ redis: clusterClient(), shopId: 'x', prefix: 'flat:x:' })).rejects.toThrow(
+      /must hold a hash tag/,
+    );
   });
 
   it('lists the API, serves the snapshot and then the changes, and a till syncs from it', async () => {
-    const f = await relays.relayWith({ redis: clusterClient(), shopId: 'cluster-relay' }, { data: { coupons: 30 } }, { listed: true });
+    const f = await relays.relayWith(
+      { redis: clusterClient(), shopId: 'cluster-relay' },
+      { data: { coupons: 30 } },
+      { listed: true },
+    );
     const snap = await f.snapshot(7);
     const codes = f.api.data.coupons.map((c) => String(c.coupon_code));
     expect(snap.records.size).toBeGreaterThan(20);
@@ -125,7 +149,9 @@ describe('the relay on a Redis Cluster', () => {
     await f.relay.refresh();
     const changes = await f.get(`/relay/v1/feed?since=${snap.version}&handle=${snap.handle}`);
     expect(changes.body).toMatchObject({ kind: 'changes', handle: snap.handle, shop: 'cluster-relay' });
-    expect(changes.body!.upserts.map((u: { record: { name: string } }) => u.record.name)).toEqual(['renamed on the cluster']);
+    expect(changes.body!.upserts.map((u: { record: { name: string } }) => u.record.name)).toEqual([
+      'renamed on the cluster',
+    ]);
     expect(changes.body!.deletes).toEqual([{ resource: 'coupons', key: gone }]);
 
     const till: ShopLookup = lookupFor({ url: `${f.origin}/shop-api` }, { auth: undefined });
@@ -133,7 +159,9 @@ describe('the relay on a Redis Cluster', () => {
       expect((await till.sync()).ok).toBe(true);
       const list = (await confirmed(till.coupons())).data!;
       expect(list.some((c) => c.coupon_code === gone)).toBe(false);
-      expect(list.find((c) => c.coupon_code === String(f.api.data.coupons[3]!.coupon_code))?.name).toBe('renamed on the cluster');
+      expect(list.find((c) => c.coupon_code === String(f.api.data.coupons[3]!.coupon_code))?.name).toBe(
+        'renamed on the cluster',
+      );
       expect(list.length).toBe(snap.records.size - 1);
       const status = await f.get('/relay/v1/status');
       expect(status.body).toMatchObject({ store: 'redis', degraded: false, shop: 'cluster-relay' });

@@ -74,29 +74,59 @@ export async function startRedisCluster(): Promise<RedisClusterServers> {
     if (bus) ports.push(port);
   }
   const children = ports.map((port) => {
-    const proc = spawn(binary, [
-      '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir,
-      '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '5000',
-    ], { stdio: 'ignore' });
+    const proc = spawn(
+      binary,
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        `nodes-${port}.conf`,
+        '--cluster-node-timeout',
+        '5000',
+      ],
+      { stdio: 'ignore' },
+    );
     live.add(proc);
     proc.once('exit', () => live.delete(proc));
     return proc;
   });
   const stop = async (): Promise<void> => {
-    await Promise.all(children.map((proc) => {
-      if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
-      const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-      proc.kill('SIGKILL');
-      return exited;
-    }));
+    await Promise.all(
+      children.map((proc) => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+        const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+        proc.kill('SIGKILL');
+        return exited;
+      }),
+    );
     rmSync(dir, { recursive: true, force: true });
     dirs.delete(dir);
   };
   try {
-    for (const port of ports) await until(`node ${port} did not answer PING`, async () => (await ask(port, 'PING')).startsWith('+PONG'));
-    await run(cli, ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes']);
+    for (const port of ports)
+      await until(`node ${port} did not answer PING`, async () => (await ask(port, 'PING')).startsWith('+PONG'));
+    await run(cli, [
+      '--cluster',
+      'create',
+      ...ports.map((p) => `127.0.0.1:${p}`),
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ]);
     for (const port of ports) {
-      await until(`node ${port} did not report cluster_state:ok`, async () => (await ask(port, 'CLUSTER INFO')).includes('cluster_state:ok'));
+      await until(`node ${port} did not report cluster_state:ok`, async () =>
+        (await ask(port, 'CLUSTER INFO')).includes('cluster_state:ok'),
+      );
     }
   } catch (error) {
     await stop();

@@ -34,7 +34,9 @@ afterAll(() => redis?.stop());
  */
 async function instances(count: number): Promise<RelayStore[]> {
   const shopId = `limits-${++shopCounter}`;
-  const stores = await Promise.all(Array.from({ length: count }, () => createRedisStore({ redis: redis.url, shopId, rateLimitMarginMs: 600 })));
+  const stores = await Promise.all(
+    Array.from({ length: count }, () => createRedisStore({ redis: redis.url, shopId, rateLimitMarginMs: 600 })),
+  );
   opened.push(...stores);
   return stores;
 }
@@ -43,10 +45,14 @@ const PATHS: Record<RequestClass, string> = { list: '/v2/shop/coupons', other: '
 
 /** Each limiter lets `each` requests of `cls` through to the mock API, all queued at once. */
 async function drive(limiters: RateLimiter[], cls: RequestClass, each: number): Promise<void> {
-  await Promise.all(limiters.flatMap((limiter) => Array.from({ length: each }, async () => {
-    await limiter.acquire(cls, 'background');
-    await (await fetch(`${api.url}${PATHS[cls]}`)).arrayBuffer();
-  })));
+  await Promise.all(
+    limiters.flatMap((limiter) =>
+      Array.from({ length: each }, async () => {
+        await limiter.acquire(cls, 'background');
+        await (await fetch(`${api.url}${PATHS[cls]}`)).arrayBuffer();
+      }),
+    ),
+  );
 }
 
 const throttled = (): number => api.requests.filter((r) => r.throttled).length;
@@ -110,7 +116,10 @@ describe('redisRateLimiter', () => {
     const limiter = store!.rateLimiter({ list: 1, other: 5 });
     await limiter.acquire('list', 'background'); // takes the one lane of this second
     const order: string[] = [];
-    const background = limiter.acquire('list', 'background').then(() => order.push('background'), (e: { code: string }) => order.push(`background ${e.code}`));
+    const background = limiter.acquire('list', 'background').then(
+      () => order.push('background'),
+      (e: { code: string }) => order.push(`background ${e.code}`),
+    );
     const user = limiter.acquire('list', 'user').then(() => {
       order.push('user');
       limiter.dispose();

@@ -79,9 +79,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   let child: ChildProcess | null = null;
   const dir = options.persistent ? mkdtempSync(join(tmpdir(), 'shop-lookup-redis-')) : null;
   if (dir) dirs.add(dir);
-  const storage = dir
-    ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir]
-    : ['--appendonly', 'no'];
+  const storage = dir ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir] : ['--appendonly', 'no'];
 
   async function start({ empty = false }: { empty?: boolean } = {}): Promise<void> {
     if (child) return;
@@ -91,7 +89,9 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     let stderr = '';
     proc.stderr?.on('data', (chunk) => (stderr += String(chunk)));
     const failed = new Promise<never>((_, reject) => {
-      proc.once('error', (error) => reject(new Error(`cannot start ${binary} (run scripts/ensure-redis.mjs): ${error.message}`)));
+      proc.once('error', (error) =>
+        reject(new Error(`cannot start ${binary} (run scripts/ensure-redis.mjs): ${error.message}`)),
+      );
       proc.once('exit', (code) => reject(new Error(`${binary} on port ${port} exited with ${code}: ${stderr.trim()}`)));
     });
     failed.catch(() => undefined);

@@ -4,7 +4,13 @@
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisStore, type RedisStoreOptions } from '../packages/relay/src/store/redis/redisStore';
-import type { FeedHead, Lease, ListingCheckpoint, RelayStore, StagedRecord } from '../packages/relay/src/store/relayStore';
+import type {
+  FeedHead,
+  Lease,
+  ListingCheckpoint,
+  RelayStore,
+  StagedRecord,
+} from '../packages/relay/src/store/relayStore';
 import { startRedisServer, type RedisServer } from './redisServer';
 
 let redis: RedisServer;
@@ -97,7 +103,10 @@ describe('redisStore', () => {
 
     await a.close(); // the holder dies without releasing
     let taken: Lease | null = null;
-    await until(async () => (taken = await b.acquireLease('sync', 'instance-b', 10_000)) !== null, 'the lease to expire');
+    await until(
+      async () => (taken = await b.acquireLease('sync', 'instance-b', 10_000)) !== null,
+      'the lease to expire',
+    );
     expect(taken!.owner).toBe('instance-b');
     expect(taken!.token).toBeGreaterThan(held.token);
   });
@@ -107,10 +116,19 @@ describe('redisStore', () => {
     const b = await open({ shopId: 'fencing' });
     const old = (await a.acquireLease('sync', 'instance-a', 200))!;
     let fresh: Lease | null = null;
-    await until(async () => (fresh = await b.acquireLease('sync', 'instance-b', 10_000)) !== null, 'the lease to expire');
+    await until(
+      async () => (fresh = await b.acquireLease('sync', 'instance-b', 10_000)) !== null,
+      'the lease to expire',
+    );
 
     const checkpoint: ListingCheckpoint = {
-      resource: 'coupons', listing: 'L1', startedAt: 1, page: 1, totalPages: 2, dataCount: 2, unkeyed: 0,
+      resource: 'coupons',
+      listing: 'L1',
+      startedAt: 1,
+      page: 1,
+      totalPages: 2,
+      dataCount: 2,
+      unkeyed: 0,
     };
     await expect(a.commitListing(commitOf(old, [staged('STALE', 1)]))).rejects.toMatchObject({ code: 'lease_lost' });
     await expect(a.stagePage(checkpoint, [staged('STALE', 1)], old)).rejects.toMatchObject({ code: 'lease_lost' });
@@ -130,12 +148,21 @@ describe('redisStore', () => {
     const b = await open({ shopId: 'resume' });
     const leaseA = (await a.acquireLease('sync', 'instance-a', 200))!;
     const checkpoint: ListingCheckpoint = {
-      resource: 'coupons', listing: 'L7', startedAt: 5, page: 1, totalPages: 2, dataCount: 3, unkeyed: 0,
+      resource: 'coupons',
+      listing: 'L7',
+      startedAt: 5,
+      page: 1,
+      totalPages: 2,
+      dataCount: 3,
+      unkeyed: 0,
     };
     await a.stagePage(checkpoint, [staged('P1-A', 1), staged('P1-B', 2)], leaseA);
 
     let leaseB: Lease | null = null;
-    await until(async () => (leaseB = await b.acquireLease('sync', 'instance-b', 10_000)) !== null, 'the lease to expire');
+    await until(
+      async () => (leaseB = await b.acquireLease('sync', 'instance-b', 10_000)) !== null,
+      'the lease to expire',
+    );
     expect(await b.readCheckpoint('coupons')).toEqual(checkpoint);
     await b.stagePage({ ...checkpoint, page: 2 }, [staged('P2-A', 3)], leaseB!);
     expect([...(await b.readStaged('coupons')).keys()].sort()).toEqual(['P1-A', 'P1-B', 'P2-A']);
@@ -202,7 +229,9 @@ describe('redisStore when Redis goes away', () => {
     expect(await store.head()).toEqual(before);
     expect(await store.readRecord('coupons', 'SURVIVES')).toEqual({ coupon_code: 'SURVIVES', apply_sale_price: 7 });
     // pub/sub works again after the subscriber reconnected
-    const heard = new Promise<FeedHead>((resolve) => watcher.onHeadChange((h) => h.version > before.version && resolve(h)));
+    const heard = new Promise<FeedHead>((resolve) =>
+      watcher.onHeadChange((h) => h.version > before.version && resolve(h)),
+    );
     await until(async () => (await store.renewLease(lease, 60_000)) !== null, 'the store to be writable');
     const after = await store.commitListing(commitOf(lease, [staged('AFTER', 8)]));
     expect(await heard).toEqual(after);
@@ -223,7 +252,9 @@ describe('redisStore when Redis goes away', () => {
       expect(head.handle).not.toBe(before.handle);
       expect(head.version).toBe(0);
       // the old lease is gone with the data: its commit is refused, a new one can be taken
-      await expect(store.commitListing(commitOf(lease, [staged('X', 1)]))).rejects.toMatchObject({ code: 'lease_lost' });
+      await expect(store.commitListing(commitOf(lease, [staged('X', 1)]))).rejects.toMatchObject({
+        code: 'lease_lost',
+      });
     } finally {
       await empty.stop();
     }

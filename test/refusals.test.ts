@@ -19,7 +19,13 @@ afterEach(async () => {
 });
 
 async function proxyWith(mock: MockShopApi, authorize: Authorize): Promise<string> {
-  const proxy: ShopApiProxy = createShopApiProxy({ key: KEY, secret: SECRET, target: mock.url, rateLimits: false, authorize });
+  const proxy: ShopApiProxy = createShopApiProxy({
+    key: KEY,
+    secret: SECRET,
+    target: mock.url,
+    rateLimits: false,
+    authorize,
+  });
   const server: Server = createServer((req, res) => proxy(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(async () => {
@@ -51,17 +57,22 @@ describe('refusals', () => {
     await f.get('/v2/shop/coupons');
     const third = await f.get('/v2/shop/coupons/WELCOME10');
     expect(third.status).toBe(429);
-    expect(third.body).toMatchObject({ code: -7, refusal: { code: 'too_many_requests', route: 'coupon', by: 'relay' } });
+    expect(third.body).toMatchObject({
+      code: -7,
+      refusal: { code: 'too_many_requests', route: 'coupon', by: 'relay' },
+    });
   });
 
-  it("an engine on a storefront relay reports forbidden for the coupon list, never the API key, and still syncs the options", async () => {
+  it('an engine on a storefront relay reports forbidden for the coupon list, never the API key, and still syncs the options', async () => {
     const f = await relayWith({ public: false, authorize: storefront }, {}, { listed: true });
     const shop = lookupFor({ url: `${f.origin}${BASE}` }, { auth: undefined, products: [PRODUCT], source: 'direct' });
     cleanups.push(() => shop.close());
     const report = await shop.sync();
     expect(report.ok).toBe(false);
     expect(report.errors.map((e) => e.code)).toEqual(['forbidden']);
-    expect(report.errors[0]!.message).toMatch(/^The shop's server \(its relay\) does not allow this client to list the coupons\./);
+    expect(report.errors[0]!.message).toMatch(
+      /^The shop's server \(its relay\) does not allow this client to list the coupons\./,
+    );
     expect(report.errors[0]!.message).not.toMatch(/API key lacks/);
     const options = await confirmed(shop.productOptions(PRODUCT));
     expect(options.data.length).toBe(f.api.data.products.get(PRODUCT)!.length);
@@ -76,22 +87,38 @@ describe('refusals', () => {
     const report = await shop.prefetchIssuedCoupons(['IC-0000-OPEN']);
     expect(report.errors).toHaveLength(1);
     expect(report.errors[0]).toMatchObject({ code: 'forbidden', status: 403 });
-    expect(report.errors[0]!.message).toMatch(/^The shop's server \(its proxy\) does not allow this client to read an issued coupon\./);
+    expect(report.errors[0]!.message).toMatch(
+      /^The shop's server \(its proxy\) does not allow this client to read an issued coupon\./,
+    );
   });
 
   it('a till on a relay that refuses it every data route: the sync is not ok, and an existing coupon is not "not found"', async () => {
     // the relay answers this client's discovery (its routes leave the feed and the coupons out), nothing else
-    const f = await relayWith({ public: false, authorize: (_req, route) => ['discovery', 'status'].includes(route) }, {}, { listed: true });
+    const f = await relayWith(
+      { public: false, authorize: (_req, route) => ['discovery', 'status'].includes(route) },
+      {},
+      { listed: true },
+    );
     const till = lookupFor({ url: `${f.origin}${BASE}` }, { auth: undefined });
     cleanups.push(() => till.close());
     const report = await till.sync();
     expect(report.ok).toBe(false);
-    expect(report.errors.at(-1)).toMatchObject({ code: 'forbidden', message: expect.stringMatching(/^Nothing was synced: the shop's server refuses this client/) });
+    expect(report.errors.at(-1)).toMatchObject({
+      code: 'forbidden',
+      message: expect.stringMatching(/^Nothing was synced: the shop's server refuses this client/),
+    });
     const status = await next(till.status(), (s) => s.phase !== 'syncing');
     expect(status.lastError).toMatchObject({ code: 'forbidden' });
     const verdict = await till.validateCoupon('WELCOME10', { amount: 32000 });
-    expect(verdict).toMatchObject({ ok: false, reason: 'unchecked', source: 'local', detail: { error: { code: 'forbidden' } } });
-    expect(verdict.detail!.message).toMatch(/^Code "WELCOME10" is not known on this till, and the shop API did not check it: The shop's server \(its relay\) does not allow this client to read a coupon by its code\./);
+    expect(verdict).toMatchObject({
+      ok: false,
+      reason: 'unchecked',
+      source: 'local',
+      detail: { error: { code: 'forbidden' } },
+    });
+    expect(verdict.detail!.message).toMatch(
+      /^Code "WELCOME10" is not known on this till, and the shop API did not check it: The shop's server \(its relay\) does not allow this client to read a coupon by its code\./,
+    );
     expect(verdict.detail!.message).not.toMatch(/confirmed by the shop API|cannot be reached/);
   });
 
@@ -102,12 +129,20 @@ describe('refusals', () => {
     const till = lookupFor({ url }, { auth: undefined });
     cleanups.push(() => till.close());
     const verdict = await till.validateCoupon('IC-0000-OPEN', { amount: 32000 });
-    expect(verdict).toMatchObject({ ok: false, reason: 'unchecked', detail: { error: { code: 'forbidden', status: 403 } } });
+    expect(verdict).toMatchObject({
+      ok: false,
+      reason: 'unchecked',
+      detail: { error: { code: 'forbidden', status: 403 } },
+    });
     expect(verdict.detail!.message).toMatch(/its proxy\) does not allow this client to read an issued coupon/);
     // a storefront never asks for issued coupons: a code the API has no coupon for is not found
     const shop = lookupFor({ url }, { auth: undefined, coupons: 'byCode' });
     cleanups.push(() => shop.close());
-    expect(await shop.validateCoupon('NO-SUCH-CODE', { amount: 32000 })).toMatchObject({ ok: false, reason: 'not_found', source: 'network' });
+    expect(await shop.validateCoupon('NO-SUCH-CODE', { amount: 32000 })).toMatchObject({
+      ok: false,
+      reason: 'not_found',
+      source: 'network',
+    });
     expect(mock.requests.filter((r) => r.path.startsWith('/v2/shop/issue-coupons'))).toEqual([]);
   });
 
@@ -178,7 +213,10 @@ describe('refusals remembered', () => {
     expect(r.count('POST /relay/v1/products')).toBe(1);
     expect(r.asked.filter((a) => a.startsWith('GET /relay/v1/feed'))).toHaveLength(1);
     const status = await next(r.shop.status(), (s) => s.phase === 'error');
-    expect(status.lastError).toMatchObject({ code: 'forbidden', message: expect.stringMatching(/^Nothing was synced/) });
+    expect(status.lastError).toMatchObject({
+      code: 'forbidden',
+      message: expect.stringMatching(/^Nothing was synced/),
+    });
     expect(status.refused?.map((e) => e.message.match(/allow this client to (.*?)\./)?.[1])).toEqual([
       'add products to the shop-wide tracked set',
       "read the relay's feed (the coupon list and the options)",

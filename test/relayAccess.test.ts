@@ -29,7 +29,8 @@ const storefront: Authorize = (_req, route) => ['productOptions', 'productOption
 const tillSessions = new Set(['till-1-session']); // your sign-in route adds to this
 const TILL_COOKIE = /(?:^|;\s*)till_session=([^;]+)/;
 const tillSession = (req: IncomingMessage) => TILL_COOKIE.exec(req.headers.cookie ?? '')?.[1];
-const till: Authorize = (req) => tillSessions.has(tillSession(req) ?? '') || { status: 401, message: 'Sign this till in first.' };
+const till: Authorize = (req) =>
+  tillSessions.has(tillSession(req) ?? '') || { status: 401, message: 'Sign this till in first.' };
 
 describe('relay access', () => {
   it('answers 401 to everything, saying how to open it, when neither authorize nor public is given', async () => {
@@ -59,7 +60,9 @@ describe('relay access', () => {
   it('lets a till with its session cookie ask everything and answers a till without it 401 in its own words', async () => {
     const f = await relayWith({ public: false, authorize: till });
     for (const [name, path] of Object.entries(ROUTES)) {
-      expect((await f.get(path, { headers: { cookie: 'lang=ko; till_session=till-1-session' } })).status, name).toBe(200);
+      expect((await f.get(path, { headers: { cookie: 'lang=ko; till_session=till-1-session' } })).status, name).toBe(
+        200,
+      );
       const refused = await f.get(path, { headers: { cookie: 'till_session=guessed' } });
       expect(refused.status, name).toBe(401);
       expect(refused.text).toContain('Sign this till in first.');
@@ -77,7 +80,8 @@ describe('relay access', () => {
         return req.headers['x-token'] === 'the-right-one' || { status: 401, message: 'Sign this till in first.' };
       },
     });
-    const guess = (client: string, token: string) => f.get('/relay/v1/status', { headers: { 'x-client': client, 'x-token': token } });
+    const guess = (client: string, token: string) =>
+      f.get('/relay/v1/status', { headers: { 'x-client': client, 'x-token': token } });
     const statuses = [];
     for (let i = 0; i < 6; i++) statuses.push((await guess('guesser', `guess-${i}`)).status);
     expect(statuses).toEqual([401, 401, 401, 429, 429, 429]);
@@ -85,7 +89,10 @@ describe('relay access', () => {
     expect(asked.filter((c) => c === 'guesser')).toHaveLength(3);
     const limited = await guess('guesser', 'the-right-one');
     expect(limited.status).toBe(429);
-    expect(limited.body).toMatchObject({ code: 'too_many_requests', message: expect.stringMatching(/refused too often/) });
+    expect(limited.body).toMatchObject({
+      code: 'too_many_requests',
+      message: expect.stringMatching(/refused too often/),
+    });
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(15); // a try every 20 s at 3 a minute
     expect((await guess('till', 'the-right-one')).status).toBe(200);
     expect((await guess('other-till', 'wrong')).status).toBe(401);
@@ -116,7 +123,7 @@ describe('relay access', () => {
     expect((await Promise.all(more)).map((m) => m.status).sort()).toEqual([200, 429]);
   });
 
-  it("answers 429 once a client spends its per-second budget", async () => {
+  it('answers 429 once a client spends its per-second budget', async () => {
     const f = await relayWith({ clientLimits: { perSecond: 0.001, burst: 3 } });
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await f.get('/relay/v1')).status);
@@ -141,7 +148,12 @@ describe('relay access', () => {
     ['a negative since', '/relay/v1/feed?since=-1&handle=h', 400, 'bad_request'],
     ['since without its handle', '/relay/v1/feed?since=3', 400, 'bad_request'],
     ['a garbage cursor', '/relay/v1/feed?cursor=%%%&handle=h', 400, 'bad_request'],
-    ['a forged cursor', `/relay/v1/feed?cursor=${Buffer.from('[1,2]').toString('base64url')}&handle=h`, 400, 'bad_request'],
+    [
+      'a forged cursor',
+      `/relay/v1/feed?cursor=${Buffer.from('[1,2]').toString('base64url')}&handle=h`,
+      400,
+      'bad_request',
+    ],
     ['a wait over 60 s', '/relay/v1/feed?since=0&handle=h&wait=61', 400, 'bad_request'],
     ['a huge wait', '/relay/v1/feed?since=0&handle=h&wait=99999999999', 400, 'bad_request'],
     ['a limit of 0', '/relay/v1/feed?limit=0', 400, 'bad_request'],
@@ -188,7 +200,11 @@ describe('relay access', () => {
     ['a product number as text', '{"products":["13801"]}'],
   ])('answers POST products with %s 400 and tracks nothing', async (_what, body) => {
     const f = await relayWith();
-    const answer = await f.get('/relay/v1/products', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    const answer = await f.get('/relay/v1/products', {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ code: 'bad_request' });
     expect((await f.get('/relay/v1/products')).body).toEqual({ products: [], pending: [] });

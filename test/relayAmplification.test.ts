@@ -27,7 +27,11 @@ describe('relayAmplification', () => {
   });
 
   it('answers 1,000 concurrent anonymous reads of one untracked product with one upstream call', async () => {
-    const f = await relayWith({ public: false, authorize: storefront, clientId: shopperId, itemCacheMs: 60_000 }, {}, { listed: true });
+    const f = await relayWith(
+      { public: false, authorize: storefront, clientId: shopperId, itemCacheMs: 60_000 },
+      {},
+      { listed: true },
+    );
     const path = `/v2/shop/products/${UNTRACKED}/options`;
     const hold = f.api.hold({ path });
     const reads = Array.from({ length: 1000 }, (_, i) => f.get(path, { headers: { 'x-shopper': `shopper-${i}` } }));

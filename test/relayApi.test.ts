@@ -18,7 +18,9 @@ afterEach(async () => {
 
 const couponLists = (f: RelayFixture) => f.api.requests.filter((r) => r.path === '/v2/shop/coupons').length;
 const validCodes = (f: RelayFixture) =>
-  parseRecords('coupon', f.api.data.coupons, 'data').records.map((c) => c.coupon_code).sort();
+  parseRecords('coupon', f.api.data.coupons, 'data')
+    .records.map((c) => c.coupon_code)
+    .sort();
 
 describe('relay API paths', () => {
   it('answers the coupon list from its snapshot in the API envelope, without asking the API', async () => {
@@ -29,7 +31,10 @@ describe('relay API paths', () => {
     const page2 = await f.get('/v2/shop/coupons?offset=2&limit=100');
     expect(f.api.requests.length).toBe(before);
     expect(page1.status).toBe(200);
-    expect(page1.body).toMatchObject({ code: 200, data: { pagenation: { current_page: 1, total_page: 2, pagesize: 100 } } });
+    expect(page1.body).toMatchObject({
+      code: 200,
+      data: { pagenation: { current_page: 1, total_page: 2, pagesize: 100 } },
+    });
     const listed = [...page1.body!.data.list, ...page2.body!.data.list].map((c: any) => c.coupon_code).sort();
     expect(listed).toEqual(validCodes(f));
     expect(page1.body!.data.pagenation.data_count).toBe(String(listed.length));
@@ -41,12 +46,22 @@ describe('relay API paths', () => {
     const till = await relayWith({ store }, { data: { coupons: 30 } });
     await till.relay.refresh();
     const listings = couponLists(till);
-    const storefront = createShopRelay({ key: KEY, secret: SECRET, target: till.api.url, basePath: BASE, public: true, rateLimits: false, store });
+    const storefront = createShopRelay({
+      key: KEY,
+      secret: SECRET,
+      target: till.api.url,
+      basePath: BASE,
+      public: true,
+      rateLimits: false,
+      store,
+    });
     closers.push(() => storefront.close());
     await storefront.ready;
     const { server, origin } = await listen((req, res) => storefront(req, res));
     closers.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
-    const page = (await (await fetch(`${origin}${BASE}/v2/shop/coupons?offset=1&limit=100`)).json()) as { data: { list: { coupon_code: string }[] } };
+    const page = (await (await fetch(`${origin}${BASE}/v2/shop/coupons?offset=1&limit=100`)).json()) as {
+      data: { list: { coupon_code: string }[] };
+    };
     expect(page.data.list.map((c) => c.coupon_code).sort()).toEqual(validCodes(till));
     expect(couponLists(till)).toBe(listings);
   });
@@ -112,7 +127,9 @@ describe('relay API paths', () => {
     const path = `/v2/shop/issue-coupons/${encodeURIComponent(MOCK_CODES.issuedUnused)}`;
     expect((await f.get(path)).body).toMatchObject({ code: 200 });
     expect((await f.get(path)).body).toMatchObject({ code: 200 });
-    expect(f.api.requests.filter((r) => r.path === `/v2/shop/issue-coupons/${MOCK_CODES.issuedUnused}`)).toHaveLength(2);
+    expect(f.api.requests.filter((r) => r.path === `/v2/shop/issue-coupons/${MOCK_CODES.issuedUnused}`)).toHaveLength(
+      2,
+    );
   });
 
   it('checks a newly asked product with the API, lists it at once and answers its options from the snapshot', async () => {
@@ -120,7 +137,11 @@ describe('relay API paths', () => {
     await f.relay.refresh();
     const no = MOCK_CODES.firstProductNo + 2;
     const json = { 'content-type': 'application/json' };
-    const added = await f.get('/relay/v1/products', { method: 'POST', body: JSON.stringify({ products: [no] }), headers: json });
+    const added = await f.get('/relay/v1/products', {
+      method: 'POST',
+      body: JSON.stringify({ products: [no] }),
+      headers: json,
+    });
     expect(added).toMatchObject({ status: 202, body: { products: [], pending: [no] } });
     await expect.poll(async () => (await f.relay.status()).confirmedAt[`options:${no}`]).toBeGreaterThan(0);
     const calls = () => f.api.requests.filter((r) => r.path === `/v2/shop/products/${no}/options`);
@@ -128,12 +149,17 @@ describe('relay API paths', () => {
     expect(calls().map((r) => r.query.limit)).toEqual(['1', '100']);
     const answer = await f.get(`/v2/shop/products/${no}/options?limit=100`);
     expect(answer.body!.data.list.map((o: any) => o.no)).toEqual(
-      f.api.data.products.get(no)!.map((o) => Number(o.no)).sort((a, b) => a - b),
+      f.api.data.products
+        .get(no)!
+        .map((o) => Number(o.no))
+        .sort((a, b) => a - b),
     );
     expect(calls()).toHaveLength(2);
     expect((await f.get('/relay/v1/products')).body).toEqual({ products: [no], pending: [] });
     const snap = await f.snapshot();
-    expect([...snap.records.keys()].filter((k) => k.startsWith(`options:${no}/`))).toHaveLength(answer.body!.data.list.length);
+    expect([...snap.records.keys()].filter((k) => k.startsWith(`options:${no}/`))).toHaveLength(
+      answer.body!.data.list.length,
+    );
   });
 
   it('serves an engine whose baseUrl is the relay from the snapshot, with no credentials on the engine', async () => {

@@ -28,19 +28,38 @@ async function snapshotOf(f: RelayFixture) {
 describe('relayAudience', () => {
   const { relayWith } = relaysPerTest();
 
-  it("lists in its discovery answer the routes this request may use, and opens discovery to any client allowed one", async () => {
+  it('lists in its discovery answer the routes this request may use, and opens discovery to any client allowed one', async () => {
     const f = await relayWith({ public: false, authorize: storefront });
     const d = await f.get('/relay/v1');
     expect(d.status).toBe(200);
-    expect(d.body).toMatchObject({ relay: 'shop-lookup', protocol: 1, routes: ['coupon', 'productOptions', 'productOption', 'discovery'] });
+    expect(d.body).toMatchObject({
+      relay: 'shop-lookup',
+      protocol: 1,
+      routes: ['coupon', 'productOptions', 'productOption', 'discovery'],
+    });
     const till = await relayWith({ public: false, authorize: () => true });
-    expect((await till.get('/relay/v1')).body!.routes).toEqual(['coupons', 'coupon', 'issuedCoupon', 'productOptions', 'productOption', 'discovery', 'feed', 'products', 'status', 'uses']);
+    expect((await till.get('/relay/v1')).body!.routes).toEqual([
+      'coupons',
+      'coupon',
+      'issuedCoupon',
+      'productOptions',
+      'productOption',
+      'discovery',
+      'feed',
+      'products',
+      'status',
+      'uses',
+    ]);
     const nobody = await relayWith({ public: false, authorize: () => false });
     expect((await nobody.get('/relay/v1')).status).toBe(403);
   });
 
   it('gives a client that may not list coupons a feed of the options only: snapshot, since, 304 and live', async () => {
-    const f = await relayWith({ public: false, authorize: noCoupons, products: [PRODUCT] }, { data: { coupons: 120 } }, { listed: true });
+    const f = await relayWith(
+      { public: false, authorize: noCoupons, products: [PRODUCT] },
+      { data: { coupons: 120 } },
+      { listed: true },
+    );
     const snap = await snapshotOf(f);
     expect([...snap.seen]).toEqual([`options:${PRODUCT}`]);
     expect(snap.first.body!.confirmedAt.coupons).toBeUndefined();
@@ -59,11 +78,15 @@ describe('relayAudience', () => {
     expect(changes.body!.upserts.map((u: any) => u.record.name)).toContain('Colour');
     expect(changes.body!.confirmedAt.coupons).toBeUndefined();
     const etag = changes.headers.get('etag')!;
-    const again = await f.get(`/relay/v1/feed?since=${changes.body!.version}&handle=${handle}`, { headers: { 'if-none-match': etag } });
+    const again = await f.get(`/relay/v1/feed?since=${changes.body!.version}&handle=${handle}`, {
+      headers: { 'if-none-match': etag },
+    });
     expect(again.status).toBe(304);
 
     // live: a parked long-poll woken by a coupon change and an option change carries the option only
-    const poll = f.get(`/relay/v1/feed?since=${changes.body!.version}&handle=${handle}&wait=30`, { headers: { 'if-none-match': etag } });
+    const poll = f.get(`/relay/v1/feed?since=${changes.body!.version}&handle=${handle}&wait=30`, {
+      headers: { 'if-none-match': etag },
+    });
     await expect.poll(async () => (await f.relay.status()).waiting).toBe(1);
     f.api.upsertCoupon({ ...f.api.data.coupons[4], name: 'woken' });
     f.api.setProductOptions(PRODUCT, [{ ...options[0], name: 'Size' }, ...options.slice(1)]);

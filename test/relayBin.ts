@@ -62,7 +62,10 @@ function lines(stream: NodeJS.ReadableStream | null, onLine: (line: string) => v
  * Runs a command of the bin to its end (a config error, `token`): its exit code and what it wrote.
  * @example const { code, stderr } = await runRelayBin([], { SHOP_API_KEY: 'k' });
  */
-export async function runRelayBin(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runRelayBin(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawnBin(args, env);
   let stdout = '';
   let stderr = '';
@@ -106,7 +109,12 @@ export async function startRelayBin(env: Record<string, string>): Promise<RelayB
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('close', (code, signal) => resolve({ code, signal })),
   );
-  const first = await Promise.race([ready, exited.then((e) => { throw new Error(`the relay exited (${e.code ?? e.signal}) before listening:\n${output}`); })]);
+  const first = await Promise.race([
+    ready,
+    exited.then((e) => {
+      throw new Error(`the relay exited (${e.code ?? e.signal}) before listening:\n${output}`);
+    }),
+  ]);
   const alive = (): boolean => child.exitCode === null && child.signalCode === null;
   return {
     url: `http://127.0.0.1:${first.port}`,

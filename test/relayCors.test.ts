@@ -38,7 +38,8 @@ function ask(origin: string, method: string, path: string, headers: Record<strin
 }
 
 const till: Authorize = (req, route) =>
-  route === 'productOptions' || req.headers.authorization === GOOD || { status: 401, message: 'UNAUTHORIZED: sign this till in' };
+  route === 'productOptions' ||
+  req.headers.authorization === GOOD || { status: 401, message: 'UNAUTHORIZED: sign this till in' };
 
 /** What a page reads of an answer: its CORS headers. */
 const corsOf = (a: Answer) => ({
@@ -51,11 +52,17 @@ const corsOf = (a: Answer) => ({
 
 /** Never `*` with credentials, on any answer. */
 const expectNoWildcardCredentials = (answers: Answer[]) => {
-  for (const a of answers) if (a.headers['access-control-allow-origin'] === '*') expect(a.headers['access-control-allow-credentials']).toBeUndefined();
+  for (const a of answers)
+    if (a.headers['access-control-allow-origin'] === '*')
+      expect(a.headers['access-control-allow-credentials']).toBeUndefined();
 };
 
 const corsRelay = (): Promise<RelayFixture> =>
-  relayWith({ public: false, authorize: till, cors: { origins: [TILL_PAGE], anyOriginRoutes: ['productOptions'] } }, {}, { listed: true });
+  relayWith(
+    { public: false, authorize: till, cors: { origins: [TILL_PAGE], anyOriginRoutes: ['productOptions'] } },
+    {},
+    { listed: true },
+  );
 
 describe('the relay across origins (cors)', () => {
   it("answers a listed origin's requests readable: its origin back with credentials, the headers a till reads exposed, refusals and 304s too", async () => {
@@ -64,17 +71,30 @@ describe('the relay across origins (cors)', () => {
     const feed = await ask(f.origin, 'GET', `${FEED}?limit=5`, { origin: TILL_PAGE, authorization: GOOD });
     seen.push(feed);
     expect(feed.status).toBe(200);
-    expect(corsOf(feed)).toEqual({ origin: TILL_PAGE, credentials: 'true', exposed: 'ETag, Retry-After, X-Shop-Relay-Degraded, Date', varyOrigin: true });
+    expect(corsOf(feed)).toEqual({
+      origin: TILL_PAGE,
+      credentials: 'true',
+      exposed: 'ETag, Retry-After, X-Shop-Relay-Degraded, Date',
+      varyOrigin: true,
+    });
     const etag = feed.headers.etag!;
     const snapshot = JSON.parse(feed.body) as { version: number; handle: string };
 
     // the long-poll's 304 (nothing changed within its wait), a refusal, a path the relay does not serve
-    const unchanged = await ask(f.origin, 'GET', `${FEED}?since=${snapshot.version}&handle=${snapshot.handle}&wait=0`, { origin: TILL_PAGE, authorization: GOOD, 'if-none-match': etag });
+    const unchanged = await ask(f.origin, 'GET', `${FEED}?since=${snapshot.version}&handle=${snapshot.handle}&wait=0`, {
+      origin: TILL_PAGE,
+      authorization: GOOD,
+      'if-none-match': etag,
+    });
     const refused = await ask(f.origin, 'GET', FEED, { origin: TILL_PAGE, authorization: 'Bearer wrong' });
-    const missing = await ask(f.origin, 'GET', '/shop-api/relay/v1/nothing', { origin: TILL_PAGE, authorization: GOOD });
+    const missing = await ask(f.origin, 'GET', '/shop-api/relay/v1/nothing', {
+      origin: TILL_PAGE,
+      authorization: GOOD,
+    });
     seen.push(unchanged, refused, missing);
     expect([unchanged.status, refused.status, missing.status]).toEqual([304, 401, 404]);
-    for (const a of [unchanged, refused, missing]) expect(corsOf(a)).toMatchObject({ origin: TILL_PAGE, credentials: 'true', varyOrigin: true });
+    for (const a of [unchanged, refused, missing])
+      expect(corsOf(a)).toMatchObject({ origin: TILL_PAGE, credentials: 'true', varyOrigin: true });
     expect(JSON.parse(refused.body)).toMatchObject({ refusal: { route: 'feed', by: 'relay' } });
     expectNoWildcardCredentials(seen);
   });
@@ -82,12 +102,21 @@ describe('the relay across origins (cors)', () => {
   it("answers the preflight of the feed's long-poll, the products POST and an API path for a listed origin, before authorize is asked", async () => {
     let asked = 0;
     const f = await relayWith(
-      { public: false, authorize: (req, route) => (asked++, till(req, route)), cors: { origins: [TILL_PAGE] }, clientLimits: { refusedPerMinute: 1 } },
+      {
+        public: false,
+        authorize: (req, route) => (asked++, till(req, route)),
+        cors: { origins: [TILL_PAGE] },
+        clientLimits: { refusedPerMinute: 1 },
+      },
       {},
       { listed: true },
     );
     const preflight = (path: string, method: string, headers: string) =>
-      ask(f.origin, 'OPTIONS', path, { origin: TILL_PAGE, 'access-control-request-method': method, 'access-control-request-headers': headers });
+      ask(f.origin, 'OPTIONS', path, {
+        origin: TILL_PAGE,
+        'access-control-request-method': method,
+        'access-control-request-headers': headers,
+      });
     const poll = await preflight(`${FEED}?since=3&wait=30`, 'GET', 'authorization,if-none-match');
     expect(poll.status).toBe(204);
     expect(poll.body).toBe('');
@@ -99,8 +128,14 @@ describe('the relay across origins (cors)', () => {
       'access-control-max-age': '600',
     });
     expect(corsOf(poll).varyOrigin).toBe(true);
-    expect((await preflight('/shop-api/relay/v1/products', 'POST', 'authorization,content-type')).headers['access-control-allow-methods']).toBe('GET, POST');
-    expect((await preflight('/shop-api/v2/shop/coupons', 'GET', 'authorization')).headers['access-control-allow-methods']).toBe('GET');
+    expect(
+      (await preflight('/shop-api/relay/v1/products', 'POST', 'authorization,content-type')).headers[
+        'access-control-allow-methods'
+      ],
+    ).toBe('GET, POST');
+    expect(
+      (await preflight('/shop-api/v2/shop/coupons', 'GET', 'authorization')).headers['access-control-allow-methods'],
+    ).toBe('GET');
     // a preflight carries no credentials: it is answered without authorize and is no refusal (none counted)
     expect(asked).toBe(0);
     expect((await ask(f.origin, 'GET', FEED, { origin: TILL_PAGE, authorization: GOOD })).status).toBe(200);
@@ -111,7 +146,11 @@ describe('the relay across origins (cors)', () => {
   it('gives any other origin no CORS header (its page cannot read the answer), and Vary: Origin all the same', async () => {
     const f = await corsRelay();
     const feed = await ask(f.origin, 'GET', FEED, { origin: OTHER_PAGE, authorization: GOOD });
-    const preflight = await ask(f.origin, 'OPTIONS', FEED, { origin: OTHER_PAGE, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' });
+    const preflight = await ask(f.origin, 'OPTIONS', FEED, {
+      origin: OTHER_PAGE,
+      'access-control-request-method': 'GET',
+      'access-control-request-headers': 'authorization',
+    });
     const noOrigin = await ask(f.origin, 'GET', FEED, { authorization: GOOD });
     for (const a of [feed, preflight, noOrigin]) {
       expect(Object.keys(a.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
@@ -124,9 +163,20 @@ describe('the relay across origins (cors)', () => {
     const f = await corsRelay();
     const options = await ask(f.origin, 'GET', OPTIONS_PATH, { origin: OTHER_PAGE });
     expect(options.status).toBe(200);
-    expect(corsOf(options)).toEqual({ origin: '*', credentials: undefined, exposed: 'ETag, Retry-After, X-Shop-Relay-Degraded, Date', varyOrigin: true });
-    const preflight = await ask(f.origin, 'OPTIONS', OPTIONS_PATH, { origin: OTHER_PAGE, 'access-control-request-method': 'GET' });
-    expect(preflight.headers).toMatchObject({ 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET' });
+    expect(corsOf(options)).toEqual({
+      origin: '*',
+      credentials: undefined,
+      exposed: 'ETag, Retry-After, X-Shop-Relay-Degraded, Date',
+      varyOrigin: true,
+    });
+    const preflight = await ask(f.origin, 'OPTIONS', OPTIONS_PATH, {
+      origin: OTHER_PAGE,
+      'access-control-request-method': 'GET',
+    });
+    expect(preflight.headers).toMatchObject({
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'GET',
+    });
     // a listed origin gets itself back there too; the feed stays closed to other origins
     const listed = await ask(f.origin, 'GET', OPTIONS_PATH, { origin: TILL_PAGE });
     expect(corsOf(listed)).toMatchObject({ origin: TILL_PAGE, credentials: 'true' });
@@ -138,7 +188,10 @@ describe('the relay across origins (cors)', () => {
   it('sends no CORS header and no Vary: Origin without the option; OPTIONS stays a method it does not answer', async () => {
     const f = await relayWith({ public: false, authorize: till }, {}, { listed: true });
     const feed = await ask(f.origin, 'GET', FEED, { origin: TILL_PAGE, authorization: GOOD });
-    const preflight = await ask(f.origin, 'OPTIONS', FEED, { origin: TILL_PAGE, 'access-control-request-method': 'GET' });
+    const preflight = await ask(f.origin, 'OPTIONS', FEED, {
+      origin: TILL_PAGE,
+      'access-control-request-method': 'GET',
+    });
     expect(Object.keys(feed.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
     expect(corsOf(feed).varyOrigin).toBe(false);
     expect(preflight.status).toBe(405);
@@ -147,10 +200,16 @@ describe('the relay across origins (cors)', () => {
   it('refuses origins that are not origins, a wildcard, and unknown route names, naming the option', () => {
     const options = { key: KEY, secret: SECRET, public: true };
     for (const origins of [['https://till.example/'], ['*'], ['till.example'], ['https://Till.example']]) {
-      expect(() => createShopRelay({ ...options, cors: { origins } })).toThrow(/option "cors\.origins" must be an array of origins such as 'https:\/\/till\.example'/);
+      expect(() => createShopRelay({ ...options, cors: { origins } })).toThrow(
+        /option "cors\.origins" must be an array of origins such as 'https:\/\/till\.example'/,
+      );
     }
-    expect(() => createShopRelay({ ...options, cors: { origins: [], anyOriginRoutes: ['everything' as 'feed'] } })).toThrow(/option "cors\.anyOriginRoutes" must be an array of route names/);
-    expect(() => createShopRelay({ ...options, cors: { origins: [TILL_PAGE], credentials: true } as never })).toThrow(/unknown option in "cors": "credentials"/);
+    expect(() =>
+      createShopRelay({ ...options, cors: { origins: [], anyOriginRoutes: ['everything' as 'feed'] } }),
+    ).toThrow(/option "cors\.anyOriginRoutes" must be an array of route names/);
+    expect(() => createShopRelay({ ...options, cors: { origins: [TILL_PAGE], credentials: true } as never })).toThrow(
+      /unknown option in "cors": "credentials"/,
+    );
   });
 });
 
@@ -162,7 +221,7 @@ describe('the relay hub across origins', () => {
     await hub?.close();
   });
 
-  it("passes cors to its shops (their preflights answered) and answers its own refusals readable for a listed origin", async () => {
+  it('passes cors to its shops (their preflights answered) and answers its own refusals readable for a listed origin', async () => {
     const f = track(await relayWith({}, {}, {}));
     hub = createRelayHub({
       credentials: (shopId) => (shopId === 'shop-a' ? { key: KEY, secret: SECRET, target: f.api.url } : null),
@@ -176,15 +235,30 @@ describe('the relay hub across origins', () => {
       server.server.closeAllConnections();
       await new Promise<void>((resolve) => server.server.close(() => resolve()));
     };
-    const preflight = await ask(server.origin, 'OPTIONS', '/shops/shop-a/relay/v1/feed', { origin: TILL_PAGE, 'access-control-request-method': 'GET' });
+    const preflight = await ask(server.origin, 'OPTIONS', '/shops/shop-a/relay/v1/feed', {
+      origin: TILL_PAGE,
+      'access-control-request-method': 'GET',
+    });
     expect(preflight.status).toBe(204);
-    expect(preflight.headers).toMatchObject({ 'access-control-allow-origin': TILL_PAGE, 'access-control-allow-methods': 'GET' });
+    expect(preflight.headers).toMatchObject({
+      'access-control-allow-origin': TILL_PAGE,
+      'access-control-allow-methods': 'GET',
+    });
     expect(corsOf(preflight).varyOrigin).toBe(true);
     // answered before the hub hears the request: the same for a shop it does not serve (no shop told apart)
-    const nobody = await ask(server.origin, 'OPTIONS', '/shops/nobody/v2/shop/coupons/WELCOME10', { origin: TILL_PAGE, 'access-control-request-method': 'GET' });
+    const nobody = await ask(server.origin, 'OPTIONS', '/shops/nobody/v2/shop/coupons/WELCOME10', {
+      origin: TILL_PAGE,
+      'access-control-request-method': 'GET',
+    });
     expect(nobody.status).toBe(204);
-    expect(nobody.headers).toMatchObject({ 'access-control-allow-origin': TILL_PAGE, 'access-control-allow-methods': 'GET' });
-    const unknown = await ask(server.origin, 'GET', '/shops/nobody/relay/v1/feed', { origin: TILL_PAGE, authorization: GOOD });
+    expect(nobody.headers).toMatchObject({
+      'access-control-allow-origin': TILL_PAGE,
+      'access-control-allow-methods': 'GET',
+    });
+    const unknown = await ask(server.origin, 'GET', '/shops/nobody/relay/v1/feed', {
+      origin: TILL_PAGE,
+      authorization: GOOD,
+    });
     expect(unknown.status).toBe(404);
     expect(corsOf(unknown)).toMatchObject({ origin: TILL_PAGE, credentials: 'true', varyOrigin: true });
     const other = await ask(server.origin, 'GET', '/shops/nobody/relay/v1/feed', { origin: OTHER_PAGE });

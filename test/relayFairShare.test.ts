@@ -21,10 +21,12 @@ function handLimiter() {
   let auto = true;
   const limiter: RateLimiter = {
     acquire: (cls, _priority, signal) =>
-      auto ? Promise.resolve() : new Promise<void>((resolve, reject) => {
-        asks[cls].push(resolve);
-        signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
-      }),
+      auto
+        ? Promise.resolve()
+        : new Promise<void>((resolve, reject) => {
+            asks[cls].push(resolve);
+            signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+          }),
     pause: () => undefined,
     dispose: () => undefined,
   };
@@ -63,9 +65,20 @@ describe('fair share of the upstream budget', () => {
     const served: string[] = [];
     const attackers = Array.from({ length: 20 }, (_, i) => `attacker-${i}`);
     for (const id of attackers) {
-      for (let n = 0; n < 4; n++) quiet(fair.forClient(anonymous(id)).acquire('other', 'user').then(() => served.push(id)));
+      for (let n = 0; n < 4; n++)
+        quiet(
+          fair
+            .forClient(anonymous(id))
+            .acquire('other', 'user')
+            .then(() => served.push(id)),
+        );
     }
-    quiet(fair.forClient(anonymous('till')).acquire('other', 'user').then(() => served.push('till')));
+    quiet(
+      fair
+        .forClient(anonymous('till'))
+        .acquire('other', 'user')
+        .then(() => served.push('till')),
+    );
     await settle();
     for (let slot = 0; slot < 21; slot++) await hand.grant();
     // a new client joins the end of the round under way: it is served within the first round
@@ -73,7 +86,12 @@ describe('fair share of the upstream budget', () => {
     expect(new Set(served.slice(0, 21))).toEqual(new Set([...attackers, 'till']));
     for (let slot = 0; slot < 10; slot++) await hand.grant();
     // the till asks again now: it was served longer ago than half the attackers, so it goes before them
-    quiet(fair.forClient(anonymous('till')).acquire('other', 'user').then(() => served.push('till again')));
+    quiet(
+      fair
+        .forClient(anonymous('till'))
+        .acquire('other', 'user')
+        .then(() => served.push('till again')),
+    );
     await settle();
     const before = served.length;
     for (let slot = 0; slot < 11; slot++) await hand.grant();
@@ -90,10 +108,21 @@ describe('fair share of the upstream budget', () => {
     const fair = createFairShare({ limiter: hand.limiter, queued: 4, ownShare: 0.75, limits: { list: 1, other: 5 } });
     const served: string[] = [];
     // the till was there before the flood (it looked a coupon up when the shop opened)
-    quiet(fair.forClient(anonymous('till')).acquire('other', 'user').then(() => served.push('till before')));
+    quiet(
+      fair
+        .forClient(anonymous('till'))
+        .acquire('other', 'user')
+        .then(() => served.push('till before')),
+    );
     await settle();
     await hand.grant();
-    const flood = (id: string): void => quiet(fair.forClient(anonymous(id)).acquire('other', 'user').then(() => (served.push(id), flood(id))));
+    const flood = (id: string): void =>
+      quiet(
+        fair
+          .forClient(anonymous(id))
+          .acquire('other', 'user')
+          .then(() => (served.push(id), flood(id))),
+      );
     for (let i = 0; i < 20; i++) for (let n = 0; n < 4; n++) flood(`attacker-${i}`);
     await settle();
     for (let slot = 0; slot < 45; slot++) await hand.grant(); // the attackers have all been served, twice
@@ -101,7 +130,12 @@ describe('fair share of the upstream budget', () => {
       // new addresses join the flood just before the till asks: they join the end of the round, behind the till
       for (let k = 0; k < 5; k++) flood(`newcomer-${lookup}-${k}`);
       await settle();
-      quiet(fair.forClient(anonymous('till')).acquire('other', 'user').then(() => served.push(`till ${lookup}`)));
+      quiet(
+        fair
+          .forClient(anonymous('till'))
+          .acquire('other', 'user')
+          .then(() => served.push(`till ${lookup}`)),
+      );
       await settle();
       await hand.grant();
       expect(served.at(-1)).toBe(`till ${lookup}`);
@@ -116,7 +150,13 @@ describe('fair share of the upstream budget', () => {
     hand.hold();
     const fair = createFairShare({ limiter: hand.limiter, queued: 4, ownShare: 0.75, limits: { list: 1, other: 5 } });
     const served: string[] = [];
-    const flood = (id: string): void => quiet(fair.forClient(anonymous(id)).acquire('list', 'user').then(() => (served.push(id), flood(id))));
+    const flood = (id: string): void =>
+      quiet(
+        fair
+          .forClient(anonymous(id))
+          .acquire('list', 'user')
+          .then(() => (served.push(id), flood(id))),
+      );
     for (let i = 0; i < 20; i++) for (let n = 0; n < 4; n++) flood(`reader-${i}`);
     // the listing asks for its next page once the last one is in, as listResource does
     let pages = 0;
@@ -179,11 +219,22 @@ describe('the tills first', () => {
     hand.hold();
     const fair = createFairShare({ limiter: hand.limiter, queued: 4, ownShare: 0.75, limits: { list: 1, other: 5 } });
     const served: string[] = [];
-    for (let i = 0; i < 1000; i++) quiet(fair.forClient(anonymous(`net-${i}`)).acquire('other', 'user').then(() => served.push(`net-${i}`)));
+    for (let i = 0; i < 1000; i++)
+      quiet(
+        fair
+          .forClient(anonymous(`net-${i}`))
+          .acquire('other', 'user')
+          .then(() => served.push(`net-${i}`)),
+      );
     await settle();
     for (let slot = 0; slot < 10; slot++) await hand.grant();
     for (let lookup = 0; lookup < 3; lookup++) {
-      quiet(fair.forClient(till('front-1')).acquire('other', 'user').then(() => served.push(`till ${lookup}`)));
+      quiet(
+        fair
+          .forClient(till('front-1'))
+          .acquire('other', 'user')
+          .then(() => served.push(`till ${lookup}`)),
+      );
       await settle();
       await hand.grant();
       expect(served.at(-1)).toBe(`till ${lookup}`);
@@ -191,7 +242,13 @@ describe('the tills first', () => {
     }
     expect(fair.waiting()).toBe(1000 - 13);
     // two tills that flood (a till's token in the wrong hands): they take three of four slots, the anonymous the rest
-    const flood = (id: string): void => quiet(fair.forClient(till(id)).acquire('other', 'user').then(() => (served.push(id), flood(id))));
+    const flood = (id: string): void =>
+      quiet(
+        fair
+          .forClient(till(id))
+          .acquire('other', 'user')
+          .then(() => (served.push(id), flood(id))),
+      );
     for (const id of ['front-2', 'front-3']) for (let n = 0; n < 4; n++) flood(id);
     await settle();
     const before = served.length;
@@ -244,7 +301,12 @@ describe('fair share through the relay', () => {
   it("serves a till's lookup before clients that flood with made-up codes, and answers their surplus 429", async () => {
     const hand = handLimiter();
     const f = await relayWith(
-      { store: storeWith(hand.limiter), rateLimits: { list: 1, other: 5 }, clientId: (req) => String(req.headers['x-client']), itemCacheMs: 0 },
+      {
+        store: storeWith(hand.limiter),
+        rateLimits: { list: 1, other: 5 },
+        clientId: (req) => String(req.headers['x-client']),
+        itemCacheMs: 0,
+      },
       {},
       { listed: true },
     );
@@ -258,7 +320,10 @@ describe('fair share through the relay', () => {
     await expect.poll(async () => (await f.relay.status()).upstreamWaiting).toBe(12);
     // a fifth request of a client that has four waiting is refused at once
     const surplus = await f.get('/v2/shop/coupons/MADE-UP-a-4', as('a'));
-    expect(surplus).toMatchObject({ status: 429, body: { code: -7, msg: expect.stringMatching(/already has 4 requests waiting/) } });
+    expect(surplus).toMatchObject({
+      status: 429,
+      body: { code: -7, msg: expect.stringMatching(/already has 4 requests waiting/) },
+    });
     expect(Number(surplus.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     const before = f.api.requests.filter((r) => r.path.startsWith('/v2/shop/coupons/')).length;
     const upstreamCalls = () => f.api.requests.filter((r) => r.path.startsWith('/v2/shop/coupons/')).slice(before);
@@ -295,7 +360,15 @@ describe('fair share through the relay', () => {
     const hand = handLimiter();
     const access = tillAccess();
     const f = await relayWith(
-      { public: false, shopId: 'fair-shop', store: storeWith(hand.limiter), rateLimits: { list: 1, other: 5 }, itemCacheMs: 0, authorize: access.authorize, clientId: access.clientId },
+      {
+        public: false,
+        shopId: 'fair-shop',
+        store: storeWith(hand.limiter),
+        rateLimits: { list: 1, other: 5 },
+        itemCacheMs: 0,
+        authorize: access.authorize,
+        clientId: access.clientId,
+      },
       {},
       { listed: true },
     );
@@ -306,8 +379,12 @@ describe('fair share through the relay', () => {
   it("sends a till's read of an issued coupon before the queue of 1,000 anonymous addresses flooding made-up codes drains", async () => {
     const { hand, f } = await tillsRelay();
     const before = f.api.requests.length;
-    const upstreamReads = () => f.api.requests.slice(before).filter((r) => /^\/v2\/shop\/(coupons|issue-coupons)\//.test(r.path));
-    for (let i = 0; i < 1000; i++) void f.get(`/v2/shop/coupons/MADE-UP-${i}`, { headers: { 'x-forwarded-for': address(i) } }).catch(() => undefined);
+    const upstreamReads = () =>
+      f.api.requests.slice(before).filter((r) => /^\/v2\/shop\/(coupons|issue-coupons)\//.test(r.path));
+    for (let i = 0; i < 1000; i++)
+      void f
+        .get(`/v2/shop/coupons/MADE-UP-${i}`, { headers: { 'x-forwarded-for': address(i) } })
+        .catch(() => undefined);
     await expect.poll(async () => (await f.relay.status()).upstreamWaiting, { timeout: 15_000 }).toBe(1000);
     for (let slot = 0; slot < 5; slot++) await hand.grant();
     await expect.poll(() => upstreamReads().length).toBe(5);
@@ -342,7 +419,12 @@ describe('fair share through the relay', () => {
   it('makes no upstream call for 200 requests whose clients hung up while they waited for their turn', async () => {
     const hand = handLimiter();
     const f = await relayWith(
-      { store: storeWith(hand.limiter), rateLimits: { list: 1, other: 5 }, clientId: (req) => String(req.headers['x-client']), itemCacheMs: 0 },
+      {
+        store: storeWith(hand.limiter),
+        rateLimits: { list: 1, other: 5 },
+        clientId: (req) => String(req.headers['x-client']),
+        itemCacheMs: 0,
+      },
       {},
       { listed: true },
     );

@@ -14,7 +14,9 @@ const listed = (coupons = 250, options: Partial<ShopRelayOptions> = {}): Promise
 const couponsOf = async (f: RelayFixture) =>
   new Map([...(await f.snapshot()).records].filter(([k]) => k.startsWith('coupons/')).map(([k, v]) => [k.slice(8), v]));
 const validCodes = (f: RelayFixture) =>
-  parseRecords('coupon', f.api.data.coupons, 'data').records.map((c) => c.coupon_code).sort();
+  parseRecords('coupon', f.api.data.coupons, 'data')
+    .records.map((c) => c.coupon_code)
+    .sort();
 
 /** Changes the API's data: one coupon renamed, one removed. Returns their codes. */
 function changeApi(f: RelayFixture): { renamed: string; removed: string } {
@@ -108,7 +110,12 @@ describe('relay listing pages that shift under it', () => {
     const refreshed = f.relay.refresh();
     await page2.arrived; // page 1 was read with A on it
     f.api.removeCoupon(deleted);
-    f.api.upsertCoupon({ coupon_code: 'NEW-G', name: 'created mid-listing', status: 'progress', apply_sale_price: 1000 });
+    f.api.upsertCoupon({
+      coupon_code: 'NEW-G',
+      name: 'created mid-listing',
+      status: 'progress',
+      apply_sale_price: 1000,
+    });
     page2.release();
     await refreshed;
     const coupons = await couponsOf(f);

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { relaysPerTest } from './relayUtils';
 
 const relays = relaysPerTest();
-const relayWith = (...args: Parameters<typeof relays.relayWith>) => relays.relayWith(args[0], args[1], { listed: true });
+const relayWith = (...args: Parameters<typeof relays.relayWith>) =>
+  relays.relayWith(args[0], args[1], { listed: true });
 
 describe('relay feed', () => {
   it('answers discovery with the protocol version and the shop id', async () => {
@@ -18,7 +19,18 @@ describe('relay feed', () => {
       feed: 'relay/v1/feed',
       products: 'relay/v1/products',
       uses: 'relay/v1/uses',
-      routes: ['coupons', 'coupon', 'issuedCoupon', 'productOptions', 'productOption', 'discovery', 'feed', 'products', 'status', 'uses'],
+      routes: [
+        'coupons',
+        'coupon',
+        'issuedCoupon',
+        'productOptions',
+        'productOption',
+        'discovery',
+        'feed',
+        'products',
+        'status',
+        'uses',
+      ],
     });
     expect(d.headers.get('x-content-type-options')).toBe('nosniff');
     expect(d.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -35,8 +47,16 @@ describe('relay feed', () => {
   it('hands out every coupon of the API as a snapshot in chunks', async () => {
     const f = await relayWith({}, { data: { coupons: 57 } });
     const snap = await f.snapshot(10);
-    const codes = [...snap.records.keys()].filter((k) => k.startsWith('coupons/')).map((k) => k.slice(8)).sort();
-    expect(codes).toEqual(f.api.data.coupons.map((c) => String(c.coupon_code)).filter((c) => snap.records.has(`coupons/${c}`)).sort());
+    const codes = [...snap.records.keys()]
+      .filter((k) => k.startsWith('coupons/'))
+      .map((k) => k.slice(8))
+      .sort();
+    expect(codes).toEqual(
+      f.api.data.coupons
+        .map((c) => String(c.coupon_code))
+        .filter((c) => snap.records.has(`coupons/${c}`))
+        .sort(),
+    );
     // every coupon that passes its schema is there (the mock's data holds a few malformed ones on purpose)
     const status = await f.get('/relay/v1/status');
     expect(codes.length).toBeGreaterThan(40);

@@ -6,13 +6,26 @@ import { createClient } from 'redis';
 import type { IncomingMessage } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
-import { createMemoryStore, createRelayHub, createShopRelay, type RelayHub, type RelayHubOptions, type RelayStore, type ShopCredentials, type ShopRelay } from '../packages/relay/src';
+import {
+  createMemoryStore,
+  createRelayHub,
+  createShopRelay,
+  type RelayHub,
+  type RelayHubOptions,
+  type RelayStore,
+  type ShopCredentials,
+  type ShopRelay,
+} from '../packages/relay/src';
 import { startRedisServer, type RedisServer } from './redisServer';
 import { listen, type Json } from './relayUtils';
 
 const SHOPS = ['shop-a', 'shop-b', 'shop-c'] as const;
 type ShopName = (typeof SHOPS)[number];
-const TILL_TOKENS: Record<ShopName, string> = { 'shop-a': 'till-of-a-1f3c', 'shop-b': 'till-of-b-9e2d', 'shop-c': 'till-of-c-77aa' };
+const TILL_TOKENS: Record<ShopName, string> = {
+  'shop-a': 'till-of-a-1f3c',
+  'shop-b': 'till-of-b-9e2d',
+  'shop-c': 'till-of-c-77aa',
+};
 const LIST = '/v2/shop/coupons';
 
 let redis: RedisServer;
@@ -44,7 +57,8 @@ async function startHub(options: Partial<RelayHubOptions> = {}): Promise<void> {
     now: () => Date.now() + clock.offset,
     // a shop the host does not serve has a till token too (`till-of-<id>`): its till learns that it is unknown
     authorize: (req: IncomingMessage, _route, shopId) =>
-      req.headers['x-till'] !== undefined && req.headers['x-till'] === (TILL_TOKENS[shopId as ShopName] ?? `till-of-${shopId}`),
+      req.headers['x-till'] !== undefined &&
+      req.headers['x-till'] === (TILL_TOKENS[shopId as ShopName] ?? `till-of-${shopId}`),
     observer: { shop: (e) => events.push(e), log: () => undefined },
     ...options,
   });
@@ -62,7 +76,9 @@ async function get(path: string, till?: string): Promise<{ status: number; body:
 }
 
 /** A shop's whole snapshot through the hub, as its till reads it: every record, and the feed's handle and version. */
-async function snapshotOf(shop: ShopName): Promise<{ codes: string[]; handle: string; version: number; shops: Set<string> }> {
+async function snapshotOf(
+  shop: ShopName,
+): Promise<{ codes: string[]; handle: string; version: number; shops: Set<string> }> {
   const codes: string[] = [];
   const shops = new Set<string>();
   let answer = await get(`/shops/${shop}/relay/v1/feed?limit=7`, TILL_TOKENS[shop]);
@@ -72,7 +88,10 @@ async function snapshotOf(shop: ShopName): Promise<{ codes: string[]; handle: st
     shops.add(answer.body.shop);
     for (const u of answer.body.upserts) codes.push(String(u.record.coupon_code));
     if (answer.body.cursor === null) break;
-    answer = await get(`/shops/${shop}/relay/v1/feed?cursor=${answer.body.cursor}&handle=${handle}&limit=7`, TILL_TOKENS[shop]);
+    answer = await get(
+      `/shops/${shop}/relay/v1/feed?cursor=${answer.body.cursor}&handle=${handle}&limit=7`,
+      TILL_TOKENS[shop],
+    );
   }
   return { codes, handle, version, shops };
 }
@@ -88,11 +107,19 @@ afterAll(async () => {
 
 beforeEach(async () => {
   const started = await Promise.all(
-    SHOPS.map((shop, i) => startMockShopApi({ rateLimits: false, key: `key-${shop}`, secret: `secret-${shop}-0d9e`, data: { seed: i + 1, coupons: 20 } })),
+    SHOPS.map((shop, i) =>
+      startMockShopApi({
+        rateLimits: false,
+        key: `key-${shop}`,
+        secret: `secret-${shop}-0d9e`,
+        data: { seed: i + 1, coupons: 20 },
+      }),
+    ),
   );
   mocks = Object.fromEntries(SHOPS.map((shop, i) => [shop, started[i]!])) as Record<ShopName, MockShopApi>;
   // a coupon only this shop has: no other shop's feed may ever hold it
-  for (const shop of SHOPS) mocks[shop].upsertCoupon({ ...mocks[shop].data.coupons[1], coupon_code: `ONLY-${shop}`, name: `only ${shop}` });
+  for (const shop of SHOPS)
+    mocks[shop].upsertCoupon({ ...mocks[shop].data.coupons[1], coupon_code: `ONLY-${shop}`, name: `only ${shop}` });
   registry = new Map(SHOPS.map((shop) => [shop, credentialsOf(shop, mocks[shop])]));
   credentialCalls = [];
   events = [];
@@ -109,7 +136,7 @@ afterEach(async () => {
 });
 
 describe('createRelayHub', () => {
-  it('serves each shop its own records under /shops/{shopId}, never another shop\'s', async () => {
+  it("serves each shop its own records under /shops/{shopId}, never another shop's", async () => {
     await startHub();
     for (const shop of SHOPS) await hub.refresh(shop);
     for (const shop of SHOPS) {
@@ -136,7 +163,8 @@ describe('createRelayHub', () => {
       const tokens = await Promise.all(SHOPS.map((shop) => reader.get(`shop-lookup:{${shop}}:token`)));
       expect(new Set(tokens).size).toBe(3);
       expect(tokens.every((t) => typeof t === 'string' && t.length > 0)).toBe(true);
-      for (const shop of SHOPS) expect(Number(await reader.get(`shop-lookup:{${shop}}:lease:sync:fence`))).toBeGreaterThan(0);
+      for (const shop of SHOPS)
+        expect(Number(await reader.get(`shop-lookup:{${shop}}:lease:sync:fence`))).toBeGreaterThan(0);
     } finally {
       await reader.close();
     }
@@ -148,13 +176,18 @@ describe('createRelayHub', () => {
       fetch(`${origin}/shops/${shop}/relay/v1/uses`, {
         method: 'POST',
         headers: { 'x-till': TILL_TOKENS[shop], 'content-type': 'application/json' },
-        body: JSON.stringify({ device: `dev-${shop}`, uses: [{ entry: `e-${code}`, code, couponCode: null, orderId: null, at: 1, override: false }] }),
+        body: JSON.stringify({
+          device: `dev-${shop}`,
+          uses: [{ entry: `e-${code}`, code, couponCode: null, orderId: null, at: 1, override: false }],
+        }),
       });
     expect((await send('shop-a', 'IC-ONLY-A')).status).toBe(200);
     expect((await send('shop-b', 'IC-ONLY-B')).status).toBe(200);
     // shop-a's till may not send to shop-b
     const wrong = await fetch(`${origin}/shops/shop-b/relay/v1/uses`, {
-      method: 'POST', headers: { 'x-till': TILL_TOKENS['shop-a'], 'content-type': 'application/json' }, body: '{}',
+      method: 'POST',
+      headers: { 'x-till': TILL_TOKENS['shop-a'], 'content-type': 'application/json' },
+      body: '{}',
     });
     expect(wrong.status).toBe(403);
     for (const shop of ['shop-a', 'shop-b'] as const) {
@@ -193,8 +226,16 @@ describe('createRelayHub', () => {
     expect(refusedUnknown).toEqual(refusedKnown);
     // a client the host lets ask for that id learns that the hub serves no such shop
     const unknown = await get('/shops/shop-zz/relay/v1', 'till-of-shop-zz');
-    expect(unknown).toEqual({ status: 404, body: { code: 'unknown_shop', message: 'NO SUCH SHOP: this hub serves no shop "shop-zz".' } });
-    for (const path of ['/shops/shop%2Fa/relay/v1', '/shops/{shop-a}/relay/v1', '/shops/../relay/v1', '/shops//relay/v1']) {
+    expect(unknown).toEqual({
+      status: 404,
+      body: { code: 'unknown_shop', message: 'NO SUCH SHOP: this hub serves no shop "shop-zz".' },
+    });
+    for (const path of [
+      '/shops/shop%2Fa/relay/v1',
+      '/shops/{shop-a}/relay/v1',
+      '/shops/../relay/v1',
+      '/shops//relay/v1',
+    ]) {
       const bad = await get(path, TILL_TOKENS['shop-a']);
       expect(bad.status, path).toBe(404);
       expect(bad.body.code, path).toBe('not_found');
@@ -217,7 +258,12 @@ describe('createRelayHub', () => {
 
     // rotated: shop-a moves to a new key (and an API holding other data); the old key is refused from then on
     await hub.refresh('shop-a');
-    const rotated = await startMockShopApi({ rateLimits: false, key: 'key-shop-a-2', secret: 'secret-shop-a-2-5b1c', data: { seed: 9, coupons: 20 } });
+    const rotated = await startMockShopApi({
+      rateLimits: false,
+      key: 'key-shop-a-2',
+      secret: 'secret-shop-a-2-5b1c',
+      data: { seed: 9, coupons: 20 },
+    });
     try {
       rotated.upsertCoupon({ ...rotated.data.coupons[1], coupon_code: 'ONLY-shop-a-rotated' });
       registry.set('shop-a', { key: 'key-shop-a-2', secret: 'secret-shop-a-2-5b1c', target: rotated.url });
@@ -256,7 +302,13 @@ describe('createRelayHub', () => {
     expect((await get('/shops/shop-a/relay/v1', TILL_TOKENS['shop-a'])).status).toBe(200);
     expect(hub.status().hot).toContain('shop-a');
     const cold = await get('/shops/shop-b/relay/v1', TILL_TOKENS['shop-b']);
-    expect(cold).toEqual({ status: 503, body: { code: 'shop_unavailable', message: 'SHOP UNAVAILABLE: this shop could not be opened now (see the server log); try again later.' } });
+    expect(cold).toEqual({
+      status: 503,
+      body: {
+        code: 'shop_unavailable',
+        message: 'SHOP UNAVAILABLE: this shop could not be opened now (see the server log); try again later.',
+      },
+    });
   });
 
   it('keeps at most maxHotShops hot, and serves an evicted shop again from Redis without listing the API', async () => {
@@ -284,7 +336,11 @@ describe('createRelayHub', () => {
     const writer = createClient({ url: redis.url });
     await writer.connect();
     const deadUntil = clockAt + 600;
-    await writer.set('shop-lookup:{shop-c}:lease:sync', JSON.stringify({ owner: 'crashed-instance', token: 1, expiresAt: deadUntil }), { PX: 120_000 });
+    await writer.set(
+      'shop-lookup:{shop-c}:lease:sync',
+      JSON.stringify({ owner: 'crashed-instance', token: 1, expiresAt: deadUntil }),
+      { PX: 120_000 },
+    );
     await writer.close();
     const shops = (): string[] => [...SHOPS];
     // the instance that does not take shop-c over may look while the other lists it (its sweep reached shop-c later):
@@ -294,8 +350,16 @@ describe('createRelayHub', () => {
     await startHub({ shops, maxHotShops: 1, now, leaseMs });
     const first = hub;
     const second = createRelayHub({
-      credentials: (shopId) => registry.get(shopId) ?? null, redis: redis.url, rateLimits: false, shops, maxHotShops: 1, now, leaseMs,
-      refreshIntervalMs: 60 * 60 * 1000, retry: { retries: 2, baseDelayMs: 10, maxDelayMs: 50 }, observer: { log: () => undefined },
+      credentials: (shopId) => registry.get(shopId) ?? null,
+      redis: redis.url,
+      rateLimits: false,
+      shops,
+      maxHotShops: 1,
+      now,
+      leaseMs,
+      refreshIntervalMs: 60 * 60 * 1000,
+      retry: { retries: 2, baseDelayMs: 10, maxDelayMs: 50 },
+      observer: { log: () => undefined },
     });
     try {
       await Promise.all([first.sweep(), second.sweep()]);
@@ -307,7 +371,17 @@ describe('createRelayHub', () => {
       clockAt = deadUntil + 1;
       await expect.poll(() => listCalls(mocks['shop-c']), { timeout: 5_000 }).toBe(1);
       // then neither lists nor watches it any more (a look after the listing finds it listed and nobody's lease)
-      await expect.poll(() => [...first.status().watching, ...second.status().watching, ...first.status().listings.running, ...second.status().listings.running], { timeout: 10_000 }).toEqual([]);
+      await expect
+        .poll(
+          () => [
+            ...first.status().watching,
+            ...second.status().watching,
+            ...first.status().listings.running,
+            ...second.status().listings.running,
+          ],
+          { timeout: 10_000 },
+        )
+        .toEqual([]);
       expect(listCalls(mocks['shop-c'])).toBe(1);
       await Promise.all([first.sweep(), second.sweep()]);
       for (const shop of SHOPS) expect(listCalls(mocks[shop]), shop).toBe(1);
@@ -358,10 +432,18 @@ describe('createRelayHub', () => {
 describe('createRelayHub options', () => {
   it('refuses wrong options when it is called, naming each', () => {
     const credentials = () => null;
-    expect(() => createRelayHub({ credentials, maxHotShops: 0 })).toThrow(/^createRelayHub: option "maxHotShops" must be a whole number, at least 1\.$/);
-    expect(() => createRelayHub({ credentials, refreshIntervalMs: -1 } as RelayHubOptions)).toThrow(/^createRelayHub: .*"refreshIntervalMs"/);
-    expect(() => createRelayHub({ credentials, maxHotShop: 5 } as unknown as RelayHubOptions)).toThrow(/^createRelayHub: .*unknown option: "maxHotShop"/);
-    expect(() => createRelayHub({ credentials: 'db' } as unknown as RelayHubOptions)).toThrow(/option "credentials" must be a function/);
+    expect(() => createRelayHub({ credentials, maxHotShops: 0 })).toThrow(
+      /^createRelayHub: option "maxHotShops" must be a whole number, at least 1\.$/,
+    );
+    expect(() => createRelayHub({ credentials, refreshIntervalMs: -1 } as RelayHubOptions)).toThrow(
+      /^createRelayHub: .*"refreshIntervalMs"/,
+    );
+    expect(() => createRelayHub({ credentials, maxHotShop: 5 } as unknown as RelayHubOptions)).toThrow(
+      /^createRelayHub: .*unknown option: "maxHotShop"/,
+    );
+    expect(() => createRelayHub({ credentials: 'db' } as unknown as RelayHubOptions)).toThrow(
+      /option "credentials" must be a function/,
+    );
   });
 });
 
@@ -370,7 +452,13 @@ describe('two instances sweeping one shop', () => {
     const api = mocks['shop-a'];
     const store = createMemoryStore();
     const relays: ShopRelay[] = [];
-    const options = { ...credentialsOf('shop-a', api), shopId: 'shop-a', public: true, rateLimits: false as const, refreshIntervalMs: 3_600_000 };
+    const options = {
+      ...credentialsOf('shop-a', api),
+      shopId: 'shop-a',
+      public: true,
+      rateLimits: false as const,
+      refreshIntervalMs: 3_600_000,
+    };
     // the second instance looks (coupons due), then the first lists and commits before the second gets the lease
     let raced = false;
     const racing: RelayStore = {

@@ -26,7 +26,8 @@ const entry = (shop: string, tills?: Record<string, string>): Json => ({
   target: `${mock.url}/shops/${shop}`,
   ...(tills ? { tills } : {}),
 });
-const signed = (shop: string, till: string): string => signTillToken({ secret: TOKEN_SECRET, shop, till, expiresAt: Date.now() + 86_400_000 });
+const signed = (shop: string, till: string): string =>
+  signTillToken({ secret: TOKEN_SECRET, shop, till, expiresAt: Date.now() + 86_400_000 });
 
 async function get(path: string, token?: string): Promise<{ status: number; body: Json }> {
   const res = await fetch(`${relay.url}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
@@ -34,7 +35,10 @@ async function get(path: string, token?: string): Promise<{ status: number; body
 }
 
 /** A shop's whole snapshot as its till reads it (null while the shop's first listing is not committed). */
-async function recordsOf(shop: string, token: string): Promise<{ codes: string[]; names: string[]; shops: Set<string> } | null> {
+async function recordsOf(
+  shop: string,
+  token: string,
+): Promise<{ codes: string[]; names: string[]; shops: Set<string> } | null> {
   const codes: string[] = [];
   const names: string[] = [];
   const shops = new Set<string>();
@@ -56,13 +60,24 @@ async function recordsOf(shop: string, token: string): Promise<{ codes: string[]
 
 /** Resolves once the relay logged that it read SHOPS_FILE again `count` times. */
 async function reloaded(count: number): Promise<Json> {
-  await expect.poll(() => relay.logs().filter((l) => l.msg === 'shops reloaded').length, { timeout: 10_000 }).toBe(count);
-  return relay.logs().filter((l) => l.msg === 'shops reloaded').at(-1)!;
+  await expect
+    .poll(() => relay.logs().filter((l) => l.msg === 'shops reloaded').length, { timeout: 10_000 })
+    .toBe(count);
+  return relay
+    .logs()
+    .filter((l) => l.msg === 'shops reloaded')
+    .at(-1)!;
 }
 
 beforeAll(async () => {
-  [mock, redis] = await Promise.all([startChildServer<{ port: number }>('multiShopMockChild.ts', { shops: 3, coupons: 25 }), startRedisServer()]);
-  writeFileSync(shopsFile, JSON.stringify({ 'shop-000': entry('shop-000', { 'front-a': STATIC_A }), 'shop-001': entry('shop-001') }));
+  [mock, redis] = await Promise.all([
+    startChildServer<{ port: number }>('multiShopMockChild.ts', { shops: 3, coupons: 25 }),
+    startRedisServer(),
+  ]);
+  writeFileSync(
+    shopsFile,
+    JSON.stringify({ 'shop-000': entry('shop-000', { 'front-a': STATIC_A }), 'shop-001': entry('shop-001') }),
+  );
   relay = await startRelayBin({
     SHOPS_FILE: shopsFile,
     REDIS_URL: redis.url,
@@ -83,7 +98,11 @@ describe('the relay command in hub mode', () => {
     const b = signed('shop-001', 'till-b');
     await expect.poll(() => recordsOf('shop-000', a), { timeout: 20_000 }).not.toBeNull();
     await expect.poll(() => recordsOf('shop-001', b), { timeout: 20_000 }).not.toBeNull();
-    for (const [shop, token, other] of [['shop-000', a, 'shop-001'], ['shop-000', STATIC_A, 'shop-001'], ['shop-001', b, 'shop-000']] as const) {
+    for (const [shop, token, other] of [
+      ['shop-000', a, 'shop-001'],
+      ['shop-000', STATIC_A, 'shop-001'],
+      ['shop-001', b, 'shop-000'],
+    ] as const) {
       const seen = (await recordsOf(shop, token))!;
       expect(seen.shops).toEqual(new Set([shop]));
       expect(seen.codes).toContain(`ONLY-${shop}`);
@@ -92,7 +111,11 @@ describe('the relay command in hub mode', () => {
       for (const name of seen.names) expect(name).toMatch(new RegExp(`\\[${shop}\\]$|^only \\[${shop}\\]$`));
     }
     // shop A's tokens (signed and static) on shop B, on the feed and the API path, and B's on A
-    for (const [token, shop] of [[a, 'shop-001'], [STATIC_A, 'shop-001'], [b, 'shop-000']] as const) {
+    for (const [token, shop] of [
+      [a, 'shop-001'],
+      [STATIC_A, 'shop-001'],
+      [b, 'shop-000'],
+    ] as const) {
       for (const path of [`/shops/${shop}/relay/v1/feed`, `/shops/${shop}/v2/shop/coupons`]) {
         const answer = await get(path, token);
         expect(answer.status, `${path}`).toBe(401);
@@ -103,7 +126,11 @@ describe('the relay command in hub mode', () => {
     // without a token, nothing
     expect((await get('/shops/shop-000/relay/v1/feed')).status).toBe(401);
     // each refusal logged by the relay process, whose lines reach this process a moment after its answers
-    const refusals = () => relay.logs().filter((l) => l.msg === 'refused').map((l) => l.reason);
+    const refusals = () =>
+      relay
+        .logs()
+        .filter((l) => l.msg === 'refused')
+        .map((l) => l.reason);
     await expect.poll(refusals).toEqual(expect.arrayContaining(['wrong_shop', 'unknown_token']));
   }, 60_000);
 
@@ -134,7 +161,9 @@ describe('the relay command in hub mode', () => {
     writeFileSync(shopsFile, JSON.stringify({ 'shop-000': two['shop-000'], 'shop-002': entry('shop-002') }));
     const line = await reloaded(before + 1);
     expect(line).toMatchObject({ shops: 2, changed: ['shop-001'] });
-    await expect.poll(async () => (await get('/shops/shop-001/relay/v1/feed', signed('shop-001', 'till-b'))).status).toBe(404);
+    await expect
+      .poll(async () => (await get('/shops/shop-001/relay/v1/feed', signed('shop-001', 'till-b'))).status)
+      .toBe(404);
     expect((await get('/shops/shop-000/relay/v1/feed', STATIC_A)).status).toBe(200);
     // a broken file keeps the shops it had
     writeFileSync(shopsFile, '{ not json');
@@ -156,7 +185,9 @@ describe('the relay command in hub mode', () => {
     expect(value(text, 'shop_relay_listing_duration_seconds_count{resource="coupons"}')).toBeGreaterThanOrEqual(2);
     // the per-shop gauges carry the shop, for the shops open here
     expect(value(text, 'shop_relay_feed_version{shop="shop-000"}')).toBeGreaterThan(0);
-    expect(value(text, 'shop_relay_last_listing_age_seconds{shop="shop-000",resource="coupons"}')).toBeGreaterThanOrEqual(0);
+    expect(
+      value(text, 'shop_relay_last_listing_age_seconds{shop="shop-000",resource="coupons"}'),
+    ).toBeGreaterThanOrEqual(0);
     expect(value(text, 'shop_relay_store_up')).toBe(1);
     expect(value(text, 'shop_relay_store_errors_total')).toBe(0);
     const committed = relay.logs().filter((l) => l.msg === 'listing committed');
@@ -173,7 +204,10 @@ describe('the relay command in hub mode', () => {
       expect(lost[0]).toMatchObject({ level: 'error', error: expect.stringContaining('Redis at') });
       // /readyz follows the store as in single-shop mode, and names no Redis host or port
       const ready = await get('/readyz');
-      expect(ready).toEqual({ status: 503, body: { ready: false, reason: 'the store is unreachable (its error is in the log)' } });
+      expect(ready).toEqual({
+        status: 503,
+        body: { ready: false, reason: 'the store is unreachable (its error is in the log)' },
+      });
     } finally {
       await redis.start();
     }
@@ -188,8 +222,14 @@ describe('the relay command in hub mode', () => {
     writeFileSync(bad, JSON.stringify({ 'shop-000': { key: 'k-000000', secret: '' } }));
     const cases: [Record<string, string>, RegExp][] = [
       [{ SHOPS_FILE: shopsFile, SHOP_API_KEY: 'k' }, /^SHOP_API_KEY is set with SHOPS_FILE: unset it/],
-      [{ SHOPS_FILE: shopsFile, TILL_TOKENS_FILE: shopsFile }, /^TILL_TOKENS_FILE is set with SHOPS_FILE: unset it .*"tills"/],
-      [{ SHOPS_FILE: join(dir, 'missing.json'), RELAY_PUBLIC: 'true' }, /^SHOPS_FILE: cannot read .*missing\.json \(ENOENT\)$/],
+      [
+        { SHOPS_FILE: shopsFile, TILL_TOKENS_FILE: shopsFile },
+        /^TILL_TOKENS_FILE is set with SHOPS_FILE: unset it .*"tills"/,
+      ],
+      [
+        { SHOPS_FILE: join(dir, 'missing.json'), RELAY_PUBLIC: 'true' },
+        /^SHOPS_FILE: cannot read .*missing\.json \(ENOENT\)$/,
+      ],
       [{ SHOPS_FILE: bad, RELAY_PUBLIC: 'true' }, /^SHOPS_FILE .*bad\.json, shop shop-000: secret is wrong/],
       [{ SHOPS_FILE: shopsFile, MAX_HOT_SHOPS: '0' }, /^MAX_HOT_SHOPS: expected/],
       [{ SHOPS_FILE: shopsFile, MAX_HOT_RECORDS: '-1' }, /^MAX_HOT_RECORDS: expected/],
@@ -204,7 +244,9 @@ describe('the relay command in hub mode', () => {
   }, 60_000);
 
   it('never logs a key, secret or till token', () => {
-    const secrets = ['shop-000', 'shop-001', 'shop-002'].flatMap((s) => [`key-${s}`, `secret-${s}`]).concat(STATIC_A, TOKEN_SECRET);
+    const secrets = ['shop-000', 'shop-001', 'shop-002']
+      .flatMap((s) => [`key-${s}`, `secret-${s}`])
+      .concat(STATIC_A, TOKEN_SECRET);
     expect(everyRelayLine.length).toBeGreaterThan(10);
     for (const line of everyRelayLine) for (const secret of secrets) expect(line).not.toContain(secret);
   });

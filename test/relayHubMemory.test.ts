@@ -14,8 +14,16 @@ const SHOPS = ['shop-a', 'shop-b', 'shop-c'] as const;
 const COUPONS = 20; // and one coupon of the shop's own: 21 records a shop
 const PRODUCT = MOCK_CODES.firstProductNo;
 
-interface Hub { hub: RelayHub; origin: string; close(): Promise<void> }
-interface Answer { status: number; etag: string | null; body: Json | null }
+interface Hub {
+  hub: RelayHub;
+  origin: string;
+  close(): Promise<void>;
+}
+interface Answer {
+  status: number;
+  etag: string | null;
+  body: Json | null;
+}
 
 let mocks: Record<string, MockShopApi>;
 const hubs: Hub[] = [];
@@ -23,7 +31,8 @@ const clients: { isOpen: boolean; close(): Promise<void>; destroy(): void }[] = 
 
 async function startHub(redis: RelayHubOptions['redis'], options: Partial<RelayHubOptions> = {}): Promise<Hub> {
   const hub = createRelayHub({
-    credentials: (shopId) => (mocks[shopId] ? { key: `key-${shopId}`, secret: `secret-${shopId}-4c1d`, target: mocks[shopId]!.url } : null),
+    credentials: (shopId) =>
+      mocks[shopId] ? { key: `key-${shopId}`, secret: `secret-${shopId}-4c1d`, target: mocks[shopId]!.url } : null,
     redis,
     public: true,
     rateLimits: false,
@@ -66,16 +75,31 @@ async function snapshotPages(hub: Hub, shop: string): Promise<Answer[]> {
  * What a changes answer says of the data. A refresh commits each resource on its own, and the other instance hears
  * of each through pub/sub: for a moment the two may differ in a resource's confirmedAt (and so the ETag) only.
  */
-const dataOf = ({ status, body }: Answer) => ({ status, version: body?.version, handle: body?.handle, upserts: body?.upserts, deletes: body?.deletes });
+const dataOf = ({ status, body }: Answer) => ({
+  status,
+  version: body?.version,
+  handle: body?.handle,
+  upserts: body?.upserts,
+  deletes: body?.deletes,
+});
 
-const codesOf = (pages: Answer[]): string[] => pages.flatMap((p) => (p.body!.upserts as Json[]).map((u) => `${u.resource}/${u.key}`));
+const codesOf = (pages: Answer[]): string[] =>
+  pages.flatMap((p) => (p.body!.upserts as Json[]).map((u) => `${u.resource}/${u.key}`));
 
 beforeEach(async () => {
   const started = await Promise.all(
-    SHOPS.map((shop, i) => startMockShopApi({ rateLimits: false, key: `key-${shop}`, secret: `secret-${shop}-4c1d`, data: { seed: i + 1, coupons: COUPONS, products: 3 } })),
+    SHOPS.map((shop, i) =>
+      startMockShopApi({
+        rateLimits: false,
+        key: `key-${shop}`,
+        secret: `secret-${shop}-4c1d`,
+        data: { seed: i + 1, coupons: COUPONS, products: 3 },
+      }),
+    ),
   );
   mocks = Object.fromEntries(SHOPS.map((shop, i) => [shop, started[i]!]));
-  for (const shop of SHOPS) mocks[shop]!.upsertCoupon({ ...mocks[shop]!.data.coupons[1], coupon_code: `ONLY-${shop}`, name: `only ${shop}` });
+  for (const shop of SHOPS)
+    mocks[shop]!.upsertCoupon({ ...mocks[shop]!.data.coupons[1], coupon_code: `ONLY-${shop}`, name: `only ${shop}` });
 });
 afterEach(async () => {
   for (const hub of hubs.splice(0)) await hub.close();
@@ -95,7 +119,9 @@ function budgetTests(redisOf: () => RelayHubOptions['redis'], flush: () => Promi
     const cold = await startHub(redisOf(), { maxHotRecords: 0 }); // no shop fits: every one is read from Redis
     // a tracked product, so the snapshot spans two resources (coupons, then options:<no>)
     const posted = await fetch(`${held.origin}/shops/shop-a/relay/v1/products`, {
-      method: 'POST', body: JSON.stringify({ products: [PRODUCT] }), headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      body: JSON.stringify({ products: [PRODUCT] }),
+      headers: { 'content-type': 'application/json' },
     });
     expect(posted.status).toBe(202); // accepted: listed by the refresh below
     await held.hub.refresh('shop-a');
@@ -142,7 +168,9 @@ function budgetTests(redisOf: () => RelayHubOptions['redis'], flush: () => Promi
     const after = await snapshotPages(cold, 'shop-a');
     expect(codesOf(after)).toContain('coupons/LIVE-shop-a');
     // every page alike once the other instance heard of both commits (its confirmedAt too)
-    await expect.poll(async () => JSON.stringify(await snapshotPages(cold, 'shop-a'))).toBe(JSON.stringify(await snapshotPages(held, 'shop-a')));
+    await expect
+      .poll(async () => JSON.stringify(await snapshotPages(cold, 'shop-a')))
+      .toBe(JSON.stringify(await snapshotPages(held, 'shop-a')));
     expect(cold.hub.status().hotRecords).toBe(0);
   });
 
@@ -184,7 +212,12 @@ describe('createRelayHub maxHotRecords, on one redis-server', () => {
     try {
       const away = await get(hub, '/shops/shop-a/relay/v1/feed?limit=7');
       expect(away.status).toBe(503);
-      expect(away.body).toMatchObject({ code: 'relay_unavailable', message: expect.stringMatching(/^RELAY UNAVAILABLE: the relay store could not be read: .*Keep using local data/) });
+      expect(away.body).toMatchObject({
+        code: 'relay_unavailable',
+        message: expect.stringMatching(
+          /^RELAY UNAVAILABLE: the relay store could not be read: .*Keep using local data/,
+        ),
+      });
       const list = await get(hub, '/shops/shop-a/v2/shop/coupons');
       expect(list.status).toBe(503);
       expect(JSON.stringify(list.body)).toMatch(/RELAY UNAVAILABLE: the relay store could not be read/);
@@ -199,10 +232,15 @@ describe('createRelayHub maxHotRecords, on one redis-server', () => {
     await redis.stop();
     await redis.start({ empty: true });
     const seen: Answer[] = [];
-    await expect.poll(async () => {
-      seen.push(await get(hub, '/shops/shop-a/relay/v1/feed?limit=7'));
-      return seen.at(-1)!.status === 200;
-    }, { timeout: 15_000 }).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          seen.push(await get(hub, '/shops/shop-a/relay/v1/feed?limit=7'));
+          return seen.at(-1)!.status === 200;
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(true);
     for (const answer of seen.slice(0, -1)) expect(answer.status, JSON.stringify(answer.body)).toBe(503);
     const again = await snapshotPages(hub, 'shop-a');
     expect(again[0]!.body!.handle).not.toBe(before[0]!.body!.handle);

@@ -23,7 +23,8 @@ const closers: (() => Promise<void>)[] = [];
 /** A request's client: the test names it (a stand-in for an address behind a trusted balancer). */
 const clientId = (req: IncomingMessage) => String(req.headers['x-client'] ?? req.socket.remoteAddress);
 /** A shop's till sends `Bearer till-of-<shopId>`. */
-const tillAuthorize = (req: IncomingMessage, shopId: string) => req.headers.authorization === `Bearer till-of-${shopId}`;
+const tillAuthorize = (req: IncomingMessage, shopId: string) =>
+  req.headers.authorization === `Bearer till-of-${shopId}`;
 
 async function serve(handler: ShopRelay | RelayHub, close: () => Promise<void>): Promise<string> {
   const { server, origin } = await listen((req, res) => handler(req, res));
@@ -52,8 +53,16 @@ function startHub(): Promise<string> {
   return serve(hub, () => hub.close());
 }
 
-async function get(origin: string, path: string, client: string, token?: string): Promise<{ status: number; retryAfter: string | null; body: unknown }> {
-  const headers: Record<string, string> = { 'x-client': client, ...(token ? { authorization: `Bearer ${token}` } : {}) };
+async function get(
+  origin: string,
+  path: string,
+  client: string,
+  token?: string,
+): Promise<{ status: number; retryAfter: string | null; body: unknown }> {
+  const headers: Record<string, string> = {
+    'x-client': client,
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+  };
   const res = await fetch(`${origin}${path}`, { headers });
   return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
 }
@@ -64,7 +73,9 @@ async function redisCommands(): Promise<number> {
   await client.connect();
   const info = await client.info('commandstats');
   await client.close();
-  const calls = [...info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].filter(([, name]) => name !== 'info' && name !== 'hello' && name !== 'client');
+  const calls = [...info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].filter(
+    ([, name]) => name !== 'info' && name !== 'hello' && name !== 'client',
+  );
   return calls.reduce((sum, [, , n]) => sum + Number(n), 0);
 }
 
@@ -92,14 +103,17 @@ afterEach(async () => {
 });
 
 describe('refusals in a hub', () => {
-  it('counts one client\'s wrong tokens over three instances as one: the 11th is 429 on any of them, a right token too', async () => {
+  it("counts one client's wrong tokens over three instances as one: the 11th is 429 on any of them, a right token too", async () => {
     const origins = [await startHub(), await startHub(), await startHub()];
     for (let guess = 0; guess < 10; guess++) {
       const answer = await get(origins[guess % 3]!, '/shops/shop-001/relay/v1', 'guesser', `guess-${guess}`);
       expect(answer.status, `guess ${guess}`).toBe(403);
     }
     const eleventh = await get(origins[1]!, '/shops/shop-001/relay/v1', 'guesser', 'guess-10');
-    expect(eleventh).toMatchObject({ status: 429, body: { code: 'too_many_requests', refusal: { code: 'too_many_requests', route: 'discovery' } } });
+    expect(eleventh).toMatchObject({
+      status: 429,
+      body: { code: 'too_many_requests', refusal: { code: 'too_many_requests', route: 'discovery' } },
+    });
     expect(Number(eleventh.retryAfter)).toBeGreaterThanOrEqual(1);
     // past the bound a right guess looks like a wrong one, on the instance that never refused this client too
     expect((await get(origins[2]!, '/shops/shop-001/relay/v1', 'guesser', 'till-of-shop-001')).status).toBe(429);
@@ -109,15 +123,18 @@ describe('refusals in a hub', () => {
     expect(credentialCalls).toEqual(['shop-001']);
   });
 
-  it('counts a client\'s refusals over every shop: guesses spread over shops and unknown ids share the bound', async () => {
+  it("counts a client's refusals over every shop: guesses spread over shops and unknown ids share the bound", async () => {
     const origin = await startHub();
     const shops = ['shop-001', 'shop-002', 'nope-1', 'shop-003', 'nope-2'];
     for (let guess = 0; guess < 10; guess++) {
-      expect((await get(origin, `/shops/${shops[guess % 5]}/v2/shop/coupons`, 'guesser', `guess-${guess}`)).status).toBe(403);
+      expect(
+        (await get(origin, `/shops/${shops[guess % 5]}/v2/shop/coupons`, 'guesser', `guess-${guess}`)).status,
+      ).toBe(403);
     }
     expect((await get(origin, '/shops/shop-004/v2/shop/coupons', 'guesser', 'guess-10')).status).toBe(429);
     // a client the host lets ask for an id the hub does not serve: each such answer counts as a refusal too
-    for (let id = 0; id < 10; id++) expect((await get(origin, `/shops/nope-${id}/relay/v1`, 'prober', `till-of-nope-${id}`)).status).toBe(404);
+    for (let id = 0; id < 10; id++)
+      expect((await get(origin, `/shops/nope-${id}/relay/v1`, 'prober', `till-of-nope-${id}`)).status).toBe(404);
     expect((await get(origin, '/shops/nope-10/relay/v1', 'prober', 'till-of-nope-10')).status).toBe(429);
     expect(opened).toEqual([]);
   });

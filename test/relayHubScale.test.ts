@@ -21,8 +21,20 @@ const TILLS = 20;
 const HELD = 'shop-042';
 const ids = Array.from({ length: SHOPS }, (_, i) => `shop-${String(i).padStart(3, '0')}`);
 
-interface Entry { shop: string; path: string; offset: string | null; instance: string; at: number; end: number | null; status: number }
-interface HubStatus { hot: string[]; listings: { running: string[]; waiting: number }; watching: string[] }
+interface Entry {
+  shop: string;
+  path: string;
+  offset: string | null;
+  instance: string;
+  at: number;
+  end: number | null;
+  status: number;
+}
+interface HubStatus {
+  hot: string[];
+  listings: { running: string[]; waiting: number };
+  watching: string[];
+}
 
 let redis: RedisServer;
 let cluster: RedisClusterServers;
@@ -32,7 +44,9 @@ const tills: ShopLookup[] = [];
 
 beforeAll(async () => {
   [redis, cluster, mock] = await Promise.all([
-    startRedisServer(), startRedisCluster(), startChildServer<{ port: number }>('multiShopMockChild.ts', { shops: SHOPS, coupons: COUPONS }),
+    startRedisServer(),
+    startRedisCluster(),
+    startChildServer<{ port: number }>('multiShopMockChild.ts', { shops: SHOPS, coupons: COUPONS }),
   ]);
 }, 30_000);
 
@@ -51,11 +65,15 @@ afterEach(async () => {
 
 /** Whether a shop's coupons were ever confirmed, read from the single server or the cluster. */
 async function confirmedShops(on: 'redis' | 'cluster'): Promise<Set<string>> {
-  const reader = on === 'redis' ? createClient({ url: redis.url }) : createCluster({ rootNodes: cluster.urls.map((url) => ({ url })) });
+  const reader =
+    on === 'redis'
+      ? createClient({ url: redis.url })
+      : createCluster({ rootNodes: cluster.urls.map((url) => ({ url })) });
   await reader.connect();
   const found = new Set<string>();
   try {
-    for (const id of ids) if ((await reader.hGet(`shop-lookup:{${id}}:feed:confirmed`, 'coupons')) !== null) found.add(id);
+    for (const id of ids)
+      if ((await reader.hGet(`shop-lookup:{${id}}:feed:confirmed`, 'coupons')) !== null) found.add(id);
   } finally {
     await reader.close();
   }
@@ -63,16 +81,25 @@ async function confirmedShops(on: 'redis' | 'cluster'): Promise<Set<string>> {
 }
 
 describe.each(['redis', 'cluster'] as const)('the relay hub at scale on %s', (on) => {
-  it('lists 200 shops once over three instances, takes a crashed one\'s shops over, and keeps every till to its own shop', async () => {
+  it("lists 200 shops once over three instances, takes a crashed one's shops over, and keeps every till to its own shop", async () => {
     // each run has a mock of its own state: a fresh log and holds (the shops' data are the same)
     await mock.request({ type: 'reset' });
     // the first list request of HELD is held at the mock; the mock answers this with the instance that sent it
     const heldBy = mock.request({ type: 'hold', shop: HELD } as { type: string }) as Promise<string>;
-    const started = await Promise.all(['hub-1', 'hub-2', 'hub-3'].map((instance) =>
-      startChildServer<{ port: number }>('hubChild.ts', {
-        instance, redis: redis.url, ...(on === 'cluster' ? { cluster: cluster.urls } : {}), mock: mock.url, shops: ids, leaseMs: LEASE_MS, maxConcurrentListings: 4, maxHotShops: 20,
-      }).then((child) => [instance, child] as const),
-    ));
+    const started = await Promise.all(
+      ['hub-1', 'hub-2', 'hub-3'].map((instance) =>
+        startChildServer<{ port: number }>('hubChild.ts', {
+          instance,
+          redis: redis.url,
+          ...(on === 'cluster' ? { cluster: cluster.urls } : {}),
+          mock: mock.url,
+          shops: ids,
+          leaseMs: LEASE_MS,
+          maxConcurrentListings: 4,
+          maxHotShops: 20,
+        }).then((child) => [instance, child] as const),
+      ),
+    );
     for (const [instance, child] of started) hubs.set(instance, child);
 
     // the crash: the instance listing HELD dies mid-listing, its lease on HELD (and on what else it listed) held
@@ -84,10 +111,15 @@ describe.each(['redis', 'cluster'] as const)('the relay hub at scale on %s', (on
 
     // the survivors' walks, then their take-overs (each looks again when a lease it saw would lapse)
     await Promise.all(survivors.map((hub) => hub.request({ type: 'sweep' })));
-    await expect.poll(async () => {
-      const statuses = (await Promise.all(survivors.map((hub) => hub.request({ type: 'status' })))) as HubStatus[];
-      return statuses.flatMap((s) => [...s.watching, ...s.listings.running]);
-    }, { timeout: 20_000, interval: 100 }).toEqual([]);
+    await expect
+      .poll(
+        async () => {
+          const statuses = (await Promise.all(survivors.map((hub) => hub.request({ type: 'status' })))) as HubStatus[];
+          return statuses.flatMap((s) => [...s.watching, ...s.listings.running]);
+        },
+        { timeout: 20_000, interval: 100 },
+      )
+      .toEqual([]);
 
     // every shop confirmed in Redis
     const confirmedIn = await confirmedShops(on);
@@ -106,12 +138,16 @@ describe.each(['redis', 'cluster'] as const)('the relay hub at scale on %s', (on
       expect(bySurvivors.length, `${shop}: ${JSON.stringify(entries)}`).toBeLessThanOrEqual(1);
       expect(byCrashed.length, shop).toBeLessThanOrEqual(1);
       expect(answered.length, shop).toBeGreaterThanOrEqual(1);
-      if (byCrashed.length + bySurvivors.length === 2) expect(bySurvivors[0]!.at, shop).toBeGreaterThanOrEqual(crashedAt);
+      if (byCrashed.length + bySurvivors.length === 2)
+        expect(bySurvivors[0]!.at, shop).toBeGreaterThanOrEqual(crashedAt);
       // never by two instances at once: one instance's requests end before another's start
       const sorted = [...entries].sort((a, b) => a.at - b.at);
       for (let i = 1; i < sorted.length; i++) {
         const [before, after] = [sorted[i - 1]!, sorted[i]!];
-        if (before.instance !== after.instance) expect(before.end ?? Infinity, `${shop}: ${before.instance} then ${after.instance}`).toBeLessThanOrEqual(after.at);
+        if (before.instance !== after.instance)
+          expect(before.end ?? Infinity, `${shop}: ${before.instance} then ${after.instance}`).toBeLessThanOrEqual(
+            after.at,
+          );
       }
     }
     // HELD: asked by the crashed instance, listed by a survivor after the crash, within a lease time or so of it
@@ -123,39 +159,48 @@ describe.each(['redis', 'cluster'] as const)('the relay hub at scale on %s', (on
     // the work was spread: each survivor listed a fair part
     const perInstance = new Map<string, number>();
     for (const e of lists) if (e.status === 200) perInstance.set(e.instance, (perInstance.get(e.instance) ?? 0) + 1);
-    for (const hub of hubs.keys()) if (hub !== crashed) expect(perInstance.get(hub) ?? 0, hub).toBeGreaterThan(SHOPS / 10);
-    console.info(`hub scale on ${on}: listings per instance ${JSON.stringify(Object.fromEntries(perInstance))}; ${crashed} crashed; ${HELD} taken over ${takeover.at - crashedAt} ms after the crash (lease ${LEASE_MS} ms)`);
+    for (const hub of hubs.keys())
+      if (hub !== crashed) expect(perInstance.get(hub) ?? 0, hub).toBeGreaterThan(SHOPS / 10);
+    console.info(
+      `hub scale on ${on}: listings per instance ${JSON.stringify(Object.fromEntries(perInstance))}; ${crashed} crashed; ${HELD} taken over ${takeover.at - crashedAt} ms after the crash (lease ${LEASE_MS} ms)`,
+    );
 
     // tills of 20 shops, through the survivors in turn: each holds its shop's coupons, and only them
     const tillShops = ids.filter((_, i) => i % (SHOPS / TILLS) === 2);
     expect(tillShops).toContain(HELD);
-    const results = await Promise.all(tillShops.map(async (shop, i) => {
-      const hub = survivors[i % survivors.length]!;
-      const till = createShopLookup({
-        baseUrl: `${hub.url}/shops/${shop}`,
-        worker: false,
-        indexedDB: new IDBFactory(),
-        IDBKeyRange,
-        rateLimits: false,
-        refreshIntervalMs: 3_600_000,
-        retry: { retries: 1, baseDelayMs: 10, maxDelayMs: 50 },
-        dbName: `hub-till-${on}-${shop}`,
-        fetch: (input, init) => {
-          const headers = new Headers(init?.headers);
-          headers.set('authorization', `Bearer till-${shop}`);
-          return fetch(input, { ...init, headers });
-        },
-      });
-      tills.push(till);
-      const report = await till.sync();
-      return { shop, report, list: (await confirmed(till.coupons(), 15_000)).data ?? [] };
-    }));
+    const results = await Promise.all(
+      tillShops.map(async (shop, i) => {
+        const hub = survivors[i % survivors.length]!;
+        const till = createShopLookup({
+          baseUrl: `${hub.url}/shops/${shop}`,
+          worker: false,
+          indexedDB: new IDBFactory(),
+          IDBKeyRange,
+          rateLimits: false,
+          refreshIntervalMs: 3_600_000,
+          retry: { retries: 1, baseDelayMs: 10, maxDelayMs: 50 },
+          dbName: `hub-till-${on}-${shop}`,
+          fetch: (input, init) => {
+            const headers = new Headers(init?.headers);
+            headers.set('authorization', `Bearer till-${shop}`);
+            return fetch(input, { ...init, headers });
+          },
+        });
+        tills.push(till);
+        const report = await till.sync();
+        return { shop, report, list: (await confirmed(till.coupons(), 15_000)).data ?? [] };
+      }),
+    );
     for (const { shop, report, list } of results) {
       expect(report.ok, `${shop}: ${JSON.stringify(report)}`).toBe(true);
       expect(list.length, shop).toBeGreaterThan(COUPONS / 2);
-      expect(list.map((c) => c.coupon_code), shop).toContain(`ONLY-${shop}`);
+      expect(
+        list.map((c) => c.coupon_code),
+        shop,
+      ).toContain(`ONLY-${shop}`);
       // record by record: every coupon is this shop's (its name carries the shop)
-      for (const coupon of list) expect(coupon.name, `${shop} holds ${coupon.coupon_code}`).toMatch(new RegExp(`\\[${shop}\\]$`));
+      for (const coupon of list)
+        expect(coupon.name, `${shop} holds ${coupon.coupon_code}`).toMatch(new RegExp(`\\[${shop}\\]$`));
     }
   }, 60_000);
 });

@@ -32,7 +32,17 @@ describe('the live long-poll', () => {
     const leadership = fakeLeadership(true);
     const closing = new AbortController();
     const resync = vi.fn(async () => true);
-    const live = startRelayLive({ poll, isRelay: () => true, resync, leadership, connectivity, onChange: () => () => undefined, signal: closing.signal, backoffMinMs: 1000, ...over });
+    const live = startRelayLive({
+      poll,
+      isRelay: () => true,
+      resync,
+      leadership,
+      connectivity,
+      onChange: () => () => undefined,
+      signal: closing.signal,
+      backoffMinMs: 1000,
+      ...over,
+    });
     stops.push(() => live.dispose());
     return { calls, connectivity, leadership, closing, resync, live };
   }

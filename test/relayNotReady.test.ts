@@ -22,7 +22,14 @@ describe('a relay that has not finished its first listing', () => {
     mock = await startMock();
     // the relay's first coupon listing waits at the API until the test releases it
     held = mock.hold({ path: '/v2/shop/coupons' });
-    relay = createShopRelay({ key: KEY, secret: SECRET, target: mock.url, basePath: '/shop-api', public: true, rateLimits: false });
+    relay = createShopRelay({
+      key: KEY,
+      secret: SECRET,
+      target: mock.url,
+      basePath: '/shop-api',
+      public: true,
+      rateLimits: false,
+    });
     server = createServer((req, res) => relay(req, res));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/shop-api`;
@@ -40,7 +47,10 @@ describe('a relay that has not finished its first listing', () => {
     const res = await fetch(`${base}/relay/v1/feed`);
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('5');
-    expect(await res.json()).toMatchObject({ code: 'relay_not_ready', message: expect.stringMatching(/first listing/) });
+    expect(await res.json()).toMatchObject({
+      code: 'relay_not_ready',
+      message: expect.stringMatching(/first listing/),
+    });
     // with `wait`, the request is held until the first listing is in, then answered with the snapshot
     const waiting = fetch(`${base}/relay/v1/feed?wait=30`);
     await expect.poll(async () => (await relay.status()).waiting).toBe(1);
@@ -107,7 +117,10 @@ describe('a relay and a till started while the API is down', () => {
     });
     const server = createServer((req, res) => relay(req, res));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const till = lookupFor({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/shop-api` }, { auth: undefined });
+    const till = lookupFor(
+      { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/shop-api` },
+      { auth: undefined },
+    );
     try {
       const status = record(till.status());
       // the relay's first listing failed, and the till was told the relay is not ready

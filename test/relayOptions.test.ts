@@ -33,7 +33,9 @@ describe('createShopRelay options', () => {
   it('refuses a cluster shape that is not node-redis as `redis` when it is called, naming the option and what it takes', () => {
     const error = relayError({ redis: { cluster: [{ host: '127.0.0.1', port: 7000 }] } });
     expect(error.code).toBe('bad_options');
-    expect(error.message).toMatch(/^createShopRelay: option "redis" must be a redis:\/\/ or rediss:\/\/ URL, or a node-redis client or cluster .*ioredis.* not supported\.$/);
+    expect(error.message).toMatch(
+      /^createShopRelay: option "redis" must be a redis:\/\/ or rediss:\/\/ URL, or a node-redis client or cluster .*ioredis.* not supported\.$/,
+    );
   });
 
   it('takes a node-redis cluster (createCluster()) as `redis`', async () => {
@@ -47,15 +49,31 @@ describe('createShopRelay options', () => {
 
   it.each<[string, Record<string, unknown>, RegExp]>([
     ['a URL that is not Redis', { redis: 'http://127.0.0.1:6379' }, /option "redis" must be a redis:\/\//],
-    ['a store that is not a RelayStore', { store: { head: () => null } }, /option "store" must be a store made by createMemoryStore\(\)/],
-    ['a negative refresh interval', { refreshIntervalMs: -5 }, /option "refreshIntervalMs" must be a whole number of milliseconds, at least 1/],
+    [
+      'a store that is not a RelayStore',
+      { store: { head: () => null } },
+      /option "store" must be a store made by createMemoryStore\(\)/,
+    ],
+    [
+      'a negative refresh interval',
+      { refreshIntervalMs: -5 },
+      /option "refreshIntervalMs" must be a whole number of milliseconds, at least 1/,
+    ],
     ['products as text', { products: ['13801'] }, /option "products" must be an array of product numbers/],
     ['a page size over 100', { pageSize: 500 }, /option "pageSize" must be a whole number from 1 to 100/],
     ['a listing share over 1', { listingShare: 2 }, /option "listingShare" must be a number from 0 to 1/],
-    ['a client bound of the wrong type', { clientLimits: { perSecond: 'fast' } }, /option "clientLimits.perSecond" must be a number of requests per second > 0/],
+    [
+      'a client bound of the wrong type',
+      { clientLimits: { perSecond: 'fast' } },
+      /option "clientLimits.perSecond" must be a number of requests per second > 0/,
+    ],
     ['an unknown client bound', { clientLimits: { perMinute: 5 } }, /unknown option in "clientLimits": "perMinute"/],
     ['a misspelt option', { refreshIntervalMS: 1000 }, /unknown option: "refreshIntervalMS"/],
-    ['authorize that is not a function', { authorize: 'till-token' }, /option "authorize" must be a function \(req, route\)/],
+    [
+      'authorize that is not a function',
+      { authorize: 'till-token' },
+      /option "authorize" must be a function \(req, route\)/,
+    ],
     ['no secret', { secret: '' }, /option "secret" must be the shop's API secret/],
   ])('refuses %s', (_what, options, message) => {
     const error = relayError(options);
@@ -86,7 +104,15 @@ describe('createShopRelay options', () => {
       productTtlMs: 86_400_000,
       listingShare: 0.5,
       clientId: (req) => req.socket.remoteAddress ?? '',
-      clientLimits: { concurrent: 4, queued: 8, perSecond: 10, burst: 20, maxWaitMs: 1000, upstreamQueued: 2, refusedPerMinute: 5 },
+      clientLimits: {
+        concurrent: 4,
+        queued: 8,
+        perSecond: 10,
+        burst: 20,
+        maxWaitMs: 1000,
+        upstreamQueued: 2,
+        refusedPerMinute: 5,
+      },
       timeoutMs: 5000,
       maxUrlLength: 1024,
       itemCacheMs: 0,
@@ -105,7 +131,11 @@ describe('createShopRelay options', () => {
 describe('createShopApiProxy options', () => {
   it.each<[string, Record<string, unknown>, RegExp]>([
     ['no key', { key: undefined }, /option "key" must be the shop's API key/],
-    ['a target that is not http(s)', { target: 'ftp://user:hunter2-password@api.example' }, /option "target" must be an http\(s\) URL/],
+    [
+      'a target that is not http(s)',
+      { target: 'ftp://user:hunter2-password@api.example' },
+      /option "target" must be an http\(s\) URL/,
+    ],
     ['a basePath without its /', { basePath: 'shop-api' }, /option "basePath" must be a path starting with '\/'/],
     ['a timeout of 0', { timeoutMs: 0 }, /option "timeoutMs" must be a whole number of milliseconds, at least 1/],
     ['clientLimits: true', { clientLimits: true }, /option "clientLimits" must be false, or \{ concurrent/],
@@ -119,6 +149,8 @@ describe('createShopApiProxy options', () => {
   });
 
   it('refuses options that are not an object', () => {
-    expect(() => createShopApiProxy(undefined as unknown as ShopApiProxyOptions)).toThrow(/createShopApiProxy: its options must be an object/);
+    expect(() => createShopApiProxy(undefined as unknown as ShopApiProxyOptions)).toThrow(
+      /createShopApiProxy: its options must be an object/,
+    );
   });
 });

@@ -11,7 +11,8 @@ const first = MOCK_CODES.firstProductNo;
 
 const post = (f: RelayFixture, products: unknown[], headers: Record<string, string> = JSON_TYPE) =>
   f.get('/relay/v1/products', { method: 'POST', body: JSON.stringify({ products }), headers });
-const optionCalls = (f: RelayFixture, no: number) => f.api.requests.filter((r) => r.path === `/v2/shop/products/${no}/options`);
+const optionCalls = (f: RelayFixture, no: number) =>
+  f.api.requests.filter((r) => r.path === `/v2/shop/products/${no}/options`);
 const tracked = async (f: RelayFixture) => (await f.get('/relay/v1/products')).body!;
 
 describe('relay products', () => {
@@ -54,9 +55,14 @@ describe('relay products', () => {
       // 30,000 arrays deep in 60 kB: within the size bound; JSON.parse reads it, writing it back overflows the stack
       const deep = `{"products":[${'['.repeat(30_000)}${']'.repeat(30_000)}]}`;
       const answer = await f.get('/relay/v1/products', { method: 'POST', body: deep, headers: JSON_TYPE });
-      expect(answer).toMatchObject({ status: 400, body: { message: expect.stringMatching(/product numbers must be whole numbers >= 1, got an array/) } });
+      expect(answer).toMatchObject({
+        status: 400,
+        body: { message: expect.stringMatching(/product numbers must be whole numbers >= 1, got an array/) },
+      });
       const nestedObject = `{"products":[1,${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}]}`;
-      expect(await f.get('/relay/v1/products', { method: 'POST', body: nestedObject, headers: JSON_TYPE })).toMatchObject({ status: 400 });
+      expect(
+        await f.get('/relay/v1/products', { method: 'POST', body: nestedObject, headers: JSON_TYPE }),
+      ).toMatchObject({ status: 400 });
       expect(errors).not.toHaveBeenCalled();
       expect(await tracked(f)).toEqual({ products: [], pending: [] });
     } finally {
@@ -68,7 +74,10 @@ describe('relay products', () => {
     const f = await relayWith({ maxTrackedProducts: 3, products: [first] }, {}, { listed: true });
     const before = f.api.requests.length;
     const refused = await post(f, [first + 1, first + 2, first + 3]);
-    expect(refused).toMatchObject({ status: 409, body: { code: 'too_many_products', message: expect.stringMatching(/at most 3 \(maxTrackedProducts\)/) } });
+    expect(refused).toMatchObject({
+      status: 409,
+      body: { code: 'too_many_products', message: expect.stringMatching(/at most 3 \(maxTrackedProducts\)/) },
+    });
     expect(f.api.requests.length).toBe(before);
     expect(await post(f, [first + 1, first + 2])).toMatchObject({ status: 202 });
     await expect.poll(async () => (await tracked(f)).products).toEqual([first, first + 1, first + 2]);

@@ -24,7 +24,9 @@ function base64Cores(secret: string): string[] {
   return [0, 1, 2].flatMap((offset) => {
     const bytes = Buffer.concat([Buffer.alloc(offset), Buffer.from(secret)]);
     // the groups holding the filler or whatever follows the secret are left out
-    return [bytes.toString('base64'), bytes.toString('base64url')].map((b) => b.slice(offset ? 4 : 0, Math.floor(bytes.length / 3) * 4));
+    return [bytes.toString('base64'), bytes.toString('base64url')].map((b) =>
+      b.slice(offset ? 4 : 0, Math.floor(bytes.length / 3) * 4),
+    );
   });
 }
 
@@ -34,7 +36,14 @@ function base64Cores(secret: string): string[] {
  */
 function formsOf(secret: string): string[] {
   const unicode = [...secret].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
-  return [secret, JSON.stringify(secret).slice(1, -1), unicode, unicode.toUpperCase().replaceAll('\\U', '\\u'), encodeURIComponent(secret), ...base64Cores(secret)];
+  return [
+    secret,
+    JSON.stringify(secret).slice(1, -1),
+    unicode,
+    unicode.toUpperCase().replaceAll('\\U', '\\u'),
+    encodeURIComponent(secret),
+    ...base64Cores(secret),
+  ];
 }
 
 /** An upstream that speaks the API's envelope but echoes everything it ever received into what it answers. */
@@ -57,7 +66,11 @@ async function startEchoUpstream() {
       const basic = Buffer.from(`${KEY}:${SECRET}`).toString('base64');
       const echo = `"msg":${plain},"debug":${twice},"trace":${unicode},"upper":${JSON.stringify(everything.toUpperCase())},"b64":"${Buffer.from(everything).toString('base64')}","auth":"Basic ${basic}"`;
       const send = (status: number, raw: string, headers: Record<string, string> = {}) => {
-        res.writeHead(status, { 'content-type': 'application/json', 'x-echo': encodeURIComponent(everything).slice(0, 4000), ...headers });
+        res.writeHead(status, {
+          'content-type': 'application/json',
+          'x-echo': encodeURIComponent(everything).slice(0, 4000),
+          ...headers,
+        });
         res.end(raw);
       };
       const path = (req.url ?? '').split('?')[0]!;
@@ -70,12 +83,18 @@ async function startEchoUpstream() {
       if (path === '/v2/shop/coupons') {
         if (listing === 'error') return send(500, `{"code":-19,${echo},"data":null}`, { 'retry-after': lastToken });
         const record = `{"coupon_code":"ECHO1","status":"progress","name":${plain},"apply_sale_price":0,"apply_sale_percent":5,"memo":${unicode}}`;
-        return send(200, `{"code":200,${echo},"data":{"list":[${record}],"pagenation":{"data_count":"1","current_page":1,"total_page":1,"pagesize":100}}}`);
+        return send(
+          200,
+          `{"code":200,${echo},"data":{"list":[${record}],"pagenation":{"data_count":"1","current_page":1,"total_page":1,"pagesize":100}}}`,
+        );
       }
       const code = decodeURIComponent(path.split('/').at(-1) ?? '');
       switch (code) {
         case 'ECHO-OK':
-          return send(200, `{"code":200,${echo},"data":{"coupon_code":"ECHO-OK","name":${plain},"note":${unicode},${plain}:1}}`);
+          return send(
+            200,
+            `{"code":200,${echo},"data":{"coupon_code":"ECHO-OK","name":${plain},"note":${unicode},${plain}:1}}`,
+          );
         case 'ECHO-BAD':
           return send(400, `{"code":-10,${echo},"data":{"request":${plain}}}`);
         case 'ECHO-THROTTLED':
@@ -116,7 +135,7 @@ function stringsIn(text: string): string[] {
   const walk = (v: unknown): void => {
     if (typeof v === 'string') out.push(v);
     else if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) (out.push(k), walk(x));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) out.push(k), walk(x);
   };
   try {
     walk(JSON.parse(text.slice(text.indexOf('\n{') + 1)));
@@ -126,7 +145,16 @@ function stringsIn(text: string): string[] {
   return out;
 }
 
-const ITEMS = ['ECHO-OK', 'ECHO-BAD', 'ECHO-THROTTLED', 'ECHO-200-ERROR', 'ECHO-NO-CODE', 'ECHO-TOKEN', 'ECHO-DUPLICATE', 'ECHO-HTML'];
+const ITEMS = [
+  'ECHO-OK',
+  'ECHO-BAD',
+  'ECHO-THROTTLED',
+  'ECHO-200-ERROR',
+  'ECHO-NO-CODE',
+  'ECHO-TOKEN',
+  'ECHO-DUPLICATE',
+  'ECHO-HTML',
+];
 
 describe('one redaction for the relay and the proxy', () => {
   let upstream: Awaited<ReturnType<typeof startEchoUpstream>>;
@@ -140,7 +168,11 @@ describe('one redaction for the relay and the proxy', () => {
     seen.length = 0;
     for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
       vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
-        logged.push(args.map((a) => (a instanceof Error ? `${a.stack}` : typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
+        logged.push(
+          args
+            .map((a) => (a instanceof Error ? `${a.stack}` : typeof a === 'string' ? a : JSON.stringify(a)))
+            .join(' '),
+        );
       });
     }
   });
@@ -150,12 +182,17 @@ describe('one redaction for the relay and the proxy', () => {
     vi.restoreAllMocks();
   });
 
-  async function serve(handler: Parameters<typeof listen>[0]): Promise<(path: string) => Promise<{ status: number; text: string; body: any }>> {
+  async function serve(
+    handler: Parameters<typeof listen>[0],
+  ): Promise<(path: string) => Promise<{ status: number; text: string; body: any }>> {
     const { server, origin } = await listen(handler);
-    closers.push(() => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }));
+    closers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    );
     return async (path) => {
       const res = await fetch(`${origin}${path}`);
       const text = `${[...res.headers].map(([k, v]) => `${k}: ${v}`).join('\n')}\n${await res.text()}`;
@@ -182,29 +219,46 @@ describe('one redaction for the relay and the proxy', () => {
       const strings = stringsIn(text);
       for (const secret of secrets) {
         for (const form of formsOf(secret)) {
-          expect(text.toLowerCase().includes(form.toLowerCase()), `${where} holds ${form}: ${text.slice(0, 300)}`).toBe(false);
+          expect(text.toLowerCase().includes(form.toLowerCase()), `${where} holds ${form}: ${text.slice(0, 300)}`).toBe(
+            false,
+          );
         }
         // once decoded, in every form too: a decoded string may carry the secret JSON-escaped (an echoed JSON body)
         for (const form of formsOf(secret)) {
-          expect(strings.some((s) => s.toLowerCase().includes(form.toLowerCase())), `${where}, once decoded, holds ${form}`).toBe(false);
+          expect(
+            strings.some((s) => s.toLowerCase().includes(form.toLowerCase())),
+            `${where}, once decoded, holds ${form}`,
+          ).toBe(false);
         }
       }
     }
   }
 
   it('the proxy answers every echoing answer with our code and words, and its successful data redacted', async () => {
-    const proxy = createShopApiProxy({ key: KEY, secret: SECRET, target: upstream.url, public: true, rateLimits: false });
+    const proxy = createShopApiProxy({
+      key: KEY,
+      secret: SECRET,
+      target: upstream.url,
+      public: true,
+      rateLimits: false,
+    });
     closers.push(() => proxy.close());
     const get = await serve((req, res) => proxy(req, res));
     const answers: Record<string, Awaited<ReturnType<typeof get>>> = {};
     for (const code of ITEMS) answers[code] = await get(`/v2/shop/coupons/${code}`);
     expect(answers['ECHO-OK']).toMatchObject({ status: 200, body: { code: 200, data: { coupon_code: 'ECHO-OK' } } });
-    expect(answers['ECHO-BAD']).toMatchObject({ status: 400, body: { code: -10, msg: expect.stringMatching(/^INVALID PARAMETER: /), data: null } });
+    expect(answers['ECHO-BAD']).toMatchObject({
+      status: 400,
+      body: { code: -10, msg: expect.stringMatching(/^INVALID PARAMETER: /), data: null },
+    });
     expect(answers['ECHO-THROTTLED']).toMatchObject({ status: 429, body: { code: -7, data: null } });
     expect(answers['ECHO-200-ERROR']).toMatchObject({ status: 200, body: { code: -7, data: null } });
     expect(answers['ECHO-NO-CODE']).toMatchObject({ status: 502, body: { code: -19 } });
     expect(answers['ECHO-TOKEN']).toMatchObject({ status: 401, body: { code: -2, data: null } });
-    expect(answers['ECHO-DUPLICATE']).toMatchObject({ status: 200, body: { msg: 'SUCCESS', data: { coupon_code: 'ECHO-DUPLICATE' } } });
+    expect(answers['ECHO-DUPLICATE']).toMatchObject({
+      status: 200,
+      body: { msg: 'SUCCESS', data: { coupon_code: 'ECHO-DUPLICATE' } },
+    });
     expect(answers['ECHO-HTML']).toMatchObject({ status: 502, body: { code: -19 } });
     // a token renewed after -2 is redacted too
     expect(upstream.tokens.length).toBeGreaterThanOrEqual(2);
@@ -217,7 +271,10 @@ describe('one redaction for the relay and the proxy', () => {
     closers.push(() => proxy.close());
     const get = await serve((req, res) => proxy(req, res));
     const answer = await get('/v2/shop/coupons/ECHO-OK');
-    expect(answer).toMatchObject({ status: 502, body: { code: -19, msg: expect.stringContaining(`http://127.0.0.1:${upstream.port}`) } });
+    expect(answer).toMatchObject({
+      status: 502,
+      body: { code: -19, msg: expect.stringContaining(`http://127.0.0.1:${upstream.port}`) },
+    });
     expect(upstream.received).toEqual([]); // fetch refuses a URL with credentials: nothing went out
     expect(logged.join('\n')).not.toContain(PASSWORD);
     expectNothingLeaked({ reached: false });
@@ -245,7 +302,11 @@ describe('one redaction for the relay and the proxy', () => {
     upstream.failListings();
     await relay.refresh();
     const status = await get('/relay/v1/status');
-    expect(status.body).toMatchObject({ degraded: true, error: 'coupons: server_error: the shop API had an internal error; it is listed again later (API code -19, HTTP 500)' });
+    expect(status.body).toMatchObject({
+      degraded: true,
+      error:
+        'coupons: server_error: the shop API had an internal error; it is listed again later (API code -19, HTTP 500)',
+    });
     expect((await get('/relay/v1/feed')).body.relay).toMatchObject({ degraded: true });
     expect(logged.some((line) => line.includes('listing coupons failed: server_error'))).toBe(true);
     expectNothingLeaked();
@@ -254,11 +315,20 @@ describe('one redaction for the relay and the proxy', () => {
   it("the relay command's log scrubs the secrets in base64 and in any letter case too", () => {
     const token = 'till-token-3f9c0d7e1a2b';
     const basic = Buffer.from(`${KEY}:${SECRET}`).toString('base64');
-    const line = JSON.stringify({ msg: 'upstream said', auth: `Basic ${basic}`, seen: token.toUpperCase(), b64url: Buffer.from(`x${token}`).toString('base64url') });
+    const line = JSON.stringify({
+      msg: 'upstream said',
+      auth: `Basic ${basic}`,
+      seen: token.toUpperCase(),
+      b64url: Buffer.from(`x${token}`).toString('base64url'),
+    });
     const scrubbed = scrubLine(line, [KEY, SECRET, token]);
     for (const secret of [KEY, SECRET, token]) {
       for (const form of formsOf(secret)) expect(scrubbed.toLowerCase(), form).not.toContain(form.toLowerCase());
     }
-    expect(JSON.parse(scrubbed)).toMatchObject({ msg: 'upstream said', auth: expect.stringContaining('[redacted]'), seen: '[redacted]' });
+    expect(JSON.parse(scrubbed)).toMatchObject({
+      msg: 'upstream said',
+      auth: expect.stringContaining('[redacted]'),
+      seen: '[redacted]',
+    });
   });
 });

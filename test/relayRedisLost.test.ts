@@ -77,10 +77,14 @@ describe('a relay whose Redis came back without its data', () => {
     // what a till sees meanwhile, on either instance: the data as before, or the protocol's answers
     const seen: Answer[] = [];
     const look = async (): Promise<boolean> => {
-      const answers = await Promise.all([a, b].flatMap((r) => [r.feed('limit=1000'), r.feed(`since=${before.version}&handle=${before.handle}`)]));
+      const answers = await Promise.all(
+        [a, b].flatMap((r) => [r.feed('limit=1000'), r.feed(`since=${before.version}&handle=${before.handle}`)]),
+      );
       seen.push(...answers);
       const snapshots = [answers[0]!, answers[2]!];
-      return snapshots.every((s) => s.status === 200 && s.body.handle !== before.handle && s.body.upserts.length === COUPONS);
+      return snapshots.every(
+        (s) => s.status === 200 && s.body.handle !== before.handle && s.body.upserts.length === COUPONS,
+      );
     };
     await expect.poll(look, { timeout: 30_000, interval: 50 }).toBe(true);
 
@@ -91,9 +95,20 @@ describe('a relay whose Redis came back without its data', () => {
         (answer.status === 200 && (answer.body.handle === before.handle || answer.body.upserts.length === COUPONS)) ||
         (answer.status === 503 && ['relay_not_ready', 'relay_unavailable'].includes(answer.body.code)) ||
         (answer.status === 409 && answer.body.code === 'must_refetch');
-      expect(fine, JSON.stringify({ status: answer.status, code: answer.body.code, handle: answer.body.handle, n: answer.body.upserts?.length })).toBe(true);
+      expect(
+        fine,
+        JSON.stringify({
+          status: answer.status,
+          code: answer.body.code,
+          handle: answer.body.handle,
+          n: answer.body.upserts?.length,
+        }),
+      ).toBe(true);
     }
     // a till still on the old history is told to start again, then reads the new snapshot
-    for (const r of [a, b]) expect((await r.feed(`since=${before.version}&handle=${before.handle}`)).body).toMatchObject({ code: 'must_refetch' });
+    for (const r of [a, b])
+      expect((await r.feed(`since=${before.version}&handle=${before.handle}`)).body).toMatchObject({
+        code: 'must_refetch',
+      });
   }, 60_000);
 });

@@ -53,7 +53,12 @@ let requests: MockRequestRecord[] = [];
 let relays: RelayBinProcess[] = [];
 let balancer: Balancer;
 let env: Record<string, string>;
-const engines: { lookup: ShopLookup; till: string; lists: Coupon[][]; statuses: { at: number; status: SyncStatus }[] }[] = [];
+const engines: {
+  lookup: ShopLookup;
+  till: string;
+  lists: Coupon[][];
+  statuses: { at: number; status: SyncStatus }[];
+}[] = [];
 const subscriptions: { unsubscribe(): void }[] = [];
 /** confirmedAt.coupons of every committed listing (= when it started), heard on the store's pub/sub channel. */
 const confirmations: number[] = [];
@@ -115,7 +120,10 @@ async function upsertCoupon(record: WireRecord): Promise<void> {
 }
 
 async function removeCoupon(code: string): Promise<void> {
-  model.coupons.splice(model.coupons.findIndex((c) => c.coupon_code === code), 1);
+  model.coupons.splice(
+    model.coupons.findIndex((c) => c.coupon_code === code),
+    1,
+  );
   await control('DELETE', `coupons/${encodeURIComponent(code)}`);
 }
 
@@ -171,7 +179,10 @@ function upstreamCodes(): string[] {
 function snapshotOf(list: Coupon[]): 1 | 2 | 'mix' | null {
   const seen = new Set<1 | 2>();
   const byCode = new Map(list.map((c) => [c.coupon_code, c]));
-  for (const [code, s1] of [[codes.page1, codes.s1.page1], [codes.page3, codes.s1.page3]] as const) {
+  for (const [code, s1] of [
+    [codes.page1, codes.s1.page1],
+    [codes.page3, codes.s1.page3],
+  ] as const) {
     const coupon = byCode.get(code);
     if (coupon) seen.add(coupon.apply_sale_price === s1 ? 1 : 2);
   }
@@ -181,7 +192,11 @@ function snapshotOf(list: Coupon[]): 1 | 2 | 'mix' | null {
 }
 
 async function engineCodes(lookup: ShopLookup): Promise<string[]> {
-  const result = await next(lookup.coupons(), (r: LookupResult<Coupon[]>) => r.syncedAt !== null && !r.fetching, 20_000);
+  const result = await next(
+    lookup.coupons(),
+    (r: LookupResult<Coupon[]>) => r.syncedAt !== null && !r.fetching,
+    20_000,
+  );
   return result.data.map((c) => c.coupon_code).sort();
 }
 
@@ -226,7 +241,11 @@ async function parked(): Promise<number> {
 beforeAll(async () => {
   // persistent: the "Redis restarts" step expects the shared state back, as a production Redis would keep it
   redis = await startRedisServer({ persistent: true });
-  api = await startChildServer<{ port: number }>('mockChild.ts', { key: KEY, secret: SECRET, rateLimits: { list: 1, other: 5 } });
+  api = await startChildServer<{ port: number }>('mockChild.ts', {
+    key: KEY,
+    secret: SECRET,
+    rateLimits: { list: 1, other: 5 },
+  });
   operator = await createRedisStore({ redis: redis.url, shopId: SHOP, maxBackoffMs: 100 });
   const coupons = model.coupons;
   codes = {
@@ -246,9 +265,17 @@ beforeAll(async () => {
   for (const t of tillTokens) tokens.add(t);
   writeFileSync(tokensFile, tillTokens.map((t, i) => (i % 2 === 0 ? `till-${i} ${t}` : '')).join('\n'));
   env = {
-    SHOP_API_KEY: KEY, SHOP_API_SECRET: SECRET, SHOP_API_TARGET: api.url, REDIS_URL: redis.url, SHOP_ID: SHOP,
-    BASE_PATH, LEASE_MS: String(LEASE_MS), REFRESH_INTERVAL_MS: String(REFRESH_MS), TILL_TOKENS_FILE: tokensFile,
-    TILL_TOKEN_SECRET: TOKEN_SECRET, TRUST_PROXY_HOPS: '1',
+    SHOP_API_KEY: KEY,
+    SHOP_API_SECRET: SECRET,
+    SHOP_API_TARGET: api.url,
+    REDIS_URL: redis.url,
+    SHOP_ID: SHOP,
+    BASE_PATH,
+    LEASE_MS: String(LEASE_MS),
+    REFRESH_INTERVAL_MS: String(REFRESH_MS),
+    TILL_TOKENS_FILE: tokensFile,
+    TILL_TOKEN_SECRET: TOKEN_SECRET,
+    TRUST_PROXY_HOPS: '1',
   };
   // an operator's view of the shared state: every head the instances commit
   listener = createClient({ url: redis.url, socket: { reconnectStrategy: () => 100 } });
@@ -300,9 +327,21 @@ afterAll(async () => {
     for (const engine of engines) {
       const offline = engine.statuses.filter((s) => !s.status.online || s.status.lastError);
       if (offline.length === 0) continue;
-      console.log(`--- ${engine.till} offline/errors at`, offline.map((s) => [s.at - t0, s.status.online, s.status.lastError?.code]));
-      for (const r of balancer.log.filter((r) => r.till === engine.till && (r.errors.length > 0 || (r.status ?? 0) >= 500 || r.status === null))) {
-        console.log('   ', r.url.slice(0, 70), r.at - t0, r.doneAt === null ? null : r.doneAt - t0, r.status, r.errors.join(' '));
+      console.log(
+        `--- ${engine.till} offline/errors at`,
+        offline.map((s) => [s.at - t0, s.status.online, s.status.lastError?.code]),
+      );
+      for (const r of balancer.log.filter(
+        (r) => r.till === engine.till && (r.errors.length > 0 || (r.status ?? 0) >= 500 || r.status === null),
+      )) {
+        console.log(
+          '   ',
+          r.url.slice(0, 70),
+          r.at - t0,
+          r.doneAt === null ? null : r.doneAt - t0,
+          r.status,
+          r.errors.join(' '),
+        );
       }
     }
   }
@@ -348,17 +387,30 @@ describe('relay processes: three instances from the command on one Redis, a bala
     let hold2 = 0;
     await betweenListings(async () => {
       const coupons = model.coupons;
-      await upsertCoupon({ ...coupons[PAGE1_CODE_INDEX], apply_sale_price: 777_001, apply_sale_percent: 0 } as WireRecord);
-      await upsertCoupon({ ...coupons[PAGE3_CODE_INDEX], apply_sale_price: 777_003, apply_sale_percent: 0 } as WireRecord);
+      await upsertCoupon({
+        ...coupons[PAGE1_CODE_INDEX],
+        apply_sale_price: 777_001,
+        apply_sale_percent: 0,
+      } as WireRecord);
+      await upsertCoupon({
+        ...coupons[PAGE3_CODE_INDEX],
+        apply_sale_price: 777_003,
+        apply_sale_percent: 0,
+      } as WireRecord);
       await removeCoupon(codes.gone);
       await upsertCoupon({ ...coupons[0], coupon_code: NEW_CODE, name: '새 쿠폰' } as WireRecord);
       // the next listing starts at page 1 (no checkpoint is left): its second list call is page 2, its third the
       // resumed page 2
       // (answered: each is answered, and counted by the API's rate limit, when it arrives; only the answer waits)
-      hold1 = (await control('POST', 'holds', { when: { pathPattern: `^${LIST_PATH}$`, after: 1 }, answered: true })).id as number;
-      hold2 = (await control('POST', 'holds', { when: { pathPattern: `^${LIST_PATH}$`, after: 2 }, answered: true })).id as number;
+      hold1 = (await control('POST', 'holds', { when: { pathPattern: `^${LIST_PATH}$`, after: 1 }, answered: true }))
+        .id as number;
+      hold2 = (await control('POST', 'holds', { when: { pathPattern: `^${LIST_PATH}$`, after: 2 }, answered: true }))
+        .id as number;
     });
-    const held = await until(async () => (await fetchRequests()).find((r) => r.fault === 'held'), 'the page 2 request to be held');
+    const held = await until(
+      async () => (await fetchRequests()).find((r) => r.fault === 'held'),
+      'the page 2 request to be held',
+    );
     expect(held.query.offset).toBe('2');
     const lister = (await until(readLease, 'a lease holder')).owner;
     const killed = relays.findIndex((r) => r.instance === lister);
@@ -375,7 +427,10 @@ describe('relay processes: three instances from the command on one Redis, a bala
     await control('DELETE', `holds/${hold1}`); // its answer goes to a dead socket
 
     // resumed, not restarted: page 2 asked again (and held), after the dead lister's lease ran out
-    const resumed = await until(async () => (await fetchRequests()).filter((r) => r.fault === 'held')[1], 'the resumed page 2 request');
+    const resumed = await until(
+      async () => (await fetchRequests()).filter((r) => r.fault === 'held')[1],
+      'the resumed page 2 request',
+    );
     expect(resumed.query.offset).toBe('2');
     expect(resumed.at).toBeGreaterThanOrEqual(dead.expiresAt);
     figures['SIGKILL of the lister mid-listing: take-over (kill → resumed page request), ms'] = resumed.at - killedAt;
@@ -386,7 +441,10 @@ describe('relay processes: three instances from the command on one Redis, a bala
     const stopped = relays.findIndex((r) => r.instance === resumer);
     expect(stopped).toBeGreaterThanOrEqual(0);
     expect(stopped).not.toBe(killed);
-    await until(async () => (await parked()) === ENGINES && relays[stopped]!.alive(), 'every till to have a long-poll open');
+    await until(
+      async () => (await parked()) === ENGINES && relays[stopped]!.alive(),
+      'every till to have a long-poll open',
+    );
     const before = (await readLease())!;
     expect(before.owner).toBe(relays[stopped]!.instance);
     const survivor = relays.find((_r, i) => i !== stopped && i !== killed)!;
@@ -403,15 +461,39 @@ describe('relay processes: three instances from the command on one Redis, a bala
 
     // its tills: their long-polls were answered at once, and each polled again on the survivor
     const stoppedUrl = relays[stopped]!.url;
-    const cut = balancer.log.filter((r) => r.backend === stoppedUrl && r.url.includes('wait=') && (r.doneAt ?? 0) >= termAt);
+    const cut = balancer.log.filter(
+      (r) => r.backend === stoppedUrl && r.url.includes('wait=') && (r.doneAt ?? 0) >= termAt,
+    );
     expect(cut.length).toBeGreaterThan(0);
-    const moved = await until(async () => {
-      const times = cut.map((c) => balancer.log.find((r) => r.till === c.till && r.at >= c.doneAt! && r.url.includes('wait=') && r.backend !== stoppedUrl && r.sentAt > 0));
-      return times.every(Boolean) ? times.map((r) => r!.sentAt - termAt) : null;
-    }, 'the tills of the stopped instance to poll another', 10_000).catch((error: unknown) => {
+    const moved = await until(
+      async () => {
+        const times = cut.map((c) =>
+          balancer.log.find(
+            (r) =>
+              r.till === c.till &&
+              r.at >= c.doneAt! &&
+              r.url.includes('wait=') &&
+              r.backend !== stoppedUrl &&
+              r.sentAt > 0,
+          ),
+        );
+        return times.every(Boolean) ? times.map((r) => r!.sentAt - termAt) : null;
+      },
+      'the tills of the stopped instance to poll another',
+      10_000,
+    ).catch((error: unknown) => {
       for (const c of cut) {
         console.log('cut', c.till, c.at - termAt, c.doneAt! - termAt, c.status);
-        for (const r of balancer.log.filter((r) => r.till === c.till && r.at >= termAt - 100)) console.log('   ', r.url.slice(0, 60), r.backend?.slice(-5), r.at - termAt, r.sentAt - termAt, r.doneAt === null ? null : r.doneAt - termAt, r.status);
+        for (const r of balancer.log.filter((r) => r.till === c.till && r.at >= termAt - 100))
+          console.log(
+            '   ',
+            r.url.slice(0, 60),
+            r.backend?.slice(-5),
+            r.at - termAt,
+            r.sentAt - termAt,
+            r.doneAt === null ? null : r.doneAt - termAt,
+            r.status,
+          );
       }
       throw error;
     });
@@ -420,10 +502,17 @@ describe('relay processes: three instances from the command on one Redis, a bala
     figures['  tills moved to the survivor within, ms'] = Math.max(...moved);
 
     // the survivor resumes the listing without waiting for the lease to run out, and commits snapshot 2
-    const third = await until(async () => (await fetchRequests()).filter((r) => r.path === LIST_PATH && r.at > termAt && r.query.offset === '2')[0], 'the listing to be resumed again');
+    const third = await until(
+      async () =>
+        (await fetchRequests()).filter((r) => r.path === LIST_PATH && r.at > termAt && r.query.offset === '2')[0],
+      'the listing to be resumed again',
+    );
     expect(third.at).toBeLessThan(before.expiresAt + LEASE_MS); // not a fresh listing after a lapse: see the shapes below
     figures['  take-over (signal → resumed page request), ms'] = third.at - termAt;
-    await until(async () => ((await status(survivor)).confirmedAt?.coupons ?? 0) > held.at, 'the survivor to commit the listing');
+    await until(
+      async () => ((await status(survivor)).confirmedAt?.coupons ?? 0) > held.at,
+      'the survivor to commit the listing',
+    );
     relays[killed] = await startRelay(killedPort); // the killed instance comes back on its port
     await listedAfter(held.at, 'every live relay to hold snapshot 2');
     await fetchRequests();
@@ -439,8 +528,19 @@ describe('relay processes: three instances from the command on one Redis, a bala
       if (mixed >= 0) {
         const list = engine.lists[mixed]!;
         const by = new Map(list.map((c) => [c.coupon_code, c]));
-        console.log('MIX', engine.till, mixed, engine.lists.length, list.length, by.get(codes.page1)?.apply_sale_price, by.get(codes.page3)?.apply_sale_price, by.has(NEW_CODE), by.has(codes.gone));
-        for (const r of balancer.log.filter((r) => r.till === engine.till)) console.log('   ', r.url.slice(0, 90), r.backend?.slice(-5), r.at, r.status);
+        console.log(
+          'MIX',
+          engine.till,
+          mixed,
+          engine.lists.length,
+          list.length,
+          by.get(codes.page1)?.apply_sale_price,
+          by.get(codes.page3)?.apply_sale_price,
+          by.has(NEW_CODE),
+          by.has(codes.gone),
+        );
+        for (const r of balancer.log.filter((r) => r.till === engine.till))
+          console.log('   ', r.url.slice(0, 90), r.backend?.slice(-5), r.at, r.status);
       }
       for (const list of engine.lists) expect(snapshotOf(list)).not.toBe('mix');
       for (const { status: s } of engine.statuses.filter((s) => s.at >= killedAt)) expect(s.lastError).toBeNull();
@@ -475,7 +575,8 @@ describe('relay processes: three instances from the command on one Redis, a bala
     await redis.start();
     await readiness(true, 'every relay to be ready again');
     figures['Redis restarted with its data: recovery (start → every relay ready), ms'] = Date.now() - startedAt;
-    for (const s of await Promise.all(live().map(status))) expect(s).toMatchObject({ handle: before.handle, degraded: false, error: null });
+    for (const s of await Promise.all(live().map(status)))
+      expect(s).toMatchObject({ handle: before.handle, degraded: false, error: null });
     expect(await syncAll()).toEqual(engines.map(() => upstreamCodes()));
   }, 60_000);
 
@@ -489,9 +590,13 @@ describe('relay processes: three instances from the command on one Redis, a bala
     wipedAt = Date.now();
     await redis.start({ empty: true });
     // each relay finds a new history in Redis (its own copy is no longer the shop's feed), lists, and is ready again
-    await until(async () => (await Promise.all(live().map(status))).every((s) => s.handle !== handle), 'every relay to see the new history');
+    await until(
+      async () => (await Promise.all(live().map(status))).every((s) => s.handle !== handle),
+      'every relay to see the new history',
+    );
     await readiness(true, 'every relay to list the shop again and be ready');
-    figures['Redis restarted without its data: recovery (start → every relay listed again and ready), ms'] = Date.now() - wipedAt;
+    figures['Redis restarted without its data: recovery (start → every relay listed again and ready), ms'] =
+      Date.now() - wipedAt;
     // every till was told its history is gone (409) and started again; it ends on the new snapshot
     const codesNow = await syncAll();
     for (const list of codesNow) expect(list).toEqual(upstreamCodes());

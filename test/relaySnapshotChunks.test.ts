@@ -30,7 +30,14 @@ describe('relay snapshot chunks across instances', () => {
     const shared = createMemoryStore();
     // instance B hears no commits of A (a pub/sub message still on its way): its copy stays where it was
     const deaf: RelayStore = { ...shared, onHeadChange: () => () => undefined };
-    const options = { key: 'demo-key', secret: 'demo-secret', target: api.url, rateLimits: false as const, public: true, refreshIntervalMs: 3_600_000 };
+    const options = {
+      key: 'demo-key',
+      secret: 'demo-secret',
+      target: api.url,
+      rateLimits: false as const,
+      public: true,
+      refreshIntervalMs: 3_600_000,
+    };
     const a = createShopRelay({ ...options, store: shared });
     const b = createShopRelay({ ...options, store: deaf });
     const askA = await serve(a);

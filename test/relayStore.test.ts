@@ -1,7 +1,13 @@
 // The RelayStore contract: every store (memory; Redis once it exists) passes the same tests.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../packages/relay/src/store/memoryStore';
-import type { Lease, ListingCheckpoint, RelayStore, ResourceId, StagedRecord } from '../packages/relay/src/store/relayStore';
+import type {
+  Lease,
+  ListingCheckpoint,
+  RelayStore,
+  ResourceId,
+  StagedRecord,
+} from '../packages/relay/src/store/relayStore';
 import type { UseInput, UsesBatch, UsesRecord } from '../packages/relay/src/store/useRecords';
 import { redisStoreFactory } from './redisStoreFactory';
 
@@ -99,7 +105,10 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
 
   it('hands out the snapshot in chunks whose cursors cover every record', async () => {
     store = await make();
-    await commit('coupons', Array.from({ length: 23 }, (_, i) => rec(`C${i}`)));
+    await commit(
+      'coupons',
+      Array.from({ length: 23 }, (_, i) => rec(`C${i}`)),
+    );
     await commit('options:7', [rec('1'), rec('2')]);
     await commit('coupons', [], ['C5']);
     const seen = new Set<string>();
@@ -118,13 +127,18 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
     expect(await store.readRecord('options:7', '2')).toEqual({ coupon_code: '2', value: 1 });
     expect(await store.readRecord('coupons', 'C5')).toBeNull();
     expect(await store.readHashes('coupons')).toEqual(
-      new Map(Array.from({ length: 23 }, (_, i) => [`C${i}`, `C${i}:1`]).filter(([k]) => k !== 'C5') as [string, string][]),
+      new Map(
+        Array.from({ length: 23 }, (_, i) => [`C${i}`, `C${i}:1`]).filter(([k]) => k !== 'C5') as [string, string][],
+      ),
     );
   });
 
   it('hands out the snapshot after a position in position order, saying when nothing follows', async () => {
     store = await make();
-    await commit('coupons', Array.from({ length: 10 }, (_, i) => rec(`C${i}`)));
+    await commit(
+      'coupons',
+      Array.from({ length: 10 }, (_, i) => rec(`C${i}`)),
+    );
     await commit('options:7', [rec('1'), rec('2')]);
     await commit('options:70', [rec('3')]);
     const positions: string[] = [];
@@ -143,8 +157,16 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
     expect(positions).toHaveLength(13);
     // after every coupon (`coupons\u0001`), and after the last key of options:7: the next resources only
     expect((await store.readChunk!('coupons\u0001', 10)).records.map((r) => r.key)).toEqual(['1', '2', '3']);
-    expect(await store.readChunk!('options:7\u00002', 10)).toMatchObject({ records: [{ resource: 'options:70', key: '3' }], done: true });
-    expect(await store.readChunk!('options:70\u00003', 10)).toEqual({ records: [], last: 'options:70\u00003', done: true, handle: (await store.head()).handle });
+    expect(await store.readChunk!('options:7\u00002', 10)).toMatchObject({
+      records: [{ resource: 'options:70', key: '3' }],
+      done: true,
+    });
+    expect(await store.readChunk!('options:70\u00003', 10)).toEqual({
+      records: [],
+      last: 'options:70\u00003',
+      done: true,
+      handle: (await store.head()).handle,
+    });
   });
 
   it('refuses a commit or a staged page under a lease another owner has taken since (fencing)', async () => {
@@ -157,7 +179,13 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
       store.commitListing({ resource: 'coupons', upserts: [rec('X')], deletes: [], confirmedAt: clock, lease: old! }),
     ).rejects.toMatchObject({ code: 'lease_lost' });
     const checkpoint: ListingCheckpoint = {
-      resource: 'coupons', listing: 'l1', startedAt: clock, page: 1, totalPages: 2, dataCount: 3, unkeyed: 0,
+      resource: 'coupons',
+      listing: 'l1',
+      startedAt: clock,
+      page: 1,
+      totalPages: 2,
+      dataCount: 3,
+      unkeyed: 0,
     };
     await expect(store.stagePage(checkpoint, [rec('X')], old!)).rejects.toMatchObject({ code: 'lease_lost' });
     expect(await store.readCheckpoint('coupons')).toBeNull();
@@ -173,7 +201,13 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
     store = await make();
     const l = await lease();
     const cp: ListingCheckpoint = {
-      resource: 'coupons', listing: 'l1', startedAt: clock, page: 1, totalPages: 2, dataCount: 3, unkeyed: 0,
+      resource: 'coupons',
+      listing: 'l1',
+      startedAt: clock,
+      page: 1,
+      totalPages: 2,
+      dataCount: 3,
+      unkeyed: 0,
     };
     await store.stagePage(cp, [rec('A'), rec('B')], l);
     await store.stagePage({ ...cp, page: 2, unkeyed: 1, rows: 3 }, [rec('C')], l);
@@ -201,7 +235,9 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
   it('refuses new products past max, adding none of them, while it still stamps the known ones', async () => {
     store = await make();
     await store.trackProducts([1, 2], { at: clock, max: 3 });
-    await expect(store.trackProducts([2, 3, 4], { at: clock + 10, max: 3 })).rejects.toMatchObject({ code: 'too_many_products' });
+    await expect(store.trackProducts([2, 3, 4], { at: clock + 10, max: 3 })).rejects.toMatchObject({
+      code: 'too_many_products',
+    });
     expect(await store.trackedProducts()).toEqual([1, 2]);
     // 2 was asked for again (stamped clock + 10) even though the call was refused: only 1 is stale at clock + 5
     expect(await store.dropProductsAskedBefore(clock + 5, [])).toEqual([1]);
@@ -309,28 +345,68 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
     off();
   });
   // biome-ignore lint/correctness/noComponentHookFactories: a use of an issued coupon, not a React hook
-  const useOf = (entry: string, code: string, at: number, orderId: string | null = `o-${entry}`): UseInput =>
-    ({ entry, code, couponCode: 'WELCOME10', orderId, at, override: false });
-  const batch = (device: string, uses: UseInput[], receivedAt = clock): UsesBatch => ({ device, till: `till-${device}`, uses, receivedAt });
+  const useOf = (entry: string, code: string, at: number, orderId: string | null = `o-${entry}`): UseInput => ({
+    entry,
+    code,
+    couponCode: 'WELCOME10',
+    orderId,
+    at,
+    override: false,
+  });
+  const batch = (device: string, uses: UseInput[], receivedAt = clock): UsesBatch => ({
+    device,
+    till: `till-${device}`,
+    uses,
+    receivedAt,
+  });
 
   it('keeps uses as the `uses` resource: idempotent by (device, entry), conflicts marked by `at`, in snapshot and changes', async () => {
     store = await make();
     await commit('coupons', [rec('A')]);
     const h0 = await store.head();
-    const first = await store.commitUses({ batches: [batch('d1', [useOf('e1', 'IC-1', 500)]), batch('d2', [useOf('x1', 'IC-1', 400), useOf('x2', 'IC-2', 1)])], max: 100, expiredBefore: 0 });
+    const first = await store.commitUses({
+      batches: [
+        batch('d1', [useOf('e1', 'IC-1', 500)]),
+        batch('d2', [useOf('x1', 'IC-1', 400), useOf('x2', 'IC-2', 1)]),
+      ],
+      max: 100,
+      expiredBefore: 0,
+    });
     expect(first.outcomes).toEqual([
       { results: [{ entry: 'e1', recorded: true, conflict: { till: 'till-d2', at: 400, orderId: 'o-x1' } }] },
-      { results: [{ entry: 'x1', recorded: true, conflict: null }, { entry: 'x2', recorded: true, conflict: null }] },
+      {
+        results: [
+          { entry: 'x1', recorded: true, conflict: null },
+          { entry: 'x2', recorded: true, conflict: null },
+        ],
+      },
     ]);
     // one version per changed code
     expect(first.head.version).toBe(h0.version + 2);
-    const again = await store.commitUses({ batches: [batch('d2', [useOf('x1', 'IC-1', 400), useOf('x1', 'IC-1', 400)])], max: 100, expiredBefore: 0 });
-    expect(again.outcomes).toEqual([{ results: [{ entry: 'x1', recorded: false, conflict: null }, { entry: 'x1', recorded: false, conflict: null }] }]);
+    const again = await store.commitUses({
+      batches: [batch('d2', [useOf('x1', 'IC-1', 400), useOf('x1', 'IC-1', 400)])],
+      max: 100,
+      expiredBefore: 0,
+    });
+    expect(again.outcomes).toEqual([
+      {
+        results: [
+          { entry: 'x1', recorded: false, conflict: null },
+          { entry: 'x1', recorded: false, conflict: null },
+        ],
+      },
+    ]);
     expect(again.head.version).toBe(first.head.version);
     const record = (await store.readRecord('uses', 'IC-1')) as UsesRecord;
-    expect(record.uses.map((u) => [u.device, u.at, u.conflict])).toEqual([['d2', 400, false], ['d1', 500, true]]);
+    expect(record.uses.map((u) => [u.device, u.at, u.conflict])).toEqual([
+      ['d2', 400, false],
+      ['d1', 500, true],
+    ]);
     const changes = (await store.readChanges(h0.version, 100))!;
-    expect(changes.map((c) => [c.resource, c.key, c.op])).toEqual([['uses', 'IC-1', 'upsert'], ['uses', 'IC-2', 'upsert']]);
+    expect(changes.map((c) => [c.resource, c.key, c.op])).toEqual([
+      ['uses', 'IC-1', 'upsert'],
+      ['uses', 'IC-2', 'upsert'],
+    ]);
     // snapshot: after the coupons, by key
     const snap = await store.readSnapshot(null, 100);
     expect(snap.records.map((r) => `${r.resource}/${r.key}`)).toEqual(['coupons/A', 'uses/IC-1', 'uses/IC-2']);
@@ -339,10 +415,18 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
 
   it('drops confirmed codes and expired ones (a delete each), and refuses a batch past the cap once the expired are gone', async () => {
     store = await make();
-    await store.commitUses({ batches: [batch('d1', [useOf('e1', 'IC-1', 1), useOf('e2', 'IC-2', 2)], 1_000)], max: 3, expiredBefore: 0 });
+    await store.commitUses({
+      batches: [batch('d1', [useOf('e1', 'IC-1', 1), useOf('e2', 'IC-2', 2)], 1_000)],
+      max: 3,
+      expiredBefore: 0,
+    });
     await store.commitUses({ batches: [batch('d1', [useOf('e3', 'IC-3', 3)], 2_000)], max: 3, expiredBefore: 0 });
     const h0 = await store.head();
-    const full = await store.commitUses({ batches: [batch('d2', [useOf('x1', 'IC-4', 4)]), batch('d1', [useOf('e3', 'IC-3', 3)])], max: 3, expiredBefore: 500 });
+    const full = await store.commitUses({
+      batches: [batch('d2', [useOf('x1', 'IC-4', 4)]), batch('d1', [useOf('e3', 'IC-3', 3)])],
+      max: 3,
+      expiredBefore: 500,
+    });
     // the resend of a known use is not refused at the cap
     expect(full.outcomes).toEqual([{ full: true }, { results: [{ entry: 'e3', recorded: false, conflict: null }] }]);
     expect((await store.head()).version).toBe(h0.version);
@@ -351,11 +435,27 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
     expect(confirmed.dropped).toEqual(['IC-2']);
     expect(await store.readRecord('uses', 'IC-2')).toBeNull();
     // at the cap again: IC-1 (newest received 1_000) is expired by the commit itself, IC-3 (2_000) is not
-    const taken = await store.commitUses({ batches: [batch('d2', [useOf('x1', 'IC-4', 4), useOf('x2', 'IC-5', 5)], 3_000)], max: 3, expiredBefore: 1_500 });
-    expect(taken.outcomes).toEqual([{ results: [{ entry: 'x1', recorded: true, conflict: null }, { entry: 'x2', recorded: true, conflict: null }] }]);
+    const taken = await store.commitUses({
+      batches: [batch('d2', [useOf('x1', 'IC-4', 4), useOf('x2', 'IC-5', 5)], 3_000)],
+      max: 3,
+      expiredBefore: 1_500,
+    });
+    expect(taken.outcomes).toEqual([
+      {
+        results: [
+          { entry: 'x1', recorded: true, conflict: null },
+          { entry: 'x2', recorded: true, conflict: null },
+        ],
+      },
+    ]);
     expect(await store.readRecord('uses', 'IC-1')).toBeNull();
     const changes = (await store.readChanges(h0.version, 100))!;
-    expect(changes.map((c) => `${c.op} ${c.key}`).sort()).toEqual(['delete IC-1', 'delete IC-2', 'upsert IC-4', 'upsert IC-5']);
+    expect(changes.map((c) => `${c.op} ${c.key}`).sort()).toEqual([
+      'delete IC-1',
+      'delete IC-2',
+      'upsert IC-4',
+      'upsert IC-5',
+    ]);
     // the sweep: everything received before 2_500
     expect((await store.dropUses({ codes: [], expiredBefore: 2_500 })).dropped).toEqual(['IC-3']);
     expect((await store.readSnapshot(null, 100)).records.map((r) => r.key).sort()).toEqual(['IC-4', 'IC-5']);

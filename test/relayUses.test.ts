@@ -12,15 +12,28 @@ const { relayWith } = relaysPerTest();
 
 const storefront: Authorize = (_req, route) => ['productOptions', 'productOption', 'coupon'].includes(route);
 /** Tills carry `x-till: <name>`; their client id names them as the relay command's tokens do (`till:<name>`). */
-const tillAuth: Authorize = (req) => typeof req.headers['x-till'] === 'string' || { status: 401, message: 'Sign this till in first.' };
+const tillAuth: Authorize = (req) =>
+  typeof req.headers['x-till'] === 'string' || { status: 401, message: 'Sign this till in first.' };
 const tillClient = (req: import('node:http').IncomingMessage) =>
-  typeof req.headers['x-till'] === 'string' ? { id: `till:${req.headers['x-till']}`, identified: true } : (req.socket.remoteAddress ?? '');
+  typeof req.headers['x-till'] === 'string'
+    ? { id: `till:${req.headers['x-till']}`, identified: true }
+    : (req.socket.remoteAddress ?? '');
 
 const use = (entry: string, more: Record<string, unknown> = {}) => ({
-  entry, code: MOCK_CODES.issuedUnused, couponCode: MOCK_CODES.welcomeCoupon, orderId: `order-${entry}`, at: 1_000, override: false, ...more,
+  entry,
+  code: MOCK_CODES.issuedUnused,
+  couponCode: MOCK_CODES.welcomeCoupon,
+  orderId: `order-${entry}`,
+  at: 1_000,
+  override: false,
+  ...more,
 });
 
-function post(f: RelayFixture, body: unknown, { till, type = 'application/json' }: { till?: string; type?: string } = {}) {
+function post(
+  f: RelayFixture,
+  body: unknown,
+  { till, type = 'application/json' }: { till?: string; type?: string } = {},
+) {
   return f.get('/relay/v1/uses', {
     method: 'POST',
     headers: { 'content-type': type, ...(till ? { 'x-till': till } : {}) },
@@ -35,7 +48,8 @@ async function usesIn(f: RelayFixture, headers: Record<string, string> = {}) {
   const { handle } = page.body!;
   for (;;) {
     for (const u of page.body!.upserts) if (u.resource === 'uses') out.set(u.key, u.record);
-    if (page.body!.cursor === null) return { records: out, version: page.body!.version as number, handle: handle as string };
+    if (page.body!.cursor === null)
+      return { records: out, version: page.body!.version as number, handle: handle as string };
     page = await f.get(`/relay/v1/feed?cursor=${page.body!.cursor}&handle=${handle}&limit=1000`, { headers });
   }
 }
@@ -70,7 +84,10 @@ describe('relay uses', () => {
       [{ device: 'd1', uses: [use('e1', { override: 'yes' })] }, /uses\[0\]\.override must be/],
       [{ device: 'd1', uses: [use('e1', { code: '' })] }, /uses\[0\]\.code must be/],
       [{ device: 'd1', uses: [use('e1', { orderId: 7 })] }, /uses\[0\]\.orderId must be/],
-      [{ device: 'd1', uses: [use('e1', { couponCode: { deep: [[[]]] } })] }, /uses\[0\]\.couponCode must be .* got an object/],
+      [
+        { device: 'd1', uses: [use('e1', { couponCode: { deep: [[[]]] } })] },
+        /uses\[0\]\.couponCode must be .* got an object/,
+      ],
       [{ device: 'd1', uses: [{}] }, /uses\[0\]\.entry must be/],
       [{ device: 'd1', uses: Array.from({ length: 501 }, (_, i) => use(`e${i}`)) }, /at most 500 uses/],
       [{ device: 'd1', uses: [use('e1', { pad: 'x'.repeat(70_000) })] }, /at most 65536 bytes/],
@@ -79,7 +96,10 @@ describe('relay uses', () => {
     for (const [body, message] of cases) {
       const answer = await post(f, body);
       expect(answer.status, String(message)).toBe(400);
-      expect(answer.body, String(message)).toMatchObject({ code: 'bad_request', message: expect.stringMatching(message) });
+      expect(answer.body, String(message)).toMatchObject({
+        code: 'bad_request',
+        message: expect.stringMatching(message),
+      });
     }
     expect((await usesIn(f)).records.size).toBe(0);
   });
@@ -91,13 +111,23 @@ describe('relay uses', () => {
     expect(again.body!.uses).toEqual([{ entry: 'e1', recorded: false, conflict: null }]);
     expect(again.body!.version).toBe(first.body!.version); // nothing committed
     // the same device and order again (a re-validation of one sale): not a conflict
-    const same = await post(f, { device: 'd1', uses: [use('e2', { at: 6_000, orderId: 'order-e1' })] }, { till: 'front-1' });
+    const same = await post(
+      f,
+      { device: 'd1', uses: [use('e2', { at: 6_000, orderId: 'order-e1' })] },
+      { till: 'front-1' },
+    );
     expect(same.body!.uses).toEqual([{ entry: 'e2', recorded: true, conflict: null }]);
     // another till, later: a conflict with the first sale
     const later = await post(f, { device: 'd2', uses: [use('x1', { at: 7_000 })] }, { till: 'back-2' });
-    expect(later.body!.uses).toEqual([{ entry: 'x1', recorded: true, conflict: { till: 'front-1', at: 5_000, orderId: 'order-e1' } }]);
+    expect(later.body!.uses).toEqual([
+      { entry: 'x1', recorded: true, conflict: { till: 'front-1', at: 5_000, orderId: 'order-e1' } },
+    ]);
     // an offline till that accepted it earlier than everybody: it is the first; the others are the conflicts
-    const earlier = await post(f, { device: 'd3', uses: [use('y1', { at: 1_000, orderId: null })] }, { till: 'side-3' });
+    const earlier = await post(
+      f,
+      { device: 'd3', uses: [use('y1', { at: 1_000, orderId: null })] },
+      { till: 'side-3' },
+    );
     expect(earlier.body!.uses).toEqual([{ entry: 'y1', recorded: true, conflict: null }]);
     const { records } = await usesIn(f, { 'x-till': 'front-1' });
     const record = records.get(MOCK_CODES.issuedUnused);
@@ -108,14 +138,20 @@ describe('relay uses', () => {
       ['front-1', 'd1', 'e2', 6_000, true],
       ['back-2', 'd2', 'x1', 7_000, true],
     ]);
-    expect(record.uses[0]).toEqual(expect.objectContaining({ orderId: null, override: false, receivedAt: expect.any(Number) }));
+    expect(record.uses[0]).toEqual(
+      expect.objectContaining({ orderId: null, override: false, receivedAt: expect.any(Number) }),
+    );
     // the resend after the marks moved answers the mark as it is now
     const resent = await post(f, { device: 'd1', uses: [use('e1', { at: 5_000 })] }, { till: 'front-1' });
-    expect(resent.body!.uses).toEqual([{ entry: 'e1', recorded: false, conflict: { till: 'side-3', at: 1_000, orderId: null } }]);
+    expect(resent.body!.uses).toEqual([
+      { entry: 'e1', recorded: false, conflict: { till: 'side-3', at: 1_000, orderId: null } },
+    ]);
   });
 
   it('carries uses only to clients allowed the coupons: snapshot, changes and a long-poll woken by a use', async () => {
-    const noCoupons: Authorize = (req, route) => typeof req.headers['x-till'] === 'string' || (route !== 'coupons' && route !== 'issuedCoupon' && route !== 'uses');
+    const noCoupons: Authorize = (req, route) =>
+      typeof req.headers['x-till'] === 'string' ||
+      (route !== 'coupons' && route !== 'issuedCoupon' && route !== 'uses');
     const f = await relayWith({ public: false, authorize: noCoupons, clientId: tillClient }, {}, { listed: true });
     const till = { 'x-till': 'front-1' };
     const start = await usesIn(f, till);
@@ -175,7 +211,10 @@ describe('relay uses', () => {
     expect((await post(f, { device: 'd2', uses: [use('x1', { code: 'IC-C' })] })).status).toBe(200);
     // at the cap again: the POST itself drops the expired first
     clock += 61_000;
-    const after = await post(f, { device: 'd2', uses: [use('x2', { code: 'IC-D' }), use('x3', { code: 'IC-E' }), use('x4', { code: 'IC-F' })] });
+    const after = await post(f, {
+      device: 'd2',
+      uses: [use('x2', { code: 'IC-D' }), use('x3', { code: 'IC-E' }), use('x4', { code: 'IC-F' })],
+    });
     expect(after.status).toBe(200);
     expect([...(await usesIn(f)).records.keys()].sort()).toEqual(['IC-D', 'IC-E', 'IC-F']);
   });
@@ -197,7 +236,10 @@ describe('relay uses on Redis', () => {
     const poll = b.get(`/relay/v1/feed?since=${start.version}&handle=${start.handle}&wait=30`);
     // 20 tills, 5 uses each, each sent twice (a lost answer), through either instance, all at once; 10 codes
     const sends = Array.from({ length: 20 }, (_, t) => {
-      const body = { device: `dev-${t}`, uses: Array.from({ length: 5 }, (_, i) => use(`e${i}`, { code: `IC-${(t + i) % 10}`, at: t * 10 + i })) };
+      const body = {
+        device: `dev-${t}`,
+        uses: Array.from({ length: 5 }, (_, i) => use(`e${i}`, { code: `IC-${(t + i) % 10}`, at: t * 10 + i })),
+      };
       return [post(t % 2 ? a : b, body), post(t % 2 ? b : a, body)];
     }).flat();
     const answers = await Promise.all(sends);

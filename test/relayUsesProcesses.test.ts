@@ -33,8 +33,14 @@ beforeAll(async () => {
   const tokensFile = join(dir, 'tills.txt');
   writeFileSync(tokensFile, Array.from({ length: TILLS }, (_, t) => `till-${t} ${tokenOf(t)}`).join('\n'));
   const env = {
-    SHOP_API_KEY: KEY, SHOP_API_SECRET: SECRET, SHOP_API_TARGET: api.url, REDIS_URL: redis.url, SHOP_ID: SHOP,
-    BASE_PATH: BASE, TILL_TOKENS_FILE: tokensFile, SHOP_API_RATE_LIMITS: 'off',
+    SHOP_API_KEY: KEY,
+    SHOP_API_SECRET: SECRET,
+    SHOP_API_TARGET: api.url,
+    REDIS_URL: redis.url,
+    SHOP_ID: SHOP,
+    BASE_PATH: BASE,
+    TILL_TOKENS_FILE: tokensFile,
+    SHOP_API_RATE_LIMITS: 'off',
   };
   relays = await Promise.all([startRelayBin(env), startRelayBin(env)]);
 }, 30_000);
@@ -48,7 +54,12 @@ afterAll(async () => {
 /** One till: its uses, the ones acknowledged, and how many of its POSTs failed. */
 function tillOf(t: number) {
   const uses = Array.from({ length: USES_PER_TILL }, (_, i) => ({
-    entry: `t${t}-e${i}`, code: `IC-${(t * 7 + i) % 40}`, couponCode: null, orderId: `o-${t}-${i}`, at: 1_000 + t * 100 + i, override: false,
+    entry: `t${t}-e${i}`,
+    code: `IC-${(t * 7 + i) % 40}`,
+    couponCode: null,
+    orderId: `o-${t}-${i}`,
+    at: 1_000 + t * 100 + i,
+    override: false,
   }));
   return { t, uses, acked: new Set<string>(), failed: 0, sent: 0 };
 }
@@ -84,7 +95,11 @@ function halfSent(relay: RelayBinProcess, body: string): Promise<string> {
   return new Promise((resolve) => {
     const req = request(`${relay.url}${BASE}/relay/v1/uses`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${tokenOf(0)}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+      headers: {
+        authorization: `Bearer ${tokenOf(0)}`,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+      },
     });
     req.on('error', (error) => resolve(error.message));
     req.on('response', (res) => resolve(`answered ${res.statusCode}`));
@@ -135,7 +150,9 @@ describe('relay processes: issued-coupon uses under faults', () => {
       expect(new Set(kept)).toEqual(new Set(expected)); // none lost
       expect(Number(await reader.get(`shop-lookup:{${SHOP}}:uses:count`))).toBe(expected.length);
       // named by their tokens
-      expect(new Set(stored.flatMap((r) => r.uses.map((u) => u.till)))).toEqual(new Set(tills.map((t) => `till-${t.t}`)));
+      expect(new Set(stored.flatMap((r) => r.uses.map((u) => u.till)))).toEqual(
+        new Set(tills.map((t) => `till-${t.t}`)),
+      );
     } finally {
       await reader.close();
     }

@@ -91,7 +91,8 @@ export async function startRelay(
       }
       return { records, version, handle, etag };
     },
-    listCalls: () => api.requests.filter((r) => r.query.offset !== undefined || /\/options$|\/coupons$/.test(r.path)).length,
+    listCalls: () =>
+      api.requests.filter((r) => r.query.offset !== undefined || /\/options$|\/coupons$/.test(r.path)).length,
     async close() {
       await relay.close();
       server.closeAllConnections();

@@ -42,25 +42,38 @@ export async function startBalancer(backends: string[]): Promise<Balancer> {
   let turn = 0;
 
   /** Sends the request to the backend after `start` + `tries` in the ring: a retry tries the next one in turn. */
-  function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, entry: BalancedRequest, start: number, tries: number): void {
+  function forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    entry: BalancedRequest,
+    start: number,
+    tries: number,
+  ): void {
     if (tries >= Math.max(1, backends.length) * 2) {
       entry.doneAt = Date.now();
       entry.status = 502;
-      res.writeHead(502, { 'content-type': 'application/json' }).end('{"code":"bad_gateway","message":"no backend answered"}');
+      res
+        .writeHead(502, { 'content-type': 'application/json' })
+        .end('{"code":"bad_gateway","message":"no backend answered"}');
       return;
     }
     const backend = backends[(start + tries) % backends.length]!;
     entry.backend = backend;
     entry.sentAt = Date.now();
     const forwarded = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
-    const upstream = request(`${backend}${req.url}`, { method: req.method, headers: { ...req.headers, 'x-forwarded-for': forwarded }, agent }, (answer) => {
-      entry.status = answer.statusCode ?? null;
-      // hop-by-hop headers stay between the balancer and the backend
-      const { connection: _c, 'keep-alive': _k, ...headers } = answer.headers;
-      res.writeHead(answer.statusCode ?? 502, headers);
-      answer.pipe(res);
-      answer.on('end', () => (entry.doneAt = Date.now()));
-    });
+    const upstream = request(
+      `${backend}${req.url}`,
+      { method: req.method, headers: { ...req.headers, 'x-forwarded-for': forwarded }, agent },
+      (answer) => {
+        entry.status = answer.statusCode ?? null;
+        // hop-by-hop headers stay between the balancer and the backend
+        const { connection: _c, 'keep-alive': _k, ...headers } = answer.headers;
+        res.writeHead(answer.statusCode ?? 502, headers);
+        answer.pipe(res);
+        answer.on('end', () => (entry.doneAt = Date.now()));
+      },
+    );
     upstream.on('error', (error: NodeJS.ErrnoException) => {
       entry.errors.push(`${backend.slice(-5)}:${error.code ?? error.message}`);
       if (!res.headersSent && retryable(req, error)) return forward(req, res, body, entry, start, tries + 1);
@@ -78,7 +91,16 @@ export async function startBalancer(backends: string[]): Promise<Balancer> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const entry: BalancedRequest = { till: String(req.headers['x-test-till'] ?? '?'), url: req.url ?? '/', backend: null, at: Date.now(), sentAt: 0, doneAt: null, status: null, errors: [] };
+      const entry: BalancedRequest = {
+        till: String(req.headers['x-test-till'] ?? '?'),
+        url: req.url ?? '/',
+        backend: null,
+        at: Date.now(),
+        sentAt: 0,
+        doneAt: null,
+        status: null,
+        errors: [],
+      };
       log.push(entry);
       forward(req, res, Buffer.concat(chunks), entry, turn++, 0);
     });

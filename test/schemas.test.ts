@@ -1,13 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { parseRecord, parseRecords } from '../packages/shop-api/src/records/parseRecords';
 
-const option = (fields: Record<string, unknown>) => parseRecord('productOption', { no: 1, code: 'O1', ...fields }, 'data', 13805);
+const option = (fields: Record<string, unknown>) =>
+  parseRecord('productOption', { no: 1, code: 'O1', ...fields }, 'data', 13805);
 
 describe('schemas', () => {
   describe('value_list', () => {
     it.each([
-      ['an array of {code, name}', [{ code: 'S', name: '스몰' }, { code: 'M', name: '미디엄' }], [{ code: 'S', name: '스몰' }, { code: 'M', name: '미디엄' }]],
-      ['an object keyed by value code', { C01: { name: '블랙' }, C02: { name: '화이트' } }, [{ code: 'C01', name: '블랙' }, { code: 'C02', name: '화이트' }]],
+      [
+        'an array of {code, name}',
+        [
+          { code: 'S', name: '스몰' },
+          { code: 'M', name: '미디엄' },
+        ],
+        [
+          { code: 'S', name: '스몰' },
+          { code: 'M', name: '미디엄' },
+        ],
+      ],
+      [
+        'an object keyed by value code',
+        { C01: { name: '블랙' }, C02: { name: '화이트' } },
+        [
+          { code: 'C01', name: '블랙' },
+          { code: 'C02', name: '화이트' },
+        ],
+      ],
       ['an object of names', { C01: '블랙' }, [{ code: 'C01', name: '블랙' }]],
       ['missing', undefined, []],
       ['{}', {}, []],
@@ -34,14 +52,18 @@ describe('schemas', () => {
 
   describe('coupon', () => {
     it('reads integers that arrive as strings, and booleans as Y/N or 1/0', () => {
-      const r = parseRecord('coupon', {
-        coupon_code: 'A',
-        apply_sale_price: '15000',
-        apply_sale_type_minimum_price: '30,000',
-        apply_sale_percent: 0,
-        is_duplication: 'Y',
-        use_app: 0,
-      }, 'data');
+      const r = parseRecord(
+        'coupon',
+        {
+          coupon_code: 'A',
+          apply_sale_price: '15000',
+          apply_sale_type_minimum_price: '30,000',
+          apply_sale_percent: 0,
+          is_duplication: 'Y',
+          use_app: 0,
+        },
+        'data',
+      );
       expect(r.ok && r.record).toMatchObject({
         apply_sale_price: 15000,
         apply_sale_type_minimum_price: 30000,
@@ -52,7 +74,12 @@ describe('schemas', () => {
     });
 
     it('keeps fields the spec does not list, and dates exactly as received', () => {
-      const raw = { coupon_code: 'A', site_code: 'S2020', use_period: '2026/03/01 00:00 ~ 2026/05/31 23:59', create_date: 1767193200 };
+      const raw = {
+        coupon_code: 'A',
+        site_code: 'S2020',
+        use_period: '2026/03/01 00:00 ~ 2026/05/31 23:59',
+        create_date: 1767193200,
+      };
       const r = parseRecord('coupon', raw, 'data');
       expect(r.ok && r.record).toEqual(raw);
     });
@@ -64,9 +91,24 @@ describe('schemas', () => {
 
     it.each([
       ['a missing code', { name: 'x' }, 'data.list[2].coupon_code', 'expected a non-empty code, got undefined'],
-      ['an unreadable integer', { coupon_code: 'A', apply_sale_price: '만원' }, 'data.list[2].apply_sale_price', 'expected an integer, got "만원"'],
-      ['an unreadable boolean', { coupon_code: 'A', use_app: 'maybe' }, 'data.list[2].use_app', 'expected a boolean (true/false, Y/N or 1/0), got "maybe"'],
-      ['an object as a name', { coupon_code: 'A', name: { ko: 'x' } }, 'data.list[2].name', 'expected a string, got an object'],
+      [
+        'an unreadable integer',
+        { coupon_code: 'A', apply_sale_price: '만원' },
+        'data.list[2].apply_sale_price',
+        'expected an integer, got "만원"',
+      ],
+      [
+        'an unreadable boolean',
+        { coupon_code: 'A', use_app: 'maybe' },
+        'data.list[2].use_app',
+        'expected a boolean (true/false, Y/N or 1/0), got "maybe"',
+      ],
+      [
+        'an object as a name',
+        { coupon_code: 'A', name: { ko: 'x' } },
+        'data.list[2].name',
+        'expected a string, got an object',
+      ],
       ['not an object at all', 'garbage', 'data.list[2]', 'expected a coupon object, got "garbage"'],
     ])('rejects %s with its path and reason', (_what, raw, path, message) => {
       const r = parseRecord('coupon', raw, 'data.list[2]');
@@ -78,15 +120,30 @@ describe('schemas', () => {
   describe('product option', () => {
     it('reads a number-like code as the string it is, and adds product_no', () => {
       const r = parseRecord('productOption', { no: '3', code: 12, type: 'default', is_require: 'N' }, 'data', 13805);
-      expect(r.ok && r.record).toEqual({ no: 3, code: '12', type: 'default', is_require: false, value_list: [], product_no: 13805 });
+      expect(r.ok && r.record).toEqual({
+        no: 3,
+        code: '12',
+        type: 'default',
+        is_require: false,
+        value_list: [],
+        product_no: 13805,
+      });
     });
   });
 
   it('keeps the good records of a page and reports the bad one with its key', () => {
-    const { records, rejected } = parseRecords('coupon', [{ coupon_code: 'A' }, { coupon_code: 'B', use_app: 'x' }, { coupon_code: 'C' }], 'data.list');
+    const { records, rejected } = parseRecords(
+      'coupon',
+      [{ coupon_code: 'A' }, { coupon_code: 'B', use_app: 'x' }, { coupon_code: 'C' }],
+      'data.list',
+    );
     expect(records.map((r) => r.coupon_code)).toEqual(['A', 'C']);
     expect(rejected).toEqual([
-      { kind: 'coupon', key: 'B', issues: [{ path: 'data.list[1].use_app', message: 'expected a boolean (true/false, Y/N or 1/0), got "x"' }] },
+      {
+        kind: 'coupon',
+        key: 'B',
+        issues: [{ path: 'data.list[1].use_app', message: 'expected a boolean (true/false, Y/N or 1/0), got "x"' }],
+      },
     ]);
   });
 });

@@ -47,7 +47,9 @@ describe('security and isolation', () => {
       expect(answer.error?.message).toMatch(/holds the data of another shop.*one dbName per shop/);
       const report = await shopB.sync();
       expect(report).toMatchObject({ ok: false, errors: [{ code: 'shop_mismatch' }] });
-      await expect(shopB.validateCoupon('WELCOME10', { amount: 50000 })).rejects.toMatchObject({ code: 'shop_mismatch' });
+      await expect(shopB.validateCoupon('WELCOME10', { amount: 50000 })).rejects.toMatchObject({
+        code: 'shop_mismatch',
+      });
     } finally {
       await shopB.close();
     }
@@ -61,7 +63,10 @@ describe('security and isolation', () => {
     try {
       await shopA.sync();
       const answer = await next(shopB.coupon('WELCOME10'));
-      expect(answer).toMatchObject({ data: null, error: { code: 'shop_mismatch', message: expect.stringContaining('"shop-a"') } });
+      expect(answer).toMatchObject({
+        data: null,
+        error: { code: 'shop_mismatch', message: expect.stringContaining('"shop-a"') },
+      });
       expect(await shopB.sync()).toMatchObject({ ok: false, errors: [{ code: 'shop_mismatch' }] });
     } finally {
       await shopA.close();
@@ -86,7 +91,10 @@ describe('security and isolation', () => {
     const lookup = lookupFor(mock, { indexedDB: new IDBFactory(), shopId: '  ' });
     const before = mock.requests.length;
     try {
-      expect(await next(lookup.coupon('WELCOME10'))).toMatchObject({ data: null, error: { code: 'bad_options', message: expect.stringContaining('shopId') } });
+      expect(await next(lookup.coupon('WELCOME10'))).toMatchObject({
+        data: null,
+        error: { code: 'bad_options', message: expect.stringContaining('shopId') },
+      });
       expect(await lookup.sync()).toMatchObject({ ok: false, errors: [{ code: 'bad_options' }] });
       await expect(lookup.validateCoupon('WELCOME10', { amount: 1000 })).rejects.toMatchObject({ code: 'bad_options' });
       expect(mock.requests.length).toBe(before);
@@ -175,7 +183,10 @@ describe('security and isolation', () => {
       mock.resetRequests();
       for (const code of ['.', '..']) {
         const coupon = await next(lookup.coupon(code));
-        expect(coupon).toMatchObject({ data: null, error: { code: 'bad_request', message: expect.stringContaining('cannot be "." or ".."') } });
+        expect(coupon).toMatchObject({
+          data: null,
+          error: { code: 'bad_request', message: expect.stringContaining('cannot be "." or ".."') },
+        });
         expect((await next(lookup.issuedCoupon(code))).error?.code).toBe('bad_request');
         expect((await next(lookup.productOptionByCode(13805, code))).error?.code).toBe('bad_request');
         await expect(lookup.validateCoupon(code, { amount: 1000 })).rejects.toMatchObject({ code: 'bad_request' });
@@ -216,13 +227,22 @@ describe('security and isolation', () => {
       expect((await shopA.sync()).ok).toBe(true);
       mock.setDown(true);
       expect((await shopA.sync()).ok).toBe(false);
-      expect(await shopA.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: true, source: 'local', journaled: true });
+      expect(await shopA.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({
+        ok: true,
+        source: 'local',
+        journaled: true,
+      });
       await shopA.close();
       mock.setDown(false);
 
       const refused = await next(shopB.coupon('WELCOME10'), (r) => r.error?.code === 'shop_mismatch');
-      expect(refused.error?.message).toMatch(/first export its offline journal .*offlineJournal\(\).* then call clear\(\)/);
-      await expect(shopB.clear()).rejects.toMatchObject({ code: 'journal_not_empty', message: expect.stringMatching(/1 offline-journal entry .*nothing was cleared/) });
+      expect(refused.error?.message).toMatch(
+        /first export its offline journal .*offlineJournal\(\).* then call clear\(\)/,
+      );
+      await expect(shopB.clear()).rejects.toMatchObject({
+        code: 'journal_not_empty',
+        message: expect.stringMatching(/1 offline-journal entry .*nothing was cleared/),
+      });
       again = lookupFor(mock, { indexedDB: idb, dbName: 'till', shopId: 'shop-a' });
       expect(await again.offlineJournal()).toMatchObject([{ code: 'WELCOME10', discount: 3200 }]);
       expect((await next(again.coupon('WELCOME10'))).data?.coupon_code).toBe('WELCOME10');
@@ -272,15 +292,42 @@ describe('the store, one schema version back', () => {
     const idb = new IDBFactory();
     // the schema as the release with version 5 declared it
     const v5 = new Dexie('previous', { indexedDB: idb, IDBKeyRange });
-    v5.version(1).stores({ coupons: 'coupon_code', issuedCoupons: '', options: '[product_no+no], [product_no+code]', meta: 'key', couponStage: 'coupon_code', couponPages: 'page' });
+    v5.version(1).stores({
+      coupons: 'coupon_code',
+      issuedCoupons: '',
+      options: '[product_no+no], [product_no+code]',
+      meta: 'key',
+      couponStage: 'coupon_code',
+      couponPages: 'page',
+    });
     v5.version(2).stores({ journal: '++id, at' });
     v5.version(3).stores({ couponHashes: 'page', listedPages: 'page, &*codes', couponPages: null });
     v5.version(5).stores({ feedStage: '[resource+key]' });
-    await v5.table('coupons').put({ coupon_code: 'OLD5', name: '버전 5 쿠폰', status: 'progress', apply_sale_price: 1000 });
+    await v5
+      .table('coupons')
+      .put({ coupon_code: 'OLD5', name: '버전 5 쿠폰', status: 'progress', apply_sale_price: 1000 });
     await v5.table('meta').bulkPut([{ key: 'coupons', confirmedAt: 1_700_000_000_000 }]);
     const sold = [
-      { code: 'OLD5', amount: 5000, ok: true, reason: null, discount: 1000, syncedAt: 1_700_000_000_000, at: 1_700_000_100_000, kind: 'coupon' },
-      { code: 'NOPE', amount: 7000, ok: false, reason: 'unknown_offline', discount: null, syncedAt: null, at: 1_700_000_200_000, kind: null },
+      {
+        code: 'OLD5',
+        amount: 5000,
+        ok: true,
+        reason: null,
+        discount: 1000,
+        syncedAt: 1_700_000_000_000,
+        at: 1_700_000_100_000,
+        kind: 'coupon',
+      },
+      {
+        code: 'NOPE',
+        amount: 7000,
+        ok: false,
+        reason: 'unknown_offline',
+        discount: null,
+        syncedAt: null,
+        at: 1_700_000_200_000,
+        kind: null,
+      },
     ];
     await v5.table('journal').bulkAdd(sold);
     v5.close();
@@ -288,17 +335,33 @@ describe('the store, one schema version back', () => {
     const mock = await startMock();
     const lookup = lookupFor(mock, { indexedDB: idb, dbName: 'previous' });
     try {
-      expect(await next(lookup.coupon('OLD5'))).toMatchObject({ data: { coupon_code: 'OLD5', name: '버전 5 쿠폰' }, syncedAt: 1_700_000_000_000 });
+      expect(await next(lookup.coupon('OLD5'))).toMatchObject({
+        data: { coupon_code: 'OLD5', name: '버전 5 쿠폰' },
+        syncedAt: 1_700_000_000_000,
+      });
       const journal = await lookup.offlineJournal();
       // with what that release could not record said plainly, and a key of its id
-      const context = (at: number) => ({ couponCode: null, orderId: null, orderAt: at, source: 'local', cause: 'offline', overrides: [], shared: null, conflict: null });
+      const context = (at: number) => ({
+        couponCode: null,
+        orderId: null,
+        orderAt: at,
+        source: 'local',
+        cause: 'offline',
+        overrides: [],
+        shared: null,
+        conflict: null,
+      });
       expect(journal).toEqual(sold.map((e, i) => ({ ...e, id: i + 1, key: `v5-${i + 1}`, ...context(e.at) })));
       expect((await lookup.sync()).ok).toBe(true);
       mock.setDown(true);
       expect((await lookup.sync()).ok).toBe(false);
       expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ journaled: true });
       const after = await lookup.offlineJournal();
-      expect(after.map((e) => [e.id, e.code])).toEqual([[1, 'OLD5'], [2, 'NOPE'], [3, 'WELCOME10']]);
+      expect(after.map((e) => [e.id, e.code])).toEqual([
+        [1, 'OLD5'],
+        [2, 'NOPE'],
+        [3, 'WELCOME10'],
+      ]);
       expect(after[2]!.key).toMatch(/^[0-9a-f]{32}$/);
       expect((await idb.databases()).find((d) => d.name === 'previous')?.version).toBe(70);
     } finally {

@@ -34,7 +34,7 @@ describe('createServerClock', () => {
     expect(clock.now()).toBe(T + 1500);
   });
 
-  it('ignores offsets within the header\'s resolution, answers without a readable Date, and one odd clock', () => {
+  it("ignores offsets within the header's resolution, answers without a readable Date, and one odd clock", () => {
     const clock = createServerClock(() => T);
     clock.sample(header(T - 2000));
     expect(clock.now()).toBe(T); // 1.5 s: the way there and whole seconds, not a wrong clock
@@ -68,12 +68,16 @@ describe('dataAge', () => {
     expect(dataAge(T + 5000, T)).toBe(0);
     expect(dataAge(T + 47 * 3_600_000, T)).toBe(Number.POSITIVE_INFINITY);
     expect(dataAge(null, T)).toBeNull();
-    expect([olderThan(T + 47 * 3_600_000, T, 86_400_000), olderThan(T - 1000, T, 86_400_000), olderThan(null, T, 1)]).toEqual([true, false, true]);
+    expect([
+      olderThan(T + 47 * 3_600_000, T, 86_400_000),
+      olderThan(T - 1000, T, 86_400_000),
+      olderThan(null, T, 1),
+    ]).toEqual([true, false, true]);
   });
 });
 
 describe('clockOffset (kept beside the data)', () => {
-  it('reads back the offset written, unless applying it now would put the API\'s time before its measurement', async () => {
+  it("reads back the offset written, unless applying it now would put the API's time before its measurement", async () => {
     const db = openStore('clock-offset', { indexedDB: new IDBFactory(), IDBKeyRange });
     try {
       expect(await readClockOffset(db, T)).toBeNull();

@@ -35,7 +35,10 @@ describe('storage failures', () => {
     faulty.failWrites('QuotaExceededError');
     const report = await lookup.sync();
     expect(report.ok).toBe(false);
-    expect(report.errors.at(-1)).toMatchObject({ code: 'quota_exceeded', message: expect.stringMatching(/storage for the site is full/) });
+    expect(report.errors.at(-1)).toMatchObject({
+      code: 'quota_exceeded',
+      message: expect.stringMatching(/storage for the site is full/),
+    });
     const status = await next(lookup.status());
     expect(status).toMatchObject({ phase: 'error', lastError: { code: 'quota_exceeded' } });
     expect((await next(lookup.coupon('WELCOME10'))).data).toEqual(before);
@@ -56,13 +59,20 @@ describe('storage failures', () => {
     const second = await lookup.validateCoupon('FIXED3000', { amount: 10000 });
     expect(second).toMatchObject({ source: 'local', journaled: false });
     const status = await next(lookup.status(), (s) => s.storage?.unsavedJournal === 2);
-    expect(status.storage).toMatchObject({ memoryOnly: false, error: { code: 'quota_exceeded', message: expect.stringMatching(/storage for the site is full/) } });
+    expect(status.storage).toMatchObject({
+      memoryOnly: false,
+      error: { code: 'quota_exceeded', message: expect.stringMatching(/storage for the site is full/) },
+    });
 
     faulty.heal();
     const third = await lookup.validateCoupon('WELCOME10', { amount: 50000 });
     expect(third).toMatchObject({ journaled: true });
     // in the order they were given, the two kept in memory first
-    expect((await lookup.offlineJournal()).map((e) => [e.code, e.amount])).toEqual([['WELCOME10', 32000], ['FIXED3000', 10000], ['WELCOME10', 50000]]);
+    expect((await lookup.offlineJournal()).map((e) => [e.code, e.amount])).toEqual([
+      ['WELCOME10', 32000],
+      ['FIXED3000', 10000],
+      ['WELCOME10', 50000],
+    ]);
     expect((await next(lookup.status(), (s) => s.storage === undefined)).storage).toBeUndefined();
   });
 
@@ -89,14 +99,25 @@ describe('storage failures', () => {
     mock.setDown(true);
     expect((await lookup.sync()).ok).toBe(false);
     faulty.failWrites('QuotaExceededError', ['journal']);
-    expect(await lookup.validateCoupon('IC-0000-OPEN', { amount: 32000, orderId: 'F-1' })).toMatchObject({ ok: true, journaled: false });
+    expect(await lookup.validateCoupon('IC-0000-OPEN', { amount: 32000, orderId: 'F-1' })).toMatchObject({
+      ok: true,
+      journaled: false,
+    });
     const waiting = await lookup.validateCoupon('IC-0000-OPEN', { amount: 32000, orderId: 'F-2' });
-    expect(waiting).toMatchObject({ ok: false, reason: 'used_on_this_till', detail: { earlierUse: { orderId: 'F-1', journalId: null } } });
+    expect(waiting).toMatchObject({
+      ok: false,
+      reason: 'used_on_this_till',
+      detail: { earlierUse: { orderId: 'F-1', journalId: null } },
+    });
     expect(waiting.ok ? '' : waiting.detail.message).toMatch(/its journal entry still waits for storage/);
     faulty.heal();
     const stored = await lookup.validateCoupon('IC-0000-OPEN', { amount: 32000, orderId: 'F-3' });
     const [first] = await lookup.offlineJournal();
-    expect(stored).toMatchObject({ ok: false, reason: 'used_on_this_till', detail: { earlierUse: { orderId: 'F-1', journalId: first!.id } } });
+    expect(stored).toMatchObject({
+      ok: false,
+      reason: 'used_on_this_till',
+      detail: { earlierUse: { orderId: 'F-1', journalId: first!.id } },
+    });
   });
 
   it('reports a full disk also when each write is refused on its own request (WebKit), not the transaction', async () => {
@@ -144,7 +165,10 @@ describe('storage failures', () => {
       del.onerror = () => reject(del.error);
     });
     const status = await next(lookup.status(), (s) => s.lastError !== null);
-    expect(status.lastError).toMatchObject({ code: 'storage_evicted', message: expect.stringMatching(/deleted this site's local database/) });
+    expect(status.lastError).toMatchObject({
+      code: 'storage_evicted',
+      message: expect.stringMatching(/deleted this site's local database/),
+    });
     expect((await lookup.sync()).ok).toBe(true);
     expect((await next(lookup.coupons())).data).toHaveLength(240);
     expect((await next(lookup.status())).lastError).toBeNull();
@@ -168,16 +192,23 @@ describe('storage failures', () => {
     rename('WELCOME10', '새 버전이 연 뒤');
     const report = await lookup.sync();
     expect(report.ok).toBe(false);
-    expect(report.errors.at(-1)).toMatchObject({ code: 'storage_upgraded', message: expect.stringMatching(/newer shop-lookup \(schema version 8\).*older one \(schema version 7\)/) });
-    await expect(lookup.validateCoupon('WELCOME10', { amount: 32000 })).rejects.toMatchObject({ code: 'storage_upgraded' });
+    expect(report.errors.at(-1)).toMatchObject({
+      code: 'storage_upgraded',
+      message: expect.stringMatching(/newer shop-lookup \(schema version 8\).*older one \(schema version 7\)/),
+    });
+    await expect(lookup.validateCoupon('WELCOME10', { amount: 32000 })).rejects.toMatchObject({
+      code: 'storage_upgraded',
+    });
     expect(await dumpDatabase(idb, db.name)).toBe(before);
-    expect(await new Promise<number>((resolve) => {
-      const req = idb.open(db.name);
-      req.onsuccess = () => {
-        resolve(req.result.version);
-        req.result.close();
-      };
-    })).toBe(80);
+    expect(
+      await new Promise<number>((resolve) => {
+        const req = idb.open(db.name);
+        req.onsuccess = () => {
+          resolve(req.result.version);
+          req.result.close();
+        };
+      }),
+    ).toBe(80);
   });
 });
 
@@ -195,8 +226,19 @@ describe('without a usable IndexedDB', () => {
     open() {
       const request = { error: null, result: undefined, readyState: 'pending' } as unknown as IDBOpenDBRequest;
       setTimeout(() => {
-        Object.assign(request, { error: new DOMException('A mutation operation was attempted on a database that did not allow mutations.', 'InvalidStateError'), readyState: 'done' });
-        request.onerror?.call(request, { type: 'error', target: request, preventDefault() {}, stopPropagation() {} } as unknown as Event);
+        Object.assign(request, {
+          error: new DOMException(
+            'A mutation operation was attempted on a database that did not allow mutations.',
+            'InvalidStateError',
+          ),
+          readyState: 'done',
+        });
+        request.onerror?.call(request, {
+          type: 'error',
+          target: request,
+          preventDefault() {},
+          stopPropagation() {},
+        } as unknown as Event);
       }, 0);
       return request;
     },
@@ -207,49 +249,95 @@ describe('without a usable IndexedDB', () => {
 
   it.each([
     ['there is none at all', undefined, /has no IndexedDB/],
-    ['it refuses to open a database (old Firefox, private window)', refusingFactory(new IDBFactory()), /InvalidStateError/],
-  ])('answers online from memory when %s, validateCoupon too, and status() names the cause', async (_what, factory, cause) => {
-    // no indexedDB option and none in this Node process: the platform has none
-    const lookup = createShopLookup({ baseUrl: mock.url, auth: { key: KEY, secret: SECRET }, worker: false, rateLimits: false, ...(factory ? { indexedDB: factory, IDBKeyRange } : {}) });
-    try {
-      const status = await next(lookup.status(), (s) => s.storage !== undefined);
-      expect(status.storage).toMatchObject({ memoryOnly: true, unsavedJournal: 0, error: { code: 'storage_unavailable', message: expect.stringMatching(cause) } });
-      expect(status.storage!.error.message).toMatch(/nothing is kept for offline use.*answer online, from memory/);
-      expect((await lookup.sync()).ok).toBe(true);
-      expect((await next(lookup.coupon('WELCOME10'), (r) => r.data !== null)).data?.coupon_code).toBe('WELCOME10');
-      expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: true, discount: 3200, source: 'network' });
-      mock.setDown(true);
-      expect((await lookup.sync()).ok).toBe(false);
-      // the entry is kept in memory, listed until the page goes, but not "journaled": a reload loses it
-      const offline = await lookup.validateCoupon('WELCOME10', { amount: 32000 });
-      expect(offline).toMatchObject({ ok: true, source: 'local', journaled: false, journalError: { code: 'storage_unavailable', message: expect.stringMatching(cause) } });
-      expect(await lookup.offlineJournal()).toMatchObject([{ code: 'WELCOME10' }]);
-      expect((await next(lookup.status())).storage).toMatchObject({ memoryOnly: true, unsavedJournal: 0 });
-    } finally {
-      await lookup.close();
-    }
-  });
+    [
+      'it refuses to open a database (old Firefox, private window)',
+      refusingFactory(new IDBFactory()),
+      /InvalidStateError/,
+    ],
+  ])(
+    'answers online from memory when %s, validateCoupon too, and status() names the cause',
+    async (_what, factory, cause) => {
+      // no indexedDB option and none in this Node process: the platform has none
+      const lookup = createShopLookup({
+        baseUrl: mock.url,
+        auth: { key: KEY, secret: SECRET },
+        worker: false,
+        rateLimits: false,
+        ...(factory ? { indexedDB: factory, IDBKeyRange } : {}),
+      });
+      try {
+        const status = await next(lookup.status(), (s) => s.storage !== undefined);
+        expect(status.storage).toMatchObject({
+          memoryOnly: true,
+          unsavedJournal: 0,
+          error: { code: 'storage_unavailable', message: expect.stringMatching(cause) },
+        });
+        expect(status.storage!.error.message).toMatch(/nothing is kept for offline use.*answer online, from memory/);
+        expect((await lookup.sync()).ok).toBe(true);
+        expect((await next(lookup.coupon('WELCOME10'), (r) => r.data !== null)).data?.coupon_code).toBe('WELCOME10');
+        expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({
+          ok: true,
+          discount: 3200,
+          source: 'network',
+        });
+        mock.setDown(true);
+        expect((await lookup.sync()).ok).toBe(false);
+        // the entry is kept in memory, listed until the page goes, but not "journaled": a reload loses it
+        const offline = await lookup.validateCoupon('WELCOME10', { amount: 32000 });
+        expect(offline).toMatchObject({
+          ok: true,
+          source: 'local',
+          journaled: false,
+          journalError: { code: 'storage_unavailable', message: expect.stringMatching(cause) },
+        });
+        expect(await lookup.offlineJournal()).toMatchObject([{ code: 'WELCOME10' }]);
+        expect((await next(lookup.status())).storage).toMatchObject({ memoryOnly: true, unsavedJournal: 0 });
+      } finally {
+        await lookup.close();
+      }
+    },
+  );
 
   it('never opens a database a newer release wrote: its data and journal stay as they were, and this page answers from memory', async () => {
     const idb = new IDBFactory();
     // as a newer shop-lookup left it: schema version 8, a journal row among its tables
     const newer = new Dexie('till', { indexedDB: idb, IDBKeyRange });
     newer.version(8).stores({ coupons: 'coupon_code', meta: 'key', journal: '++id, at', journalV8: '++id' });
-    await newer.table('journal').add({ code: 'SOLD-BY-V7', amount: 1000, ok: true, reason: null, discount: 100, syncedAt: 1, at: 2 });
+    await newer
+      .table('journal')
+      .add({ code: 'SOLD-BY-V7', amount: 1000, ok: true, reason: null, discount: 100, syncedAt: 1, at: 2 });
     newer.close();
     const before = await dumpDatabase(idb, 'till');
 
-    const lookup = createShopLookup({ baseUrl: mock.url, auth: { key: KEY, secret: SECRET }, worker: false, rateLimits: false, indexedDB: idb, IDBKeyRange, dbName: 'till' });
+    const lookup = createShopLookup({
+      baseUrl: mock.url,
+      auth: { key: KEY, secret: SECRET },
+      worker: false,
+      rateLimits: false,
+      indexedDB: idb,
+      IDBKeyRange,
+      dbName: 'till',
+    });
     try {
       const status = await next(lookup.status(), (s) => s.storage !== undefined);
       expect(status.storage).toMatchObject({
         memoryOnly: true,
-        error: { code: 'storage_upgraded', message: expect.stringMatching(/newer shop-lookup \(schema version 8\).*older one \(schema version 7\).*Reload the page/) },
+        error: {
+          code: 'storage_upgraded',
+          message: expect.stringMatching(
+            /newer shop-lookup \(schema version 8\).*older one \(schema version 7\).*Reload the page/,
+          ),
+        },
       });
       expect((await lookup.sync()).ok).toBe(true);
       mock.setDown(true);
       expect((await lookup.sync()).ok).toBe(false);
-      expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: true, source: 'local', journaled: false, journalError: { code: 'storage_upgraded' } });
+      expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({
+        ok: true,
+        source: 'local',
+        journaled: false,
+        journalError: { code: 'storage_upgraded' },
+      });
       expect(await lookup.offlineJournal()).toMatchObject([{ code: 'WELCOME10' }]); // this page's, in memory
     } finally {
       await lookup.close();

@@ -93,17 +93,26 @@ describe('storefrontMode on a relay', () => {
       asked.push(new URL(String(input instanceof Request ? input.url : input)).pathname.slice(BASE.length));
       return fetch(input, init);
     };
-    const shop = lookupFor({ url: `${f.origin}${BASE}` }, { auth: undefined, products: [PRODUCT], coupons: 'byCode', fetch: recording });
+    const shop = lookupFor(
+      { url: `${f.origin}${BASE}` },
+      { auth: undefined, products: [PRODUCT], coupons: 'byCode', fetch: recording },
+    );
     try {
       const report = await shop.sync();
       expect(report).toMatchObject({ ok: true, errors: [] });
       const options = await confirmed(shop.productOptions(PRODUCT));
       expect(options.data.length).toBe(f.api.data.products.get(PRODUCT)!.length);
       expect(await shop.validateCoupon('WELCOME10', ORDER)).toMatchObject({ ok: true, source: 'network' });
-      expect(asked.filter((p) => p.startsWith('/relay/v1/feed') || p === '/v2/shop/coupons' || p === '/relay/v1/products')).toEqual([]);
+      expect(
+        asked.filter((p) => p.startsWith('/relay/v1/feed') || p === '/v2/shop/coupons' || p === '/relay/v1/products'),
+      ).toEqual([]);
       expect(asked).toContain('/v2/shop/coupons/WELCOME10');
       // a code the shop does not have: not found (issued coupons, which this client may not read, are not asked)
-      expect(await shop.validateCoupon('NO-SUCH-CODE', ORDER)).toMatchObject({ ok: false, reason: 'not_found', source: 'network' });
+      expect(await shop.validateCoupon('NO-SUCH-CODE', ORDER)).toMatchObject({
+        ok: false,
+        reason: 'not_found',
+        source: 'network',
+      });
       expect(asked.filter((p) => p.startsWith('/v2/shop/issue-coupons'))).toEqual([]);
     } finally {
       await shop.close();

@@ -121,7 +121,11 @@ describe('storefrontOpening, a reload within the refresh interval', () => {
   it('stores what the opening read found although the stored copy was fresh enough to wait, and shows nothing older', async () => {
     const idb = new IDBFactory();
     const dbName = `reload-${Date.now()}`;
-    const first = lookupWithEngine(mock, { indexedDB: idb, IDBKeyRange }, { products: [PRODUCT], coupons: 'byCode', dbName });
+    const first = lookupWithEngine(
+      mock,
+      { indexedDB: idb, IDBKeyRange },
+      { products: [PRODUCT], coupons: 'byCode', dbName },
+    );
     await next(first.status(), (s) => s.phase === 'idle' && s.lastSyncedAt.options !== null);
     await first.close();
     first.dispose();
@@ -130,7 +134,11 @@ describe('storefrontOpening, a reload within the refresh interval', () => {
     const renamed = { ...one!, name: 'renamed since the last visit' };
     mock.setProductOptions(PRODUCT, [renamed, ...rest]);
     const db = heldOpen();
-    const again = lookupWithEngine(mock, { indexedDB: idb, IDBKeyRange, openStore: db.openStore }, { products: [PRODUCT], coupons: 'byCode', dbName });
+    const again = lookupWithEngine(
+      mock,
+      { indexedDB: idb, IDBKeyRange, openStore: db.openStore },
+      { products: [PRODUCT], coupons: 'byCode', dbName },
+    );
     try {
       const seen = record(again.productOptions(PRODUCT));
       const shown = await next(again.productOptions(PRODUCT), (r) => r.syncedAt !== null);
@@ -149,7 +157,11 @@ describe('storefrontOpening, a reload within the refresh interval', () => {
 });
 
 describe('answerWhileOpening', () => {
-  const answer = (syncedAt: number | null, data: unknown[], flags: Partial<LookupResult<unknown>> = {}): LookupResult<unknown> => ({
+  const answer = (
+    syncedAt: number | null,
+    data: unknown[],
+    flags: Partial<LookupResult<unknown>> = {},
+  ): LookupResult<unknown> => ({
     data,
     syncedAt,
     fetching: false,
@@ -162,7 +174,11 @@ describe('answerWhileOpening', () => {
     const told: [number, unknown][] = [];
     let engineListener!: WatchListener;
     const engine = { watchFirst: async () => answer(1_000, ['old']), unwatch: () => undefined } as unknown as EngineApi;
-    const opening = { answer: async () => answer(5_000, ['new']), settled: Promise.resolve(), end: () => undefined } as unknown as OpeningReads;
+    const opening = {
+      answer: async () => answer(5_000, ['new']),
+      settled: Promise.resolve(),
+      end: () => undefined,
+    } as unknown as OpeningReads;
     const api = answerWhileOpening({
       listener: (id, value) => told.push([id, value]),
       productNos: [PRODUCT],
@@ -193,7 +209,11 @@ describe('answerWhileOpening', () => {
     const api = answerWhileOpening({
       listener: (_id, value) => told.push(value),
       productNos: [PRODUCT],
-      opening: { answer: async () => answer(5_000, ['new']), settled: Promise.resolve(), end: () => undefined } as unknown as OpeningReads,
+      opening: {
+        answer: async () => answer(5_000, ['new']),
+        settled: Promise.resolve(),
+        end: () => undefined,
+      } as unknown as OpeningReads,
       connectivity: createConnectivity({}),
       assemble: async (l) => {
         engineListener = l;

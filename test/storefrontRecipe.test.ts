@@ -89,7 +89,9 @@ describe('the storefront recipe', () => {
   });
 
   it('never received the coupon list, an issued coupon or the feed', async () => {
-    expect(page.asked.filter((a) => /\/v2\/shop\/coupons$|issue-coupons|relay\/v1\/(feed|products)/.test(a))).toEqual([]);
+    expect(page.asked.filter((a) => /\/v2\/shop\/coupons$|issue-coupons|relay\/v1\/(feed|products)/.test(a))).toEqual(
+      [],
+    );
     const stored = await peek(page.idb, 'shop-lookup:my-shop', async (db) => ({
       coupons: (await db.coupons.toArray()).map((c) => c.coupon_code),
       issued: await db.issuedCoupons.count(),

@@ -14,7 +14,8 @@ describe('syncCoupons', () => {
   let lookup: ShopLookup & { idb: IDBFactory };
   let dbName: string;
   /** The codes a running re-sync has staged so far (read beside the engine, from the same database). */
-  const stagedCodes = () => peek(lookup.idb, dbName, async (db) => (await db.couponStage.toCollection().primaryKeys()) as string[]);
+  const stagedCodes = () =>
+    peek(lookup.idb, dbName, async (db) => (await db.couponStage.toCollection().primaryKeys()) as string[]);
 
   beforeEach(async () => {
     mock = await startMock(); // 240 coupons: pages of 100, 100, 40
@@ -85,7 +86,11 @@ describe('syncCoupons', () => {
     const kept = await confirmed(lookup.coupon('WELCOME10'));
     expect(kept.data).toMatchObject({ name: '중지됨', status: 'stop' });
     mock.setDown(true); // the till goes offline: the local copy decides, and it is the stopped one
-    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: false, reason: 'inactive', source: 'local' });
+    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({
+      ok: false,
+      reason: 'inactive',
+      source: 'local',
+    });
     mock.setDown(false);
   });
 
@@ -99,7 +104,11 @@ describe('syncCoupons', () => {
       const running = first.sync();
       await page2.arrived;
       mock.upsertCoupon({ ...onPage2, name: '중지됨', status: 'stop' });
-      expect(await first.validateCoupon(code, { amount: 1_000_000 })).toMatchObject({ ok: false, reason: 'inactive', source: 'network' });
+      expect(await first.validateCoupon(code, { amount: 1_000_000 })).toMatchObject({
+        ok: false,
+        reason: 'inactive',
+        source: 'network',
+      });
       page2.release();
       expect((await running).ok).toBe(true);
       expect((await confirmed(first.coupon(code))).data).toMatchObject({ name: '중지됨', status: 'stop' });
@@ -116,10 +125,19 @@ describe('syncCoupons', () => {
     await lastPage.arrived;
     await waitFor(async () => expect(await stagedCodes()).toContain(gone));
     mock.removeCoupon(gone);
-    mock.upsertCoupon({ coupon_code: 'NEW-MID-SYNC', name: '새 쿠폰', status: 'progress', apply_sale_price: 1000, apply_sale_percent: 0 });
+    mock.upsertCoupon({
+      coupon_code: 'NEW-MID-SYNC',
+      name: '새 쿠폰',
+      status: 'progress',
+      apply_sale_price: 1000,
+      apply_sale_percent: 0,
+    });
     // the checkout asks the API: one is confirmed gone, the other found
     expect(await lookup.validateCoupon(gone, { amount: 32000 })).toMatchObject({ ok: false, reason: 'not_found' });
-    expect(await lookup.validateCoupon('NEW-MID-SYNC', { amount: 32000 })).toMatchObject({ ok: true, source: 'network' });
+    expect(await lookup.validateCoupon('NEW-MID-SYNC', { amount: 32000 })).toMatchObject({
+      ok: true,
+      source: 'network',
+    });
     lastPage.release();
     expect((await running).ok).toBe(true);
     expect((await confirmed(lookup.coupon(gone))).data).toBeNull();
@@ -160,7 +178,9 @@ describe('syncCoupons', () => {
     expect(report.rejected).toBe(1);
     const error = report.errors.find((e) => e.code === 'invalid_record')!;
     expect(error.message).toContain('"BROKEN"');
-    expect(error.issues).toEqual([{ path: 'data.list[40].apply_sale_price', message: 'expected an integer, got "abc"' }]);
+    expect(error.issues).toEqual([
+      { path: 'data.list[40].apply_sale_price', message: 'expected an integer, got "abc"' },
+    ]);
     expect((await next(lookup.coupon('BROKEN'))).data).toBeNull();
     expect((await next(lookup.coupon('FINE'))).data?.apply_sale_price).toBe(15000);
     const status = await next(lookup.status(), (s) => s.phase === 'idle');
@@ -176,15 +196,29 @@ describe('syncCoupons', () => {
     expect(report).toMatchObject({ ok: true, rejected: 1, deleted: 0 });
     // the copy stays, with its own age (not the listing's), and says why
     const kept = await next(lookup.coupon('WELCOME10'), (r) => r.error !== null);
-    expect(kept).toMatchObject({ data: before.data, syncedAt: before.syncedAt, error: { code: 'invalid_record', message: expect.stringContaining('"WELCOME10"') } });
+    expect(kept).toMatchObject({
+      data: before.data,
+      syncedAt: before.syncedAt,
+      error: { code: 'invalid_record', message: expect.stringContaining('"WELCOME10"') },
+    });
     expect((await next(lookup.status())).lastSyncedAt.coupons).toBeGreaterThan(before.syncedAt!);
     // online (the API's single record is unreadable too) and offline, it is never ok
-    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: false, reason: 'unreadable', source: 'local', detail: { rule: 'record' } });
+    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({
+      ok: false,
+      reason: 'unreadable',
+      source: 'local',
+      detail: { rule: 'record' },
+    });
     expect(await lookup.sync()).toMatchObject({ rejected: 1 });
     expect((await next(lookup.coupon('WELCOME10'))).syncedAt).toBe(before.syncedAt);
     mock.setDown(true);
     expect((await lookup.sync()).ok).toBe(false);
-    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: false, reason: 'unreadable', source: 'local', coupon: { coupon_code: 'WELCOME10' } });
+    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({
+      ok: false,
+      reason: 'unreadable',
+      source: 'local',
+      coupon: { coupon_code: 'WELCOME10' },
+    });
     mock.setDown(false);
 
     // readable again: the listing's word counts again (and it says stopped)
@@ -192,16 +226,25 @@ describe('syncCoupons', () => {
     expect(await lookup.sync()).toMatchObject({ ok: true, rejected: 0 });
     const fixed = await next(lookup.coupon('WELCOME10'), (r) => r.data?.status === 'stop' && r.error === null);
     expect(fixed.syncedAt).toBeGreaterThan(before.syncedAt!);
-    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: false, reason: 'inactive' });
+    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({
+      ok: false,
+      reason: 'inactive',
+    });
   });
 
   it('ends the mark of an unreadable coupon the next complete listing no longer names', async () => {
-    mock.upsertCoupon({ ...mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!, apply_sale_percent: '열 퍼센트' });
+    mock.upsertCoupon({
+      ...mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10')!,
+      apply_sale_percent: '열 퍼센트',
+    });
     expect(await lookup.sync()).toMatchObject({ rejected: 1 });
     mock.removeCoupon('WELCOME10');
     expect(await lookup.sync()).toMatchObject({ ok: true, deleted: 1 });
     expect(await confirmed(lookup.coupon('WELCOME10'))).toMatchObject({ data: null, error: null });
-    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({ ok: false, reason: 'not_found' });
+    expect(await lookup.validateCoupon('WELCOME10', { amount: 32000 })).toMatchObject({
+      ok: false,
+      reason: 'not_found',
+    });
   });
 
   it('deletes nothing when a rejected record has no readable code', async () => {
@@ -216,18 +259,21 @@ describe('syncCoupons', () => {
   it.each([
     ['repeat rows of an earlier page', 'repeat-page'],
     ['skipped rows', 'skip-rows'],
-  ] as const)('lists again, from page 1, a listing whose pages %s, and applies the one that adds up', async (_, fault) => {
-    mock.removeCoupon('FIXED3000');
-    mock.inject(fault, { path: LIST, after: 1 });
-    mock.resetRequests();
-    const report = await lookup.sync();
-    expect(report).toMatchObject({ ok: true, deleted: 1, errors: [] });
-    // (page 3 of the first listing may have been asked for ahead before page 2 was found wanting)
-    const pages = mock.requests.filter((r) => r.path === LIST).map((r) => r.query.offset);
-    expect(pages.slice(0, 2)).toEqual(['1', '2']);
-    expect(pages.slice(-3)).toEqual(['1', '2', '3']);
-    expect((await confirmed(lookup.coupon('FIXED3000'))).data).toBeNull();
-  });
+  ] as const)(
+    'lists again, from page 1, a listing whose pages %s, and applies the one that adds up',
+    async (_, fault) => {
+      mock.removeCoupon('FIXED3000');
+      mock.inject(fault, { path: LIST, after: 1 });
+      mock.resetRequests();
+      const report = await lookup.sync();
+      expect(report).toMatchObject({ ok: true, deleted: 1, errors: [] });
+      // (page 3 of the first listing may have been asked for ahead before page 2 was found wanting)
+      const pages = mock.requests.filter((r) => r.path === LIST).map((r) => r.query.offset);
+      expect(pages.slice(0, 2)).toEqual(['1', '2']);
+      expect(pages.slice(-3)).toEqual(['1', '2', '3']);
+      expect((await confirmed(lookup.coupon('FIXED3000'))).data).toBeNull();
+    },
+  );
 
   it.each([
     ['repeat rows of an earlier page', 'repeat-page', /repeats/],
@@ -245,13 +291,16 @@ describe('syncCoupons', () => {
     const localName = () => peek(lookup.idb, dbName, async (db) => (await db.coupons.get(code))?.name);
     const listedName = String(mock.data.coupons[150]!.name);
     // what an older reader made of the row (the API's row itself did not change)
-    const readOtherwise = () => peek(lookup.idb, dbName, (db) => db.coupons.update(code, { name: '예전 판독기가 읽은 이름' }));
+    const readOtherwise = () =>
+      peek(lookup.idb, dbName, (db) => db.coupons.update(code, { name: '예전 판독기가 읽은 이름' }));
     await readOtherwise();
     // the page hashes were stored by today's readers: page 2 is skipped whole, the local row stays as it is
     expect(await lookup.sync()).toMatchObject({ ok: true, written: 0 });
     expect(await localName()).toBe('예전 판독기가 읽은 이름');
     // hashes stored by an older version of the readers: every page is read, and the row becomes what today's make of it
-    await peek(lookup.idb, dbName, (db) => db.couponHashes.toCollection().modify({ readers: RECORD_READERS_VERSION - 1 }));
+    await peek(lookup.idb, dbName, (db) =>
+      db.couponHashes.toCollection().modify({ readers: RECORD_READERS_VERSION - 1 }),
+    );
     expect(await lookup.sync()).toMatchObject({ ok: true, written: 1, deleted: 0, fetched: 240 });
     expect(await localName()).toBe(listedName);
     // that listing stored its hashes under today's readers: trusted again
@@ -268,8 +317,16 @@ describe('syncCoupons', () => {
     // resumed as it says, the codes of pages 1 and 2 would count as unlisted
     await peek(lookup.idb, dbName, (db) =>
       db.meta.put({
-        key: '@couponSync', startedAt: Date.now(), mode: 'staged', page: 2, totalPages: 3, dataCount: 239, unkeyed: 0,
-        listed: 200, unmatched: 0, listing: 'earlier-build',
+        key: '@couponSync',
+        startedAt: Date.now(),
+        mode: 'staged',
+        page: 2,
+        totalPages: 3,
+        dataCount: 239,
+        unkeyed: 0,
+        listed: 200,
+        unmatched: 0,
+        listing: 'earlier-build',
       } as never),
     );
     mock.resetRequests();
@@ -290,8 +347,18 @@ describe('syncCoupons', () => {
       // no page lists, written since (resumed as lean, nothing would ever delete it)
       await peek(first.idb, name, async (db) => {
         await db.meta.put({
-          key: '@couponSync', startedAt: Date.now(), mode: 'direct', page: 1, totalPages: 3, dataCount: 240, unkeyed: 0,
-          listed: 100, unmatched: 1, listing: 'earlier-build', pristine: true, lean: true,
+          key: '@couponSync',
+          startedAt: Date.now(),
+          mode: 'direct',
+          page: 1,
+          totalPages: 3,
+          dataCount: 240,
+          unkeyed: 0,
+          listed: 100,
+          unmatched: 1,
+          listing: 'earlier-build',
+          pristine: true,
+          lean: true,
         } as never);
         await db.coupons.put({ coupon_code: 'STRAY', name: '어디에도 없는 쿠폰' });
       });
@@ -305,7 +372,10 @@ describe('syncCoupons', () => {
   });
   describe('a listing whose pages shift under it', () => {
     /** The coupons asked for one by one, in order. */
-    const itemRequests = () => mock.requests.filter((r) => r.path.startsWith(`${LIST}/`)).map((r) => decodeURIComponent(r.path.slice(LIST.length + 1)));
+    const itemRequests = () =>
+      mock.requests
+        .filter((r) => r.path.startsWith(`${LIST}/`))
+        .map((r) => decodeURIComponent(r.path.slice(LIST.length + 1)));
     const listRequests = () => mock.requests.filter((r) => r.path === LIST).map((r) => r.query.offset);
 
     it('deletes a coupon the listing did not name once its own GET answers not found', async () => {
@@ -356,7 +426,9 @@ describe('syncCoupons', () => {
       const hiding: typeof fetch = async (input, init) => {
         const res = await fetch(input, init);
         if (new URL(String(input)).pathname !== LIST) return res;
-        const body = (await res.json()) as { data: { list: { coupon_code: string }[]; pagenation: { data_count: number } } };
+        const body = (await res.json()) as {
+          data: { list: { coupon_code: string }[]; pagenation: { data_count: number } };
+        };
         body.data.list = body.data.list.filter((c) => c.coupon_code !== code);
         body.data.pagenation.data_count -= 1;
         return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
@@ -379,7 +451,13 @@ describe('syncCoupons', () => {
       const running = lookup.sync();
       await page2.arrived; // page 1 was read with A on it
       mock.removeCoupon(deleted);
-      mock.upsertCoupon({ coupon_code: 'NEW-G', name: '새 쿠폰', status: 'progress', apply_sale_price: 1000, apply_sale_percent: 0 });
+      mock.upsertCoupon({
+        coupon_code: 'NEW-G',
+        name: '새 쿠폰',
+        status: 'progress',
+        apply_sale_price: 1000,
+        apply_sale_percent: 0,
+      });
       expect(mock.data.coupons).toHaveLength(240); // the count did not move
       mock.resetRequests();
       page2.release();
@@ -387,7 +465,12 @@ describe('syncCoupons', () => {
       expect(report).toMatchObject({ ok: true, deleted: 1, errors: [] });
       // the one unlisted coupon was asked for, found: the listing was not applied but listed again
       expect(itemRequests()).toEqual([skipped, deleted]);
-      expect(mock.requests.filter((r) => r.path === LIST).map((r) => r.query.offset).slice(-3)).toEqual(['1', '2', '3']);
+      expect(
+        mock.requests
+          .filter((r) => r.path === LIST)
+          .map((r) => r.query.offset)
+          .slice(-3),
+      ).toEqual(['1', '2', '3']);
       mock.setDown(true);
       expect(await lookup.validateCoupon(skipped, { amount: 1_000_000 })).toMatchObject({ ok: true, source: 'local' });
       expect(await lookup.validateCoupon(deleted, { amount: 1_000_000 })).toMatchObject({ ok: false });
@@ -399,10 +482,15 @@ describe('syncCoupons', () => {
 
   describe('an empty listing', () => {
     /** A gateway that answers the coupon listing with `data` as given, everything else as the API does. */
-    const answering = (data: unknown): typeof fetch => async (input, init) => {
-      if (new URL(String(input)).pathname !== LIST) return fetch(input, init);
-      return new Response(JSON.stringify({ msg: 'SUCCESS', code: 200, data }), { status: 200, headers: { 'content-type': 'application/json' } });
-    };
+    const answering =
+      (data: unknown): typeof fetch =>
+      async (input, init) => {
+        if (new URL(String(input)).pathname !== LIST) return fetch(input, init);
+        return new Response(JSON.stringify({ msg: 'SUCCESS', code: 200, data }), {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+        });
+      };
 
     it.each([
       ['`list: []` without its paging', { list: [] }],
@@ -413,7 +501,10 @@ describe('syncCoupons', () => {
       try {
         const report = await till.sync();
         expect(report).toMatchObject({ ok: false, deleted: 0 });
-        expect(report.errors[0]).toMatchObject({ code: 'bad_response', message: expect.stringMatching(/does not say how long the list is/) });
+        expect(report.errors[0]).toMatchObject({
+          code: 'bad_response',
+          message: expect.stringMatching(/does not say how long the list is/),
+        });
         expect((await next(till.coupons())).data).toHaveLength(240);
       } finally {
         await till.close();
@@ -426,7 +517,9 @@ describe('syncCoupons', () => {
       const first = await lookup.sync();
       expect(first).toMatchObject({ ok: false, deleted: 0 });
       expect(first.errors.map((e) => e.code)).toEqual(['empty_listing_unconfirmed']);
-      expect(first.errors[0]!.message).toMatch(/listed no coupons at all, while 240 are stored here: nothing was deleted/);
+      expect(first.errors[0]!.message).toMatch(
+        /listed no coupons at all, while 240 are stored here: nothing was deleted/,
+      );
       expect((await next(lookup.coupons())).data).toHaveLength(240);
 
       const second = await lookup.sync();

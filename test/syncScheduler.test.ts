@@ -80,7 +80,12 @@ describe('the sync scheduler', () => {
   });
 
   it('retries a failure that came with an answer too (a 5xx), and starts again at 2 s after a success', async () => {
-    const { startedAt } = start([report(false, 'server_error'), report(false, 'server_error'), report(true), report(false, 'maintenance')]);
+    const { startedAt } = start([
+      report(false, 'server_error'),
+      report(false, 'server_error'),
+      report(true),
+      report(false, 'maintenance'),
+    ]);
     await vi.advanceTimersByTimeAsync(6_000);
     expect(startedAt).toEqual([0, 2_000, 6_000]);
     await vi.advanceTimersByTimeAsync(294_000); // the refresh interval's sync fails: 2 s again, not 8 s
@@ -129,7 +134,13 @@ describe('an engine started while the API is down', () => {
     // engine finds the API unreachable before it decides on its first sync, as a till often does).
     let down = true;
     const refusingFetch: typeof fetch = (input, init) =>
-      down ? Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) })) : fetch(input, init);
+      down
+        ? Promise.reject(
+            new TypeError('fetch failed', {
+              cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+            }),
+          )
+        : fetch(input, init);
     // Only the timers are fake (the clock the backoff counts); requests and IndexedDB run for real in between.
     const clock = steppedClock();
     const lookup = lookupFor(api, { fetch: refusingFetch });
@@ -139,7 +150,11 @@ describe('an engine started while the API is down', () => {
       // the first sync fails: nothing answers
       await clock.until(() => status.values.some((s) => s.lastError?.code === 'network_error'), 10_000);
       const failedAt = clock.ms;
-      expect(status.values.at(-1)).toMatchObject({ online: false, progress: null, lastError: { code: 'network_error' } });
+      expect(status.values.at(-1)).toMatchObject({
+        online: false,
+        progress: null,
+        lastError: { code: 'network_error' },
+      });
 
       // the API comes up: the next sync starts when the first pause of the backoff (2 s) ends
       down = false;

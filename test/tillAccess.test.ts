@@ -8,10 +8,19 @@ import { clientAddress, createTillAccess } from '../packages/relay/src/server/ti
 import { createTillTokens } from '../packages/relay/src/server/tillTokens';
 
 const request = (remoteAddress: string, forwardedFor?: string): IncomingMessage =>
-  ({ socket: { remoteAddress }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } }) as unknown as IncomingMessage;
+  ({
+    socket: { remoteAddress },
+    headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+  }) as unknown as IncomingMessage;
 
 const access = (trustProxyHops: number) =>
-  createTillAccess({ tokens: createTillTokens({ entries: [], shop: 'shop-a' }), storefrontOpen: false, public: false, opsToken: undefined, trustProxyHops });
+  createTillAccess({
+    tokens: createTillTokens({ entries: [], shop: 'shop-a' }),
+    storefrontOpen: false,
+    public: false,
+    opsToken: undefined,
+    trustProxyHops,
+  });
 
 describe('the client a request comes from (TRUST_PROXY_HOPS)', () => {
   it('is the connecting address without trusted proxies, whatever X-Forwarded-For says', () => {
@@ -53,7 +62,8 @@ describe('the client a request comes from (TRUST_PROXY_HOPS)', () => {
     // a proxy on this machine connects from loopback for every client it forwards
     expect(access(0).mayOperate(request('127.0.0.1', '198.51.100.4'), 'metrics')).toBe(false);
     expect(access(1).mayOperate(request('127.0.0.1', '127.0.0.1'), 'metrics')).toBe(false);
-    const other = (headers: Record<string, string>): IncomingMessage => ({ socket: { remoteAddress: '127.0.0.1' }, headers }) as unknown as IncomingMessage;
+    const other = (headers: Record<string, string>): IncomingMessage =>
+      ({ socket: { remoteAddress: '127.0.0.1' }, headers }) as unknown as IncomingMessage;
     expect(access(0).mayOperate(other({ forwarded: 'for=127.0.0.1' }), 'metrics')).toBe(false);
     expect(access(0).mayOperate(other({ 'x-real-ip': '127.0.0.1' }), 'metrics')).toBe(false);
     expect(access(1).authorize(request('10.0.0.2', '127.0.0.1'), 'status')).toMatchObject({ status: 403 });
@@ -77,13 +87,25 @@ describe('the network an anonymous client counts as', () => {
 
 describe('guesses of OPS_TOKEN', () => {
   it('are bounded per client: past ten a minute /metrics is refused (429) before the token is compared, a right one too', async () => {
-    const a = createTillAccess({ tokens: createTillTokens({ entries: [], shop: 'shop-a' }), storefrontOpen: false, public: false, opsToken: 'ops-token-4b1e77c2d9', trustProxyHops: 1 });
+    const a = createTillAccess({
+      tokens: createTillTokens({ entries: [], shop: 'shop-a' }),
+      storefrontOpen: false,
+      public: false,
+      opsToken: 'ops-token-4b1e77c2d9',
+      trustProxyHops: 1,
+    });
     const asking = (from: string, token: string): IncomingMessage =>
-      ({ socket: { remoteAddress: '10.0.0.2' }, headers: { 'x-forwarded-for': from, authorization: `Bearer ${token}` } }) as unknown as IncomingMessage;
+      ({
+        socket: { remoteAddress: '10.0.0.2' },
+        headers: { 'x-forwarded-for': from, authorization: `Bearer ${token}` },
+      }) as unknown as IncomingMessage;
     // rotating addresses within one network buys nothing
-    for (let guess = 0; guess < 10; guess++) expect(await a.operate(asking(`198.51.100.${guess}`, `guess-${guess}`))).toBe(false);
+    for (let guess = 0; guess < 10; guess++)
+      expect(await a.operate(asking(`198.51.100.${guess}`, `guess-${guess}`))).toBe(false);
     expect(await a.operate(asking('198.51.100.77', 'guess-10'))).toEqual({ retryAfterS: expect.any(Number) });
-    expect(await a.operate(asking('198.51.100.77', 'ops-token-4b1e77c2d9'))).toEqual({ retryAfterS: expect.any(Number) });
+    expect(await a.operate(asking('198.51.100.77', 'ops-token-4b1e77c2d9'))).toEqual({
+      retryAfterS: expect.any(Number),
+    });
     // another network's operator is not held back
     expect(await a.operate(asking('203.0.113.9', 'ops-token-4b1e77c2d9'))).toBe(true);
   });

@@ -39,7 +39,13 @@ describe('the till token (`token`)', () => {
     tokens = createTillTokens({ entries: [{ name: 'front-1', token: GOOD }], shop: SHOP });
     // (an OPS_TOKEN: else this machine, the tests' loopback, may read the relay's status, and a till without a valid
     // token would still be let into the discovery answer)
-    const access = createTillAccess({ tokens, storefrontOpen: false, public: false, opsToken: 'ops-token-0123456789', trustProxyHops: 0 });
+    const access = createTillAccess({
+      tokens,
+      storefrontOpen: false,
+      public: false,
+      opsToken: 'ops-token-0123456789',
+      trustProxyHops: 0,
+    });
     relay = createShopRelay({
       key: KEY,
       secret: SECRET,
@@ -55,7 +61,10 @@ describe('the till token (`token`)', () => {
     });
     seen = [];
     server = createServer((req: IncomingMessage, res) => {
-      const entry: (typeof seen)[number] = { path: new URL(req.url!, 'http://x').pathname, authorization: req.headers.authorization };
+      const entry: (typeof seen)[number] = {
+        path: new URL(req.url!, 'http://x').pathname,
+        authorization: req.headers.authorization,
+      };
       seen.push(entry);
       res.once('finish', () => (entry.status = res.statusCode));
       relay(req, res);
@@ -78,11 +87,21 @@ describe('the till token (`token`)', () => {
     const t = till({ token: GOOD });
     const report = await t.sync();
     expect(report).toMatchObject({ ok: true });
-    expect(await next(t.status(), (s) => s.source !== undefined)).toMatchObject({ source: 'relay', online: true, lastError: null });
+    expect(await next(t.status(), (s) => s.source !== undefined)).toMatchObject({
+      source: 'relay',
+      online: true,
+      lastError: null,
+    });
     // an issued coupon is never in the feed: it is read through by its GET route
     expect((await next(t.issuedCoupon(MOCK_CODES.issuedUnused), (r) => r.syncedAt !== null)).data).not.toBeNull();
     const paths = new Set(seen.map((r) => r.path));
-    expect([...paths]).toEqual(expect.arrayContaining(['/shop-api/relay/v1', '/shop-api/relay/v1/feed', `/shop-api/v2/shop/issue-coupons/${MOCK_CODES.issuedUnused}`]));
+    expect([...paths]).toEqual(
+      expect.arrayContaining([
+        '/shop-api/relay/v1',
+        '/shop-api/relay/v1/feed',
+        `/shop-api/v2/shop/issue-coupons/${MOCK_CODES.issuedUnused}`,
+      ]),
+    );
     expect(seen.filter((r) => r.authorization !== `Bearer ${GOOD}`)).toEqual([]);
   });
 
@@ -103,7 +122,10 @@ describe('the till token (`token`)', () => {
     tokens.replaceEntries([{ name: 'front-1', token: NEXT }]);
     current = NEXT;
     seen = [];
-    mock.upsertCoupon({ ...mock.data.coupons.find((c) => c.coupon_code === MOCK_CODES.welcomeCoupon)!, name: 'signed in again' });
+    mock.upsertCoupon({
+      ...mock.data.coupons.find((c) => c.coupon_code === MOCK_CODES.welcomeCoupon)!,
+      name: 'signed in again',
+    });
     await relay.refresh();
     const report = await t.sync();
     expect(report).toMatchObject({ ok: true, errors: [] });
@@ -116,7 +138,9 @@ describe('the till token (`token`)', () => {
     const renewed = seen.findIndex((r) => r.authorization === `Bearer ${NEXT}`);
     expect(renewed).toBeGreaterThan(seen.indexOf(refused[0]!));
     expect(seen.slice(renewed).every((r) => r.authorization === `Bearer ${NEXT}` && r.status !== 401)).toBe(true);
-    expect((await next(t.coupon(MOCK_CODES.welcomeCoupon), (r) => r.data?.name === 'signed in again')).offline).toBe(false);
+    expect((await next(t.coupon(MOCK_CODES.welcomeCoupon), (r) => r.data?.name === 'signed in again')).offline).toBe(
+      false,
+    );
   });
 
   it('shows a wrong token as forbidden, in the status and the verdicts, never as offline; the function is asked again once per refusal', async () => {
@@ -134,7 +158,9 @@ describe('the till token (`token`)', () => {
     const status = await next(t.status(), (s) => s.lastError !== null);
     expect(status).toMatchObject({ online: true, lastError: { code: 'forbidden' } });
     expect(status.phase).not.toBe('offline');
-    expect(status.lastError!.message).toMatch(/does not allow this client .*UNAUTHORIZED: this till token is not known here/);
+    expect(status.lastError!.message).toMatch(
+      /does not allow this client .*UNAUTHORIZED: this till token is not known here/,
+    );
     const verdict = await t.validateCoupon('NEVER-SYNCED-CODE', { amount: 10_000 });
     expect(verdict).toMatchObject({ ok: false, reason: 'unchecked', detail: { error: { code: 'forbidden' } } });
     const refused = seen.filter((r) => r.authorization === `Bearer ${WRONG}`).length;
@@ -195,7 +221,9 @@ describe('the till token (`token`)', () => {
     const follower = till({ token: GOOD, dbName: 'token-tabs' }, shared);
     expect((await next(follower.status())).leader).toBe(false);
     seen = [];
-    expect((await next(follower.issuedCoupon(MOCK_CODES.issuedUnused), (r) => r.syncedAt !== null)).data).not.toBeNull();
+    expect(
+      (await next(follower.issuedCoupon(MOCK_CODES.issuedUnused), (r) => r.syncedAt !== null)).data,
+    ).not.toBeNull();
     expect(seen.map((r) => r.path)).toContain(`/shop-api/v2/shop/issue-coupons/${MOCK_CODES.issuedUnused}`);
     expect(seen.filter((r) => r.authorization !== `Bearer ${GOOD}`)).toEqual([]);
   });

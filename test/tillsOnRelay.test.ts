@@ -39,13 +39,30 @@ describe('tills on the relay', () => {
   /** Another relay behind the same address (the old one closed): a re-pointed DNS name, a restarted relay. */
   const replaceRelay = async (options: Partial<ShopRelayOptions> = {}) => {
     await relay.close();
-    relay = createShopRelay({ key: KEY, secret: SECRET, target: mock.url, basePath: '/shop-api', public: true, rateLimits: false, refreshIntervalMs: 60 * 60 * 1000, ...options });
+    relay = createShopRelay({
+      key: KEY,
+      secret: SECRET,
+      target: mock.url,
+      basePath: '/shop-api',
+      public: true,
+      rateLimits: false,
+      refreshIntervalMs: 60 * 60 * 1000,
+      ...options,
+    });
     await relay.refresh();
   };
 
   beforeEach(async () => {
     mock = await startMock();
-    relay = createShopRelay({ key: KEY, secret: SECRET, target: mock.url, basePath: '/shop-api', public: true, rateLimits: false, refreshIntervalMs: 60 * 60 * 1000 });
+    relay = createShopRelay({
+      key: KEY,
+      secret: SECRET,
+      target: mock.url,
+      basePath: '/shop-api',
+      public: true,
+      rateLimits: false,
+      refreshIntervalMs: 60 * 60 * 1000,
+    });
     server = createServer((req, res) => (down ? req.socket.destroy() : relay(req, res)));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/shop-api`;
@@ -83,7 +100,12 @@ describe('tills on the relay', () => {
     const before = f.feed().length;
     const again = await t.sync();
     expect(again).toMatchObject({ ok: true, requests: 1, written: 0, deleted: 0 });
-    expect(f.feed().slice(before).map((r) => [r.url.searchParams.has('since'), r.status])).toEqual([[true, 304]]);
+    expect(
+      f
+        .feed()
+        .slice(before)
+        .map((r) => [r.url.searchParams.has('since'), r.status]),
+    ).toEqual([[true, 304]]);
   });
 
   it('brings an upstream change to an open lookup of every till through the long-poll', async () => {
@@ -144,7 +166,10 @@ describe('tills on the relay', () => {
     const mark = f.feed().length;
     expect((await t.sync()).ok).toBe(true);
     expect((await next(t.coupon(code), (r) => r.data?.name === '다시 연결')).offline).toBe(false);
-    const asked = f.feed().slice(mark).map((r) => r.url.searchParams);
+    const asked = f
+      .feed()
+      .slice(mark)
+      .map((r) => r.url.searchParams);
     expect(asked.length).toBeGreaterThan(0);
     expect(asked.every((q) => q.has('since'))).toBe(true);
   });
@@ -156,7 +181,15 @@ describe('tills on the relay', () => {
     // a fresh relay (new in-memory store: a new handle) behind the same address, and upstream changed meanwhile
     await relay.close();
     mock.removeCoupon(MOCK_CODES.fixedCoupon);
-    relay = createShopRelay({ key: KEY, secret: SECRET, target: mock.url, basePath: '/shop-api', public: true, rateLimits: false, refreshIntervalMs: 60 * 60 * 1000 });
+    relay = createShopRelay({
+      key: KEY,
+      secret: SECRET,
+      target: mock.url,
+      basePath: '/shop-api',
+      public: true,
+      rateLimits: false,
+      refreshIntervalMs: 60 * 60 * 1000,
+    });
     await relay.refresh();
     const report = await t.sync();
     expect(report.ok).toBe(true);
@@ -181,7 +214,15 @@ describe('tills on the relay', () => {
       // the address now leads to shop B's relay (a DNS name re-pointed, a config copied from the other shop)
       other = await startMock({ key: 'key-of-b', secret: 'secret-of-b', data: { seed: 99, coupons: 30 } });
       await relay.close();
-      relay = createShopRelay({ key: 'key-of-b', secret: 'secret-of-b', target: other.url, basePath: '/shop-api', public: true, rateLimits: false, shopId: 'shop-b' });
+      relay = createShopRelay({
+        key: 'key-of-b',
+        secret: 'secret-of-b',
+        target: other.url,
+        basePath: '/shop-api',
+        public: true,
+        rateLimits: false,
+        shopId: 'shop-b',
+      });
       await relay.refresh();
 
       // the running till: its next feed answer names shop B
@@ -202,7 +243,9 @@ describe('tills on the relay', () => {
       expect(f.feed()).toEqual([]);
       expect(f.log.filter((r) => r.url.pathname.endsWith('/relay/v1/products'))).toEqual([]);
       expect(await dumpDatabase(t.idb, dbName)).toBe(before);
-      expect((await next(restarted.coupon(MOCK_CODES.welcomeCoupon), (r) => r.error !== null)).error?.code).toBe('shop_mismatch');
+      expect((await next(restarted.coupon(MOCK_CODES.welcomeCoupon), (r) => r.error !== null)).error?.code).toBe(
+        'shop_mismatch',
+      );
 
       // clear() drops shop A's data: the database may then take shop B's relay
       await restarted.clear();
@@ -244,7 +287,11 @@ describe('tills on the relay', () => {
     const report = await t.sync();
     expect(report).toMatchObject({ ok: true, written: 0 });
     const degraded = await next(t.status(), (s) => s.relay?.degraded === true);
-    expect(degraded).toMatchObject({ phase: 'idle', online: true, relay: { degraded: true, error: expect.any(String), listedAt } });
+    expect(degraded).toMatchObject({
+      phase: 'idle',
+      online: true,
+      relay: { degraded: true, error: expect.any(String), listedAt },
+    });
     expect(degraded.relay!.error!.length).toBeGreaterThan(0);
     await t.close();
 
@@ -253,7 +300,11 @@ describe('tills on the relay', () => {
     const restarted = till({ dbName, indexedDB: t.idb, fetch: f.fn });
     expect((await restarted.sync()).ok).toBe(true);
     expect(f.feed().map((r) => r.status)).toEqual([304]);
-    expect((await next(restarted.status(), (s) => s.relay !== undefined)).relay).toEqual({ degraded: true, error: null, listedAt });
+    expect((await next(restarted.status(), (s) => s.relay !== undefined)).relay).toEqual({
+      degraded: true,
+      error: null,
+      listedAt,
+    });
 
     // upstream back: the relay lists again, and the till hears of it
     mock.setDown(false);

@@ -36,7 +36,10 @@ async function upstreamWith(more: Misbehaviour = () => false) {
     if (path === `${ITEM}/SLOW`) return trickle(res);
     return more(req, res, body);
   });
-  closing.push(() => mock.close(), () => upstream.close());
+  closing.push(
+    () => mock.close(),
+    () => upstream.close(),
+  );
   return { mock, upstream };
 }
 
@@ -81,7 +84,10 @@ describe('the exchange', () => {
     for (const path of [`${ITEM}/LONG`, `${ITEM}/BOMB`]) {
       const { fn, pulled } = countingFetch(64 * MiB);
       const send = createExchange({ baseUrl: upstream.url, fetch: fn, timeoutMs: 60_000 });
-      expect([path, await send({ path, maxBytes: MiB })]).toEqual([path, { kind: 'too_big', status: 200, maxBytes: MiB }]);
+      expect([path, await send({ path, maxBytes: MiB })]).toEqual([
+        path,
+        { kind: 'too_big', status: 200, maxBytes: MiB },
+      ]);
       // stopped at the chunk that passed the bound: the bomb was not inflated further
       expect(pulled.bytes, path).toBeGreaterThan(MiB);
       expect(pulled.bytes, path).toBeLessThan(2 * MiB);
@@ -93,7 +99,12 @@ describe('the exchange', () => {
     const send = createExchange({ baseUrl: upstream.url, fetch, timeoutMs: 300 });
     expect(await send({ path: `${ITEM}/SLOW`, maxBytes: MiB })).toEqual({ kind: 'timeout' });
     const patient = createExchange({ baseUrl: upstream.url, fetch, timeoutMs: 60_000 });
-    const auth = await patient({ method: 'POST', path: '/v2/auth', body: { key: KEY, secret: SECRET }, maxBytes: ANSWER_BOUNDS.auth });
+    const auth = await patient({
+      method: 'POST',
+      path: '/v2/auth',
+      body: { key: KEY, secret: SECRET },
+      maxBytes: ANSWER_BOUNDS.auth,
+    });
     expect(auth).toMatchObject({ kind: 'answer', status: 200, text: expect.stringContaining('access_token') });
   });
 });
@@ -108,24 +119,39 @@ describe('the relay command', () => {
   it('stays up with its memory bounded, answers a long item and a gzip bomb 502 bad_response naming the bound', async () => {
     const { upstream } = await upstreamWith();
     const relay = await startRelayBin({
-      SHOP_API_KEY: KEY, SHOP_API_SECRET: SECRET, SHOP_API_TARGET: upstream.url, SHOP_ID: 'bounded-shop', RELAY_PUBLIC: 'true',
+      SHOP_API_KEY: KEY,
+      SHOP_API_SECRET: SECRET,
+      SHOP_API_TARGET: upstream.url,
+      SHOP_ID: 'bounded-shop',
+      RELAY_PUBLIC: 'true',
     });
     closing.push(() => relay.kill());
     for (const code of ['BOMB', 'LONG', 'BOMB']) {
       const answer = await getJson(`${relay.url}${ITEM}/${code}`);
-      expect([code, answer.status, answer.body]).toEqual([code, 502, {
-        code: -19,
-        data: null,
-        msg: expect.stringMatching(/^BAD GATEWAY: the shop API's answer was longer than 1 MiB, the most this relay reads of such an answer/),
-        failure: { code: 'bad_response', maxBytes: MiB },
-      }]);
+      expect([code, answer.status, answer.body]).toEqual([
+        code,
+        502,
+        {
+          code: -19,
+          data: null,
+          msg: expect.stringMatching(
+            /^BAD GATEWAY: the shop API's answer was longer than 1 MiB, the most this relay reads of such an answer/,
+          ),
+          failure: { code: 'bad_response', maxBytes: MiB },
+        },
+      ]);
     }
     // an engine reading through the relay (once it has listed the shop) says what it was, not "offline"
-    await expect.poll(async () => (await getJson(`${relay.url}/relay/v1/feed?limit=1`)).status, { timeout: 30_000 }).toBe(200);
+    await expect
+      .poll(async () => (await getJson(`${relay.url}/relay/v1/feed?limit=1`)).status, { timeout: 30_000 })
+      .toBe(200);
     till = lookupFor({ url: relay.url }, { auth: undefined, shopId: 'bounded-shop' });
     expect((await till.sync()).ok).toBe(true);
     const bomb = await next(till.coupon('BOMB'), (r) => r.error !== null);
-    expect(bomb.error).toMatchObject({ code: 'bad_response', message: expect.stringMatching(/longer than 1 MiB .*dropped unread by the shop's relay or proxy/) });
+    expect(bomb.error).toMatchObject({
+      code: 'bad_response',
+      message: expect.stringMatching(/longer than 1 MiB .*dropped unread by the shop's relay or proxy/),
+    });
     expect(bomb.offline).toBe(false);
     // still up, still serving, and it never held anything near the bomb's 1 GiB (the peak of its resident memory)
     expect(relay.alive()).toBe(true);
@@ -139,34 +165,64 @@ describe('the relay and the proxy in process', () => {
   it("answers a list page past the relay's own bound as bad_response in its listing, naming the bound", async () => {
     const { upstream } = await upstreamWith((req, res) => pathOf(req) === ITEM && longAnswer(res, 64 * MiB));
     const relay = createShopRelay({
-      key: KEY, secret: SECRET, target: upstream.url, public: true, rateLimits: false, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+      key: KEY,
+      secret: SECRET,
+      target: upstream.url,
+      public: true,
+      rateLimits: false,
+      retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
     });
     closing.push(() => relay.close());
     await relay.ready;
     await relay.refresh();
-    expect((await relay.status()).error).toMatch(/bad_response: the shop API's answer was longer than 8 MiB, the bound of such an answer, and was dropped unread/);
+    expect((await relay.status()).error).toMatch(
+      /bad_response: the shop API's answer was longer than 8 MiB, the bound of such an answer, and was dropped unread/,
+    );
   });
 
   it('passes nothing longer than its bound: the proxy answers 502 bad_response, with maxAnswerBytes as set', async () => {
     const { upstream } = await upstreamWith();
-    const proxy = createShopApiProxy({ key: KEY, secret: SECRET, target: upstream.url, public: true, rateLimits: false, maxAnswerBytes: { list: 16 * 1024 } });
+    const proxy = createShopApiProxy({
+      key: KEY,
+      secret: SECRET,
+      target: upstream.url,
+      public: true,
+      rateLimits: false,
+      maxAnswerBytes: { list: 16 * 1024 },
+    });
     closing.push(async () => proxy.close());
     const origin = await served((req, res) => proxy(req, res));
     const bomb = await getJson(`${origin}${ITEM}/BOMB`);
     expect(bomb).toMatchObject({ status: 502, body: { failure: { code: 'bad_response', maxBytes: MiB } } });
     // an ordinary list page of 100 coupons is longer than the 16 KiB this proxy was given
     const page = await getJson(`${origin}${ITEM}?offset=1&limit=100`);
-    expect(page).toMatchObject({ status: 502, body: { msg: expect.stringMatching(/longer than 16 KiB, the most this proxy reads/), failure: { maxBytes: 16 * 1024 } } });
+    expect(page).toMatchObject({
+      status: 502,
+      body: {
+        msg: expect.stringMatching(/longer than 16 KiB, the most this proxy reads/),
+        failure: { maxBytes: 16 * 1024 },
+      },
+    });
     expect((await getJson(`${origin}${ITEM}?offset=1&limit=5`)).status).toBe(200);
   });
 
   it('answers an upstream that never ends 504 once its timeout ran out', async () => {
     const { upstream } = await upstreamWith();
-    const relay = createShopRelay({ key: KEY, secret: SECRET, target: upstream.url, public: true, rateLimits: false, timeoutMs: 300 });
+    const relay = createShopRelay({
+      key: KEY,
+      secret: SECRET,
+      target: upstream.url,
+      public: true,
+      rateLimits: false,
+      timeoutMs: 300,
+    });
     closing.push(() => relay.close());
     const origin = await served((req, res) => relay(req, res));
     const slow = await getJson(`${origin}${ITEM}/SLOW`);
-    expect(slow).toMatchObject({ status: 504, body: { msg: expect.stringMatching(/^GATEWAY TIMEOUT: the shop API at .* did not answer within 300 ms/) } });
+    expect(slow).toMatchObject({
+      status: 504,
+      body: { msg: expect.stringMatching(/^GATEWAY TIMEOUT: the shop API at .* did not answer within 300 ms/) },
+    });
   });
 });
 
@@ -185,7 +241,10 @@ describe('an engine with credentials', () => {
     // the bound, not the timeout, ends the long page: a busy machine may take seconds to read 8 MiB
     lookup = lookupFor({ url: upstream.url }, { requestTimeoutMs: 60_000 });
     const report = await lookup.sync();
-    expect(report.errors[0]).toMatchObject({ code: 'bad_response', message: expect.stringMatching(/longer than 8 MiB \(the bound of such an answer\)/) });
+    expect(report.errors[0]).toMatchObject({
+      code: 'bad_response',
+      message: expect.stringMatching(/longer than 8 MiB \(the bound of such an answer\)/),
+    });
     await lookup.close();
     lookup = lookupFor({ url: upstream.url }, { requestTimeoutMs: 300 });
     const slow = await lookup.prefetchIssuedCoupons(['SLOW']);

@@ -33,7 +33,11 @@ async function setup(which: 'list' | 'auth' | 'item') {
     if (which === 'auth' && path === '/v2/auth') return redirect(res, 307, elsewhere);
     return false;
   });
-  closing.push(() => mock.close(), () => thief.close(), () => upstream.close());
+  closing.push(
+    () => mock.close(),
+    () => thief.close(),
+    () => upstream.close(),
+  );
   return { mock, thief, upstream, elsewhere };
 }
 
@@ -64,7 +68,11 @@ describe('the exchange', () => {
       text: async () => ((read = true), ''),
     } as unknown as Response;
     const inits: RequestInit[] = [];
-    const send = createExchange({ baseUrl: 'https://api.example', fetch: async (_url, init) => (inits.push(init!), opaque), timeoutMs: 1000 });
+    const send = createExchange({
+      baseUrl: 'https://api.example',
+      fetch: async (_url, init) => (inits.push(init!), opaque),
+      timeoutMs: 1000,
+    });
     expect(await send({ path: LIST, token: 'tok', maxBytes: 1024 })).toEqual({ kind: 'redirect', status: 0 });
     expect(inits.map((i) => i.redirect)).toEqual(['manual']);
     expect(read).toBe(false);
@@ -84,7 +92,11 @@ describe('an engine with credentials', () => {
     const report = await lookup.sync();
     expect(thief.received).toEqual([]);
     expect(report.ok).toBe(false);
-    expect(report.errors[0]).toMatchObject({ code: 'api_error', status: 302, message: expect.stringMatching(/a redirect \(HTTP 302\), which is never followed/) });
+    expect(report.errors[0]).toMatchObject({
+      code: 'api_error',
+      status: 302,
+      message: expect.stringMatching(/a redirect \(HTTP 302\), which is never followed/),
+    });
     namesNoLocation(JSON.stringify(report), thief);
   });
 
@@ -99,9 +111,16 @@ describe('an engine with credentials', () => {
 });
 
 describe('the relay', () => {
-  async function relayOn(target: string): Promise<{ relay: ShopRelay; get(path: string): Promise<{ status: number; body: Json }> }> {
+  async function relayOn(
+    target: string,
+  ): Promise<{ relay: ShopRelay; get(path: string): Promise<{ status: number; body: Json }> }> {
     const relay = createShopRelay({
-      key: KEY, secret: SECRET, target, public: true, rateLimits: false, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+      key: KEY,
+      secret: SECRET,
+      target,
+      public: true,
+      rateLimits: false,
+      retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
     });
     closing.push(() => relay.close());
     const origin = await served((req, res) => relay(req, res));
@@ -128,7 +147,10 @@ describe('the relay', () => {
     const { get } = await relayOn(upstream.url);
     const answer = await get(`${LIST}/${MOCK_CODES.welcomeCoupon}`);
     expect(answer.status).toBe(502);
-    expect(answer.body).toMatchObject({ code: -19, msg: expect.stringMatching(/answered with a redirect \(HTTP 302\), which this relay never follows/) });
+    expect(answer.body).toMatchObject({
+      code: -19,
+      msg: expect.stringMatching(/answered with a redirect \(HTTP 302\), which this relay never follows/),
+    });
     namesNoLocation(JSON.stringify(answer.body), thief);
     expect(thief.received).toEqual([]);
   });
@@ -149,24 +171,38 @@ describe('the proxy', () => {
   it('does not follow a 302 on a list call nor a 307 on /v2/auth', async () => {
     for (const which of ['list', 'auth'] as const) {
       const { thief, upstream } = await setup(which);
-      const proxy = createShopApiProxy({ key: KEY, secret: SECRET, target: upstream.url, public: true, rateLimits: false });
+      const proxy = createShopApiProxy({
+        key: KEY,
+        secret: SECRET,
+        target: upstream.url,
+        public: true,
+        rateLimits: false,
+      });
       closing.push(async () => proxy.close());
       const origin = await served((req, res) => proxy(req, res));
       const res = await fetch(`${origin}${LIST}?offset=1&limit=10`);
       const body = (await res.json()) as Json;
-      expect([which, res.status, body.msg]).toEqual([which, 502, expect.stringMatching(/redirect \(HTTP 30[27]\), which this proxy never follows/)]);
+      expect([which, res.status, body.msg]).toEqual([
+        which,
+        502,
+        expect.stringMatching(/redirect \(HTTP 30[27]\), which this proxy never follows/),
+      ]);
       namesNoLocation(JSON.stringify(body), thief);
       expect(thief.received).toEqual([]);
     }
   });
 });
 
-describe("a till on a relay, with its token", () => {
+describe('a till on a relay, with its token', () => {
   it("follows no redirect of the relay's discovery or feed: its token stays, the sync names the status", async () => {
     const mock: MockShopApi = await startMockShopApi({ rateLimits: false, key: KEY, secret: SECRET });
     const thief = await startRecorder();
     const relay = createShopRelay({ key: KEY, secret: SECRET, target: mock.url, public: true, rateLimits: false });
-    closing.push(() => mock.close(), () => thief.close(), () => relay.close());
+    closing.push(
+      () => mock.close(),
+      () => thief.close(),
+      () => relay.close(),
+    );
     await relay.ready;
     await relay.refresh();
     const elsewhere = `${thief.url}/collect?secret-marker=q7x`;
@@ -176,7 +212,14 @@ describe("a till on a relay, with its token", () => {
         if (req.url!.split('?')[0] === redirected) return void redirect(res, 302, elsewhere);
         relay(req, res);
       });
-      const till = lookupFor({ url: origin }, { auth: undefined, token: 'till-token-front-1-0a1b2c3d4e5f', source: redirected === '/relay/v1' ? 'auto' : 'relay' });
+      const till = lookupFor(
+        { url: origin },
+        {
+          auth: undefined,
+          token: 'till-token-front-1-0a1b2c3d4e5f',
+          source: redirected === '/relay/v1' ? 'auto' : 'relay',
+        },
+      );
       closing.push(() => till.close());
       const report = await till.sync();
       expect(thief.received, redirected).toEqual([]);

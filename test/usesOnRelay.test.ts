@@ -26,7 +26,10 @@ const tillOf = (req: IncomingMessage) => {
  * A fetch that records the POSTs of uses and their answers, and can drop the next answer (the relay got the request).
  */
 function usesFetch() {
-  const posts: { body: { device: string; uses: { entry: string; override: boolean }[] }; answer: { uses: { entry: string; recorded: boolean }[] } | null }[] = [];
+  const posts: {
+    body: { device: string; uses: { entry: string; override: boolean }[] };
+    answer: { uses: { entry: string; recorded: boolean }[] } | null;
+  }[] = [];
   let dropNext = false;
   const fn: typeof fetch = async (input, init) => {
     const res = await fetch(input, init);
@@ -44,7 +47,8 @@ function usesFetch() {
   return { fn, posts, dropNextAnswer: () => (dropNext = true) };
 }
 
-const deviceOf = (t: { idb: IDBFactory }, dbName: string) => peek(t.idb, dbName, async (db) => ((await db.meta.get('@device')) as DeviceRow | undefined)?.id);
+const deviceOf = (t: { idb: IDBFactory }, dbName: string) =>
+  peek(t.idb, dbName, async (db) => ((await db.meta.get('@device')) as DeviceRow | undefined)?.id);
 const usesHeard = (t: { idb: IDBFactory }, dbName: string) => peek(t.idb, dbName, (db) => db.sharedUses.get(CODE));
 const journalOf = async (t: ShopLookup) => (await t.offlineJournal()).filter((e) => e.code === CODE);
 
@@ -65,7 +69,17 @@ describe('uses of issued coupons shared through the relay', () => {
     return Object.assign(t, { dbName });
   };
   const startRelay = async (options: Partial<ShopRelayOptions> = {}) => {
-    relay = createShopRelay({ key: KEY, secret: SECRET, target: mock.url, basePath: '/shop-api', public: true, rateLimits: false, refreshIntervalMs: 60 * 60 * 1000, clientId: tillOf, ...options });
+    relay = createShopRelay({
+      key: KEY,
+      secret: SECRET,
+      target: mock.url,
+      basePath: '/shop-api',
+      public: true,
+      rateLimits: false,
+      refreshIntervalMs: 60 * 60 * 1000,
+      clientId: tillOf,
+      ...options,
+    });
     await relay.refresh();
   };
 
@@ -104,9 +118,15 @@ describe('uses of issued coupons shared through the relay', () => {
       ok: false,
       reason: 'used_on_another_till',
       source: 'network', // the API was asked, and still shows the voucher unused
-      detail: { rule: 'use', discount: 3200, otherUse: { till: 'front-1', at: entry!.at, orderId: 'A-1', device: await deviceOf(one, one.dbName) } },
+      detail: {
+        rule: 'use',
+        discount: 3200,
+        otherUse: { till: 'front-1', at: entry!.at, orderId: 'A-1', device: await deviceOf(one, one.dbName) },
+      },
     });
-    expect(again.detail?.message).toMatch(/Till front-1 accepted this issued coupon at \d{4}-\d\d-\d\d \d\d:\d\d.*order A-1.*acceptRepeatUse/);
+    expect(again.detail?.message).toMatch(
+      /Till front-1 accepted this issued coupon at \d{4}-\d\d-\d\d \d\d:\d\d.*order A-1.*acceptRepeatUse/,
+    );
     // the same order checked again at till 2 is no second sale
     expect(await two.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({ ok: true });
     // the manager overrides: journaled with its override, sent, and the relay answers that it conflicts with till 1's
@@ -117,10 +137,17 @@ describe('uses of issued coupons shared through the relay', () => {
       expect(e?.shared).toEqual(expect.any(Number));
       return e!;
     });
-    expect(override).toMatchObject({ overrides: ['repeat_use'], conflict: { till: 'front-1', at: entry!.at, orderId: 'A-1' } });
+    expect(override).toMatchObject({
+      overrides: ['repeat_use'],
+      conflict: { till: 'front-1', at: entry!.at, orderId: 'A-1' },
+    });
     await waitFor(async () => {
       const heard = await usesHeard(one, one.dbName);
-      expect(heard?.uses.find((u) => u.orderId === 'B-2')).toMatchObject({ till: 'front-2', override: true, conflict: true });
+      expect(heard?.uses.find((u) => u.orderId === 'B-2')).toMatchObject({
+        till: 'front-2',
+        override: true,
+        conflict: true,
+      });
     });
   });
 
@@ -134,7 +161,13 @@ describe('uses of issued coupons shared through the relay', () => {
     down = true;
     expect((await two.sync()).ok).toBe(false);
     const offline = await two.validateCoupon(CODE, { amount: 32000, orderId: 'B-1' });
-    expect(offline).toMatchObject({ ok: false, reason: 'used_on_another_till', source: 'local', journaled: true, detail: { otherUse: { till: 'front-1', orderId: 'A-1' } } });
+    expect(offline).toMatchObject({
+      ok: false,
+      reason: 'used_on_another_till',
+      source: 'local',
+      journaled: true,
+      detail: { otherUse: { till: 'front-1', orderId: 'A-1' } },
+    });
   });
 
   it('two offline tills that both accepted a voucher both see the conflict once they are back, in status() and the journal', async () => {
@@ -161,9 +194,15 @@ describe('uses of issued coupons shared through the relay', () => {
     // till 1 hears of it from the feed (its next sync, or its live long-poll)
     await one.sync();
     expect((await journalOf(one))[0]).toMatchObject({ conflict: { till: 'front-2', at: b!.at, orderId: 'B-1' } });
-    for (const [t, e, other] of [[one, a!, 'front-2'], [two, b!, 'front-1']] as const) {
+    for (const [t, e, other] of [
+      [one, a!, 'front-2'],
+      [two, b!, 'front-1'],
+    ] as const) {
       const s = await next(t.status(), (x) => x.useConflicts !== undefined);
-      expect(s.useConflicts).toMatchObject({ count: 1, newest: { journalId: e.id, journalKey: e.key, code: CODE, orderId: e.orderId, conflict: { till: other } } });
+      expect(s.useConflicts).toMatchObject({
+        count: 1,
+        newest: { journalId: e.id, journalKey: e.key, code: CODE, orderId: e.orderId, conflict: { till: other } },
+      });
     }
     // a reconciled journal has no conflict left to show
     await two.clearOfflineJournal(b!.id);
@@ -196,7 +235,11 @@ describe('uses of issued coupons shared through the relay', () => {
     const first = till('front-1', { indexedDB: idb });
     expect((await first.prefetchIssuedCoupons([CODE])).ok).toBe(true);
     down = true;
-    expect(await first.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({ ok: true, source: 'local', journaled: true });
+    expect(await first.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({
+      ok: true,
+      source: 'local',
+      journaled: true,
+    });
     const device = await deviceOf(first, first.dbName);
     expect(device).toMatch(/^[0-9a-f]{32}$/);
     await first.close();
@@ -223,9 +266,15 @@ describe('uses of issued coupons shared through the relay', () => {
     expect(await deviceOf(one, one.dbName)).toBeUndefined();
     expect((await one.sync()).ok).toBe(true);
     expect(f.posts.map((p) => p.body.device)).toEqual([before]);
-    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-2' })).toMatchObject({ ok: false, reason: 'used_on_this_till' });
+    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-2' })).toMatchObject({
+      ok: false,
+      reason: 'used_on_this_till',
+    });
     // the kept use is this till's own, not another till's, although its device is the old one
-    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-2', acceptRepeatUse: true })).toMatchObject({ ok: true, overrides: ['repeat_use'] });
+    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-2', acceptRepeatUse: true })).toMatchObject({
+      ok: true,
+      overrides: ['repeat_use'],
+    });
     await waitFor(() => expect(f.posts).toHaveLength(2));
     const after = await deviceOf(one, one.dbName);
     expect(after).toMatch(/^[0-9a-f]{32}$/);
@@ -233,7 +282,7 @@ describe('uses of issued coupons shared through the relay', () => {
     expect(f.posts[1]!.body).toMatchObject({ device: after, uses: [{ override: true }] });
   });
 
-  it('drops a code\'s uses once the API shows the voucher used', async () => {
+  it("drops a code's uses once the API shows the voucher used", async () => {
     await relay.close();
     await startRelay({ itemCacheMs: 0 }); // (the relay answers the item from the API, not from its last answer)
     const one = till('front-1');
@@ -245,7 +294,10 @@ describe('uses of issued coupons shared through the relay', () => {
     const open = mock.data.issuedCoupons.find((c) => c.coupon_issue_code === CODE)!;
     mock.upsertIssuedCoupon({ ...open, use_date: '2026-11-27 10:00:00', shop_order_code: 'A-1' });
     // till 2 reads it through the relay: the API's word decides, and the relay drops the uses it confirms
-    expect(await two.validateCoupon(CODE, { amount: 32000, orderId: 'B-1' })).toMatchObject({ ok: false, reason: 'inactive' });
+    expect(await two.validateCoupon(CODE, { amount: 32000, orderId: 'B-1' })).toMatchObject({
+      ok: false,
+      reason: 'inactive',
+    });
     await waitFor(async () => expect(await usesHeard(one, one.dbName)).toBeUndefined());
   });
 
@@ -256,7 +308,10 @@ describe('uses of issued coupons shared through the relay', () => {
     const f = usesFetch();
     const onRelay = till('front-1', { fetch: f.fn });
     expect((await onRelay.sync()).ok).toBe(true);
-    expect(await onRelay.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({ ok: true, journaled: true });
+    expect(await onRelay.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({
+      ok: true,
+      journaled: true,
+    });
     expect((await onRelay.sync()).ok).toBe(true);
     expect(f.posts).toEqual([]);
     expect((await journalOf(onRelay))[0]).toMatchObject({ shared: null });
@@ -265,7 +320,10 @@ describe('uses of issued coupons shared through the relay', () => {
     const alone = lookupFor(mock, { fetch: direct.fn });
     tills.push(alone);
     expect((await alone.sync()).ok).toBe(true);
-    expect(await alone.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({ ok: true, journaled: true });
+    expect(await alone.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({
+      ok: true,
+      journaled: true,
+    });
     expect((await alone.sync()).ok).toBe(true);
     expect(direct.posts).toEqual([]);
     expect((await alone.offlineJournal())[0]).toMatchObject({ shared: null, conflict: null });
@@ -274,24 +332,48 @@ describe('uses of issued coupons shared through the relay', () => {
   it('sends the uses a database of schema version 6 holds, with what their journal entries say', async () => {
     const idb = new IDBFactory();
     const v6 = new Dexie('till-v6', { indexedDB: idb, IDBKeyRange });
-    v6.version(1).stores({ coupons: 'coupon_code', issuedCoupons: '', options: '[product_no+no], [product_no+code]', meta: 'key', couponStage: 'coupon_code', couponPages: 'page' });
+    v6.version(1).stores({
+      coupons: 'coupon_code',
+      issuedCoupons: '',
+      options: '[product_no+no], [product_no+code]',
+      meta: 'key',
+      couponStage: 'coupon_code',
+      couponPages: 'page',
+    });
     v6.version(2).stores({ journal: '++id, at' });
     v6.version(3).stores({ couponHashes: 'page', listedPages: 'page, &*codes', couponPages: null });
     v6.version(5).stores({ feedStage: '[resource+key]' });
     v6.version(6).stores({ journal: '++id, at, &key', tillUses: 'key, code' });
     const key = 'ab'.repeat(16);
     const sold: Omit<JournalEntry, 'id' | 'shared' | 'conflict'> = {
-      key, code: CODE, amount: 32000, ok: true, reason: null, discount: 3200, syncedAt: 1, at: 1_800_000_000_000, kind: 'issued',
-      couponCode: 'WELCOME10', orderId: 'V6-1', orderAt: 1_800_000_000_000, source: 'local', cause: 'offline', overrides: ['repeat_use'],
+      key,
+      code: CODE,
+      amount: 32000,
+      ok: true,
+      reason: null,
+      discount: 3200,
+      syncedAt: 1,
+      at: 1_800_000_000_000,
+      kind: 'issued',
+      couponCode: 'WELCOME10',
+      orderId: 'V6-1',
+      orderAt: 1_800_000_000_000,
+      source: 'local',
+      cause: 'offline',
+      overrides: ['repeat_use'],
     };
     const id = (await v6.table('journal').add(sold)) as number;
-    await v6.table('tillUses').put({ key, code: CODE, journalId: id, at: sold.at, orderId: 'V6-1', orderAt: sold.orderAt, amount: 32000 });
+    await v6
+      .table('tillUses')
+      .put({ key, code: CODE, journalId: id, at: sold.at, orderId: 'V6-1', orderAt: sold.orderAt, amount: 32000 });
     v6.close();
 
     const f = usesFetch();
     const one = till('front-1', { indexedDB: idb, dbName: 'till-v6', fetch: f.fn });
     await waitFor(async () => expect((await one.offlineJournal())[0]?.shared).toEqual(expect.any(Number)));
-    expect(f.posts[0]!.body.uses).toEqual([{ entry: key, code: CODE, couponCode: 'WELCOME10', orderId: 'V6-1', at: sold.at, override: true }]);
+    expect(f.posts[0]!.body.uses).toEqual([
+      { entry: key, code: CODE, couponCode: 'WELCOME10', orderId: 'V6-1', at: sold.at, override: true },
+    ]);
     expect(f.posts[0]!.body.device).toBe(await deviceOf(one, 'till-v6'));
     expect((await idb.databases()).find((d) => d.name === 'till-v6')?.version).toBe(70);
   });

@@ -45,7 +45,9 @@ describe('usesSender', () => {
     await db.outbox.bulkPut([
       ...Array.from({ length: 1_100 }, (_, i) => use(i)),
       // long order ids: 150 of them are more than 60 kB
-      ...Array.from({ length: 150 }, (_, i) => use(2_000 + i, { orderId: `${long}-${i}`.slice(0, 200), code: `IC-${long}`.slice(0, 200) })),
+      ...Array.from({ length: 150 }, (_, i) =>
+        use(2_000 + i, { orderId: `${long}-${i}`.slice(0, 200), code: `IC-${long}`.slice(0, 200) }),
+      ),
       ...Array.from({ length: 3 }, (_, i) => use(3_000 + i, { device: 'dev-0' })),
     ]);
     const { s, posts } = sender(ackAll);
@@ -65,8 +67,13 @@ describe('usesSender', () => {
     await db.outbox.bulkPut([use(1), use(2)]);
     // the first answer takes one; the second takes none of the one left
     let calls = 0;
-    const { s } = sender((_d, uses) => (++calls === 1 ? [{ entry: uses[0]!.entry, recorded: true, conflict: null }] : []));
-    await expect(s.send(direct)).rejects.toMatchObject({ code: 'bad_response', message: expect.stringMatching(/acknowledges none of the uses/) });
+    const { s } = sender((_d, uses) =>
+      ++calls === 1 ? [{ entry: uses[0]!.entry, recorded: true, conflict: null }] : [],
+    );
+    await expect(s.send(direct)).rejects.toMatchObject({
+      code: 'bad_response',
+      message: expect.stringMatching(/acknowledges none of the uses/),
+    });
     expect((await db.outbox.toArray()).map((u) => u.entry)).toEqual(['e00002']);
   });
 

@@ -54,7 +54,10 @@ export function next<T>(source: Observable<T>, predicate: (value: T) => boolean 
 }
 
 /** `vi.waitFor` with a long timeout (its default is 1 s; the test command shares 2 cores between two lanes). */
-export function waitFor<T>(check: () => T | Promise<T>, options: { timeout?: number; interval?: number } = {}): Promise<T> {
+export function waitFor<T>(
+  check: () => T | Promise<T>,
+  options: { timeout?: number; interval?: number } = {},
+): Promise<T> {
   return vi.waitFor(check, { timeout: 15_000, ...options });
 }
 
@@ -198,7 +201,8 @@ export function faultyStore() {
           return {
             ...table,
             mutate: (req) => {
-              if (!failing || (failing.tables !== null && !failing.tables.includes(tableName))) return table.mutate(req);
+              if (!failing || (failing.tables !== null && !failing.tables.includes(tableName)))
+                return table.mutate(req);
               const error = new DOMException(`injected ${failing.name}`, failing.name);
               if (!failing.perRequest) return Promise.reject(error);
               // as WebKit does: each write refused on its own request (Dexie then throws a BulkError); the first
@@ -206,8 +210,13 @@ export function faultyStore() {
               const count = 'values' in req ? req.values.length : 'keys' in req ? (req.keys?.length ?? 1) : 1;
               const taken = 'values' in req ? Math.min(failing.accept, count) : 0;
               const failures = Object.fromEntries(Array.from({ length: count - taken }, (_, i) => [taken + i, error]));
-              if (taken === 0 || !('values' in req)) return Promise.resolve({ numFailures: count, failures, lastResult: undefined, results: [] });
-              const part = { ...req, values: req.values.slice(0, taken), ...(req.keys ? { keys: req.keys.slice(0, taken) } : {}) } as typeof req;
+              if (taken === 0 || !('values' in req))
+                return Promise.resolve({ numFailures: count, failures, lastResult: undefined, results: [] });
+              const part = {
+                ...req,
+                values: req.values.slice(0, taken),
+                ...(req.keys ? { keys: req.keys.slice(0, taken) } : {}),
+              } as typeof req;
               return table.mutate(part).then((done) => ({ ...done, numFailures: count - taken, failures }));
             },
           };

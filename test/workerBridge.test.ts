@@ -79,7 +79,9 @@ describe('the worker bridge over a MessageChannel', () => {
     expect(report).toMatchObject({ ok: true, rejected: 0 });
     expect((await confirmed(lookup.coupons())).data).toHaveLength(240);
     expect((await confirmed(lookup.coupon('WELCOME10'))).data?.apply_sale_percent).toBe(10);
-    expect((await next(lookup.issuedCoupon('IC-0000-OPEN'), (r) => r.data !== null)).data?.coupon_issue_code).toBe('IC-0000-OPEN');
+    expect((await next(lookup.issuedCoupon('IC-0000-OPEN'), (r) => r.data !== null)).data?.coupon_issue_code).toBe(
+      'IC-0000-OPEN',
+    );
     expect((await confirmed(lookup.productOptions(13805))).data.length).toBeGreaterThan(1);
     expect((await confirmed(lookup.productOptionByNo(13805, 12))).data?.code).toBe('SIZE');
     expect((await confirmed(lookup.productOptionByCode(13805, '12'))).data?.no).toBe(3);

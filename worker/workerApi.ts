@@ -19,12 +19,17 @@ export function createWorkerApi(deps: EngineDeps = {}): WorkerApi {
   let remoteListener: WatchListener | null = null;
   let remoteAsker: AskToken | undefined;
   const started = (): EngineApi => {
-    if (!engine) throw new ShopLookupError('not_started', 'The shop-lookup worker was used before start() or after close().');
+    if (!engine)
+      throw new ShopLookupError('not_started', 'The shop-lookup worker was used before start() or after close().');
     return engine;
   };
   return {
     async start(options, listener, askToken) {
-      if (engine || remoteListener) throw new ShopLookupError('already_started', 'This shop-lookup worker is already started; create one worker per createShopLookup.');
+      if (engine || remoteListener)
+        throw new ShopLookupError(
+          'already_started',
+          'This shop-lookup worker is already started; create one worker per createShopLookup.',
+        );
       remoteListener = listener;
       remoteAsker = askToken;
       // a Comlink call returns a promise; if the page is gone it rejects, which must not become an unhandled rejection
@@ -48,7 +53,8 @@ export function createWorkerApi(deps: EngineDeps = {}): WorkerApi {
       await engine?.close();
       engine = null;
       // the listener and the token asker are the Comlink proxies this connection holds: release their MessagePorts
-      for (const remote of [remoteListener, remoteAsker]) (remote as unknown as { [releaseProxy]?: () => void } | undefined)?.[releaseProxy]?.();
+      for (const remote of [remoteListener, remoteAsker])
+        (remote as unknown as { [releaseProxy]?: () => void } | undefined)?.[releaseProxy]?.();
       remoteListener = null;
       remoteAsker = undefined;
     },

@@ -38,7 +38,11 @@ export default defineConfig({
     rollupOptions: {
       input: { index: 'src/index.ts', 'shop-lookup-relay': 'src/server/main.ts' },
       // the bin (package.json "bin") is run as a file: it starts with a shebang
-      output: { format: 'es', entryFileNames: '[name].js', banner: (chunk) => (chunk.name === 'shop-lookup-relay' ? '#!/usr/bin/env node' : '') },
+      output: {
+        format: 'es',
+        entryFileNames: '[name].js',
+        banner: (chunk) => (chunk.name === 'shop-lookup-relay' ? '#!/usr/bin/env node' : ''),
+      },
     },
   },
   ssr: { noExternal: ['@shop-lookup/shop-api'] },

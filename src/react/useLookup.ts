@@ -46,7 +46,10 @@ function serverSnapshot(): LookupState<never> {
   return PENDING;
 }
 
-function nextState<T>(event: { value: LookupResult<T> } | { error: unknown }, previous: LookupState<T>): LookupState<T> {
+function nextState<T>(
+  event: { value: LookupResult<T> } | { error: unknown },
+  previous: LookupState<T>,
+): LookupState<T> {
   if ('value' in event) return { ...event.value, pending: false };
   const error = toLookupError(event.error);
   return { ...previous, fetching: false, error };

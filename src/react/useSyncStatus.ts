@@ -15,7 +15,12 @@ function serverSnapshot(): null {
  */
 export function useSyncStatus(lookup: Pick<ShopLookup, 'status'> | null | undefined): SyncStatus | null {
   const store = useMemo(
-    () => createObservableStore<SyncStatus, SyncStatus | null>(() => lookup?.status(), null, (e, previous) => ('value' in e ? e.value : previous)),
+    () =>
+      createObservableStore<SyncStatus, SyncStatus | null>(
+        () => lookup?.status(),
+        null,
+        (e, previous) => ('value' in e ? e.value : previous),
+      ),
     [lookup],
   );
   return useSyncExternalStore(store.subscribe, store.getSnapshot, serverSnapshot);

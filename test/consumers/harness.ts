@@ -50,7 +50,15 @@ const PUBLISHED = { shopLookup: '.', relay: 'packages/relay', mockServer: 'packa
 export type Tarballs = Record<keyof typeof PUBLISHED, string>;
 
 /** Server libraries, and the server packages: none of them may land in a browser app's node_modules. */
-export const SERVER_PACKAGES = ['@shop-lookup/relay', '@shop-lookup/mock-server', 'redis', '@redis/client', 'rate-limiter-flexible', 'pino', 'prom-client'];
+export const SERVER_PACKAGES = [
+  '@shop-lookup/relay',
+  '@shop-lookup/mock-server',
+  'redis',
+  '@redis/client',
+  'rate-limiter-flexible',
+  'pino',
+  'prom-client',
+];
 
 /** Timings of the steps, printed at the end of each test file (the report asked for them). */
 const timings: Record<string, number> = {};
@@ -71,7 +79,9 @@ async function filesOf(path: string, skip?: RegExp): Promise<string[]> {
   const s = await stat(path);
   if (!s.isDirectory()) return [path];
   const entries = (await readdir(path, { withFileTypes: true })).filter((e) => !skip?.test(e.name));
-  const nested = await Promise.all(entries.sort((a, b) => (a.name < b.name ? -1 : 1)).map((e) => filesOf(join(path, e.name), skip)));
+  const nested = await Promise.all(
+    entries.sort((a, b) => (a.name < b.name ? -1 : 1)).map((e) => filesOf(join(path, e.name), skip)),
+  );
   return nested.flat();
 }
 
@@ -79,13 +89,21 @@ async function sourceHash(): Promise<string> {
   const hash = createHash('sha256');
   for (const source of PACKAGE_SOURCES) {
     for (const file of await filesOf(join(repoRoot, source), BUILT)) {
-      hash.update(relative(repoRoot, file)).update('\0').update(await readFile(file)).update('\0');
+      hash
+        .update(relative(repoRoot, file))
+        .update('\0')
+        .update(await readFile(file))
+        .update('\0');
     }
   }
   return hash.digest('hex').slice(0, 16);
 }
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Packs of older sources, unused for an hour: they would pile up in the temp dir. */
@@ -93,7 +111,12 @@ async function removeStalePacks(current: string): Promise<void> {
   for (const entry of await readdir(workRoot)) {
     const path = join(workRoot, entry);
     if (!entry.startsWith('pack-') || path === current || entry.endsWith('.lock')) continue;
-    const age = Date.now() - (await stat(path).then((s) => s.mtimeMs, () => Date.now()));
+    const age =
+      Date.now() -
+      (await stat(path).then(
+        (s) => s.mtimeMs,
+        () => Date.now(),
+      ));
     if (age > 3_600_000) await rm(path, { recursive: true, force: true });
   }
 }
@@ -114,7 +137,12 @@ export async function packedTarballs(): Promise<Tarballs> {
       await mkdir(lock);
     } catch {
       // another test file is packing: wait for it (a lock older than 10 minutes is a crashed run's)
-      const age = Date.now() - (await stat(lock).then((s) => s.mtimeMs, () => Date.now()));
+      const age =
+        Date.now() -
+        (await stat(lock).then(
+          (s) => s.mtimeMs,
+          () => Date.now(),
+        ));
       if (age > 600_000) await rm(lock, { recursive: true, force: true });
       await sleep(500);
       continue;
@@ -124,7 +152,10 @@ export async function packedTarballs(): Promise<Tarballs> {
       await rm(dir, { recursive: true, force: true });
       await mkdir(build, { recursive: true });
       for (const source of PACKAGE_SOURCES) {
-        await cp(join(repoRoot, source), join(build, source), { recursive: true, filter: (src) => !BUILT.test(relative(repoRoot, src)) });
+        await cp(join(repoRoot, source), join(build, source), {
+          recursive: true,
+          filter: (src) => !BUILT.test(relative(repoRoot, src)),
+        });
       }
       await symlink(join(repoRoot, 'node_modules'), join(build, 'node_modules'), 'dir');
       // Build first, then pack without lifecycle scripts: build logs (coloured under CI=true) stay out of
@@ -143,7 +174,10 @@ export async function packedTarballs(): Promise<Tarballs> {
       // the mock API and the proxy the browser tests serve their apps with, from the packed server packages
       const servers = join(dir, 'servers');
       await mkdir(servers);
-      await writeFile(join(servers, 'package.json'), JSON.stringify({ name: 'consumer-servers', private: true, type: 'module' }));
+      await writeFile(
+        join(servers, 'package.json'),
+        JSON.stringify({ name: 'consumer-servers', private: true, type: 'module' }),
+      );
       await npmInstall(servers, [tarballs.relay, tarballs.mockServer]);
       await writeFile(done, JSON.stringify(tarballs));
       await removeStalePacks(dir);
@@ -172,14 +206,22 @@ export interface Fixture {
   /** The temp copy where the app and its node_modules live. */
   dir: string;
   /** Runs a command of the app (`node_modules/.bin/...` or node) in its directory. */
-  run(file: string, args: string[], options?: { env?: NodeJS.ProcessEnv; timeout?: number }): Promise<{ stdout: string; stderr: string }>;
+  run(
+    file: string,
+    args: string[],
+    options?: { env?: NodeJS.ProcessEnv; timeout?: number },
+  ): Promise<{ stdout: string; stderr: string }>;
   /** Imports one of the app's dependencies by its package specifier, through the package's `exports`. */
   importDep<T>(specifier: string): Promise<T>;
   remove(): Promise<void>;
 }
 
 /** Copies test/consumers/<name>/ (and the shared page files) to a temp dir and installs it with the tarball(s). */
-export async function installFixture(name: string, tarballs: string | string[], extraFiles: Record<string, string> = {}): Promise<Fixture> {
+export async function installFixture(
+  name: string,
+  tarballs: string | string[],
+  extraFiles: Record<string, string> = {},
+): Promise<Fixture> {
   await mkdir(workRoot, { recursive: true });
   const dir = await mkdtemp(join(workRoot, `${name}-`));
   await cp(join(consumersDir, name), dir, {
@@ -206,14 +248,19 @@ function fixtureAt(dir: string): Fixture {
         maxBuffer: 64 << 20,
       }),
     async importDep<T>(specifier: string): Promise<T> {
-      const [scope, pkgName, ...rest] = specifier.startsWith('@') ? specifier.split('/') : ['', ...specifier.split('/')];
+      const [scope, pkgName, ...rest] = specifier.startsWith('@')
+        ? specifier.split('/')
+        : ['', ...specifier.split('/')];
       const pkgDir = join(dir, 'node_modules', scope ?? '', pkgName!);
-      const pkg = JSON.parse(await readFile(join(pkgDir, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+      const pkg = JSON.parse(await readFile(join(pkgDir, 'package.json'), 'utf8')) as {
+        exports: Record<string, unknown>;
+      };
       const entry = pkg.exports[rest.length ? `./${rest.join('/')}` : '.'] as { default: string };
       return (await import(pathToFileURL(join(pkgDir, entry.default)).href)) as T;
     },
     // (retries: a dev server's dependency optimizer may still be writing into node_modules/.vite)
-    remove: () => (process.env.KEEP_CONSUMERS ? Promise.resolve() : rm(dir, { recursive: true, force: true, maxRetries: 5 })),
+    remove: () =>
+      process.env.KEEP_CONSUMERS ? Promise.resolve() : rm(dir, { recursive: true, force: true, maxRetries: 5 }),
   };
 }
 
@@ -222,7 +269,12 @@ function fixtureAt(dir: string): Fixture {
  * (a path such as 'docs/relay.md'), else the first of README.md, then docs/*.md, that has one.
  */
 export async function readmeExample(title: string, page?: string): Promise<string> {
-  const pages = page ? [page] : ['README.md', ...(await readdir(join(repoRoot, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const pages = page
+    ? [page]
+    : [
+        'README.md',
+        ...(await readdir(join(repoRoot, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
+      ];
   // a block may be indented (inside a list item): its lines lose the fence's indentation
   const fence = '```';
   const name = title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -262,11 +314,21 @@ export async function serverPackages(): Promise<Fixture> {
 /** The packed mock API (`@shop-lookup/mock-server`) and a packed proxy (`@shop-lookup/relay`) in front of it. */
 export async function startShopApi(): Promise<{ mock: MockShopApi; proxy: ProxyMiddleware; close(): Promise<void> }> {
   const servers = await serverPackages();
-  const { startMockShopApi } = await servers.importDep<{ startMockShopApi(): Promise<MockShopApi> }>('@shop-lookup/mock-server');
-  const { createShopApiProxy } = await servers.importDep<{ createShopApiProxy(o: object): ProxyMiddleware }>('@shop-lookup/relay');
+  const { startMockShopApi } = await servers.importDep<{ startMockShopApi(): Promise<MockShopApi> }>(
+    '@shop-lookup/mock-server',
+  );
+  const { createShopApiProxy } = await servers.importDep<{ createShopApiProxy(o: object): ProxyMiddleware }>(
+    '@shop-lookup/relay',
+  );
   const mock = await startMockShopApi();
   // public: a test server on loopback; the README's recipe passes authorize
-  const proxy = createShopApiProxy({ key: 'demo-key', secret: 'demo-secret', target: mock.url, basePath: '/shop-api', public: true });
+  const proxy = createShopApiProxy({
+    key: 'demo-key',
+    secret: 'demo-secret',
+    target: mock.url,
+    basePath: '/shop-api',
+    public: true,
+  });
   return {
     mock,
     proxy,
@@ -339,7 +401,11 @@ export function expectFound(name: string, r: LookupAnswer, offline: boolean): vo
 export function pageErrors(page: Page): string[] {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => void (m.type() === 'error' && !/Failed to load resource/.test(m.text()) && errors.push(`console: ${m.text()}`)));
+  page.on(
+    'console',
+    (m) =>
+      void (m.type() === 'error' && !/Failed to load resource/.test(m.text()) && errors.push(`console: ${m.text()}`)),
+  );
   return errors;
 }
 
@@ -402,12 +468,19 @@ export async function exerciseApp(browser: Browser, url: string, { storefront = 
       expect(list.syncedAt, "a storefront's coupons(): never the shop's list").toBeNull();
     }
     for (const [name, args] of lookups) {
-      const r: LookupAnswer = await page.evaluate(([n, a]) => (window as any).consumerTest.settle(n, a, false), [name, args] as const);
+      const r: LookupAnswer = await page.evaluate(([n, a]) => (window as any).consumerTest.settle(n, a, false), [
+        name,
+        args,
+      ] as const);
       expectFound(name, r, false);
     }
     if (storefront) {
-      await page.waitForFunction(() => document.querySelectorAll('#options option').length > 0, null, { timeout: 30_000 });
-      await page.waitForFunction(() => /할인/.test(document.querySelector('#coupon')?.textContent ?? ''), null, { timeout: 30_000 });
+      await page.waitForFunction(() => document.querySelectorAll('#options option').length > 0, null, {
+        timeout: 30_000,
+      });
+      await page.waitForFunction(() => /할인/.test(document.querySelector('#coupon')?.textContent ?? ''), null, {
+        timeout: 30_000,
+      });
     }
     const workers = page.workers().map((w) => w.url());
 
@@ -416,13 +489,20 @@ export async function exerciseApp(browser: Browser, url: string, { storefront = 
     expect(offlineReport.ok, 'sync() offline').toBe(false);
     expect(offlineReport.errors[0]?.code).toBe('network_error');
     for (const [name, args] of lookups) {
-      const r: LookupAnswer = await page.evaluate(([n, a]) => (window as any).consumerTest.settle(n, a, true), [name, args] as const);
+      const r: LookupAnswer = await page.evaluate(([n, a]) => (window as any).consumerTest.settle(n, a, true), [
+        name,
+        args,
+      ] as const);
       expectFound(name, r, true);
     }
     if (storefront) {
-      await page.waitForFunction(() => document.querySelector('#coupon')?.getAttribute('data-offline') === 'true', null, {
-        timeout: 30_000,
-      });
+      await page.waitForFunction(
+        () => document.querySelector('#coupon')?.getAttribute('data-offline') === 'true',
+        null,
+        {
+          timeout: 30_000,
+        },
+      );
       expect(await page.textContent('#coupon')).toMatch(/할인/);
     }
     expect(errors).toEqual([]);

@@ -39,7 +39,9 @@ beforeAll(async () => {
     'test-hook/testHook.js': await readFile(new URL('./page/testHook.js', import.meta.url), 'utf8'),
   };
   app = await timed('install', () => installFixture('newcomer-app', [shopLookup, relay, mockServer], files));
-  vite = (await import(pathToFileURL(join(app.dir, 'node_modules/vite/dist/node/index.js')).href)) as typeof import('vite');
+  vite = (await import(
+    pathToFileURL(join(app.dir, 'node_modules/vite/dist/node/index.js')).href
+  )) as typeof import('vite');
   browser = await launchChromium();
 }, 600_000);
 
@@ -53,8 +55,9 @@ afterAll(async () => {
 async function withEnv<T>(env: Record<string, string | undefined>, work: () => Promise<T>): Promise<T> {
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   const set = (values: Record<string, string | undefined>) => {
-    for (const [k, v] of Object.entries(values)) if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
+    for (const [k, v] of Object.entries(values))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
   };
   set(env);
   try {
@@ -66,16 +69,27 @@ async function withEnv<T>(env: Record<string, string | undefined>, work: () => P
 /** The README's setting: no key, so the config starts its own mock shop. */
 const MOCK_ENV = { SHOP_API_KEY: undefined, SHOP_API_SECRET: undefined, SHOP_API_TARGET: undefined };
 
-const sync = (page: Page) => page.evaluate(() => (window as any).consumerTest.sync()) as Promise<{ ok: boolean; errors: { code: string }[] }>;
+const sync = (page: Page) =>
+  page.evaluate(() => (window as any).consumerTest.sync()) as Promise<{ ok: boolean; errors: { code: string }[] }>;
 const settle = (page: Page, name: string, args: unknown[], offline: boolean) =>
-  page.evaluate(([n, a, o]) => (window as any).consumerTest.settle(n, a, o), [name, args, offline] as const) as Promise<LookupAnswer>;
+  page.evaluate(([n, a, o]) => (window as any).consumerTest.settle(n, a, o), [
+    name,
+    args,
+    offline,
+  ] as const) as Promise<LookupAnswer>;
 /**
  * The lookup's answer once it is confirmed (syncedAt set). A tracked product's options can come a moment after the
  * first sync: the relay checks a product new to it with the API before it lists it, and its feed brings them then.
  */
 const confirmedAnswer = async (page: Page, name: string, args: unknown[]): Promise<LookupAnswer> => {
   let last: LookupAnswer | undefined;
-  await expect.poll(async () => (last = await settle(page, name, args, false)).syncedAt, { timeout: 20_000, interval: 250, message: `${name} confirmed` }).not.toBeNull();
+  await expect
+    .poll(async () => (last = await settle(page, name, args, false)).syncedAt, {
+      timeout: 20_000,
+      interval: 250,
+      message: `${name} confirmed`,
+    })
+    .not.toBeNull();
   return last!;
 };
 
@@ -89,11 +103,21 @@ async function open(context: BrowserContext, url: string): Promise<{ page: Page;
 }
 
 /** What a user does with the README's component: type a code, press Check; resolves with the two outputs. */
-async function check(page: Page, code: string, verdict: RegExp): Promise<{ coupon: string; verdict: string; offline: string | null }> {
+async function check(
+  page: Page,
+  code: string,
+  verdict: RegExp,
+): Promise<{ coupon: string; verdict: string; offline: string | null }> {
   await page.fill('input[name=code]', code);
   await page.click('form button');
-  await page.waitForFunction((re) => new RegExp(re).test(document.querySelector('#verdict')?.textContent ?? ''), verdict.source, { timeout: 30_000 });
-  await page.waitForFunction(() => (document.querySelector('#coupon')?.textContent ?? '') !== '', null, { timeout: 30_000 });
+  await page.waitForFunction(
+    (re) => new RegExp(re).test(document.querySelector('#verdict')?.textContent ?? ''),
+    verdict.source,
+    { timeout: 30_000 },
+  );
+  await page.waitForFunction(() => (document.querySelector('#coupon')?.textContent ?? '') !== '', null, {
+    timeout: 30_000,
+  });
   return {
     coupon: (await page.textContent('#coupon')) ?? '',
     verdict: (await page.textContent('#verdict')) ?? '',
@@ -113,9 +137,14 @@ async function screenOf(page: Page) {
     const lines = ['#sync', '#options', 'form', '#coupon', '#verdict'];
     return {
       sync: document.querySelector<HTMLElement>('#sync')!.innerText,
-      boxes: Object.fromEntries(lines.map((s) => [s, box(s)])) as Record<string, { left: number; top: number; right: number; bottom: number }>,
+      boxes: Object.fromEntries(lines.map((s) => [s, box(s)])) as Record<
+        string,
+        { left: number; top: number; right: number; bottom: number }
+      >,
       // the line each output stands on, label and all
-      outputLines: ['#coupon', '#verdict'].map((s) => (document.querySelector(s)!.parentElement as HTMLElement).innerText),
+      outputLines: ['#coupon', '#verdict'].map(
+        (s) => (document.querySelector(s)!.parentElement as HTMLElement).innerText,
+      ),
       options: [...document.querySelectorAll('#options label')].map((label) => ({
         label: (label.firstChild?.textContent ?? '').trim(),
         values: [...label.querySelectorAll('option')].map((o) => o.textContent),
@@ -127,11 +156,17 @@ async function screenOf(page: Page) {
 
 /** The first sync that completes: the relay in the config answers "not ready" until its first listing is done. */
 async function firstSync(page: Page, errors: string[]): Promise<void> {
-  await expect.poll(async () => (await sync(page)).ok, { timeout: 60_000, interval: 500, message: `page errors: ${errors.join(' | ')}` }).toBe(true);
+  await expect
+    .poll(async () => (await sync(page)).ok, {
+      timeout: 60_000,
+      interval: 500,
+      message: `page errors: ${errors.join(' | ')}`,
+    })
+    .toBe(true);
 }
 
 describe("the README's quick start in a fresh Vite + React + TS app", { timeout: 300_000 }, () => {
-  it('type-checks under strict: tsc -b (the template\'s build step) reports nothing', async () => {
+  it("type-checks under strict: tsc -b (the template's build step) reports nothing", async () => {
     const { stdout } = await timed('tsc -b', () => app.run('node_modules/.bin/tsc', ['-b', '--pretty', 'false']));
     expect(stdout).toBe('');
     for (const project of ['tsconfig.app.json', 'tsconfig.node.json']) {
@@ -149,10 +184,17 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
   });
 
   it('vite build exits and ships no server code', async () => {
-    await timed('vite build', () => app.run('node_modules/.bin/vite', ['build', '--logLevel', 'warn'], { env: MOCK_ENV as NodeJS.ProcessEnv, timeout: 120_000 }));
+    await timed('vite build', () =>
+      app.run('node_modules/.bin/vite', ['build', '--logLevel', 'warn'], {
+        env: MOCK_ENV as NodeJS.ProcessEnv,
+        timeout: 120_000,
+      }),
+    );
     const dist = join(app.dir, 'dist');
     // nothing of Node (a browser build would stub it as __vite-browser-external), the relay or the mock server
-    expect(await bundleText(dist)).not.toMatch(/__vite-browser-external|["'`]node:[a-z]+["'`]|\[shop-relay\]|RELAY NOT READY|__mock\/holds/);
+    expect(await bundleText(dist)).not.toMatch(
+      /__vite-browser-external|["'`]node:[a-z]+["'`]|\[shop-relay\]|RELAY NOT READY|__mock\/holds/,
+    );
     // worker: { format: 'es' }: the worker's network and checkout code stay chunks of their own, loaded after it starts
     const assets = await readdir(join(dist, 'assets'));
     const worker = assets.find((f) => /^worker-[\w-]+\.js$/.test(f))!;
@@ -166,21 +208,35 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
     expect(engineCode).toMatch(/import\(\s*[`"']\.\/createNetwork-[\w-]+\.js/);
     expect(engineCode).toMatch(/import\(\s*[`"']\.\/checkoutChunk-[\w-]+\.js/);
     const firstLoad = workerCode.length + engineCode.length;
-    console.log(`[consumers] the worker's first load: ${(firstLoad / 1000).toFixed(1)} kB (${worker} ${(workerCode.length / 1000).toFixed(1)} kB + ${engineChunk})`);
+    console.log(
+      `[consumers] the worker's first load: ${(firstLoad / 1000).toFixed(1)} kB (${worker} ${(workerCode.length / 1000).toFixed(1)} kB + ${engineChunk})`,
+    );
   });
 
   it('dev server (npm run dev): the page answers the six lookups from the mock, and the component checks a coupon', async () => {
     await withEnv(MOCK_ENV, async () => {
-      const server = await vite.createServer({ root: app.dir, logLevel: 'warn', clearScreen: false, server: { port: 0, host: '127.0.0.1' } });
+      const server = await vite.createServer({
+        root: app.dir,
+        logLevel: 'warn',
+        clearScreen: false,
+        server: { port: 0, host: '127.0.0.1' },
+      });
       const context = await browser.newContext();
       try {
         await server.listen();
-        const { page, errors } = await open(context, `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}/`);
+        const { page, errors } = await open(
+          context,
+          `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}/`,
+        );
         await timed('dev run', async () => {
           await firstSync(page, errors);
           for (const [name, args] of SIX_LOOKUPS) expectFound(name, await confirmedAnswer(page, name, args), false);
-          expect(await check(page, 'WELCOME10', /^Pay ₩22,500 \(checked online\)$/)).toMatchObject({ offline: 'false' });
-          await page.waitForFunction(() => document.querySelectorAll('#options option').length > 0, null, { timeout: 30_000 });
+          expect(await check(page, 'WELCOME10', /^Pay ₩22,500 \(checked online\)$/)).toMatchObject({
+            offline: 'false',
+          });
+          await page.waitForFunction(() => document.querySelectorAll('#options option').length > 0, null, {
+            timeout: 30_000,
+          });
         });
         expect(errors).toEqual([]);
       } finally {
@@ -204,14 +260,21 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
           expect(online.coupon).not.toBe('Unknown coupon');
 
           // the screen: each output on a line of its own with its label, amounts in won, each option's values
-          await page.waitForFunction(() => document.querySelectorAll('#options option').length > 0, null, { timeout: 30_000 });
+          await page.waitForFunction(() => document.querySelectorAll('#options option').length > 0, null, {
+            timeout: 30_000,
+          });
           await mkdir(screenshots, { recursive: true });
           await page.screenshot({ path: `${screenshots}newcomer-online.png`, fullPage: true });
           // (soft: every wrong thing on the screen is reported at once)
           const screen = await screenOf(page);
-          expect.soft(screen.sync, 'the sync state in words (not the engine\'s phase name)').toMatch(/^synced \d/);
+          expect.soft(screen.sync, "the sync state in words (not the engine's phase name)").toMatch(/^synced \d/);
           expect.soft(overlapping(screen.boxes)).toEqual([]);
-          expect.soft(stackedInOrder(Object.values(screen.boxes) as Box[]), `lines of their own: ${JSON.stringify(screen.boxes)}`).toBe(true);
+          expect
+            .soft(
+              stackedInOrder(Object.values(screen.boxes) as Box[]),
+              `lines of their own: ${JSON.stringify(screen.boxes)}`,
+            )
+            .toBe(true);
           expect.soft(screen.outputLines).toEqual([`Coupon: ${online.coupon}`, 'Result: Pay ₩22,500 (checked online)']);
           expect.soft(screen.options).toEqual([
             { label: '색상', values: ['블랙', '화이트', '네이비'], typed: false },
@@ -225,20 +288,33 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
           await context.setOffline(true);
           await page.reload();
           await page.waitForFunction(() => 'consumerTest' in window, null, { timeout: 60_000 });
-          expect(await page.evaluate(() => navigator.serviceWorker.controller !== null), 'the page came from its service worker').toBe(true);
+          expect(
+            await page.evaluate(() => navigator.serviceWorker.controller !== null),
+            'the page came from its service worker',
+          ).toBe(true);
           for (const [name, args] of SIX_LOOKUPS) expectFound(name, await settle(page, name, args, true), true);
           const offline = await check(page, 'WELCOME10', /checked offline/);
           expect(offline).toMatchObject({ coupon: `${online.coupon} (offline copy)`, offline: 'true' });
-          await page.waitForFunction(() => /^offline/.test(document.querySelector('#sync')?.textContent ?? ''), null, { timeout: 30_000 });
+          await page.waitForFunction(() => /^offline/.test(document.querySelector('#sync')?.textContent ?? ''), null, {
+            timeout: 30_000,
+          });
           await page.screenshot({ path: `${screenshots}newcomer-offline.png`, fullPage: true });
           // the API's answers are the engine's: no cache holds one, and none answers for the network
           const cached = await page.evaluate(async () => {
             const urls: string[] = [];
-            for (const name of await caches.keys()) for (const r of await (await caches.open(name)).keys()) urls.push(new URL(r.url).pathname);
+            for (const name of await caches.keys())
+              for (const r of await (await caches.open(name)).keys()) urls.push(new URL(r.url).pathname);
             return urls;
           });
           expect(cached.filter((path) => path.startsWith('/shop-api'))).toEqual([]);
-          expect(await page.evaluate(() => fetch('/shop-api/v2/shop/coupons').then(() => 'answered', () => 'failed'))).toBe('failed');
+          expect(
+            await page.evaluate(() =>
+              fetch('/shop-api/v2/shop/coupons').then(
+                () => 'answered',
+                () => 'failed',
+              ),
+            ),
+          ).toBe('failed');
         });
         expect(errors).toEqual([]);
       } finally {
@@ -249,7 +325,9 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
   });
 
   it('started while the shop API was down, the page syncs by itself once it is up (no reload, no sync call)', async () => {
-    const { startMockShopApi } = await app.importDep<{ startMockShopApi(): Promise<MockShopApi> }>('@shop-lookup/mock-server');
+    const { startMockShopApi } = await app.importDep<{ startMockShopApi(): Promise<MockShopApi> }>(
+      '@shop-lookup/mock-server',
+    );
     const mock = await startMockShopApi();
     mock.setDown(true);
     // the README's config with a key: its relay lists this API, which is down as the server and the page start
@@ -258,7 +336,10 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
       const server = await vite.preview({ root: app.dir, logLevel: 'warn', preview: { port: 0, host: '127.0.0.1' } });
       const context = await browser.newContext();
       try {
-        const { page, errors } = await open(context, `http://127.0.0.1:${(server.httpServer.address() as { port: number }).port}/`);
+        const { page, errors } = await open(
+          context,
+          `http://127.0.0.1:${(server.httpServer.address() as { port: number }).port}/`,
+        );
         const down = await sync(page);
         expect(down.ok).toBe(false);
         expect(['relay_not_ready', 'network_error']).toContain(down.errors[0]?.code);
@@ -267,7 +348,9 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
         mock.setDown(false);
         await timed('synced after the API came up', async () => {
           // the component's status line: "synced 10:42:07" once the coupons arrived
-          await page.waitForFunction(() => /synced/.test(document.querySelector('#sync')?.textContent ?? ''), null, { timeout: 120_000 });
+          await page.waitForFunction(() => /synced/.test(document.querySelector('#sync')?.textContent ?? ''), null, {
+            timeout: 120_000,
+          });
         });
         for (const [name, args] of SIX_LOOKUPS) expectFound(name, await confirmedAnswer(page, name, args), false);
         expect(await check(page, 'WELCOME10', /^Pay ₩[\d,]+ /)).toMatchObject({ offline: 'false' });

@@ -38,7 +38,13 @@ describe('Node scripts against the packed package', { timeout: 120_000 }, () => 
     for (const auth of ['GET /v2/auth?key=demo-key&secret=demo-secret', 'GET /v2/auth', 'POST /v2/auth']) {
       expect(byRequest[auth]!.status, auth).toBe(404);
     }
-    for (const write of ['POST /v2/shop/coupons', 'PUT /v2/shop/coupons/WELCOME10', 'PATCH /v2/shop/products/13805/options/12', 'DELETE /v2/shop/coupons/WELCOME10', 'HEAD /v2/shop/coupons']) {
+    for (const write of [
+      'POST /v2/shop/coupons',
+      'PUT /v2/shop/coupons/WELCOME10',
+      'PATCH /v2/shop/products/13805/options/12',
+      'DELETE /v2/shop/coupons/WELCOME10',
+      'HEAD /v2/shop/coupons',
+    ]) {
       expect(byRequest[write]!.status, write).toBe(405);
     }
     expect(byRequest['GET /v2/member/members']!.status).toBe(404);
@@ -71,7 +77,14 @@ describe('Node scripts against the packed package', { timeout: 120_000 }, () => 
   it("the README's Node example runs against the installed package, online then offline", async () => {
     const { stdout } = await timed('node example', () => app.run('node', ['node-offline.mjs'], { timeout: 90_000 }));
     const [online, offline] = stdout.split('-- offline');
-    for (const name of ['coupons', 'coupon', 'issuedCoupon', 'productOptions', 'productOptionByNo', 'productOptionByCode']) {
+    for (const name of [
+      'coupons',
+      'coupon',
+      'issuedCoupon',
+      'productOptions',
+      'productOptionByNo',
+      'productOptionByCode',
+    ]) {
       expect(online).toMatch(new RegExp(`^${name}: .+ \\| offline: false \\| syncedAt: 20`, 'm'));
       expect(offline).toMatch(new RegExp(`^${name}: .+ \\| offline: true \\| syncedAt: 20`, 'm'));
     }

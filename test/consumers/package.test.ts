@@ -46,7 +46,10 @@ interface Unpacked {
 async function unpack(tarball: string, into: string): Promise<Unpacked> {
   const dir = await mkdtemp(join(into, 'pkg-'));
   await run('tar', ['-xzf', tarball, '-C', dir]);
-  const files = (await run('tar', ['-tzf', tarball])).stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
+  const files = (await run('tar', ['-tzf', tarball])).stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((f) => f.replace(/^package\//, ''));
   const pkg = JSON.parse(await readFile(join(dir, 'package/package.json'), 'utf8')) as Manifest;
   return { dir, files, pkg, read: (file) => readFile(join(dir, 'package', file), 'utf8') };
 }
@@ -64,7 +67,11 @@ let pkg: Manifest;
 beforeAll(async () => {
   const tarballs = await timed('pack', packedTarballs);
   tmp = await mkdtemp(join(tmpdir(), 'shop-lookup-tarball-'));
-  [root, relay, mock] = await Promise.all([unpack(tarballs.shopLookup, tmp), unpack(tarballs.relay, tmp), unpack(tarballs.mockServer, tmp)]);
+  [root, relay, mock] = await Promise.all([
+    unpack(tarballs.shopLookup, tmp),
+    unpack(tarballs.relay, tmp),
+    unpack(tarballs.mockServer, tmp),
+  ]);
   ({ dir, files, pkg } = root);
 }, 600_000);
 
@@ -112,8 +119,12 @@ describe('the packed tarball', () => {
 
   it('has the README and no tests, sources or fixtures', () => {
     expect(files).toContain('README.md');
-    expect(files.filter((f) => /(^|\/)test\/|\.test\.|\.spec\.|^src\/|^worker\/|^demo\/|^bench\/|^examples\//.test(f))).toEqual([]);
-    expect(files.every((f) => ['README.md', 'LICENSE', 'package.json'].includes(f) || f.startsWith('dist/'))).toBe(true);
+    expect(
+      files.filter((f) => /(^|\/)test\/|\.test\.|\.spec\.|^src\/|^worker\/|^demo\/|^bench\/|^examples\//.test(f)),
+    ).toEqual([]);
+    expect(files.every((f) => ['README.md', 'LICENSE', 'package.json'].includes(f) || f.startsWith('dist/'))).toBe(
+      true,
+    );
   });
 
   it('declares side effects for the worker entry only', () => {
@@ -131,11 +142,18 @@ describe('the packed tarball', () => {
     const engineChunk = worker.match(/import\("\.\/(exposeEngine[^"]*\.js)"\)/)?.[1];
     expect(engineChunk, 'the entry loads exposeEngine with import()').toBeTruthy();
     expect(await readFile(join(dir, 'package/dist', engineChunk!), 'utf8')).toMatch(/from "comlink"/);
-    const chunks = await Promise.all(files.filter((f) => /^dist\/[^/]+\.js$/.test(f)).map((f) => readFile(join(dir, 'package', f), 'utf8')));
-    const nodeChunks = await Promise.all(files.filter((f) => /^dist\/node\/.+\.js$/.test(f)).map((f) => readFile(join(dir, 'package', f), 'utf8')));
+    const chunks = await Promise.all(
+      files.filter((f) => /^dist\/[^/]+\.js$/.test(f)).map((f) => readFile(join(dir, 'package', f), 'utf8')),
+    );
+    const nodeChunks = await Promise.all(
+      files.filter((f) => /^dist\/node\/.+\.js$/.test(f)).map((f) => readFile(join(dir, 'package', f), 'utf8')),
+    );
     for (const dep of Object.keys(pkg.dependencies!)) {
       // statically, or with import() as the in-memory store that stands in where IndexedDB cannot be used
-      expect(chunks.some((c) => c.includes(`from "${dep}`) || c.includes(`import("${dep}")`)), `${dep} imported by name`).toBe(true);
+      expect(
+        chunks.some((c) => c.includes(`from "${dep}`) || c.includes(`import("${dep}")`)),
+        `${dep} imported by name`,
+      ).toBe(true);
     }
     // the deprecated server entries (dist/node) load the packages they moved to by name, with import(); no browser
     // file names a server package or library
@@ -143,7 +161,10 @@ describe('the packed tarball', () => {
     expect(nodeChunks.join('\n')).toContain('import("@shop-lookup/relay")');
     expect(relayEntry).toMatch(/import\("@shop-lookup\/relay"\)/);
     for (const dep of [...SERVER_LIBRARIES, '@shop-lookup/relay', '@shop-lookup/mock-server']) {
-      expect(chunks.some((c) => c.includes(`"${dep}`)), `${dep} kept out of the browser entries`).toBe(false);
+      expect(
+        chunks.some((c) => c.includes(`"${dep}`)),
+        `${dep} kept out of the browser entries`,
+      ).toBe(false);
     }
   });
 
@@ -155,7 +176,13 @@ describe('the packed tarball', () => {
   });
 
   it('has no server library or server package as a dependency or a peer: a browser app installs none', () => {
-    for (const dep of [...SERVER_LIBRARIES, 'msw', '@shop-lookup/relay', '@shop-lookup/mock-server', '@shop-lookup/shop-api']) {
+    for (const dep of [
+      ...SERVER_LIBRARIES,
+      'msw',
+      '@shop-lookup/relay',
+      '@shop-lookup/mock-server',
+      '@shop-lookup/shop-api',
+    ]) {
       expect(pkg.dependencies ?? {}, dep).not.toHaveProperty(dep);
       expect(pkg.peerDependencies ?? {}, dep).not.toHaveProperty(dep);
     }
@@ -197,7 +224,9 @@ describe('the packed tarball', () => {
 describe('the packed @shop-lookup/relay', () => {
   it('is publishable, with its README and LICENSE, and nothing but its build besides', () => {
     expectPublishable(relay, '@shop-lookup/relay');
-    expect(relay.files.every((f) => ['README.md', 'LICENSE', 'package.json'].includes(f) || f.startsWith('dist/'))).toBe(true);
+    expect(
+      relay.files.every((f) => ['README.md', 'LICENSE', 'package.json'].includes(f) || f.startsWith('dist/')),
+    ).toBe(true);
   });
 
   it('has an ESM build and types for its entry, and no source maps', async () => {
@@ -211,18 +240,26 @@ describe('the packed @shop-lookup/relay', () => {
     for (const dep of SERVER_LIBRARIES) expect(code, dep).toMatch(new RegExp(`from "${dep}"|import\\("${dep}"\\)`));
   });
 
-  it("has the shop-lookup-relay command in its dist, a file that starts with a shebang", async () => {
+  it('has the shop-lookup-relay command in its dist, a file that starts with a shebang', async () => {
     expect(relay.pkg.bin).toEqual({ 'shop-lookup-relay': 'dist/shop-lookup-relay.js' });
     expect(await relay.read('dist/shop-lookup-relay.js')).toMatch(/^#!\/usr\/bin\/env node\n/);
   });
 
   it('ships the docs its command points to (dist/docs/relay.md), whose links lead to a shipped page or the repository', async () => {
     const pages = relay.files.filter((f) => f.startsWith('dist/docs/'));
-    expect(pages).toEqual(expect.arrayContaining(['dist/docs/relay.md', 'dist/docs/hub.md', 'dist/docs/feed-protocol.md', 'dist/docs/errors.md']));
+    expect(pages).toEqual(
+      expect.arrayContaining([
+        'dist/docs/relay.md',
+        'dist/docs/hub.md',
+        'dist/docs/feed-protocol.md',
+        'dist/docs/errors.md',
+      ]),
+    );
     expect(await relay.read('dist/docs/relay.md')).toMatch(/^## Deploy$[\s\S]*^\| `CORS_ORIGINS`/m);
     for (const page of pages) {
       for (const [, target] of (await relay.read(page)).matchAll(/\]\(([^)#\s]+\.md)(?:#[^)]*)?\)/g)) {
-        if (/^https:\/\//.test(target!)) expect(target, page).toMatch(/^https:\/\/github\.com\/shop-lookup\/shop-lookup\/blob\/main\//);
+        if (/^https:\/\//.test(target!))
+          expect(target, page).toMatch(/^https:\/\/github\.com\/shop-lookup\/shop-lookup\/blob\/main\//);
         else expect(pages, `${page} links ${target}`).toContain(`dist/docs/${target}`);
       }
     }
@@ -246,17 +283,35 @@ describe('installing the three tarballs', () => {
   it('runs no script and warns about none: no manifest carries an install-time script (preinstall, install, postinstall, prepare)', async () => {
     for (const p of [root, relay, mock]) {
       const scripts = Object.keys(p.pkg.scripts ?? {});
-      expect(scripts.filter((name) => ['preinstall', 'install', 'postinstall', 'prepare'].includes(name)), p.pkg.name).toEqual([]);
+      expect(
+        scripts.filter((name) => ['preinstall', 'install', 'postinstall', 'prepare'].includes(name)),
+        p.pkg.name,
+      ).toEqual([]);
     }
     // what a user sees: npm install of the tarballs, at npm's usual log level (npm names every install script it met)
     const app = await mkdtemp(join(tmp, 'install-'));
-    await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'install-check', private: true, type: 'module' }));
+    await writeFile(
+      join(app, 'package.json'),
+      JSON.stringify({ name: 'install-check', private: true, type: 'module' }),
+    );
     const tarballs = await packedTarballs();
-    const { stderr } = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarballs.shopLookup, tarballs.relay, tarballs.mockServer], {
-      cwd: app,
-      timeout: 300_000,
-      maxBuffer: 64 << 20,
-    });
+    const { stderr } = await run(
+      'npm',
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        tarballs.shopLookup,
+        tarballs.relay,
+        tarballs.mockServer,
+      ],
+      {
+        cwd: app,
+        timeout: 300_000,
+        maxBuffer: 64 << 20,
+      },
+    );
     expect(stderr).not.toMatch(/install-scripts|prepare/);
   }, 300_000);
 
@@ -264,9 +319,16 @@ describe('installing the three tarballs', () => {
     const readme = await root.read('README.md');
     const line = readme.split('\n').find((l) => l.startsWith('npm install shop-lookup '))!;
     for (const dep of Object.keys(pkg.dependencies!)) expect(line, dep).toContain(dep);
-    const docs = await Promise.all(['README.md', 'docs/embedding.md', 'docs/node.md', 'docs/testing-your-app.md'].map((f) => readFile(join(repoRoot, f), 'utf8')));
+    const docs = await Promise.all(
+      ['README.md', 'docs/embedding.md', 'docs/node.md', 'docs/testing-your-app.md'].map((f) =>
+        readFile(join(repoRoot, f), 'utf8'),
+      ),
+    );
     for (const dep of Object.keys(pkg.dependencies!)) {
-      expect(docs.filter((text) => new RegExp(`npm (install|i)( -D)?( [\\w@/.-]+)* ${dep}\\b`).test(text)), dep).toEqual([]);
+      expect(
+        docs.filter((text) => new RegExp(`npm (install|i)( -D)?( [\\w@/.-]+)* ${dep}\\b`).test(text)),
+        dep,
+      ).toEqual([]);
     }
   });
 });
@@ -275,7 +337,8 @@ describe('the private @shop-lookup/shop-api', () => {
   it('is bundled into each package: no file of any tarball names it (a consumer could not install it)', async () => {
     for (const p of [root, relay, mock]) {
       const named = [];
-      for (const f of p.files.filter((file) => /\.(js|ts|json)$/.test(file))) if ((await p.read(f)).includes('@shop-lookup/shop-api')) named.push(f);
+      for (const f of p.files.filter((file) => /\.(js|ts|json)$/.test(file)))
+        if ((await p.read(f)).includes('@shop-lookup/shop-api')) named.push(f);
       expect(named, p.pkg.name).toEqual([]);
     }
   });

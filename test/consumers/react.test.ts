@@ -20,8 +20,10 @@ const ctx = useBrowserApp(
   (t) => [t.shopLookup, t.mockServer],
 );
 
-const sync = (page: Page) => page.evaluate(() => (window as any).consumerTest.sync()) as Promise<{ ok: boolean; errors: { code: string }[] }>;
-const openSubscriptions = (page: Page) => page.evaluate(() => (window as any).consumerTest.openSubscriptions()) as Promise<number>;
+const sync = (page: Page) =>
+  page.evaluate(() => (window as any).consumerTest.sync()) as Promise<{ ok: boolean; errors: { code: string }[] }>;
+const openSubscriptions = (page: Page) =>
+  page.evaluate(() => (window as any).consumerTest.openSubscriptions()) as Promise<number>;
 const outputText = (page: Page) => page.evaluate(() => document.querySelector('output')?.textContent ?? '');
 
 describe('a Vite + React app that uses shop-lookup/react from the packed tarball', { timeout: 240_000 }, () => {
@@ -41,10 +43,14 @@ describe('a Vite + React app that uses shop-lookup/react from the packed tarball
         expect(await sync(page), `sync() online; page errors: ${errors.join(' | ')}`).toMatchObject({ ok: true });
 
         // online: the option picker and an applied coupon
-        await page.waitForFunction(() => document.querySelectorAll('fieldset select option').length > 0, null, { timeout: 30_000 });
+        await page.waitForFunction(() => document.querySelectorAll('fieldset select option').length > 0, null, {
+          timeout: 30_000,
+        });
         await page.fill('input[name=code]', 'WELCOME10');
         await page.click('form button');
-        await page.waitForFunction(() => /10% 할인/.test(document.querySelector('output')?.textContent ?? ''), null, { timeout: 30_000 });
+        await page.waitForFunction(() => /10% 할인/.test(document.querySelector('output')?.textContent ?? ''), null, {
+          timeout: 30_000,
+        });
         expect(await page.getAttribute('output', 'data-offline')).toBe('false');
 
         // the coupon changes in the API: the next sync shows it in the mounted field, no reload
@@ -52,7 +58,9 @@ describe('a Vite + React app that uses shop-lookup/react from the packed tarball
         const welcome = api.mock.data.coupons.find((c) => c.coupon_code === 'WELCOME10');
         api.mock.upsertCoupon({ ...welcome, apply_sale_percent: 15 });
         expect(await sync(page)).toMatchObject({ ok: true });
-        await page.waitForFunction(() => /15% 할인/.test(document.querySelector('output')?.textContent ?? ''), null, { timeout: 30_000 });
+        await page.waitForFunction(() => /15% 할인/.test(document.querySelector('output')?.textContent ?? ''), null, {
+          timeout: 30_000,
+        });
         expect(await page.evaluate(() => (window as any).loadedOnce)).toBe(true);
 
         // offline: the sync fails and says why; the same data stays on screen, marked offline
@@ -60,11 +68,21 @@ describe('a Vite + React app that uses shop-lookup/react from the packed tarball
         const offline = await sync(page);
         expect(offline.ok).toBe(false);
         expect(offline.errors[0]?.code).toBe('network_error');
-        await page.waitForFunction(() => document.querySelector('output')?.getAttribute('data-offline') === 'true', null, { timeout: 30_000 });
+        await page.waitForFunction(
+          () => document.querySelector('output')?.getAttribute('data-offline') === 'true',
+          null,
+          { timeout: 30_000 },
+        );
         expect(await outputText(page)).toMatch(/15% 할인 \(as of/);
-        await page.waitForFunction(() => document.querySelector('fieldset')?.getAttribute('data-offline') === 'true', null, { timeout: 30_000 });
+        await page.waitForFunction(
+          () => document.querySelector('fieldset')?.getAttribute('data-offline') === 'true',
+          null,
+          { timeout: 30_000 },
+        );
         expect(await page.locator('fieldset select option').count()).toBeGreaterThan(0);
-        await page.waitForFunction(() => document.querySelector('#sync')?.textContent === 'offline', null, { timeout: 30_000 });
+        await page.waitForFunction(() => document.querySelector('#sync')?.textContent === 'offline', null, {
+          timeout: 30_000,
+        });
 
         // unmount: every hook released its subscription (status, options, coupon were open)
         expect(await openSubscriptions(page)).toBe(3);
@@ -81,7 +99,11 @@ describe('a Vite + React app that uses shop-lookup/react from the packed tarball
 
   it("the app's own vitest suite passes: a component against the MSW handlers in jsdom, worker: false, fake-indexeddb", async () => {
     // the app's vitest is a process of its own: none of this run's vitest state leaks into it
-    const env = Object.fromEntries(Object.keys(process.env).filter((k) => /^(VITEST|TEST$|NODE_ENV$)/.test(k)).map((k) => [k, '']));
+    const env = Object.fromEntries(
+      Object.keys(process.env)
+        .filter((k) => /^(VITEST|TEST$|NODE_ENV$)/.test(k))
+        .map((k) => [k, '']),
+    );
     const { stdout } = await timed('app vitest', () =>
       ctx.app.run('node_modules/.bin/vitest', ['run', '--reporter=verbose', '--no-color'], { env }),
     );

@@ -5,7 +5,16 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installFixture, packedTarballs, pageFiles, printTimings, readmeExample, startShopApi, timed, type Fixture } from './harness';
+import {
+  installFixture,
+  packedTarballs,
+  pageFiles,
+  printTimings,
+  readmeExample,
+  startShopApi,
+  timed,
+  type Fixture,
+} from './harness';
 
 /** Loaded into `vite build` with --import: every fetch the process makes is appended to FETCH_LOG. */
 const RECORD_FETCH = `import { appendFileSync } from 'node:fs';
@@ -26,7 +35,9 @@ let api: Awaited<ReturnType<typeof startShopApi>>;
 
 beforeAll(async () => {
   const { shopLookup, relay } = await timed('pack', packedTarballs);
-  app = await timed('install', async () => installFixture('vite-app', [shopLookup, relay], { ...(await pageFiles()), 'record-fetch.mjs': RECORD_FETCH }));
+  app = await timed('install', async () =>
+    installFixture('vite-app', [shopLookup, relay], { ...(await pageFiles()), 'record-fetch.mjs': RECORD_FETCH }),
+  );
   api = await startShopApi();
 }, 600_000);
 
@@ -43,19 +54,37 @@ describe("the docs' vite.config.js recipes", { timeout: 180_000 }, () => {
       const log = join(app.dir, `fetches-${what.replace(/\W+/g, '-')}.log`);
       await writeFile(log, '');
       // what a developer has in their shell: real-looking credentials, the real API as target
-      const env = { SHOP_API_KEY: 'a-key', SHOP_API_SECRET: 'a-secret', FETCH_LOG: log, NODE_OPTIONS: `--import=${pathToFileURL(join(app.dir, 'record-fetch.mjs')).href}` };
+      const env = {
+        SHOP_API_KEY: 'a-key',
+        SHOP_API_SECRET: 'a-secret',
+        FETCH_LOG: log,
+        NODE_OPTIONS: `--import=${pathToFileURL(join(app.dir, 'record-fetch.mjs')).href}`,
+      };
       // a build that does not exit fails here (the recipe of old started the relay with the config, and it never let
       // go)
-      await timed(`build (${what})`, () => app.run('node_modules/.bin/vite', ['build', '--logLevel', 'warn'], { env, timeout: 90_000 }));
+      await timed(`build (${what})`, () =>
+        app.run('node_modules/.bin/vite', ['build', '--logLevel', 'warn'], { env, timeout: 90_000 }),
+      );
       expect(await readFile(log, 'utf8')).toBe('');
     });
   }
 
   it('docs/relay.md: the dev server serves the relay, its feed listed from the mock API', async () => {
     await writeFile(join(app.dir, 'vite.config.js'), await readmeExample('vite.config.js', 'docs/relay.md'));
-    const vite = (await import(pathToFileURL(join(app.dir, 'node_modules/vite/dist/node/index.js')).href)) as typeof import('vite');
-    Object.assign(process.env, { SHOP_API_KEY: 'demo-key', SHOP_API_SECRET: 'demo-secret', SHOP_API_TARGET: api.mock.url });
-    const server = await vite.createServer({ root: app.dir, logLevel: 'warn', clearScreen: false, server: { port: 0, host: '127.0.0.1' } });
+    const vite = (await import(
+      pathToFileURL(join(app.dir, 'node_modules/vite/dist/node/index.js')).href
+    )) as typeof import('vite');
+    Object.assign(process.env, {
+      SHOP_API_KEY: 'demo-key',
+      SHOP_API_SECRET: 'demo-secret',
+      SHOP_API_TARGET: api.mock.url,
+    });
+    const server = await vite.createServer({
+      root: app.dir,
+      logLevel: 'warn',
+      clearScreen: false,
+      server: { port: 0, host: '127.0.0.1' },
+    });
     await server.listen();
     const base = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}/shop-api`;
     try {

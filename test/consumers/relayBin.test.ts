@@ -41,8 +41,11 @@ describe('the packed shop-lookup-relay command', { timeout: 300_000 }, () => {
     const docs = /docs\/relay\.md, "Deploy": (\S+)$/m.exec(stdout)?.[1];
     expect(docs).toBe(join(app.dir, 'node_modules/@shop-lookup/relay/dist/docs/relay.md'));
     const page = await readFile(docs!, 'utf8');
-    for (const name of ['SHOP_API_TARGET', 'CORS_ORIGINS', 'TILL_TOKENS_FILE']) expect(page, name).toMatch(new RegExp(`^\\| \`${name}\``, 'm'));
-    expect(stdout).toMatch(/online: https:\/\/github\.com\/shop-lookup\/shop-lookup\/blob\/main\/docs\/relay\.md#deploy$/m);
+    for (const name of ['SHOP_API_TARGET', 'CORS_ORIGINS', 'TILL_TOKENS_FILE'])
+      expect(page, name).toMatch(new RegExp(`^\\| \`${name}\``, 'm'));
+    expect(stdout).toMatch(
+      /online: https:\/\/github\.com\/shop-lookup\/shop-lookup\/blob\/main\/docs\/relay\.md#deploy$/m,
+    );
   });
 
   // as docs/relay.md ("Signals") says to start it: the installed command itself (a container's exec-form CMD, a
@@ -56,13 +59,24 @@ describe('the packed shop-lookup-relay command', { timeout: 300_000 }, () => {
     const token = (await app.run(bin, ['token', '--till', 'front-1', '--days', '1'], { env: secretEnv })).stdout.trim();
     // the mock API from the packed @shop-lookup/mock-server, installed apart: the operator's app holds the relay only
     const servers = await timed('server packages', serverPackages);
-    const { startMockShopApi } = await servers.importDep<{ startMockShopApi(o?: object): Promise<{ url: string; close(): Promise<void> }> }>('@shop-lookup/mock-server');
+    const { startMockShopApi } = await servers.importDep<{
+      startMockShopApi(o?: object): Promise<{ url: string; close(): Promise<void> }>;
+    }>('@shop-lookup/mock-server');
     const mock = await startMockShopApi({ rateLimits: false });
     try {
       for (const [command, args, how] of documented()) {
         const child = spawn(command, args, {
           cwd: app.dir,
-          env: { PATH: process.env.PATH, ...secretEnv, SHOP_API_KEY: 'demo-key', SHOP_API_SECRET: 'demo-secret', SHOP_API_TARGET: mock.url, HOST: '127.0.0.1', PORT: '0', BASE_PATH: '/shop-api' },
+          env: {
+            PATH: process.env.PATH,
+            ...secretEnv,
+            SHOP_API_KEY: 'demo-key',
+            SHOP_API_SECRET: 'demo-secret',
+            SHOP_API_TARGET: mock.url,
+            HOST: '127.0.0.1',
+            PORT: '0',
+            BASE_PATH: '/shop-api',
+          },
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         let relayPid: number | undefined;
@@ -86,13 +100,18 @@ describe('the packed shop-lookup-relay command', { timeout: 300_000 }, () => {
           expect((await fetch(`${origin}/healthz`)).status).toBe(200);
           for (let ready = false; !ready; ) ready = (await fetch(`${origin}/readyz`)).status === 200;
           expect((await fetch(`${origin}/shop-api/relay/v1/feed?limit=1`)).status).toBe(401);
-          const feed = await fetch(`${origin}/shop-api/relay/v1/feed?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+          const feed = await fetch(`${origin}/shop-api/relay/v1/feed?limit=1`, {
+            headers: { authorization: `Bearer ${token}` },
+          });
           expect(feed.status).toBe(200);
           const head = (await feed.json()) as { upserts: unknown[]; version: number; handle: string };
           expect(head.upserts).toHaveLength(1);
-          const parked = fetch(`${origin}/shop-api/relay/v1/feed?since=${head.version}&handle=${head.handle}&wait=60`, { headers: { authorization: `Bearer ${token}` } });
+          const parked = fetch(`${origin}/shop-api/relay/v1/feed?since=${head.version}&handle=${head.handle}&wait=60`, {
+            headers: { authorization: `Bearer ${token}` },
+          });
           for (let waiting = 0; waiting < 1; await new Promise((resolve) => setTimeout(resolve, 20))) {
-            waiting = ((await (await fetch(`${origin}/shop-api/relay/v1/status`)).json()) as { waiting: number }).waiting;
+            waiting = ((await (await fetch(`${origin}/shop-api/relay/v1/status`)).json()) as { waiting: number })
+              .waiting;
           }
           const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
           child.kill('SIGTERM');
@@ -104,7 +123,9 @@ describe('the packed shop-lookup-relay command', { timeout: 300_000 }, () => {
           expect(out).toMatch(/"reason":"SIGTERM","parked":1[^\n]*"msg":"shutting down"/);
           expect(out).toContain('"msg":"stopped"');
           expect(out).not.toContain('started through npm');
-          expect(() => process.kill(relayPid!, 0), `${how}: the relay's pid ${relayPid} is gone`).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+          expect(() => process.kill(relayPid!, 0), `${how}: the relay's pid ${relayPid} is gone`).toThrow(
+            expect.objectContaining({ code: 'ESRCH' }),
+          );
         } finally {
           child.kill('SIGKILL');
           if (relayPid !== undefined) {

@@ -11,7 +11,10 @@ let app: Fixture;
 beforeAll(async () => {
   const { shopLookup, relay, mockServer } = await timed('pack', packedTarballs);
   // the README's till example (src/pos.ts) and docs/errors.md's switch over the codes (src/errorText.ts) along
-  const examples = { 'src/pos.ts': await readmeExample('pos.ts'), 'src/errorText.ts': await readmeExample('errorText.ts') };
+  const examples = {
+    'src/pos.ts': await readmeExample('pos.ts'),
+    'src/errorText.ts': await readmeExample('errorText.ts'),
+  };
   app = await timed('install', async () => installFixture('ts-consumer', [shopLookup, relay, mockServer], examples));
 }, 600_000);
 

@@ -41,9 +41,15 @@ afterAll(async () => {
 
 describe('a Vite app that installs the packed tarball', { timeout: 240_000 }, () => {
   it('dev server: the worker loads from node_modules with no config; six lookups online, then offline', async () => {
-    const vite = (await import(pathToFileURL(join(app.dir, 'node_modules/vite/dist/node/index.js')).href)) as typeof import('vite');
+    const vite = (await import(
+      pathToFileURL(join(app.dir, 'node_modules/vite/dist/node/index.js')).href
+    )) as typeof import('vite');
     // the app's own vite.config.js (docs/proxy.md's recipe) reads these
-    Object.assign(process.env, { SHOP_API_KEY: 'demo-key', SHOP_API_SECRET: 'demo-secret', SHOP_API_TARGET: api.mock.url });
+    Object.assign(process.env, {
+      SHOP_API_KEY: 'demo-key',
+      SHOP_API_SECRET: 'demo-secret',
+      SHOP_API_TARGET: api.mock.url,
+    });
     const server = await vite.createServer({
       root: app.dir,
       logLevel: 'warn',
@@ -77,7 +83,9 @@ describe('a Vite app that installs the packed tarball', { timeout: 240_000 }, ()
   it("vite build: the README's `worker` factory option works too", async () => {
     const site = await serveApp(join(app.dir, 'dist'), api.proxy);
     try {
-      const { workers } = await timed('factory run', () => exerciseApp(browser, `${site.url}/?worker=factory`, { storefront: false }));
+      const { workers } = await timed('factory run', () =>
+        exerciseApp(browser, `${site.url}/?worker=factory`, { storefront: false }),
+      );
       expect(workers).toHaveLength(1);
     } finally {
       await site.close();

@@ -47,7 +47,8 @@ describe('a webpack 5 app that installs the packed tarball', { timeout: 240_000 
   });
 
   it('the deprecated shop-lookup/relay, without @shop-lookup/relay installed, names the package to install', async () => {
-    const load = "import('shop-lookup/relay').then(() => console.log('loaded'), (e) => console.log(e.code + ': ' + e.message))";
+    const load =
+      "import('shop-lookup/relay').then(() => console.log('loaded'), (e) => console.log(e.code + ': ' + e.message))";
     const { stdout } = await app.run('node', ['--input-type=module', '-e', load]);
     expect(stdout.trim()).toBe(
       "moved_package: shop-lookup/relay moved to the package @shop-lookup/relay, which is not installed: npm install @shop-lookup/relay, then import from '@shop-lookup/relay'.",
@@ -69,7 +70,9 @@ describe('a webpack 5 app that installs the packed tarball', { timeout: 240_000 
   });
 
   it("the README's `worker` factory option works too", async () => {
-    const { workers } = await timed('factory run', () => exerciseApp(browser, `${site.url}/?worker=factory`, { storefront: false }));
+    const { workers } = await timed('factory run', () =>
+      exerciseApp(browser, `${site.url}/?worker=factory`, { storefront: false }),
+    );
     expect(workers).toHaveLength(1);
   });
 });

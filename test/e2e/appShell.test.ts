@@ -47,7 +47,9 @@ async function waitForBuild(page: EnginePage, build: string): Promise<void> {
   const end = Date.now() + WAIT_MS;
   let shown: string | null | undefined;
   while (Date.now() < end) {
-    shown = await page.evaluate(() => document.querySelector('[data-testid="app-build"]')?.textContent ?? null).catch(() => undefined);
+    shown = await page
+      .evaluate(() => document.querySelector('[data-testid="app-build"]')?.textContent ?? null)
+      .catch(() => undefined);
     if (shown === `build ${build}`) return;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -66,11 +68,19 @@ e2eSuite('the built demo app shell', { timeout: 180_000, demo: { built: true } }
       const storefront = await openStorefront(context, demo);
       await fill(storefront, tid('coupon-code'), MOCK_CODES.welcomeCoupon);
       await click(storefront, tid('check'));
-      await waitFor(storefront, '[data-testid="verdict"][data-state="ok"]', 'the coupon checked with the storefront relay');
+      await waitFor(
+        storefront,
+        '[data-testid="verdict"][data-state="ok"]',
+        'the coupon checked with the storefront relay',
+      );
 
       const paths = await cachedPaths(till);
-      const assets = (await readdir(join(demo.outDir!, 'assets'))).filter((f) => /\.(js|css)$/.test(f)).map((f) => `/assets/${f}`);
-      expect(assets.filter((f) => /\/(worker|exposeEngine|createNetwork|validateCoupon)-/.test(f)).length).toBeGreaterThanOrEqual(4);
+      const assets = (await readdir(join(demo.outDir!, 'assets')))
+        .filter((f) => /\.(js|css)$/.test(f))
+        .map((f) => `/assets/${f}`);
+      expect(
+        assets.filter((f) => /\/(worker|exposeEngine|createNetwork|validateCoupon)-/.test(f)).length,
+      ).toBeGreaterThanOrEqual(4);
       expect(paths).toEqual(expect.arrayContaining(['/index.html', '/storefront.html', ...assets]));
       expect(paths.filter((p) => ENGINE_PATHS.test(p))).toEqual([]);
       expect(await textOf(till, 'offline-ready')).toBe(`Ready offline (${paths.length} files cached)`);
@@ -78,10 +88,18 @@ e2eSuite('the built demo app shell', { timeout: 180_000, demo: { built: true } }
       // the storefront reloaded with no network: the page from the cache, the options and the verdict from IndexedDB
       demo.network.cut();
       await storefront.reload();
-      await waitFor(storefront, '[data-testid="options"][data-synced-at]', 'the options from IndexedDB after the reload');
+      await waitFor(
+        storefront,
+        '[data-testid="options"][data-synced-at]',
+        'the options from IndexedDB after the reload',
+      );
       await fill(storefront, tid('coupon-code'), MOCK_CODES.welcomeCoupon);
       await click(storefront, tid('check'));
-      await waitFor(storefront, '[data-testid="verdict"][data-state="ok"][data-source="local"]', 'the coupon decided from this device');
+      await waitFor(
+        storefront,
+        '[data-testid="verdict"][data-state="ok"][data-source="local"]',
+        'the coupon decided from this device',
+      );
       await demo.screenshot(storefront, 'storefront-reloaded-offline');
     } finally {
       demo.network.restore();

@@ -5,7 +5,16 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { MOCK_CODES } from '../../packages/mock-server/src';
-import { applyCoupon, e2eSuite, openPage, statusOf, textOf, verdictState, waitForFirstSync, waitForText } from './harness';
+import {
+  applyCoupon,
+  e2eSuite,
+  openPage,
+  statusOf,
+  textOf,
+  verdictState,
+  waitForFirstSync,
+  waitForText,
+} from './harness';
 
 e2eSuite('the built demo till', { timeout: 120_000, demo: { built: true } }, (t) => {
   it('the build splits the worker into chunks', async () => {

@@ -3,7 +3,20 @@
 // the reason in words, and once the network is back the offline journal lists every verdict given without it.
 import { expect, it } from 'vitest';
 import { MOCK_CODES } from '../../packages/mock-server/src';
-import { applyCoupon, attrOf, click, e2eSuite, goOffline, goOnline, openTill, textOf, tid, verdictState, waitFor, waitForText } from './harness';
+import {
+  applyCoupon,
+  attrOf,
+  click,
+  e2eSuite,
+  goOffline,
+  goOnline,
+  openTill,
+  textOf,
+  tid,
+  verdictState,
+  waitFor,
+  waitForText,
+} from './harness';
 
 e2eSuite('cashier at an offline till', { timeout: 120_000 }, (t) => {
   it('validates coupons offline (valid, expired, unknown) and journals the verdicts', async () => {
@@ -47,7 +60,11 @@ e2eSuite('cashier at an offline till', { timeout: 120_000 }, (t) => {
       await click(page, tid('journal-refresh'));
       await waitFor(page, '[data-testid="journal-note"][data-count="3"]', 'three verdicts in the journal');
       const seen = await page.evaluate(() =>
-        [...document.querySelectorAll('[data-testid="journal-entry"]')].map((r) => ({ code: r.getAttribute('data-code'), ok: r.getAttribute('data-ok'), reason: r.getAttribute('data-reason') })),
+        [...document.querySelectorAll('[data-testid="journal-entry"]')].map((r) => ({
+          code: r.getAttribute('data-code'),
+          ok: r.getAttribute('data-ok'),
+          reason: r.getAttribute('data-reason'),
+        })),
       );
       expect(seen).toEqual([
         { code: 'NEWCODE-2026', ok: 'false', reason: 'unknown_offline' },

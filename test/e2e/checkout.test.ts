@@ -3,7 +3,19 @@
 // placeholder is shown whole. Read from the screen: texts, states and layout boxes (layout.ts), and screenshots.
 import { expect, it } from 'vitest';
 import { MOCK_CODES } from '../../packages/mock-server/src';
-import { applyCoupon, attrOf, click, e2eSuite, fill, isHidden, openTill, textOf, tid, verdictState, waitFor } from './harness';
+import {
+  applyCoupon,
+  attrOf,
+  click,
+  e2eSuite,
+  fill,
+  isHidden,
+  openTill,
+  textOf,
+  tid,
+  verdictState,
+  waitFor,
+} from './harness';
 import { boxesOf, overlapping, placeholderFit } from './layout';
 
 e2eSuite('the till checkout', { timeout: 120_000 }, (t) => {
@@ -32,7 +44,9 @@ e2eSuite('the till checkout', { timeout: 120_000 }, (t) => {
       expect(await textOf(page, 'verdict-total')).toBe('₩22,000');
       await fill(page, tid('order-amount'), '-5000');
       await waitFor(page, '[data-testid="verdict"][data-state="invalid-amount"]', 'the till refuses the amount');
-      expect(await textOf(page, 'verdict')).toBe('The order amount cannot be negative (−₩5,000): correct it to check the coupon.');
+      expect(await textOf(page, 'verdict')).toBe(
+        'The order amount cannot be negative (−₩5,000): correct it to check the coupon.',
+      );
       expect(await attrOf(page, tid('order-amount'), 'aria-invalid')).toBe('true');
       expect(await isHidden(page, tid('verdict-total'))).toBe(true);
       const parts = ['coupon-code', 'apply-coupon', 'remove-coupon', 'verdict', 'order-amount'].map(tid);

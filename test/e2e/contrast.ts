@@ -20,7 +20,10 @@ function textContrasts(page: EnginePage, rootSelector: string): Promise<TextCont
     const parse = (css: string): Rgba => {
       const m = /rgba?\(([^)]+)\)/.exec(css);
       if (!m) throw new Error(`unexpected colour ${css}`);
-      const parts = m[1]!.split(/[\s,/]+/).filter(Boolean).map(Number);
+      const parts = m[1]!
+        .split(/[\s,/]+/)
+        .filter(Boolean)
+        .map(Number);
       return [parts[0]!, parts[1]!, parts[2]!, parts[3] ?? 1];
     };
     // `top` with alpha over an opaque `under`
@@ -44,7 +47,11 @@ function textContrasts(page: EnginePage, rootSelector: string): Promise<TextCont
     if (!root) throw new Error(`no ${rootSelector}`);
     const out: { text: string; where: string; color: string; background: string; ratio: number }[] = [];
     for (const el of [root, ...root.querySelectorAll('*')]) {
-      const own = [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent ?? '').join('').trim();
+      const own = [...el.childNodes]
+        .filter((n) => n.nodeType === Node.TEXT_NODE)
+        .map((n) => n.textContent ?? '')
+        .join('')
+        .trim();
       if (!own || el.getClientRects().length === 0) continue;
       const style = getComputedStyle(el);
       if (style.visibility === 'hidden' || Number(style.opacity) === 0) continue;

@@ -40,7 +40,12 @@ async function buildTillPage(outDir: string): Promise<void> {
         registerType: 'autoUpdate',
         manifest: false,
         // the page's files only: the relay is another origin, its answers are the engine's
-        workbox: { globPatterns: ['**/*.{js,css,html}'], navigateFallback: null, clientsClaim: true, skipWaiting: true },
+        workbox: {
+          globPatterns: ['**/*.{js,css,html}'],
+          navigateFallback: null,
+          clientsClaim: true,
+          skipWaiting: true,
+        },
       }),
     ],
   });
@@ -48,7 +53,10 @@ async function buildTillPage(outDir: string): Promise<void> {
 
 for (const engineName of enginesOfRun()) {
   // (WebKit's tests get one more try, as e2eSuite gives them: its WebDriver once left a command unanswered)
-  describe(`a till on another origin than its relay [${engineName}]`, { timeout: 180_000, retry: engineName === 'webkit' ? 1 : 0 }, () => {
+  describe(`a till on another origin than its relay [${engineName}]`, {
+    timeout: 180_000,
+    retry: engineName === 'webkit' ? 1 : 0,
+  }, () => {
     let mock: MockShopApi;
     let dir: string;
     let server: PreviewServer;
@@ -66,7 +74,13 @@ for (const engineName of enginesOfRun()) {
       dir = await mkdtemp(join(tmpdir(), 'shop-lookup-cross-origin-'));
       const outDir = join(dir, 'dist');
       await buildTillPage(outDir);
-      server = await preview({ configFile: false, root: PAGE_ROOT, logLevel: 'warn', build: { outDir }, preview: { port: 0, host: '127.0.0.1' } });
+      server = await preview({
+        configFile: false,
+        root: PAGE_ROOT,
+        logLevel: 'warn',
+        build: { outDir },
+        preview: { port: 0, host: '127.0.0.1' },
+      });
       pageNet = await startNetworkCut((server.httpServer.address() as { port: number }).port);
       pageOrigin = `http://127.0.0.1:${pageNet.port}`;
       const tokens = join(dir, 'tills.txt');
@@ -106,7 +120,8 @@ for (const engineName of enginesOfRun()) {
 
     const sync = () => page.evaluate(() => window.till.sync()) as Promise<SyncReport>;
     const status = () => page.evaluate(() => window.till.status()) as Promise<SyncStatus>;
-    const validate = (code: string) => page.evaluate((c) => window.till.validate(c, 32_000), code) as Promise<CouponVerdict>;
+    const validate = (code: string) =>
+      page.evaluate((c) => window.till.validate(c, 32_000), code) as Promise<CouponVerdict>;
     const signIn = (token: string) => page.evaluate((t) => localStorage.setItem('till-token', t), token);
 
     it('shows a wrong token as forbidden (not offline), then syncs from the relay once the till is signed in', async () => {
@@ -131,12 +146,25 @@ for (const engineName of enginesOfRun()) {
       // signed in: the next refused request asks the page again and goes on with the new token
       await signIn(GOOD);
       expect(await sync()).toMatchObject({ ok: true, errors: [] });
-      await waitForPage(page, 'the till synced from the relay', () => window.till.status().then((s) => s.lastError === null && s.source === 'relay' && s.lastSyncedAt.coupons !== null), undefined);
+      await waitForPage(
+        page,
+        'the till synced from the relay',
+        () =>
+          window.till
+            .status()
+            .then((s) => s.lastError === null && s.source === 'relay' && s.lastSyncedAt.coupons !== null),
+        undefined,
+      );
       expect(await validate(MOCK_CODES.welcomeCoupon)).toMatchObject({ ok: true });
     });
 
     it('reloaded with no network at all, opens from its app shell and answers from IndexedDB', async () => {
-      await waitForPage(page, 'the app shell controls the page', () => navigator.serviceWorker.controller !== null, undefined);
+      await waitForPage(
+        page,
+        'the app shell controls the page',
+        () => navigator.serviceWorker.controller !== null,
+        undefined,
+      );
       pageNet.cut();
       relayNet.cut();
       try {
@@ -145,7 +173,13 @@ for (const engineName of enginesOfRun()) {
         await page.evaluate(() => window.till.open());
         const verdict = await validate(MOCK_CODES.welcomeCoupon);
         expect(verdict).toMatchObject({ ok: true, source: 'local' });
-        await waitForPage(page, 'the till shows offline', () => window.till.status().then((s) => !s.online), undefined, WAIT_MS);
+        await waitForPage(
+          page,
+          'the till shows offline',
+          () => window.till.status().then((s) => !s.online),
+          undefined,
+          WAIT_MS,
+        );
       } finally {
         pageNet.restore();
         relayNet.restore();

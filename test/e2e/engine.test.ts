@@ -54,7 +54,9 @@ e2eSuite('shop-lookup engine in the browser', { timeout: 120_000 }, (t) => {
       expect(await textOf(page, 'code-coupon-discount')).toBe('₩4,000');
       expect(await sameDocument(page)).toBe(true);
       // and it came from a sync: the coupon listing was fetched again after the change
-      expect(demo.mock.requests.slice(before).some((r) => r.path === '/v2/shop/coupons' && r.status === 200)).toBe(true);
+      expect(demo.mock.requests.slice(before).some((r) => r.path === '/v2/shop/coupons' && r.status === 200)).toBe(
+        true,
+      );
     } finally {
       demo.mock.upsertCoupon(original);
       await context.close();
@@ -140,7 +142,9 @@ e2eSuite('shop-lookup engine in the browser', { timeout: 120_000 }, (t) => {
         return typeof storage?.persisted === 'function' ? await storage.persisted() : 'no StorageManager';
       });
       const seen = { state, persisted: (await statusOf(page)).persisted };
-      console.info(`[${t.engine}] navigator.storage.persisted(): ${String(seen.state)}; status().persisted: ${String(seen.persisted)}`);
+      console.info(
+        `[${t.engine}] navigator.storage.persisted(): ${String(seen.state)}; status().persisted: ${String(seen.persisted)}`,
+      );
       if (seen.state === 'no StorageManager') {
         // WebKitGTK ships without StorageManager: nothing asked, nothing broken, status() says "unknown"
         expect(seen.persisted).toBe('unknown');

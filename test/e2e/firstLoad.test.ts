@@ -3,7 +3,23 @@
 // the browser's IndexedDB.
 import { expect, it } from 'vitest';
 import { MOCK_CODES } from '../../packages/mock-server/src';
-import { applyCoupon, attrOf, click, countOf, e2eSuite, fill, lockHolders, openTill, readIndexedDb, selectOption, textOf, textsOf, tid, waitFor, waitForText } from './harness';
+import {
+  applyCoupon,
+  attrOf,
+  click,
+  countOf,
+  e2eSuite,
+  fill,
+  lockHolders,
+  openTill,
+  readIndexedDb,
+  selectOption,
+  textOf,
+  textsOf,
+  tid,
+  waitFor,
+  waitForText,
+} from './harness';
 
 e2eSuite('demo page on first load', { timeout: 120_000 }, (t) => {
   /** The mock's raw record of a coupon (what the API sends). */
@@ -27,7 +43,11 @@ e2eSuite('demo page on first load', { timeout: 120_000 }, (t) => {
       expect(await textOf(page, 'coupon-row-name')).toBe(mockCoupon(MOCK_CODES.fixedCoupon).name);
       expect(await textOf(page, 'coupon-row-discount')).toBe('₩3,000');
       await fill(page, tid('coupon-search'), '봄 세일');
-      await waitFor(page, `[data-testid="coupon-row"][data-code="${MOCK_CODES.encodedCoupon}"]`, 'the coupon found by its name');
+      await waitFor(
+        page,
+        `[data-testid="coupon-row"][data-code="${MOCK_CODES.encodedCoupon}"]`,
+        'the coupon found by its name',
+      );
 
       // 2. coupon(code), with the checkout's verdict beside it
       await applyCoupon(page, MOCK_CODES.fixedCoupon, 25_000);
@@ -59,7 +79,10 @@ e2eSuite('demo page on first load', { timeout: 120_000 }, (t) => {
       expect(await attrOf(page, tid(`swatch-${String(color.no)}-C01`), 'data-color')).toBe('#1c1c1c'); // 블랙
       const size = options.find((o) => o.type === 'default')!;
       const sizeValues = (size.value_list as { name: string }[]).map((v) => v.name);
-      expect((await textsOf(page, `${tid(`option-select-${String(size.no)}`)} option`)).map((s) => s.trim())).toEqual(['— choose —', ...sizeValues]);
+      expect((await textsOf(page, `${tid(`option-select-${String(size.no)}`)} option`)).map((s) => s.trim())).toEqual([
+        '— choose —',
+        ...sizeValues,
+      ]);
       const input = options.find((o) => o.type === 'input')!;
       await waitFor(page, tid(`option-input-${String(input.no)}`), 'the text option');
       // required: 색상 (true) and 사이즈 ('Y'); 각인 문구 is optional

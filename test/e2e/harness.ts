@@ -14,7 +14,16 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { build, createServer, preview, type Plugin, type PreviewServer, type ViteDevServer } from 'vite';
 import type { DemoBackend, DemoPluginApi } from '../../demo/devServer';
 import type { MockShopApi } from '../../packages/mock-server/src';
-import { enginesOfRun, laneKey, launchEngine, type Engine, type EngineContext, type EngineName, type EngineOptions, type EnginePage } from './engines';
+import {
+  enginesOfRun,
+  laneKey,
+  launchEngine,
+  type Engine,
+  type EngineContext,
+  type EngineName,
+  type EngineOptions,
+  type EnginePage,
+} from './engines';
 import { startNetworkCut, type NetworkCut } from './networkCut';
 import { attrOf, click, fill, tid, waitFor } from './page';
 
@@ -78,7 +87,11 @@ const demoConfig = () =>
 /** Builds the demo into `outDir` as production does (`define`: values the build inlines, over the config's). */
 async function buildDemoInto(outDir: string, define: Record<string, string> = {}): Promise<void> {
   // (no plugin timings: the build's worker transform is slow on a busy machine, and says so as a warning)
-  await build({ ...demoConfig(), define, build: { outDir, emptyOutDir: true, sourcemap: false, rolldownOptions: { checks: { pluginTimings: false } } } });
+  await build({
+    ...demoConfig(),
+    define,
+    build: { outDir, emptyOutDir: true, sourcemap: false, rolldownOptions: { checks: { pluginTimings: false } } },
+  });
 }
 
 let built: Promise<string> | undefined;
@@ -197,7 +210,10 @@ export function e2eSuite(
         await demo?.close();
         // the suite's wall time on this engine, start to close (test-results/e2e/timings.jsonl, one line a suite)
         const ms = Math.round(performance.now() - startedAt);
-        await appendFile(`${artifacts}timings.jsonl`, `${JSON.stringify({ suite: title, engine, ms, at: new Date().toISOString() })}\n`).catch(() => undefined);
+        await appendFile(
+          `${artifacts}timings.jsonl`,
+          `${JSON.stringify({ suite: title, engine, ms, at: new Date().toISOString() })}\n`,
+        ).catch(() => undefined);
       }, 60_000);
       body({
         engine,
@@ -238,8 +254,14 @@ export async function openStorefront(context: EngineContext, demo: Demo): Promis
 export async function openTill(context: EngineContext, demo: Demo): Promise<EnginePage> {
   const page = await openPage(context, demo);
   await waitForFirstSync(page);
-  if (demo.outDir) await waitFor(page, '[data-testid="offline-ready"][data-state="ready"]', 'the app shell cached for offline use');
-  else await waitFor(page, '[data-testid="offline-ready"][data-state="dev"]', 'the dev server says it keeps no offline shell');
+  if (demo.outDir)
+    await waitFor(page, '[data-testid="offline-ready"][data-state="ready"]', 'the app shell cached for offline use');
+  else
+    await waitFor(
+      page,
+      '[data-testid="offline-ready"][data-state="dev"]',
+      'the dev server says it keeps no offline shell',
+    );
   return page;
 }
 
@@ -278,7 +300,11 @@ export async function applyCoupon(page: EnginePage, code: string, amount?: numbe
   }
   await fill(page, tid('coupon-code'), code);
   await click(page, tid('apply-coupon'));
-  await waitFor(page, '[data-testid="verdict"]:not([data-state="pending"]):not([data-state="idle"])', `a verdict on ${code}`);
+  await waitFor(
+    page,
+    '[data-testid="verdict"]:not([data-state="pending"]):not([data-state="idle"])',
+    `a verdict on ${code}`,
+  );
 }
 
 /** What the engine's status() says now (undefined `persisted` as 'unknown': WebDriver turns undefined into null). */
@@ -294,7 +320,9 @@ export function statusOf(page: EnginePage): Promise<StatusNow> {
   return page.evaluate(
     () =>
       new Promise<StatusNow>((resolve) => {
-        const lookup = (globalThis as { shopLookup?: { status(): { subscribe(fn: (s: Status) => void): { unsubscribe(): void } } } }).shopLookup!;
+        const lookup = (
+          globalThis as { shopLookup?: { status(): { subscribe(fn: (s: Status) => void): { unsubscribe(): void } } } }
+        ).shopLookup!;
         // status() emits its current value at once
         const sub = lookup.status().subscribe((s) => {
           const lastError = s.lastError ? { code: s.lastError.code, message: s.lastError.message } : null;
@@ -309,8 +337,10 @@ export function statusOf(page: EnginePage): Promise<StatusNow> {
 export const verdictState = (page: EnginePage) => attrOf(page, tid('verdict'), 'data-state');
 
 /** Marks the document, so a test can tell later that no reload happened (true while it is the same document). */
-export const markDocument = (page: EnginePage) => page.evaluate(() => void Object.assign(window, { __sameDocument: true }));
-export const sameDocument = (page: EnginePage) => page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument === true);
+export const markDocument = (page: EnginePage) =>
+  page.evaluate(() => void Object.assign(window, { __sameDocument: true }));
+export const sameDocument = (page: EnginePage) =>
+  page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument === true);
 
 /**
  * Who runs the engine: the client id holding the tab's leader lock (Web Locks), and the page's own (a lock the page

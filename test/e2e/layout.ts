@@ -54,7 +54,10 @@ export function marginsOf(page: EnginePage, selector: string): Promise<{ left: n
 }
 
 /** An input's placeholder: how wide its text is in the input's font, and the room the input gives it (px). */
-export function placeholderFit(page: EnginePage, selector: string): Promise<{ text: string; width: number; room: number }> {
+export function placeholderFit(
+  page: EnginePage,
+  selector: string,
+): Promise<{ text: string; width: number; room: number }> {
   return page.evaluate((selector) => {
     const input = document.querySelector<HTMLInputElement>(selector);
     if (!input) throw new Error(`no ${selector}`);
@@ -62,6 +65,10 @@ export function placeholderFit(page: EnginePage, selector: string): Promise<{ te
     const context = document.createElement('canvas').getContext('2d')!;
     context.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
     const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-    return { text: input.placeholder, width: Math.ceil(context.measureText(input.placeholder).width), room: Math.floor(room) };
+    return {
+      text: input.placeholder,
+      width: Math.ceil(context.measureText(input.placeholder).width),
+      room: Math.floor(room),
+    };
   }, selector);
 }

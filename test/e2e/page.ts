@@ -13,10 +13,16 @@ type TextMatch = string | { source: string; flags: string };
 /** The selector of the element(s) with this data-testid. */
 export const tid = (testid: string) => `[data-testid="${testid}"]`;
 
-const matchOf = (text: string | RegExp): TextMatch => (typeof text === 'string' ? text : { source: text.source, flags: text.flags });
+const matchOf = (text: string | RegExp): TextMatch =>
+  typeof text === 'string' ? text : { source: text.source, flags: text.flags };
 
 /** Waits until `selector` is in that state; on timeout, says what was awaited and what the status bar showed. */
-export async function waitFor(page: EnginePage, selector: string, what: string, options: { state?: State; timeout?: number } = {}): Promise<void> {
+export async function waitFor(
+  page: EnginePage,
+  selector: string,
+  what: string,
+  options: { state?: State; timeout?: number } = {},
+): Promise<void> {
   const { state = 'attached', timeout = WAIT_MS } = options;
   const ok = await page.evaluate(
     async ({ selector, state, timeout }) => {
@@ -42,17 +48,27 @@ export async function waitFor(page: EnginePage, selector: string, what: string, 
   );
   if (!ok) {
     const status = await textOf(page, 'status').catch(() => '(page gone)');
-    throw new Error(`${what}: ${selector} not ${state} within ${timeout} ms; the status bar shows ${JSON.stringify(status)}`);
+    throw new Error(
+      `${what}: ${selector} not ${state} within ${timeout} ms; the status bar shows ${JSON.stringify(status)}`,
+    );
   }
 }
 
 /**
  * Waits until an element with this data-testid shows `text` (a substring, or a RegExp); says what it showed instead.
  */
-export async function waitForText(page: EnginePage, testid: string, text: string | RegExp, timeout = WAIT_MS): Promise<void> {
+export async function waitForText(
+  page: EnginePage,
+  testid: string,
+  text: string | RegExp,
+  timeout = WAIT_MS,
+): Promise<void> {
   const result = await page.evaluate(
     async ({ selector, match, timeout }) => {
-      const test = (s: string) => (typeof match === 'string' ? s.replace(/\s+/g, ' ').includes(match) : new RegExp(match.source, match.flags).test(s));
+      const test = (s: string) =>
+        typeof match === 'string'
+          ? s.replace(/\s+/g, ' ').includes(match)
+          : new RegExp(match.source, match.flags).test(s);
       const texts = () => [...document.querySelectorAll<HTMLElement>(selector)].map((el) => el.innerText.trim());
       const end = Date.now() + timeout;
       while (!texts().some(test)) {
@@ -63,11 +79,20 @@ export async function waitForText(page: EnginePage, testid: string, text: string
     },
     { selector: tid(testid), match: matchOf(text), timeout },
   );
-  if (!result.ok) throw new Error(`[data-testid="${testid}"] never showed ${String(text)}; it shows: ${JSON.stringify(result.shown)}`);
+  if (!result.ok)
+    throw new Error(
+      `[data-testid="${testid}"] never showed ${String(text)}; it shows: ${JSON.stringify(result.shown)}`,
+    );
 }
 
 /** Polls `check` (run in the page) until it returns true. */
-export async function waitForPage<A>(page: EnginePage, what: string, check: (arg: A) => boolean | Promise<boolean>, arg: A, timeout = WAIT_MS): Promise<void> {
+export async function waitForPage<A>(
+  page: EnginePage,
+  what: string,
+  check: (arg: A) => boolean | Promise<boolean>,
+  arg: A,
+  timeout = WAIT_MS,
+): Promise<void> {
   const end = Date.now() + timeout;
   while (!(await page.evaluate(check, arg))) {
     if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
@@ -77,19 +102,28 @@ export async function waitForPage<A>(page: EnginePage, what: string, check: (arg
 
 /** The trimmed text of the first element with this data-testid. */
 export async function textOf(page: EnginePage, testid: string): Promise<string> {
-  const text = await page.evaluate((selector) => (document.querySelector<HTMLElement>(selector)?.innerText ?? null), tid(testid));
+  const text = await page.evaluate(
+    (selector) => document.querySelector<HTMLElement>(selector)?.innerText ?? null,
+    tid(testid),
+  );
   if (text === null) throw new Error(`no element [data-testid="${testid}"]`);
   return text.trim();
 }
 
 /** The innerText of every element matching `selector`. */
 export function textsOf(page: EnginePage, selector: string): Promise<string[]> {
-  return page.evaluate((selector) => [...document.querySelectorAll<HTMLElement>(selector)].map((el) => el.innerText), selector);
+  return page.evaluate(
+    (selector) => [...document.querySelectorAll<HTMLElement>(selector)].map((el) => el.innerText),
+    selector,
+  );
 }
 
 /** An attribute of the first element matching `selector` (null when absent). */
 export function attrOf(page: EnginePage, selector: string, name: string): Promise<string | null> {
-  return page.evaluate(({ selector, name }) => document.querySelector(selector)?.getAttribute(name) ?? null, { selector, name });
+  return page.evaluate(({ selector, name }) => document.querySelector(selector)?.getAttribute(name) ?? null, {
+    selector,
+    name,
+  });
 }
 
 /** How many elements match `selector`. */
@@ -99,7 +133,10 @@ export function countOf(page: EnginePage, selector: string): Promise<number> {
 
 /** True when no element matching `selector` is shown. */
 export function isHidden(page: EnginePage, selector: string): Promise<boolean> {
-  return page.evaluate((selector) => ![...document.querySelectorAll(selector)].some((el) => el.getClientRects().length > 0), selector);
+  return page.evaluate(
+    (selector) => ![...document.querySelectorAll(selector)].some((el) => el.getClientRects().length > 0),
+    selector,
+  );
 }
 
 /** Clicks the first shown element matching `selector` (waits until there is one). */

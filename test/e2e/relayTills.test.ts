@@ -3,7 +3,21 @@
 // local data; the relay back, both catch up by the changes since their version, not by a new snapshot.
 import { expect, it } from 'vitest';
 import { MOCK_CODES } from '../../packages/mock-server/src';
-import { applyCoupon, attrOf, click, e2eSuite, fill, offlineBadge, onlineBadge, openTill, textOf, tid, verdictState, waitFor, waitForText } from './harness';
+import {
+  applyCoupon,
+  attrOf,
+  click,
+  e2eSuite,
+  fill,
+  offlineBadge,
+  onlineBadge,
+  openTill,
+  textOf,
+  tid,
+  verdictState,
+  waitFor,
+  waitForText,
+} from './harness';
 
 const LIST = '/v2/shop/coupons';
 
@@ -16,7 +30,9 @@ e2eSuite('two tills on one relay', { timeout: 150_000 }, (t) => {
       const tills = [await openTill(one, demo), await openTill(two, demo)];
       for (const page of tills) await waitForText(page, 'via-relay', /^via relay, version \d+$/);
       // two tills, one upstream listing of the coupons since the demo started (the relay's)
-      const firstPages = demo.mock.requests.filter((r) => r.path === LIST && r.query.offset === '1' && r.status === 200);
+      const firstPages = demo.mock.requests.filter(
+        (r) => r.path === LIST && r.query.offset === '1' && r.status === 200,
+      );
       expect(firstPages).toHaveLength(1);
       const count = String(demo.mock.data.coupons.length);
       for (const page of tills) expect(await attrOf(page, tid('coupon-count'), 'data-count')).toBe(count);
@@ -24,7 +40,11 @@ e2eSuite('two tills on one relay', { timeout: 150_000 }, (t) => {
       // a change made through the mock's control endpoint reaches both open tills through the relay's feed, no click
       const renamed = `${String(welcome.name)} (릴레이)`;
       for (const page of tills) await fill(page, tid('coupon-search'), MOCK_CODES.welcomeCoupon);
-      const posted = await fetch(`${demo.url}/__mock/coupons`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...welcome, name: renamed }) });
+      const posted = await fetch(`${demo.url}/__mock/coupons`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...welcome, name: renamed }),
+      });
       expect(posted.ok).toBe(true);
       for (const page of tills) await waitForText(page, 'coupon-row-name', renamed);
 
@@ -50,7 +70,10 @@ e2eSuite('two tills on one relay', { timeout: 150_000 }, (t) => {
         await waitForText(page, 'coupon-row-name', renamedAgain);
         expect(await textOf(page, 'via-relay')).toMatch(/^via relay, version \d+$/);
       }
-      const feed = demo.backend.relayRequests.slice(mark).map((u) => new URL(u, 'http://x')).filter((u) => u.pathname.endsWith('/relay/v1/feed'));
+      const feed = demo.backend.relayRequests
+        .slice(mark)
+        .map((u) => new URL(u, 'http://x'))
+        .filter((u) => u.pathname.endsWith('/relay/v1/feed'));
       expect(feed.some((u) => u.searchParams.has('since'))).toBe(true);
       expect(feed.filter((u) => !u.searchParams.has('since'))).toEqual([]); // no new snapshot
     } finally {

@@ -2,7 +2,17 @@
 // at till 1 is refused at till 2, naming till 1, as the page shows it.
 import { expect, it } from 'vitest';
 import { MOCK_CODES } from '../../packages/mock-server/src';
-import { applyCoupon, attrOf, e2eSuite, textOf, tid, waitFor, waitForFirstSync, waitForPage, type EngineContext } from './harness';
+import {
+  applyCoupon,
+  attrOf,
+  e2eSuite,
+  textOf,
+  tid,
+  waitFor,
+  waitForFirstSync,
+  waitForPage,
+  type EngineContext,
+} from './harness';
 
 const VOUCHER = MOCK_CODES.issuedUnused;
 
@@ -23,12 +33,27 @@ e2eSuite('a voucher shared between two tills', { timeout: 150_000 }, (t) => {
       await applyCoupon(one, VOUCHER, 32_000);
       expect(await attrOf(one, tid('verdict'), 'data-state')).toBe('ok');
       // till 1 sent it (its journal entry is shared); till 2's feed reached the relay's version after it
-      await waitForPage(one, 'till 1 shared its use', async () => {
-        const entries = await (globalThis as unknown as { shopLookup: { offlineJournal(): Promise<{ shared: number | null }[]> } }).shopLookup.offlineJournal();
-        return entries.some((e) => e.shared !== null);
-      }, null);
+      await waitForPage(
+        one,
+        'till 1 shared its use',
+        async () => {
+          const entries = await (
+            globalThis as unknown as { shopLookup: { offlineJournal(): Promise<{ shared: number | null }[]> } }
+          ).shopLookup.offlineJournal();
+          return entries.some((e) => e.shared !== null);
+        },
+        null,
+      );
       const { version } = (await (await fetch(`${demo.url}/shop-api/relay/v1/status`)).json()) as { version: number };
-      await waitForPage(two, 'till 2 heard the relay at its version', (v) => Number(/version (\d+)/.exec(document.querySelector('[data-testid="via-relay"]')?.textContent ?? '')?.[1] ?? 0) >= v, version);
+      await waitForPage(
+        two,
+        'till 2 heard the relay at its version',
+        (v) =>
+          Number(
+            /version (\d+)/.exec(document.querySelector('[data-testid="via-relay"]')?.textContent ?? '')?.[1] ?? 0,
+          ) >= v,
+        version,
+      );
       await applyCoupon(two, VOUCHER, 32_000);
       await waitFor(two, '[data-testid="verdict"][data-reason="used_on_another_till"]', 'till 2 refuses the voucher');
       expect(await textOf(two, 'verdict-reason')).toBe('Already used on another till');

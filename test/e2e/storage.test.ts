@@ -5,7 +5,17 @@
 // (as a browser evicts one) is built again by the next sync.
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { click, e2eSuite, openTill, readIndexedDb, statusOf, tid, waitFor, waitForPage, type EnginePage } from './harness';
+import {
+  click,
+  e2eSuite,
+  openTill,
+  readIndexedDb,
+  statusOf,
+  tid,
+  waitFor,
+  waitForPage,
+  type EnginePage,
+} from './harness';
 
 const LIMIT_BYTES = 10 * 1024 * 1024;
 const FILLER_DB = 'e2e-filler';
@@ -22,7 +32,11 @@ function storedNames(page: EnginePage): Promise<Record<string, string>> {
           const all = db.transaction('coupons').objectStore('coupons').getAll();
           all.onsuccess = () => {
             db.close();
-            resolve(Object.fromEntries((all.result as { coupon_code: string; name: string }[]).map((c) => [c.coupon_code, c.name])));
+            resolve(
+              Object.fromEntries(
+                (all.result as { coupon_code: string; name: string }[]).map((c) => [c.coupon_code, c.name]),
+              ),
+            );
           };
           all.onerror = () => reject(all.error);
         };
@@ -103,20 +117,29 @@ e2eSuite('storage under pressure', { timeout: 180_000, demo: { storageLimitBytes
       const renamed = (c: Record<string, unknown>) => `${String(c.name)} ${extra.get(String(c.coupon_code))}`;
       for (const c of originals) demo.mock.upsertCoupon({ ...c, name: renamed(c) });
       await click(page, tid('sync-now'));
-      await waitForPage(page, 'the sync to fail on the full storage', () => document.querySelector('[data-testid="last-error"]')?.hasAttribute('hidden') === false, undefined);
+      await waitForPage(
+        page,
+        'the sync to fail on the full storage',
+        () => document.querySelector('[data-testid="last-error"]')?.hasAttribute('hidden') === false,
+        undefined,
+      );
       const failed = await statusOf(page);
       expect(failed.lastError?.code, JSON.stringify(failed.lastError)).toBe('quota_exceeded');
       await demo.screenshot(page, 'storage-full');
 
       // nothing lost, nothing half-written: every coupon as it was, and the lookups answer it
       expect(await storedNames(page)).toEqual(before);
-      expect(await page.evaluate(() => document.querySelector('[data-testid="coupon-count"]')?.getAttribute('data-count'))).toBe(String(originals.length));
+      expect(
+        await page.evaluate(() => document.querySelector('[data-testid="coupon-count"]')?.getAttribute('data-count')),
+      ).toBe(String(originals.length));
 
       // room again: the next sync saves every change
       expect(await deleteDatabase(page, FILLER_DB)).toBe('deleted');
       await click(page, tid('sync-now'));
       await waitFor(page, '[data-testid="last-error"][hidden]', 'the error cleared by a good sync');
-      expect(await storedNames(page)).toEqual(Object.fromEntries(originals.map((c) => [String(c.coupon_code), renamed(c)])));
+      expect(await storedNames(page)).toEqual(
+        Object.fromEntries(originals.map((c) => [String(c.coupon_code), renamed(c)])),
+      );
       expect((await statusOf(page)).lastError).toBeNull();
     } finally {
       for (const c of originals) demo.mock.upsertCoupon(c);
@@ -135,7 +158,12 @@ e2eSuite('storage under pressure', { timeout: 180_000, demo: { storageLimitBytes
       // what eviction does: the database goes while the engine has it open
       expect(await deleteDatabase(page, 'shop-lookup')).toBe('deleted');
       // the engine says what happened (not "another tab upgraded it"), and the next sync builds it again
-      await waitForPage(page, 'the engine to notice', () => !document.querySelector('[data-testid="last-error"]')?.hasAttribute('hidden'), undefined);
+      await waitForPage(
+        page,
+        'the engine to notice',
+        () => !document.querySelector('[data-testid="last-error"]')?.hasAttribute('hidden'),
+        undefined,
+      );
       expect((await statusOf(page)).lastError?.code).toBe('storage_evicted');
       await click(page, tid('sync-now'));
       await waitForPage(

@@ -3,7 +3,19 @@
 // in the records it stored and the requests it made.
 import { expect, it } from 'vitest';
 import { MOCK_CODES } from '../../packages/mock-server/src';
-import { attrOf, click, e2eSuite, fill, openStorefront, textOf, textsOf, tid, waitFor, waitForPage, waitForText } from './harness';
+import {
+  attrOf,
+  click,
+  e2eSuite,
+  fill,
+  openStorefront,
+  textOf,
+  textsOf,
+  tid,
+  waitFor,
+  waitForPage,
+  waitForText,
+} from './harness';
 import { unreadableTexts } from './contrast';
 import { boxesOf, marginsOf, overlapping } from './layout';
 
@@ -35,7 +47,12 @@ e2eSuite('demo storefront', { timeout: 120_000 }, (t) => {
     const context = await demo.newContext();
     try {
       const page = await openStorefront(context, demo);
-      await waitForPage(page, 'options in the picker', () => document.querySelectorAll('[data-testid="options"] option').length > 0, null);
+      await waitForPage(
+        page,
+        'options in the picker',
+        () => document.querySelectorAll('[data-testid="options"] option').length > 0,
+        null,
+      );
 
       await fill(page, tid('coupon-code'), MOCK_CODES.welcomeCoupon);
       await click(page, tid('check'));
@@ -45,7 +62,11 @@ e2eSuite('demo storefront', { timeout: 120_000 }, (t) => {
       demo.network.cut();
       await fill(page, tid('coupon-code'), MOCK_CODES.welcomeCoupon);
       await click(page, tid('check'));
-      await waitFor(page, '[data-testid="verdict"][data-state="ok"][data-source="local"]', 'the coupon applies offline, from this device');
+      await waitFor(
+        page,
+        '[data-testid="verdict"][data-state="ok"][data-source="local"]',
+        'the coupon applies offline, from this device',
+      );
       await demo.screenshot(page, 'storefront-offline');
       demo.network.restore();
 
@@ -54,7 +75,9 @@ e2eSuite('demo storefront', { timeout: 120_000 }, (t) => {
       expect(stored.issued).toBe(0);
       expect(stored.options).toBeGreaterThan(0);
       const asked = demo.backend.storefrontRequests.map((u) => u.split('?')[0]!);
-      expect(asked.filter((p) => /\/v2\/shop\/coupons$|issue-coupons|relay\/v1\/(feed|products|status)/.test(p))).toEqual([]);
+      expect(
+        asked.filter((p) => /\/v2\/shop\/coupons$|issue-coupons|relay\/v1\/(feed|products|status)/.test(p)),
+      ).toEqual([]);
       expect(asked).toContain(`/storefront-api/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}`);
     } finally {
       await context.close();
@@ -83,13 +106,19 @@ e2eSuite('demo storefront', { timeout: 120_000 }, (t) => {
       const margins = await marginsOf(page, 'main');
       expect(margins.left, 'left margin').toBeGreaterThanOrEqual(16);
       expect(margins.right, 'right margin').toBeGreaterThanOrEqual(16);
-      const parts = ['product-name', 'storefront-status', 'options', 'coupon-form', 'verdict', 'offline-ready'].map(tid);
+      const parts = ['product-name', 'storefront-status', 'options', 'coupon-form', 'verdict', 'offline-ready'].map(
+        tid,
+      );
       expect(overlapping(await boxesOf(page, parts))).toEqual([]);
       expect(await unreadableTexts(page, 'main')).toEqual([]);
 
       demo.network.cut();
       await click(page, tid('check'));
-      await waitFor(page, '[data-testid="storefront-status"][data-online="false"]', 'the storefront finds out it is offline');
+      await waitFor(
+        page,
+        '[data-testid="storefront-status"][data-online="false"]',
+        'the storefront finds out it is offline',
+      );
       expect(await textOf(page, 'storefront-status')).toBe('Offline: prices and coupons from this device');
     } finally {
       demo.network.restore();

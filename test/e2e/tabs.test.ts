@@ -3,7 +3,20 @@
 // and resumes the listing where it stopped, and the third tab sees the result live.
 import { expect, it } from 'vitest';
 import { MOCK_CODES } from '../../packages/mock-server/src';
-import { click, e2eSuite, fill, isHidden, openPage, openTill, tid, waitFor, waitForFirstSync, waitForText, WAIT_MS, type EnginePage } from './harness';
+import {
+  click,
+  e2eSuite,
+  fill,
+  isHidden,
+  openPage,
+  openTill,
+  tid,
+  waitFor,
+  waitForFirstSync,
+  waitForText,
+  WAIT_MS,
+  type EnginePage,
+} from './harness';
 
 const LIST = '/v2/shop/coupons';
 

@@ -32,7 +32,11 @@ it('never commits two values at once when the lookup emits while a transition re
     return createElement('span', null, shown);
   }
   function Tree({ tick }: { tick: number }) {
-    return createElement('div', null, [1, 2, 3].map((id) => createElement(Reader, { key: id, id, tick })));
+    return createElement(
+      'div',
+      null,
+      [1, 2, 3].map((id) => createElement(Reader, { key: id, id, tick })),
+    );
   }
   // what each commit left in the DOM: React commits synchronously, the observer reads it right after
   const commits: string[] = [];

@@ -70,7 +70,12 @@ describe('useLookup in a DOM', () => {
   it('keeps its one subscription across re-renders with the same argument', async () => {
     function Parent() {
       const [n, setN] = useState(0);
-      return createElement('div', null, createElement('button', { type: 'button', onClick: () => setN(n + 1) }, `renders ${n}`), createElement(CouponView, { code: 'A' }));
+      return createElement(
+        'div',
+        null,
+        createElement('button', { type: 'button', onClick: () => setN(n + 1) }, `renders ${n}`),
+        createElement(CouponView, { code: 'A' }),
+      );
     }
     await render(createElement(Parent));
     for (let i = 0; i < 3; i++) act(() => container.querySelector('button')!.click());
@@ -116,13 +121,21 @@ describe('useLookup in a DOM', () => {
     act(() => lookups.emit('coupon:A', found({ coupon_code: 'A', name: 'kept' })));
     act(() => lookups.fail('coupon:A', { code: 'closed', message: 'the lookup was closed' }));
     expect(text()).toBe('kept');
-    expect(seen.at(-1)).toMatchObject({ pending: false, data: { name: 'kept' }, error: { code: 'closed', message: 'the lookup was closed' } });
+    expect(seen.at(-1)).toMatchObject({
+      pending: false,
+      data: { name: 'kept' },
+      error: { code: 'closed', message: 'the lookup was closed' },
+    });
   });
 
   it('reports an error that came before any answer, still pending', async () => {
     await render(createElement(CouponView, { code: 'A' }));
     act(() => lookups.fail('coupon:A', new TypeError('worker failed to start')));
-    expect(seen.at(-1)).toMatchObject({ pending: true, data: undefined, error: { code: 'internal_error', message: 'TypeError: worker failed to start' } });
+    expect(seen.at(-1)).toMatchObject({
+      pending: true,
+      data: undefined,
+      error: { code: 'internal_error', message: 'TypeError: worker failed to start' },
+    });
   });
 });
 

@@ -8,10 +8,18 @@ import { PASS, reject, type CheckedOrder, type RuleOutcome } from './ruleOutcome
  * false" rule as `use_app`. Without another discount the flag does not matter.
  * @example combinationRule({ coupon_code: 'A', is_duplication: false }, { otherDiscount: true }).pass // false
  */
-export function combinationRule(record: Coupon | IssuedCoupon, order: Pick<CheckedOrder, 'otherDiscount'>): RuleOutcome {
+export function combinationRule(
+  record: Coupon | IssuedCoupon,
+  order: Pick<CheckedOrder, 'otherDiscount'>,
+): RuleOutcome {
   if (!order.otherDiscount || record.is_duplication === true) return PASS;
-  return reject('combination', 'not_combinable', 'This coupon cannot be combined with another discount on the same order.', {
-    field: 'is_duplication',
-    value: record.is_duplication,
-  });
+  return reject(
+    'combination',
+    'not_combinable',
+    'This coupon cannot be combined with another discount on the same order.',
+    {
+      field: 'is_duplication',
+      value: record.is_duplication,
+    },
+  );
 }

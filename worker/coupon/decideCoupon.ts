@@ -5,7 +5,15 @@
 // coupon's, then what the order must be, then the amount; the rules an order may override (an earlier use of an
 // issued coupon, here or at another till; old data) come last: they only ever hold back a "yes" (and report the
 // discount that "yes" would give), and an override is asked for only when nothing that cannot be overridden refuses.
-import type { Coupon, CouponOverride, CouponPolicy, CouponVerdict, EarlierUse, IssuedCoupon, OtherTillUse } from '../../src/protocol';
+import type {
+  Coupon,
+  CouponOverride,
+  CouponPolicy,
+  CouponVerdict,
+  EarlierUse,
+  IssuedCoupon,
+  OtherTillUse,
+} from '../../src/protocol';
 import { appRule } from './appRule';
 import { combinationRule } from './combinationRule';
 import { dataAge } from '../store/dataAge';
@@ -68,22 +76,37 @@ export function decideCoupon(found: FoundCoupon, order: CheckedOrder, settings: 
   ];
   for (const rule of rules) {
     const outcome = rule();
-    if (!outcome.pass) return { ok: false, reason: outcome.reason, coupon: record, kind, syncedAt, source, detail: outcome.detail };
+    if (!outcome.pass)
+      return { ok: false, reason: outcome.reason, coupon: record, kind, syncedAt, source, detail: outcome.detail };
   }
   const discount = discountRule(record, order);
-  if (!discount.pass) return { ok: false, reason: discount.reason, coupon: record, kind, syncedAt, source, detail: discount.detail };
+  if (!discount.pass)
+    return { ok: false, reason: discount.reason, coupon: record, kind, syncedAt, source, detail: discount.detail };
   // the overridable rules are asked without their override, so the verdict can say which override let it through
   const overrides: CouponOverride[] = [];
   const repeat = repeatUseRule(kind, found.uses ?? [], order, discount.discount, settings.timeZone);
-  if (!repeat.pass && !order.acceptRepeatUse) return { ok: false, reason: repeat.reason, coupon: record, kind, syncedAt, source, detail: repeat.detail };
+  if (!repeat.pass && !order.acceptRepeatUse)
+    return { ok: false, reason: repeat.reason, coupon: record, kind, syncedAt, source, detail: repeat.detail };
   const other = otherTillUseRule(kind, found.otherUses ?? [], order, discount.discount, settings.timeZone);
-  if (!other.pass && !order.acceptRepeatUse) return { ok: false, reason: other.reason, coupon: record, kind, syncedAt, source, detail: other.detail };
+  if (!other.pass && !order.acceptRepeatUse)
+    return { ok: false, reason: other.reason, coupon: record, kind, syncedAt, source, detail: other.detail };
   if (!repeat.pass || !other.pass) overrides.push('repeat_use');
-  const fresh = freshnessRule({ source, syncedAt, now: settings.now, maxDataAgeMs: settings.maxDataAgeMs, discount: discount.discount });
-  if (!fresh.pass && !order.acceptStale) return { ok: false, reason: fresh.reason, coupon: record, kind, syncedAt, source, detail: fresh.detail };
+  const fresh = freshnessRule({
+    source,
+    syncedAt,
+    now: settings.now,
+    maxDataAgeMs: settings.maxDataAgeMs,
+    discount: discount.discount,
+  });
+  if (!fresh.pass && !order.acceptStale)
+    return { ok: false, reason: fresh.reason, coupon: record, kind, syncedAt, source, detail: fresh.detail };
   if (!fresh.pass) overrides.push('stale');
   const age = source === 'local' ? dataAge(syncedAt, settings.now) : null;
-  const detail = { rule: 'discount', message: discount.message, ...(age !== null && age !== Number.POSITIVE_INFINITY ? { dataAgeMs: age } : {}) };
+  const detail = {
+    rule: 'discount',
+    message: discount.message,
+    ...(age !== null && age !== Number.POSITIVE_INFINITY ? { dataAgeMs: age } : {}),
+  };
   const counted = found.parent?.state === 'held' ? found.parent.record : record;
   // biome-ignore lint/correctness/useHookAtTopLevel: the coupon's use count, not a React hook
   const warning = useCountWarning(counted);
@@ -121,5 +144,11 @@ export function absentVerdict(
         : reason === 'unchecked'
           ? `Code ${JSON.stringify(code)} is not known on this till, and the shop API did not check it: ${why}`
           : `Code ${JSON.stringify(code)} is not known on this till, and the shop API cannot be reached to check it.`;
-  return { ok: false, reason, syncedAt, source, detail: { rule: reason === 'unreadable' ? 'record' : 'lookup', message } };
+  return {
+    ok: false,
+    reason,
+    syncedAt,
+    source,
+    detail: { rule: reason === 'unreadable' ? 'record' : 'lookup', message },
+  };
 }

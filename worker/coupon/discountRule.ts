@@ -61,10 +61,15 @@ export function discountRule(record: Coupon | IssuedCoupon, order: Pick<CheckedO
   const fields: Field[] = ['apply_sale_percent', 'apply_sale_price', 'apply_sale_type_max_price'];
   for (const field of fields) {
     if (amountField(record, field) === null) {
-      return reject('discount', 'unreadable', `The discount field ${field} (${quote(record[field])}) could not be read.`, {
-        field,
-        value: record[field],
-      }) as DiscountOutcome;
+      return reject(
+        'discount',
+        'unreadable',
+        `The discount field ${field} (${quote(record[field])}) could not be read.`,
+        {
+          field,
+          value: record[field],
+        },
+      ) as DiscountOutcome;
     }
   }
   const percent = amountField(record, 'apply_sale_percent')!;
@@ -72,11 +77,17 @@ export function discountRule(record: Coupon | IssuedCoupon, order: Pick<CheckedO
   const cap = amountField(record, 'apply_sale_type_max_price')!;
   const kind = kindOf(record, percent, price);
   if (kind === null) {
-    const what = percent > 0 ? `both ${percent}% and ${formatAmount(price)} are set` : 'neither a percent nor an amount is set';
-    return reject('discount', 'unreadable', `The discount of this coupon is unclear: ${what} (type ${quote(record.type ?? 'missing')}).`, {
-      field: 'type',
-      value: record.type,
-    }) as DiscountOutcome;
+    const what =
+      percent > 0 ? `both ${percent}% and ${formatAmount(price)} are set` : 'neither a percent nor an amount is set';
+    return reject(
+      'discount',
+      'unreadable',
+      `The discount of this coupon is unclear: ${what} (type ${quote(record.type ?? 'missing')}).`,
+      {
+        field: 'type',
+        value: record.type,
+      },
+    ) as DiscountOutcome;
   }
   const whole = Math.floor(order.amount);
   // the API names the cap "maximum discount amount" for every coupon: a fixed amount over it is capped too
@@ -86,7 +97,11 @@ export function discountRule(record: Coupon | IssuedCoupon, order: Pick<CheckedO
     const atCap = capped(offered);
     const discount = Math.min(atCap, whole);
     const limited =
-      discount < atCap ? `, limited to the order amount ${formatAmount(whole)}` : atCap < offered ? `, capped at ${formatAmount(atCap)}` : '';
+      discount < atCap
+        ? `, limited to the order amount ${formatAmount(whole)}`
+        : atCap < offered
+          ? `, capped at ${formatAmount(atCap)}`
+          : '';
     return { pass: true, discount, message: `${formatAmount(offered)} off${limited}.` };
   }
   if (percent > 100) {
@@ -98,5 +113,9 @@ export function discountRule(record: Coupon | IssuedCoupon, order: Pick<CheckedO
   const raw = Math.min(percentOf(order.amount, percent), whole);
   const discount = capped(raw);
   const note = discount < raw ? `, capped at ${formatAmount(discount)}` : '';
-  return { pass: true, discount, message: `${percent}% of ${formatAmount(order.amount)} is ${formatAmount(raw)} off${note}.` };
+  return {
+    pass: true,
+    discount,
+    message: `${percent}% of ${formatAmount(order.amount)} is ${formatAmount(raw)} off${note}.`,
+  };
 }

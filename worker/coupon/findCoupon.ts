@@ -67,7 +67,10 @@ async function readCodeSpaces(db: ShopDatabase, code: string): Promise<LocalStat
     ]);
     // the API answered this code with the coupon under another code (case-insensitive matching, say): that one
     const alias = direct ? undefined : (meta[1] as Confirmation | undefined)?.code;
-    const [coupon, aliasRow] = alias !== undefined ? await Promise.all([db.coupons.get(alias), db.meta.get(metaKey.coupon(alias))]) : [direct, undefined];
+    const [coupon, aliasRow] =
+      alias !== undefined
+        ? await Promise.all([db.coupons.get(alias), db.meta.get(metaKey.coupon(alias))])
+        : [direct, undefined];
     return {
       coupon,
       issued,
@@ -82,7 +85,11 @@ const NETWORK_CODES = new Set(['network_error', 'timeout']);
 /** The error a refresh failed with, as plain data (a bug without a code of ours says so). */
 function problemOf(e: unknown): LookupError {
   const { code, message, status, apiCode } = (e ?? {}) as Partial<LookupError>;
-  if (typeof code !== 'string') return { code: 'internal_error', message: `Checking the code failed: ${e instanceof Error ? e.message : String(e)}` };
+  if (typeof code !== 'string')
+    return {
+      code: 'internal_error',
+      message: `Checking the code failed: ${e instanceof Error ? e.message : String(e)}`,
+    };
   const problem: LookupError = { code, message: typeof message === 'string' ? message : code };
   if (typeof status === 'number') problem.status = status;
   if (typeof apiCode === 'number') problem.apiCode = apiCode;
@@ -90,7 +97,10 @@ function problemOf(e: unknown): LookupError {
 }
 
 /** Runs one refresh within `waitMs`: ok, or why not (a failure at network level, or too slow, is `network`). */
-function ask(refresh: () => Promise<void>, waitMs: number): Promise<{ ok: boolean; network: boolean; problem: LookupError | null }> {
+function ask(
+  refresh: () => Promise<void>,
+  waitMs: number,
+): Promise<{ ok: boolean; network: boolean; problem: LookupError | null }> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       const seconds = Math.round(waitMs / 100) / 10;
@@ -152,22 +162,49 @@ export async function findCoupon(code: string, deps: FindCouponDeps): Promise<Fi
 
   const source = (s: Space) => (fromNetwork.has(s) ? 'network' : 'local');
   if (local.coupon) {
-    const found: FoundCoupon = { kind: 'coupon', record: local.coupon, syncedAt: local.confirmed.coupon, source: source('coupon') };
+    const found: FoundCoupon = {
+      kind: 'coupon',
+      record: local.coupon,
+      syncedAt: local.confirmed.coupon,
+      source: source('coupon'),
+    };
     if (local.unreadable.coupon !== null) found.unreadable = local.unreadable.coupon;
     return { found, networkTrouble, problem: problems.coupon ?? null };
   }
   if (local.unreadable.coupon !== null) {
-    return { absent: 'unreadable', syncedAt: local.confirmed.coupon, source: 'local', message: local.unreadable.coupon, networkTrouble, problem: problems.coupon ?? null };
+    return {
+      absent: 'unreadable',
+      syncedAt: local.confirmed.coupon,
+      source: 'local',
+      message: local.unreadable.coupon,
+      networkTrouble,
+      problem: problems.coupon ?? null,
+    };
   }
   if (local.issued) {
-    const found: FoundCoupon = { kind: 'issued', record: local.issued, syncedAt: local.confirmed.issued, source: source('issued') };
+    const found: FoundCoupon = {
+      kind: 'issued',
+      record: local.issued,
+      syncedAt: local.confirmed.issued,
+      source: source('issued'),
+    };
     if (local.unreadable.issued !== null) found.unreadable = local.unreadable.issued;
-    const askApi = deps.isOffline() || networkTrouble ? null : (c: string) => ask(() => deps.refreshCoupon(c), waitMs).then((a) => a.ok);
+    const askApi =
+      deps.isOffline() || networkTrouble
+        ? null
+        : (c: string) => ask(() => deps.refreshCoupon(c), waitMs).then((a) => a.ok);
     found.parent = await findParentCoupon(deps.db, local.issued, local.confirmed.issued, askApi);
     return { found, networkTrouble, problem: problems.issued ?? problems.coupon ?? null };
   }
   if (local.unreadable.issued !== null) {
-    return { absent: 'unreadable', syncedAt: local.confirmed.issued, source: 'local', message: local.unreadable.issued, networkTrouble, problem: problems.issued ?? null };
+    return {
+      absent: 'unreadable',
+      syncedAt: local.confirmed.issued,
+      source: 'local',
+      message: local.unreadable.issued,
+      networkTrouble,
+      problem: problems.issued ?? null,
+    };
   }
   const problem = problems.coupon ?? problems.issued ?? null;
   const now = deps.now();
@@ -180,6 +217,7 @@ export async function findCoupon(code: string, deps: FindCouponDeps): Promise<Fi
     const src = spaces.every((s) => fromNetwork.has(s)) ? 'network' : 'local';
     return { absent: 'not_found', syncedAt, source: src, networkTrouble, problem };
   }
-  if (problem && !NETWORK_CODES.has(problem.code)) return { absent: 'unchecked', syncedAt: null, source: 'local', networkTrouble, problem };
+  if (problem && !NETWORK_CODES.has(problem.code))
+    return { absent: 'unchecked', syncedAt: null, source: 'local', networkTrouble, problem };
   return { absent: 'unknown_offline', syncedAt: null, source: 'local', networkTrouble, problem };
 }

@@ -12,7 +12,10 @@ export function findOtherTillUses(db: ShopDatabase, code: string): Promise<Other
     if (!record || record.uses.length === 0) return [];
     const device = await storedDeviceId(db);
     const entries = record.uses.map((u) => u.entry);
-    const [kept, journaled] = await Promise.all([db.tillUses.bulkGet(entries), db.journal.where('key').anyOf(entries).keys()]);
+    const [kept, journaled] = await Promise.all([
+      db.tillUses.bulkGet(entries),
+      db.journal.where('key').anyOf(entries).keys(),
+    ]);
     const mine = new Set([...kept.flatMap((u) => (u ? [u.key] : [])), ...(journaled as string[])]);
     return record.uses
       .filter((u) => u.device !== device && !mine.has(u.entry))

@@ -21,9 +21,15 @@ const markOf = (row: MetaRow | undefined) => (row && 'unreadable' in row ? row.u
 /** The coupon `code` as stored, in one read: its record (following an alias), its confirmations and its mark. */
 async function readParent(db: ShopDatabase, code: string, issuedAt: number | null): Promise<ParentCoupon> {
   return db.transaction('r', [db.coupons, db.meta], async () => {
-    const [direct, [list, own]] = await Promise.all([db.coupons.get(code), db.meta.bulkGet([metaKey.coupons, metaKey.coupon(code)])]);
+    const [direct, [list, own]] = await Promise.all([
+      db.coupons.get(code),
+      db.meta.bulkGet([metaKey.coupons, metaKey.coupon(code)]),
+    ]);
     const alias = direct ? undefined : (own as Confirmation | undefined)?.code;
-    const [record, aliasRow] = alias !== undefined ? await Promise.all([db.coupons.get(alias), db.meta.get(metaKey.coupon(alias))]) : [direct, undefined];
+    const [record, aliasRow] =
+      alias !== undefined
+        ? await Promise.all([db.coupons.get(alias), db.meta.get(metaKey.coupon(alias))])
+        : [direct, undefined];
     const unreadable = markOf(own) ?? markOf(aliasRow);
     if (record) {
       const held: ParentCoupon = { state: 'held', code, record, syncedAt: latestConfirmation([list, own, aliasRow]) };
@@ -34,7 +40,9 @@ async function readParent(db: ShopDatabase, code: string, issuedAt: number | nul
     // absent: the API's latest word without it (the complete listing, or its own lookup) counts only when it came
     // after the API last answered the issued coupon, which the coupon existed for
     const absentSince = alias === undefined ? latestConfirmation([list, own]) : null;
-    return absentSince !== null && (issuedAt === null || absentSince > issuedAt) ? { state: 'gone', code, since: absentSince } : { state: 'unknown', code };
+    return absentSince !== null && (issuedAt === null || absentSince > issuedAt)
+      ? { state: 'gone', code, since: absentSince }
+      : { state: 'unknown', code };
   });
 }
 

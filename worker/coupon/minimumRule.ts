@@ -12,7 +12,12 @@ export function minimumRule(record: Coupon | IssuedCoupon, order: Pick<CheckedOr
   if (minimum === undefined || minimum === null || minimum === 0) return PASS;
   const extra = { field: 'apply_sale_type_minimum_price', value: minimum };
   if (typeof minimum !== 'number' || !Number.isFinite(minimum) || minimum < 0) {
-    return reject('minimum', 'unreadable', `The minimum order amount of this coupon (${quote(minimum)}) could not be read.`, extra);
+    return reject(
+      'minimum',
+      'unreadable',
+      `The minimum order amount of this coupon (${quote(minimum)}) could not be read.`,
+      extra,
+    );
   }
   if (order.amount >= minimum) return PASS;
   return reject(

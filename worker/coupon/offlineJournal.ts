@@ -96,7 +96,19 @@ function entryOf({ code, order, verdict, at, cause }: JournalRecord): Entry {
  * reference, the decision time as the order's.
  */
 const readEntry = (e: JournalEntry): JournalEntry => {
-  const kept = e.key !== undefined ? e : { ...e, couponCode: null, orderId: null, orderAt: e.at, source: 'local' as const, cause: 'offline', overrides: [], key: `v5-${e.id}` };
+  const kept =
+    e.key !== undefined
+      ? e
+      : {
+          ...e,
+          couponCode: null,
+          orderId: null,
+          orderAt: e.at,
+          source: 'local' as const,
+          cause: 'offline',
+          overrides: [],
+          key: `v5-${e.id}`,
+        };
   // (schema version 6 and before: nothing was shared yet)
   return { ...kept, shared: kept.shared ?? null, conflict: kept.conflict ?? null };
 };
@@ -144,7 +156,10 @@ const refusedAll = (): LookupError => ({
 function wholeNumber(value: unknown, what: string, fallback: number): number {
   if (value === undefined || value === null) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new ShopLookupError('bad_request', `${what} must be a whole number of 0 or more, got ${JSON.stringify(value)}.`);
+    throw new ShopLookupError(
+      'bad_request',
+      `${what} must be a whole number of 0 or more, got ${JSON.stringify(value)}.`,
+    );
   }
   return value;
 }
@@ -184,7 +199,12 @@ export function createOfflineJournal(
         while (unsaved.length > 0) {
           const batch = unsaved.slice();
           await db.transaction('rw', [db.journal, db.tillUses, db.outbox, db.meta], async () => {
-            const stored = new Set(await db.journal.where('key').anyOf(batch.map((e) => e.key)).keys());
+            const stored = new Set(
+              await db.journal
+                .where('key')
+                .anyOf(batch.map((e) => e.key))
+                .keys(),
+            );
             const fresh = batch.filter((e) => !stored.has(e.key));
             const ids = await db.journal.bulkAdd(fresh as JournalEntry[], { allKeys: true });
             // a use is remembered with its entry, never without it, and waits in the outbox for the relay (a till

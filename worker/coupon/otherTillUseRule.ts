@@ -20,7 +20,9 @@ export function otherTillUseRule(
   timeZone: string,
 ): RuleOutcome {
   if (kind !== 'issued') return PASS;
-  const other = uses.filter((u) => order.orderId === null || u.orderId !== order.orderId).sort((a, b) => a.at - b.at)[0];
+  const other = uses
+    .filter((u) => order.orderId === null || u.orderId !== order.orderId)
+    .sort((a, b) => a.at - b.at)[0];
   if (other === undefined) return PASS;
   const sale = other.orderId !== null ? `order ${other.orderId}` : 'a sale without an order reference';
   return reject(

@@ -22,19 +22,32 @@ export function parentRule(
   if (parent === undefined || parent.state === 'unknown') return PASS;
   const of = `This issued coupon belongs to coupon ${quote(parent.code)}`;
   if (parent.state === 'gone') {
-    return reject('parent', 'inactive', `${of}, which the shop no longer has (the shop API confirmed it gone at ${formatShopTime(parent.since, settings.timeZone)}).`, {
-      field: 'coupon_code',
-      value: parent.code,
-    });
+    return reject(
+      'parent',
+      'inactive',
+      `${of}, which the shop no longer has (the shop API confirmed it gone at ${formatShopTime(parent.since, settings.timeZone)}).`,
+      {
+        field: 'coupon_code',
+        value: parent.code,
+      },
+    );
   }
   const unreadable = parent.state === 'unreadable' ? parent.message : parent.unreadable;
   if (unreadable !== undefined || parent.state !== 'held') {
-    return reject('parent', 'unreadable', `${of}, whose newer record this till cannot read: the shop may have stopped it. Check it in the shop admin. (${unreadable})`, {
-      field: 'coupon_code',
-      value: parent.code,
-    });
+    return reject(
+      'parent',
+      'unreadable',
+      `${of}, whose newer record this till cannot read: the shop may have stopped it. Check it in the shop admin. (${unreadable})`,
+      {
+        field: 'coupon_code',
+        value: parent.code,
+      },
+    );
   }
-  for (const outcome of [statusRule(parent.record, 'coupon', settings.policy), periodRule(parent.record, at, settings.timeZone)]) {
+  for (const outcome of [
+    statusRule(parent.record, 'coupon', settings.policy),
+    periodRule(parent.record, at, settings.timeZone),
+  ]) {
     if (!outcome.pass) {
       const { rule: _rule, message, ...extra } = outcome.detail;
       return reject('parent', outcome.reason, `${of}: ${message}`, extra);

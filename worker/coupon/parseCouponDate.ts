@@ -13,7 +13,8 @@ export interface CouponDate {
   until: number;
 }
 
-const DATE = /^(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?:(?:\s+|T)(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(Z|[+-]\d{2}:?\d{2})?)?$/i;
+const DATE =
+  /^(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?:(?:\s+|T)(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(Z|[+-]\d{2}:?\d{2})?)?$/i;
 /** Unix seconds from 1973-03-03 to 2286-11-20: 9 or 10 digits. Longer (ms) or shorter (YYYYMMDD) is unreadable. */
 const UNIX = /^\d{9,10}$/;
 
@@ -29,7 +30,9 @@ function daysIn(year: number, month: number): number {
  */
 export function parseCouponDate(value: unknown, timeZone: string): CouponDate | null {
   if (typeof value === 'number') {
-    return Number.isSafeInteger(value) && UNIX.test(String(value)) ? { from: value * 1000, until: value * 1000 + 1000 } : null;
+    return Number.isSafeInteger(value) && UNIX.test(String(value))
+      ? { from: value * 1000, until: value * 1000 + 1000 }
+      : null;
   }
   if (typeof value !== 'string') return null;
   const text = value.trim();

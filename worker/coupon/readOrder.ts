@@ -27,19 +27,33 @@ export function readOrder(code: unknown, order: CouponOrder, now: number): Check
   if (typeof code !== 'string' || code.trim() === '') throw bad('A coupon code must be a non-empty string.');
   const problem = codeProblem(code);
   if (problem !== null) throw bad(problem);
-  if (typeof order !== 'object' || order === null) throw bad('validateCoupon needs an order object such as { amount: 32000 }.');
+  if (typeof order !== 'object' || order === null)
+    throw bad('validateCoupon needs an order object such as { amount: 32000 }.');
   const { amount } = order;
   if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) {
-    throw bad(`order.amount must be a finite number of 0 or more, got ${typeof amount === 'number' ? String(amount) : JSON.stringify(amount)}.`);
+    throw bad(
+      `order.amount must be a finite number of 0 or more, got ${typeof amount === 'number' ? String(amount) : JSON.stringify(amount)}.`,
+    );
   }
   const { orderId = null } = order;
   if (orderId !== null && (typeof orderId !== 'string' || orderId.trim() === '' || orderId.length > MAX_ORDER_ID)) {
-    throw bad(`order.orderId must be a non-empty string of at most ${MAX_ORDER_ID} characters (your reference of the order), got ${JSON.stringify(orderId)}.`);
+    throw bad(
+      `order.orderId must be a non-empty string of at most ${MAX_ORDER_ID} characters (your reference of the order), got ${JSON.stringify(orderId)}.`,
+    );
   }
   let at = now;
   if (order.at !== undefined && order.at !== null) {
     at = order.at instanceof Date ? order.at.getTime() : order.at;
-    if (typeof at !== 'number' || !Number.isFinite(at)) throw bad('order.at must be epoch milliseconds or a valid Date.');
+    if (typeof at !== 'number' || !Number.isFinite(at))
+      throw bad('order.at must be epoch milliseconds or a valid Date.');
   }
-  return { amount, orderId, at, app: flag(order, 'app'), otherDiscount: flag(order, 'otherDiscount'), acceptStale: flag(order, 'acceptStale'), acceptRepeatUse: flag(order, 'acceptRepeatUse') };
+  return {
+    amount,
+    orderId,
+    at,
+    app: flag(order, 'app'),
+    otherDiscount: flag(order, 'otherDiscount'),
+    acceptStale: flag(order, 'acceptStale'),
+    acceptRepeatUse: flag(order, 'acceptRepeatUse'),
+  };
 }

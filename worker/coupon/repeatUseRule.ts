@@ -20,7 +20,9 @@ export function repeatUseRule(
   timeZone: string,
 ): RuleOutcome {
   if (kind !== 'issued') return PASS;
-  const earlier = uses.filter((u) => order.orderId === null || u.orderId !== order.orderId).sort((a, b) => a.at - b.at)[0];
+  const earlier = uses
+    .filter((u) => order.orderId === null || u.orderId !== order.orderId)
+    .sort((a, b) => a.at - b.at)[0];
   if (earlier === undefined) return PASS;
   const sale = [
     earlier.orderId !== null ? `order ${earlier.orderId}` : 'a sale without an order reference',

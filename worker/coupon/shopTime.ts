@@ -32,7 +32,10 @@ export function assertTimeZone(timeZone: unknown): asserts timeZone is string {
     if (typeof timeZone !== 'string' || timeZone === '') throw new RangeError('empty');
     formatter(timeZone);
   } catch {
-    throw new ShopLookupError('bad_options', `timeZone ${JSON.stringify(timeZone)} is not a time zone this platform knows (use an IANA name such as 'Asia/Seoul').`);
+    throw new ShopLookupError(
+      'bad_options',
+      `timeZone ${JSON.stringify(timeZone)} is not a time zone this platform knows (use an IANA name such as 'Asia/Seoul').`,
+    );
   }
 }
 

@@ -11,7 +11,10 @@ const filled = (v: unknown) => v !== undefined && v !== null && String(v).trim()
  * `use_date` or `shop_order_code`), or null when the record says unused.
  * @example usedField({ coupon_issue_code: 'IC-1', status: 'complete' }, DEFAULT_COUPON_POLICY) // 'status'
  */
-export function usedField(issued: IssuedCoupon, policy: CouponPolicy): 'status' | 'use_date' | 'shop_order_code' | null {
+export function usedField(
+  issued: IssuedCoupon,
+  policy: CouponPolicy,
+): 'status' | 'use_date' | 'shop_order_code' | null {
   if (classifyStatus(issued.status, policy) === 'used') return 'status';
   if (filled(issued.use_date)) return 'use_date';
   return filled(issued.shop_order_code) ? 'shop_order_code' : null;

@@ -2,7 +2,14 @@
 // online), runs the rules (decideCoupon), and journals every verdict given from local data (online or offline,
 // whatever kept the API from deciding) and every accepted issued coupon.
 import { ShopLookupError } from '../../src/protocol';
-import type { CouponOrder, CouponPolicy, CouponVerdict, JournalEntry, JournalPage, LookupError } from '../../src/protocol';
+import type {
+  CouponOrder,
+  CouponPolicy,
+  CouponVerdict,
+  JournalEntry,
+  JournalPage,
+  LookupError,
+} from '../../src/protocol';
 import { typedCode } from '@shop-lookup/shop-api';
 import { resolvePolicy } from './couponPolicy';
 import { absentVerdict, decideCoupon } from './decideCoupon';
@@ -60,7 +67,10 @@ function readSettings(options: CouponValidatorDeps['options']) {
   assertTimeZone(timeZone);
   const maxDataAgeMs = options.maxDataAgeMs ?? DEFAULT_MAX_DATA_AGE_MS;
   if (typeof maxDataAgeMs !== 'number' || Number.isNaN(maxDataAgeMs) || maxDataAgeMs < 0) {
-    throw new ShopLookupError('bad_options', `maxDataAgeMs must be a number of milliseconds of 0 or more, got ${String(maxDataAgeMs)}.`);
+    throw new ShopLookupError(
+      'bad_options',
+      `maxDataAgeMs must be a number of milliseconds of 0 or more, got ${String(maxDataAgeMs)}.`,
+    );
   }
   return { policy: resolvePolicy(options.couponPolicy), timeZone, maxDataAgeMs };
 }
@@ -85,14 +95,22 @@ export function createCouponValidator(deps: CouponValidatorDeps): CouponValidato
     return mine;
   }
 
-  async function decide(code: string, checked: CheckedOrder, rules: ReturnType<typeof readSettings>): Promise<CouponVerdict> {
+  async function decide(
+    code: string,
+    checked: CheckedOrder,
+    rules: ReturnType<typeof readSettings>,
+  ): Promise<CouponVerdict> {
     const storefront = deps.options.coupons === 'byCode';
     const outcome = await findCoupon(code, { ...deps, maxDataAgeMs: rules.maxDataAgeMs, storefront });
     if ('found' in outcome && outcome.found.kind === 'issued') {
       // the API's record shows a use: this till's uses of it are confirmed (the status rule refuses it anyway);
       // otherwise they are what the repeat-use rule reads
       if (usedField(outcome.found.record, rules.policy) !== null) await journal.endUses(code).catch(() => undefined);
-      else [outcome.found.uses, outcome.found.otherUses] = await Promise.all([journal.usesOf(code), findOtherTillUses(deps.db, code)]);
+      else
+        [outcome.found.uses, outcome.found.otherUses] = await Promise.all([
+          journal.usesOf(code),
+          findOtherTillUses(deps.db, code),
+        ]);
     }
     const now = deps.now();
     const why = 'message' in outcome ? outcome.message : (outcome.problem?.message ?? '');
@@ -107,7 +125,8 @@ export function createCouponValidator(deps: CouponValidatorDeps): CouponValidato
     // the checkout; the verdict says so (and the entry waits in memory).
     if (verdict.source === 'local' || (verdict.ok && verdict.kind === 'issued')) {
       // (no problem and online: a storefront's issued coupon, whose space is never asked)
-      const cause = verdict.source === 'network' ? null : (outcome.problem?.code ?? (deps.isOffline() ? 'offline' : 'not_asked'));
+      const cause =
+        verdict.source === 'network' ? null : (outcome.problem?.code ?? (deps.isOffline() ? 'offline' : 'not_asked'));
       const kept = await journal.record({ code, order: checked, verdict, at: now, cause });
       verdict.journaled = kept.journaled;
       if (!kept.journaled) verdict.journalError = kept.error;

@@ -75,11 +75,15 @@ export function answerWhileOpening(deps: WhileOpeningDeps): EngineApi {
   const engine = answered.then(() => deps.assemble(listener));
   engine.catch(() => undefined); // told by every call
   let current: EngineApi | null = null;
-  void engine.then((e) => (current = e), () => undefined);
+  void engine.then(
+    (e) => (current = e),
+    () => undefined,
+  );
   const use = <T>(fn: (e: EngineApi) => Promise<T>): Promise<T> => engine.then(fn);
 
   function watchFirst(id: number, query: WatchQuery): Promise<Emission | null> {
-    if (query.kind !== 'productOptions' || !productNos.includes(query.productNo)) return use((e) => e.watchFirst(id, query));
+    if (query.kind !== 'productOptions' || !productNos.includes(query.productNo))
+      return use((e) => e.watchFirst(id, query));
     const productNo = query.productNo;
     const hold: Hold = { shown: null, opening: null };
     holds.set(id, hold);

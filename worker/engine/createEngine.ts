@@ -60,28 +60,38 @@ const DEFAULT_REFRESH_INTERVAL_MS = 5 * 60 * 1000;
  * @example const engine = await createEngine({ baseUrl }, (id, value) => console.log(id, value), { indexedDB,
  * IDBKeyRange });
  */
-export async function createEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps = {}): Promise<EngineApi> {
+export async function createEngine(
+  options: EngineOptions,
+  listener: WatchListener,
+  deps: EngineDeps = {},
+): Promise<EngineApi> {
   const dbName = options.dbName ?? defaultDbName(options.shopId);
   const productNos = options.coupons === 'byCode' ? (options.products ?? []) : [];
-  if (productNos.length === 0) return assembleEngine(options, listener, deps, await openEngineStore(dbName, deps), earlyParts(deps));
+  if (productNos.length === 0)
+    return assembleEngine(options, listener, deps, await openEngineStore(dbName, deps), earlyParts(deps));
   // a storefront (it tracks products, never lists coupons): usable at once, its products read beside the open
   const early = earlyParts(deps);
-  const start = import('./createNetwork').then((module) => module.startNetworkEarly(module, {
-    options,
-    fetch: fetchOf(deps),
-    askToken: deps.askToken,
-    connectivity: early.connectivity,
-    signal: early.life.closing.signal,
-    onServerDate: early.clock.sample,
-    now: early.clock.now,
-    productNos,
-  }));
+  const start = import('./createNetwork').then((module) =>
+    module.startNetworkEarly(module, {
+      options,
+      fetch: fetchOf(deps),
+      askToken: deps.askToken,
+      connectivity: early.connectivity,
+      signal: early.life.closing.signal,
+      onServerDate: early.clock.sample,
+      now: early.clock.now,
+      productNos,
+    }),
+  );
   const assemble = (told: WatchListener) =>
-    openEngineStore(dbName, deps).then((store) => assembleEngine(options, told, deps, store, { ...early, network: start }));
+    openEngineStore(dbName, deps).then((store) =>
+      assembleEngine(options, told, deps, store, { ...early, network: start }),
+    );
   // (the engine while its database opens comes with the network side, out of the worker's entry; without that
   // chunk the engine answers from the database alone, as a till's does)
   return start.then(
-    ({ module, opening }) => module.answerWhileOpening({ listener, productNos, opening, connectivity: early.connectivity, assemble }),
+    ({ module, opening }) =>
+      module.answerWhileOpening({ listener, productNos, opening, connectivity: early.connectivity, assemble }),
     () => assemble(listener),
   );
 }
@@ -106,7 +116,13 @@ const earlyParts = (deps: EngineDeps): EarlyParts => ({
 
 const fetchOf = (deps: EngineDeps): typeof fetch => deps.fetch ?? globalThis.fetch.bind(globalThis);
 
-function assembleEngine(options: EngineOptions, listener: WatchListener, deps: EngineDeps, { db, memoryOnly }: EngineStore, early: EarlyParts): EngineApi {
+function assembleEngine(
+  options: EngineOptions,
+  listener: WatchListener,
+  deps: EngineDeps,
+  { db, memoryOnly }: EngineStore,
+  early: EarlyParts,
+): EngineApi {
   const { clock, connectivity, life } = early;
   const now = clock.now;
   // In memory, this engine is alone: its own leader, its own sync lock and tab channel (db.name is its own).
@@ -141,22 +157,25 @@ function assembleEngine(options: EngineOptions, listener: WatchListener, deps: E
     signal: life.closing.signal,
     isClosed: () => life.closed,
   };
-  const load = loadNetwork({
-    ...core,
-    fetch: fetchOf(deps),
-    askToken: deps.askToken,
-    syncRetry: deps.syncRetry,
-    lookupRetry: deps.lookupRetry,
-    trackedProducts: () => readTrackedProducts(db),
-    shop: () => claim.shop(),
-    exclusive: (work) => claim.exclusive(work),
-    relayShop: (name) => claim.relayShop(name),
-    resync: () => engineSync.sync().then((r) => r.ok),
-    syncAllowed: () => claim.ready.then((blocked) => !blocked),
-    onReconnect: () => watches.refreshIfDue(),
-    onServerDate: clock.sample,
-    changes,
-  }, early.network);
+  const load = loadNetwork(
+    {
+      ...core,
+      fetch: fetchOf(deps),
+      askToken: deps.askToken,
+      syncRetry: deps.syncRetry,
+      lookupRetry: deps.lookupRetry,
+      trackedProducts: () => readTrackedProducts(db),
+      shop: () => claim.shop(),
+      exclusive: (work) => claim.exclusive(work),
+      relayShop: (name) => claim.relayShop(name),
+      resync: () => engineSync.sync().then((r) => r.ok),
+      syncAllowed: () => claim.ready.then((blocked) => !blocked),
+      onReconnect: () => watches.refreshIfDue(),
+      onServerDate: clock.sample,
+      changes,
+    },
+    early.network,
+  );
   const claim = createDatabaseClaim({
     ...core,
     dbName,
@@ -190,6 +209,19 @@ function assembleEngine(options: EngineOptions, listener: WatchListener, deps: E
     sync: () => engineSync.hostSync(),
     trackProducts: engineSync.trackProducts,
     prefetchIssuedCoupons: engineSync.prefetchIssuedCoupons,
-    ...clearAndClose({ life, db, claim, load, refreshes, watches, engineSync, tabs, changes, cache, connectivity, checkout }),
+    ...clearAndClose({
+      life,
+      db,
+      claim,
+      load,
+      refreshes,
+      watches,
+      engineSync,
+      tabs,
+      changes,
+      cache,
+      connectivity,
+      checkout,
+    }),
   };
 }

@@ -4,7 +4,21 @@
 // here statically (types aside).
 import Dexie, { RangeSet } from 'dexie';
 import { type LookupErrorCode, type ShopLookupError, toLookupError } from '../../src/protocol';
-import { acceptEncodingSettable, askCompressed, type ApiClient, createApiClient, createRateLimiter, createTransport, DEFAULT_RATE_LIMITS, LOOKUP_RETRY, type RateLimiter, retry, type RetryPolicy, serverRefusal, SYNC_RETRY } from '@shop-lookup/shop-api';
+import {
+  acceptEncodingSettable,
+  askCompressed,
+  type ApiClient,
+  createApiClient,
+  createRateLimiter,
+  createTransport,
+  DEFAULT_RATE_LIMITS,
+  LOOKUP_RETRY,
+  type RateLimiter,
+  retry,
+  type RetryPolicy,
+  serverRefusal,
+  SYNC_RETRY,
+} from '@shop-lookup/shop-api';
 import type { AskToken, SyncReport } from '../../src/protocol';
 import { metaKey, type Confirmation, type ShopIdentity } from '../store/store';
 import type { OpeningReads } from '../sync/openingReads';
@@ -32,12 +46,21 @@ export { startNetworkEarly } from './startNetworkEarly';
 /** The refusal a relay's discovery answer implies for `route` (it left the route out for this client). */
 function refusedByDiscovery(route: string): ShopLookupError<LookupErrorCode> {
   const label = { method: 'GET', path: '/relay/v1' };
-  const error = serverRefusal(label, 403, { refusal: { code: 'forbidden', route, by: 'relay' } }, 'its discovery answer leaves this route out')!;
+  const error = serverRefusal(
+    label,
+    403,
+    { refusal: { code: 'forbidden', route, by: 'relay' } },
+    'its discovery answer leaves this route out',
+  )!;
   delete error.status;
   return error;
 }
 
-export interface NetworkDeps extends Pick<EngineCore, 'options' | 'db' | 'now' | 'refreshIntervalMs' | 'connectivity' | 'resources' | 'status' | 'signal' | 'leadership'> {
+export interface NetworkDeps
+  extends Pick<
+    EngineCore,
+    'options' | 'db' | 'now' | 'refreshIntervalMs' | 'connectivity' | 'resources' | 'status' | 'signal' | 'leadership'
+  > {
   fetch: typeof fetch;
   /** Asks the host for the till's token (the `token` option); none: no Authorization is sent. */
   askToken?: AskToken | undefined;
@@ -132,14 +155,25 @@ export function createApiAccess(deps: ApiAccessDeps): ApiAccess {
  * @example const net = createNetwork({ options, db, fetch, now, connectivity, resources, status, signal,
  * trackedProducts, shop, exclusive, leadership, resync });
  */
-export function createNetwork(deps: NetworkDeps, access: ApiAccess = createApiAccess(deps), opening?: OpeningReads): Network {
+export function createNetwork(
+  deps: NetworkDeps,
+  access: ApiAccess = createApiAccess(deps),
+  opening?: OpeningReads,
+): Network {
   const { options, db, now, signal } = deps;
   const { fetch, limiter, client } = access;
   const syncPolicy = deps.syncRetry ?? { ...SYNC_RETRY, ...options.retry };
   const timeoutMs = options.requestTimeoutMs ?? 15_000;
   const onAnswer = () => deps.connectivity.reportAnswer();
   const onUnreachable = () => deps.connectivity.reportUnreachable();
-  const feedClient = createRelayFeedClient({ baseUrl: options.baseUrl, fetch, timeoutMs, signal, onAnswer, onUnreachable });
+  const feedClient = createRelayFeedClient({
+    baseUrl: options.baseUrl,
+    fetch,
+    timeoutMs,
+    signal,
+    onAnswer,
+    onUnreachable,
+  });
   const uses = createUsesSender({ db, client: feedClient, takesUses: (s) => takesUses(s), now, signal });
   const relay = createRelayFeedSource({
     db,
@@ -148,11 +182,16 @@ export function createNetwork(deps: NetworkDeps, access: ApiAccess = createApiAc
     onVersion: (relayVersion) => {
       deps.status.facts.set({ relayVersion });
       // what the feed confirmed shows in status() at once (a live change or confirmation arrives outside a sync)
-      void db.meta.bulkGet([metaKey.coupons, 'options']).then(([c, o]) => {
-        const at = deps.status.facts.get().lastSyncedAt;
-        const confirmed = (r: unknown) => (r as Confirmation | undefined)?.confirmedAt ?? null;
-        deps.status.facts.set({ lastSyncedAt: { coupons: confirmed(c) ?? at.coupons, options: confirmed(o) ?? at.options } });
-      }, () => undefined);
+      void db.meta.bulkGet([metaKey.coupons, 'options']).then(
+        ([c, o]) => {
+          const at = deps.status.facts.get().lastSyncedAt;
+          const confirmed = (r: unknown) => (r as Confirmation | undefined)?.confirmedAt ?? null;
+          deps.status.facts.set({
+            lastSyncedAt: { coupons: confirmed(c) ?? at.coupons, options: confirmed(o) ?? at.options },
+          });
+        },
+        () => undefined,
+      );
     },
     checkShop: (name) => checkShop(name),
     onRelayState: (relay) => deps.status.facts.set({ relay }),
@@ -175,7 +214,8 @@ export function createNetwork(deps: NetworkDeps, access: ApiAccess = createApiAc
       throw error;
     });
   /** Whether a relay that said which routes this client may use allows `route` (a relay that did not say: yes). */
-  const allows = (choice: SourceChoice, route: string) => choice.kind !== 'relay' || !choice.info?.routes || choice.info.routes.includes(route);
+  const allows = (choice: SourceChoice, route: string) =>
+    choice.kind !== 'relay' || !choice.info?.routes || choice.info.routes.includes(route);
   let lastChoice: SourceChoice | null = null;
   async function choose(s?: AbortSignal) {
     const choice = await chooser.choose(s);
@@ -184,7 +224,8 @@ export function createNetwork(deps: NetworkDeps, access: ApiAccess = createApiAc
     if (choice.kind === 'relay' && choice.info) await checkShop(choice.info.shop || null);
     // what the relay's discovery answer leaves out is never asked (the storefront mode): without its feed the
     // options come by their GET route, without the coupon list no coupon is listed
-    if (!byCode && !allows(choice, 'feed') && !allows(choice, 'coupons')) runner.refuseAhead(metaKey.coupons, refusedByDiscovery('coupons'));
+    if (!byCode && !allows(choice, 'feed') && !allows(choice, 'coupons'))
+      runner.refuseAhead(metaKey.coupons, refusedByDiscovery('coupons'));
     if (!allows(choice, 'products')) runner.refuseAhead(PRODUCTS_UNIT, refusedByDiscovery('products'));
     relayAccepted = choice.kind === 'relay' && !byCode && allows(choice, 'feed');
     return choice;
@@ -193,7 +234,9 @@ export function createNetwork(deps: NetworkDeps, access: ApiAccess = createApiAc
   let forcedRoutes: Promise<string[] | null> | null = null;
   const routesOf = async (choice: SourceChoice, s?: AbortSignal) => {
     if (choice.info) return choice.info.routes;
-    forcedRoutes ??= probeRelay(fetch, options.baseUrl, timeoutMs, s ? AbortSignal.any([signal, s]) : signal).then((a) => (a.kind === 'relay' ? (a.info?.routes ?? null) : null));
+    forcedRoutes ??= probeRelay(fetch, options.baseUrl, timeoutMs, s ? AbortSignal.any([signal, s]) : signal).then(
+      (a) => (a.kind === 'relay' ? (a.info?.routes ?? null) : null),
+    );
     // (no answer: asked again next time)
     return forcedRoutes.catch(() => (forcedRoutes = null));
   };
@@ -226,7 +269,10 @@ export function createNetwork(deps: NetworkDeps, access: ApiAccess = createApiAc
   const scheduler = createSyncScheduler({
     sync: (options) => runner.sync(options),
     // (what a storefront's start read is stored by its start sync, also when the data was fresh enough to wait)
-    isDue: () => (opening?.untaken ? Promise.resolve(true) : isSyncDue(db, now(), deps.refreshIntervalMs, byCode ? 'options' : metaKey.coupons)),
+    isDue: () =>
+      opening?.untaken
+        ? Promise.resolve(true)
+        : isSyncDue(db, now(), deps.refreshIntervalMs, byCode ? 'options' : metaKey.coupons),
     ready: deps.syncAllowed(),
     connectivity: deps.connectivity,
     leadership: deps.leadership,
@@ -251,7 +297,11 @@ export function createNetwork(deps: NetworkDeps, access: ApiAccess = createApiAc
   });
   // every key of a table (storageChanges.ts's wholeTable, whose import would move that module out of the first load)
   const whole = (table: 'outbox' | 'journal') => ({ [table]: new RangeSet(-Infinity, [[]]) });
-  watchUseConflicts({ db, status: deps.status, watchJournal: (changed) => deps.changes.watch(whole('journal'), changed) });
+  watchUseConflicts({
+    db,
+    status: deps.status,
+    watchJournal: (changed) => deps.changes.watch(whole('journal'), changed),
+  });
   // A use written to the outbox (a verdict in any tab) goes to the relay at once, sent by the leader alone (one
   // sender per database); a failure waits for the next sync, which retries and reports it. Offline, the sync on
   // reconnect sends what waits.

@@ -68,7 +68,10 @@ export function createDatabaseClaim(deps: DatabaseClaimDeps): DatabaseClaim {
   /** The shop the relay names, once it did: part of this engine's identity from then on. */
   let relayShop: string | null = null;
   let shop: ShopIdentity | undefined;
-  identity.then((i) => (shop = relayShop === null ? i : { ...i, relayShop }), () => undefined);
+  identity.then(
+    (i) => (shop = relayShop === null ? i : { ...i, relayShop }),
+    () => undefined,
+  );
 
   const claim = () =>
     identity
@@ -77,20 +80,30 @@ export function createDatabaseClaim(deps: DatabaseClaimDeps): DatabaseClaim {
         if (!blocked) await addTrackedProducts(db, [...ownProducts]);
         return blocked;
       })
-      .catch((e: unknown): LookupError =>
-        (e as { code?: unknown }).code === 'bad_options'
-          ? toLookupError(e)
-          : (storageError(e) ?? { code: 'storage_error', message: `The local database could not be opened (${toLookupError(e).message}).` }),
+      .catch(
+        (e: unknown): LookupError =>
+          (e as { code?: unknown }).code === 'bad_options'
+            ? toLookupError(e)
+            : (storageError(e) ?? {
+                code: 'storage_error',
+                message: `The local database could not be opened (${toLookupError(e).message}).`,
+              }),
       );
 
   /** Tells what the claim found: the refusal, or what earlier syncs (this tab's or another's) achieved. */
   const tell = (claimed: Promise<LookupError | null>) =>
     void claimed.then(async (blocked) => {
       if (blocked) return status.facts.set({ lastError: blocked, failed: true });
-      const [coupons, opts] = (await db.meta.bulkGet([metaKey.coupons, 'options']).catch(() => [])) as (Confirmation | undefined)[];
+      const [coupons, opts] = (await db.meta.bulkGet([metaKey.coupons, 'options']).catch(() => [])) as (
+        | Confirmation
+        | undefined
+      )[];
       const f = status.facts.get();
       status.facts.set({
-        lastSyncedAt: { coupons: f.lastSyncedAt.coupons ?? coupons?.confirmedAt ?? null, options: f.lastSyncedAt.options ?? opts?.confirmedAt ?? null },
+        lastSyncedAt: {
+          coupons: f.lastSyncedAt.coupons ?? coupons?.confirmedAt ?? null,
+          options: f.lastSyncedAt.options ?? opts?.confirmedAt ?? null,
+        },
       });
     });
 
@@ -104,7 +117,9 @@ export function createDatabaseClaim(deps: DatabaseClaimDeps): DatabaseClaim {
     expectedClose = true;
     setTimeout(() => (expectedClose = false), 0);
     // no new version: the database is being deleted (evicted by the browser, or the site's data cleared)
-    status.facts.set({ lastError: storageError({ name: event?.newVersion === null ? 'DatabaseDeletedError' : 'VersionError' }) });
+    status.facts.set({
+      lastError: storageError({ name: event?.newVersion === null ? 'DatabaseDeletedError' : 'VersionError' }),
+    });
   });
   db.on('close', () => {
     if (expectedClose || deps.isClosed()) return;

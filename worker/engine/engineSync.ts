@@ -43,7 +43,8 @@ export function createEngineSync(deps: EngineSyncDeps): EngineSync {
   return {
     async sync(options) {
       const blocked = await claim.ready;
-      if (blocked || deps.isClosed()) return failedReport(blocked ?? { code: 'closed', message: 'shop-lookup was closed.' });
+      if (blocked || deps.isClosed())
+        return failedReport(blocked ?? { code: 'closed', message: 'shop-lookup was closed.' });
       return scheduler.then((s) => s.sync(options), notStarted);
     },
     async hostSync() {

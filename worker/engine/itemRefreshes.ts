@@ -33,13 +33,15 @@ export function createItemRefreshes(deps: ItemRefreshesDeps): ItemRefreshes {
     const running = inflight.get(key);
     if (running) return running;
     const work = plan.refresh;
-    const run = deps.resources.track(key, async () => {
-      const net = await deps.network;
-      // a route the relay's discovery answer left out for this client is not asked (it would only be refused)
-      const refused = plan.route === undefined ? null : net.refusal(plan.route);
-      if (refused) throw refused;
-      return work(net.userContext(), net.module);
-    }).finally(() => inflight.delete(key));
+    const run = deps.resources
+      .track(key, async () => {
+        const net = await deps.network;
+        // a route the relay's discovery answer left out for this client is not asked (it would only be refused)
+        const refused = plan.route === undefined ? null : net.refusal(plan.route);
+        if (refused) throw refused;
+        return work(net.userContext(), net.module);
+      })
+      .finally(() => inflight.delete(key));
     inflight.set(key, run);
     return run;
   }

@@ -15,7 +15,11 @@ export interface ClockKeeper {
  * the database is this shop's (`claim`).
  * @example const keeper = await keepClockOffset(db, clock, claim);
  */
-export async function keepClockOffset(db: ShopDatabase, clock: ServerClock, claim: DatabaseClaim): Promise<ClockKeeper> {
+export async function keepClockOffset(
+  db: ShopDatabase,
+  clock: ServerClock,
+  claim: DatabaseClaim,
+): Promise<ClockKeeper> {
   // a row that cannot be written costs only the offset after a restart: never an error of its own
   const write = (offsetMs: number) =>
     void claim.ready

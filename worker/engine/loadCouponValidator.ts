@@ -7,7 +7,9 @@ import type { CouponValidatorDeps } from '../coupon/validateCoupon';
 import type { DatabaseClaim } from './databaseClaim';
 import type { EngineCore } from './engineCore';
 
-export interface LoadCouponValidatorDeps extends EngineCore, Pick<CouponValidatorDeps, 'refreshCoupon' | 'refreshIssuedCoupon'> {
+export interface LoadCouponValidatorDeps
+  extends EngineCore,
+    Pick<CouponValidatorDeps, 'refreshCoupon' | 'refreshIssuedCoupon'> {
   claim: DatabaseClaim;
   /** Why the database is in memory (openEngineStore.ts); null: it is IndexedDB. */
   memoryOnly: LookupError | null;
@@ -54,7 +56,15 @@ export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
     validateCoupon: async (code, order) => (await ready()).validate(code, order),
     offlineJournal: async (page) => (await ready()).journal(page),
     clearOfflineJournal: async (throughId) => (await ready()).clearJournal(throughId),
-    dispose: () => void validator.then((v) => v.dispose(), () => undefined),
-    keepClock: () => void clockKept.then((k) => k.save(), () => undefined),
+    dispose: () =>
+      void validator.then(
+        (v) => v.dispose(),
+        () => undefined,
+      ),
+    keepClock: () =>
+      void clockKept.then(
+        (k) => k.save(),
+        () => undefined,
+      ),
   };
 }

@@ -33,13 +33,20 @@ export interface NetworkLoad {
  */
 export function loadNetwork(deps: EngineCore & NetworkDeps, start?: Promise<NetworkStart>): NetworkLoad {
   let current: LoadedNetwork | null = null;
-  const network: Promise<LoadedNetwork> = (start ?? import('./createNetwork').then((module): NetworkStart => ({ module }))).then(
-    ({ module, access, opening }) => ({ module, ...module.createNetwork(deps, access, opening) }),
-  );
-  network.then((n) => (current = n), () => undefined); // a failure is reported by whatever needs it
+  const network: Promise<LoadedNetwork> = (
+    start ?? import('./createNetwork').then((module): NetworkStart => ({ module }))
+  ).then(({ module, access, opening }) => ({ module, ...module.createNetwork(deps, access, opening) }));
+  network.then(
+    (n) => (current = n),
+    () => undefined,
+  ); // a failure is reported by whatever needs it
   return {
     network,
     current: () => current,
-    dispose: () => void network.then((n) => n.live.dispose(), () => undefined),
+    dispose: () =>
+      void network.then(
+        (n) => n.live.dispose(),
+        () => undefined,
+      ),
   };
 }

@@ -40,7 +40,9 @@ const unavailable = (why: string): LookupError => ({
 function whyNot(error: unknown): LookupError {
   const own = storageError(error);
   if (own?.code === 'storage_upgraded') return own;
-  const inner = (error as { inner?: { name?: string; message?: string } } | null)?.inner ?? (error as { name?: string; message?: string } | null);
+  const inner =
+    (error as { inner?: { name?: string; message?: string } } | null)?.inner ??
+    (error as { name?: string; message?: string } | null);
   return unavailable(`${inner?.name ?? 'Error'}: ${inner?.message ?? String(error)}`);
 }
 
@@ -66,5 +68,8 @@ export async function openEngineStore(dbName: string, deps: EngineStoreDeps): Pr
   const memory = await import('fake-indexeddb');
   // a name of its own: no other engine (tab) on this device shares it
   const name = `${dbName} (in memory ${Math.random().toString(36).slice(2, 8)})`;
-  return { db: openStore(name, { indexedDB: new memory.IDBFactory(), IDBKeyRange: memory.IDBKeyRange }), memoryOnly: why };
+  return {
+    db: openStore(name, { indexedDB: new memory.IDBFactory(), IDBKeyRange: memory.IDBKeyRange }),
+    memoryOnly: why,
+  };
 }

@@ -41,7 +41,11 @@ export function createWatchRegistry(deps: WatchRegistryDeps): WatchRegistry {
       return { watch: null, stop: status.subscribe(tell) };
     }
     const invalid = queryError(query);
-    const watch = watchLookup(planLookup(query, deps.options.coupons), { ...deps, ready: invalid ? Promise.resolve(invalid) : deps.claim.ready, emit });
+    const watch = watchLookup(planLookup(query, deps.options.coupons), {
+      ...deps,
+      ready: invalid ? Promise.resolve(invalid) : deps.claim.ready,
+      emit,
+    });
     return { watch, stop: () => watch.stop() };
   }
 

@@ -11,7 +11,8 @@ import type { SyncContext } from '../sync/syncContext';
  * The refreshes a plan may run. They live in sync/ and reach the plan from the lazily loaded network chunk
  * (engine/createNetwork.ts re-exports them), so the entry never loads them.
  */
-type RefreshUnits = typeof import('../sync/readThrough') & Pick<typeof import('../sync/direct/syncProductOptions'), 'syncProductOptions'>;
+type RefreshUnits = typeof import('../sync/readThrough') &
+  Pick<typeof import('../sync/direct/syncProductOptions'), 'syncProductOptions'>;
 
 export interface LookupPlan {
   /** What the lookup answers with when nothing is known locally. */
@@ -39,7 +40,8 @@ export interface LookupPlan {
 }
 
 /** The primary keys of one product's options. */
-const productKeys = (productNo: number) => rangeOf([productNo, MIN_KEY] as IndexableType, [productNo, MAX_KEY] as IndexableType);
+const productKeys = (productNo: number) =>
+  rangeOf([productNo, MIN_KEY] as IndexableType, [productNo, MAX_KEY] as IndexableType);
 
 type Parts = Pick<LookupPlan, 'store' | 'request' | 'interest' | 'refresh' | 'route'>;
 

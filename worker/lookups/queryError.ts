@@ -15,7 +15,8 @@ export function queryError(q: LookupQuery): LookupError | null {
     return { code: 'bad_request', message: codeProblem(q.code)! };
   }
   if ('productNo' in q && !Number.isSafeInteger(q.productNo)) return bad('A product number', 'a whole number');
-  if (q.kind === 'productOptionByNo' && !Number.isSafeInteger(q.optionNo)) return bad('An option number', 'a whole number');
+  if (q.kind === 'productOptionByNo' && !Number.isSafeInteger(q.optionNo))
+    return bad('An option number', 'a whole number');
   if (q.kind === 'productOptionByCode' && (typeof q.optionCode !== 'string' || q.optionCode === '')) {
     return bad('An option code', 'a non-empty string');
   }

@@ -50,7 +50,13 @@ function readDirect(plan: LookupPlan, db: ShopDatabase): Promise<Local> {
     // requests of a transaction complete in order: the last one's success means all are in (a plan confirmed by
     // nothing, coupons() of an engine that never lists them, has only its data request)
     (confirmations.at(-1) ?? data).onsuccess = () =>
-      resolve(toLocal(plan, data.result, confirmations.map((r) => r.result)));
+      resolve(
+        toLocal(
+          plan,
+          data.result,
+          confirmations.map((r) => r.result),
+        ),
+      );
     tx.onabort = () => reject(tx.error ?? new DOMException('The read was aborted.', 'AbortError'));
   });
 }
@@ -84,4 +90,7 @@ export function readLocal(plan: LookupPlan, db: ShopDatabase): Promise<Local> {
 
 /** The same data, confirmed at the same times: nothing to tell a subscriber. */
 export const sameLocal = (a: Local, b: Local) =>
-  a.syncedAt === b.syncedAt && a.itemConfirmedAt === b.itemConfirmedAt && a.unreadable === b.unreadable && sameRecord(a.data, b.data);
+  a.syncedAt === b.syncedAt &&
+  a.itemConfirmedAt === b.itemConfirmedAt &&
+  a.unreadable === b.unreadable &&
+  sameRecord(a.data, b.data);

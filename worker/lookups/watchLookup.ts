@@ -89,7 +89,8 @@ export function watchLookup(plan: LookupPlan, env: WatchEnv): Watch {
     if (stopped || local === null || env.connectivity.offline) return;
     const t = env.now();
     const stale = olderThan(local.syncedAt, t, env.refreshIntervalMs);
-    const missing = plan.empty === null && local.data === null && olderThan(local.itemConfirmedAt, t, env.refreshIntervalMs);
+    const missing =
+      plan.empty === null && local.data === null && olderThan(local.itemConfirmedAt, t, env.refreshIntervalMs);
     if (stale || missing) env.refresh(plan);
   }
 

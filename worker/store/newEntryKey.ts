@@ -6,4 +6,5 @@
  * contexts such as a till on plain http have too, unlike `crypto.randomUUID`).
  * @example newEntryKey() // '3b241101e2bb42558caf4136c566a962'
  */
-export const newEntryKey = (): string => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => (b + 256).toString(16).slice(1)).join('');
+export const newEntryKey = (): string =>
+  Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => (b + 256).toString(16).slice(1)).join('');

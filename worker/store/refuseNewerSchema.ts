@@ -16,7 +16,13 @@ function newerSchemaError(installed: number | null, supported: number): ShopLook
 
 /** A request that fails as IndexedDB's do: its error set, then `onerror` called with an event. */
 function failedRequest(): { request: IDBOpenDBRequest; fail(error: unknown): void } {
-  const request = { result: undefined, error: null, readyState: 'pending', transaction: null, source: null } as unknown as IDBOpenDBRequest & { error: unknown };
+  const request = {
+    result: undefined,
+    error: null,
+    readyState: 'pending',
+    transaction: null,
+    source: null,
+  } as unknown as IDBOpenDBRequest & { error: unknown };
   const fail = (error: unknown) => {
     Object.assign(request, { error, readyState: 'done' });
     const event = { type: 'error', target: request, preventDefault() {}, stopPropagation() {} } as unknown as Event;

@@ -15,7 +15,10 @@ async function sha256(text: string): Promise<string> {
 export async function identityOf(baseUrl: string, auth: ShopAuth | undefined, shopId?: string): Promise<ShopIdentity> {
   // checked here, not in createShopLookup: the page's entry has a size budget, and every entry point waits for this
   if (shopId !== undefined && (typeof shopId !== 'string' || shopId.trim() === '')) {
-    throw new ShopLookupError('bad_options', `shopId must be a non-empty string naming the shop, got ${JSON.stringify(shopId)}.`);
+    throw new ShopLookupError(
+      'bad_options',
+      `shopId must be a non-empty string naming the shop, got ${JSON.stringify(shopId)}.`,
+    );
   }
   const apiKey = auth && 'key' in auth ? await sha256(`shop-lookup:${auth.key}`) : null;
   return { key: metaKey.shop, baseUrl: baseUrl.replace(/\/+$/, ''), apiKey, shopId: shopId ?? null };
@@ -36,7 +39,8 @@ function compare(stored: ShopIdentity, mine: ShopIdentity): Verdict {
   let verdict: Verdict;
   if (storedId !== null) verdict = storedId === myId ? 'same' : 'other';
   else {
-    const same = stored.apiKey !== null && mine.apiKey !== null ? stored.apiKey === mine.apiKey : stored.baseUrl === mine.baseUrl;
+    const same =
+      stored.apiKey !== null && mine.apiKey !== null ? stored.apiKey === mine.apiKey : stored.baseUrl === mine.baseUrl;
     verdict = !same ? 'other' : myId === null ? 'same' : 'adopt';
   }
   const myRelay = mine.relayShop ?? null;
@@ -46,7 +50,10 @@ function compare(stored: ShopIdentity, mine: ShopIdentity): Verdict {
 }
 
 /** What an adopting engine records: its own identity, keeping the relay's shop the database already knows. */
-const adopted = (stored: ShopIdentity, mine: ShopIdentity): ShopIdentity => ({ ...mine, relayShop: mine.relayShop ?? stored.relayShop ?? null });
+const adopted = (stored: ShopIdentity, mine: ShopIdentity): ShopIdentity => ({
+  ...mine,
+  relayShop: mine.relayShop ?? stored.relayShop ?? null,
+});
 
 /**
  * Default database name: one per shop when the host names the shop.
@@ -61,8 +68,12 @@ const relayRefused = (mine: ShopIdentity): boolean =>
   (mine.shopId ?? null) !== null && (mine.relayShop ?? null) !== null && mine.relayShop !== mine.shopId;
 
 // the refusals' words load only when a database is refused: they stay out of the worker's first load
-const refusal = (reason: ShopMismatch, db: ShopDatabase, mine: ShopIdentity, stored?: ShopIdentity): Promise<LookupError> =>
-  import('./shopMismatch').then((m) => m.shopMismatch(reason, db.name, mine, stored));
+const refusal = (
+  reason: ShopMismatch,
+  db: ShopDatabase,
+  mine: ShopIdentity,
+  stored?: ShopIdentity,
+): Promise<LookupError> => import('./shopMismatch').then((m) => m.shopMismatch(reason, db.name, mine, stored));
 
 /**
  * Call first inside every transaction that writes what the API answered outside a sync (which checks under the

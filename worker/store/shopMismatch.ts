@@ -12,11 +12,17 @@ export type ShopMismatch = 'other' | 'otherRelay' | 'cleared' | 'relayRefused';
  * @example shopMismatch('other', 'shop-lookup', mine, stored) // { code: 'shop_mismatch', message: 'The local
  * database … ' }
  */
-export function shopMismatch(reason: ShopMismatch, dbName: string, mine: ShopIdentity, stored?: ShopIdentity): LookupError {
+export function shopMismatch(
+  reason: ShopMismatch,
+  dbName: string,
+  mine: ShopIdentity,
+  stored?: ShopIdentity,
+): LookupError {
   const message = {
     relayRefused: () =>
       `The relay at ${mine.baseUrl} serves shop ${JSON.stringify(mine.relayShop)}, but this till is for shop ${JSON.stringify(mine.shopId)} (its shopId), so nothing of it is stored. Point baseUrl at that shop's relay, or give the relay the same shopId (createShopRelay({ shopId: ${JSON.stringify(mine.shopId)} })).`,
-    cleared: () => `The local database "${dbName}" was cleared meanwhile and is not claimed by this shop; nothing was stored.`,
+    cleared: () =>
+      `The local database "${dbName}" was cleared meanwhile and is not claimed by this shop; nothing was stored.`,
     otherRelay: () =>
       `The relay at ${mine.baseUrl} serves shop ${JSON.stringify(mine.relayShop)}, but the local database "${dbName}" holds the data of shop ${JSON.stringify(stored?.relayShop)} (from the relay there before), so nothing of it is stored. Point baseUrl back at that shop's relay, or call clear() to drop the data and take this relay's.`,
     other: () => {

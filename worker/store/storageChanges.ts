@@ -37,14 +37,18 @@ export function createStorageChanges(dbName: string): StorageChanges {
   const watchers = new Set<Watcher>();
   const onMutated = (mutated: ObservabilitySet) => {
     const all = (mutated as { all?: boolean }).all === true;
-    const touched = (w: Watcher) => all || w.parts.some(([part, mine]) => mutated[part] !== undefined && rangesOverlap(mutated[part], mine));
+    const touched = (w: Watcher) =>
+      all || w.parts.some(([part, mine]) => mutated[part] !== undefined && rangesOverlap(mutated[part], mine));
     for (const w of [...early, ...watchers]) if (touched(w)) w.changed();
   };
   Dexie.on('storagemutated', onMutated);
   return {
     watch(interest, changed, first = false) {
       // the primary-key part of each table (index parts would miss a record whose indexed value moved away)
-      const w = { parts: Object.entries(interest).map(([table, keys]): [string, RangeSet] => [`idb://${dbName}/${table}/`, keys]), changed };
+      const w = {
+        parts: Object.entries(interest).map(([table, keys]): [string, RangeSet] => [`idb://${dbName}/${table}/`, keys]),
+        changed,
+      };
       const set = first ? early : watchers;
       set.add(w);
       return () => set.delete(w);

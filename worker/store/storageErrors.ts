@@ -16,11 +16,12 @@ const ADVICE: Record<string, LookupError> = {
   },
   InvalidStateError: {
     code: 'storage_closed',
-    message: 'The local database connection was no longer usable; it is reopened, and lookups keep answering meanwhile.',
+    message:
+      'The local database connection was no longer usable; it is reopened, and lookups keep answering meanwhile.',
   },
   VersionError: {
     code: 'storage_upgraded',
-    message: "Another tab opened a newer version of the local database. Reload this tab to use the newer shop-lookup.",
+    message: 'Another tab opened a newer version of the local database. Reload this tab to use the newer shop-lookup.',
   },
   // (not a DOMException: what a versionchange without a new version means, see engine/databaseClaim.ts)
   DatabaseDeletedError: {
@@ -55,8 +56,13 @@ function namesOf(error: unknown): string[] {
 
 /** A storage error of ours in the chain (refuseNewerSchema's `storage_upgraded`), which says it best. */
 function ownError(error: unknown): LookupError | null {
-  for (let e = error as { code?: unknown; message?: unknown; inner?: unknown } | undefined, i = 0; e && i < 4; e = e.inner as typeof e, i++) {
-    if (typeof e.code === 'string' && e.code.startsWith('storage_') && typeof e.message === 'string') return { code: e.code as LookupErrorCode, message: e.message };
+  for (
+    let e = error as { code?: unknown; message?: unknown; inner?: unknown } | undefined, i = 0;
+    e && i < 4;
+    e = e.inner as typeof e, i++
+  ) {
+    if (typeof e.code === 'string' && e.code.startsWith('storage_') && typeof e.message === 'string')
+      return { code: e.code as LookupErrorCode, message: e.message };
   }
   return null;
 }
@@ -73,7 +79,10 @@ export function storageError(error: unknown): LookupError | null {
   const dexie = names.find((n) => /^(Abort|Unknown|OpenFailed|DataError|ConstraintError|Database)/.test(n));
   if (!dexie) return null;
   const detail = (error as Error)?.message ?? dexie;
-  return { code: 'storage_error', message: `The local database failed (${dexie}: ${detail}). Lookups keep answering from what is stored.` };
+  return {
+    code: 'storage_error',
+    message: `The local database failed (${dexie}: ${detail}). Lookups keep answering from what is stored.`,
+  };
 }
 
 /** Any error of the engine as plain data, storage failures in words. */

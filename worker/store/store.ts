@@ -254,7 +254,10 @@ export class ShopDatabase extends Dexie {
   /** The IDBKeyRange of this database's IndexedDB (a lookup's plain requests build their ranges with it). */
   readonly keyRange: typeof IDBKeyRange;
 
-  constructor(name: string, deps: { indexedDB?: IDBFactory | undefined; IDBKeyRange?: typeof IDBKeyRange | undefined }) {
+  constructor(
+    name: string,
+    deps: { indexedDB?: IDBFactory | undefined; IDBKeyRange?: typeof IDBKeyRange | undefined },
+  ) {
     const options: ConstructorParameters<typeof Dexie>[1] = {};
     const factory = deps.indexedDB ?? Dexie.dependencies.indexedDB;
     if (factory) options.indexedDB = refuseNewerSchema(factory, SCHEMA_VERSION);
@@ -288,7 +291,11 @@ export class ShopDatabase extends Dexie {
     // version 7: the uses shared through a relay (the outbox, the shop's uses by code) and the journal's conflicts
     // (indexed: only entries that have one). This till's uses from before reach the outbox at the first send
     // (shareUses.ts): an upgrade here would weigh on every first load
-    this.version(SCHEMA_VERSION).stores({ journal: '++id, at, &key, conflict.at', outbox: 'entry, code', sharedUses: 'code' });
+    this.version(SCHEMA_VERSION).stores({
+      journal: '++id, at, &key, conflict.at',
+      outbox: 'entry, code',
+      sharedUses: 'code',
+    });
   }
 }
 
@@ -341,7 +348,8 @@ export function latestConfirmation(rows: (MetaRow | undefined)[]): number | null
   let latest: number | null = null;
   for (const r of rows) {
     if (r && 'unreadable' in r) return r.confirmedAt;
-    if (r && 'confirmedAt' in r && r.confirmedAt !== null && (latest === null || r.confirmedAt > latest)) latest = r.confirmedAt;
+    if (r && 'confirmedAt' in r && r.confirmedAt !== null && (latest === null || r.confirmedAt > latest))
+      latest = r.confirmedAt;
   }
   return latest;
 }

@@ -20,12 +20,20 @@ const isMark = (row: MetaRow | undefined): row is UnreadableMark => row !== unde
  * @example await markUnreadable(db, [{ code: 'WELCOME10', message: 'apply_sale_percent: expected an integer' }],
  * Date.now());
  */
-export async function markUnreadable(db: ShopDatabase, records: UnreadableRecord[], at: number, listing?: string): Promise<void> {
+export async function markUnreadable(
+  db: ShopDatabase,
+  records: UnreadableRecord[],
+  at: number,
+  listing?: string,
+): Promise<void> {
   if (records.length === 0) return;
   const [list, ...rows] = await db.meta.bulkGet([metaKey.coupons, ...records.map((r) => metaKey.coupon(r.code))]);
   const marks = records.flatMap(({ code, message }, i): UnreadableMark[] => {
     const row = rows[i];
-    if (isMark(row)) return listing === undefined || row.unreadable.listing === listing ? [] : [{ ...row, unreadable: { ...row.unreadable, listing } }];
+    if (isMark(row))
+      return listing === undefined || row.unreadable.listing === listing
+        ? []
+        : [{ ...row, unreadable: { ...row.unreadable, listing } }];
     // the copy held is as old as its last confirmation: the listing before, or its own lookup
     const mark = markOf(metaKey.coupon(code), latestConfirmation([list, row]), row, message, at);
     if (listing !== undefined) mark.unreadable.listing = listing;
@@ -42,14 +50,24 @@ export async function markUnreadable(db: ShopDatabase, records: UnreadableRecord
  * @example await markIssuedUnreadable(db, { code: 'IC-7F3K-2Q9M', message: 'apply_sale_percent: expected an integer'
  * }, Date.now());
  */
-export async function markIssuedUnreadable(db: ShopDatabase, { code, message }: UnreadableRecord, at: number): Promise<void> {
+export async function markIssuedUnreadable(
+  db: ShopDatabase,
+  { code, message }: UnreadableRecord,
+  at: number,
+): Promise<void> {
   const row = await db.meta.get(metaKey.issued(code));
   if (isMark(row)) return;
   await db.meta.put(markOf(metaKey.issued(code), latestConfirmation([row]), row, message, at));
 }
 
 /** A new mark on `key`, keeping what the row it replaces confirmed besides (an alias). */
-function markOf(key: string, confirmedAt: number | null, row: MetaRow | undefined, message: string, at: number): UnreadableMark {
+function markOf(
+  key: string,
+  confirmedAt: number | null,
+  row: MetaRow | undefined,
+  message: string,
+  at: number,
+): UnreadableMark {
   const mark: UnreadableMark = { key, confirmedAt, unreadable: { since: at, message } };
   if (row && 'code' in row && typeof row.code === 'string') mark.code = row.code;
   return mark;
@@ -70,7 +88,10 @@ export async function clearUnreadable(db: ShopDatabase, codes: string[]): Promis
     return;
   }
   const wanted = new Set(codes.map(metaKey.coupon));
-  await clearMarks(db, (await unreadableMarks(db)).filter((m) => wanted.has(m.key)));
+  await clearMarks(
+    db,
+    (await unreadableMarks(db)).filter((m) => wanted.has(m.key)),
+  );
 }
 
 /** Every code marked unreadable now (the per-code rows, few: codes looked up one by one, and the marked). */
@@ -83,6 +104,9 @@ export function unreadableMarks(db: ShopDatabase): Promise<UnreadableMark[]> {
 export async function clearMarks(db: ShopDatabase, marks: UnreadableMark[]): Promise<void> {
   const keep = marks.filter((m) => m.confirmedAt !== null || m.code !== undefined);
   const drop = marks.filter((m) => m.confirmedAt === null && m.code === undefined);
-  if (keep.length > 0) await db.meta.bulkPut(keep.map(({ unreadable: _u, confirmedAt, ...row }) => ({ ...row, confirmedAt: confirmedAt ?? 0 })));
+  if (keep.length > 0)
+    await db.meta.bulkPut(
+      keep.map(({ unreadable: _u, confirmedAt, ...row }) => ({ ...row, confirmedAt: confirmedAt ?? 0 })),
+    );
   if (drop.length > 0) await db.meta.bulkDelete(drop.map((m) => m.key));
 }

@@ -33,7 +33,8 @@ export function writeBehind<T>(write: (batch: T[]) => Promise<void>, options: Wr
   const { maxQueued, quietMs = 25 } = options;
   const minBatch = Math.min(options.minBatch ?? 1, maxQueued);
   const setTimer = options.setTimeout ?? ((fn: () => void, ms: number) => globalThis.setTimeout(fn, ms));
-  const clearTimer = options.clearTimeout ?? ((id: unknown) => globalThis.clearTimeout(id as ReturnType<typeof setTimeout>));
+  const clearTimer =
+    options.clearTimeout ?? ((id: unknown) => globalThis.clearTimeout(id as ReturnType<typeof setTimeout>));
   let queue: T[] = [];
   let running: Promise<void> | null = null;
   let failure: { error: unknown } | null = null;

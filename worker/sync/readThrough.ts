@@ -71,7 +71,9 @@ export async function refreshCoupon(ctx: SyncContext, code: string): Promise<voi
 /** @example await refreshIssuedCoupon(ctx, 'IC-7F3K-2Q9M'); */
 export async function refreshIssuedCoupon(ctx: SyncContext, code: string): Promise<void> {
   const at = ctx.now();
-  const answer = await ctx.call(() => ctx.client.getIssuedCoupon(code, { priority: ctx.priority, counter: ctx.report }));
+  const answer = await ctx.call(() =>
+    ctx.client.getIssuedCoupon(code, { priority: ctx.priority, counter: ctx.report }),
+  );
   const { db } = ctx;
   let record: IssuedCoupon | null;
   try {
@@ -127,7 +129,8 @@ async function refreshOption(ctx: SyncContext, productNo: number, asked: number 
       : ctx.client.getProductOptionByCode(productNo, asked, o),
   );
   const record = checkRejected(ctx, `GET /v2/shop/products/${productNo}/options/${asked}`, answer);
-  if (record && (typeof asked === 'number' ? record.no : record.code) === asked) return storeOption(ctx, ctx.db, record, at);
+  if (record && (typeof asked === 'number' ? record.no : record.code) === asked)
+    return storeOption(ctx, ctx.db, record, at);
   await syncProductOptions(ctx, productNo);
   const key = typeof asked === 'number' ? metaKey.optionNo(productNo, asked) : metaKey.optionCode(productNo, asked);
   await confirmChecked(ctx, [key], at);

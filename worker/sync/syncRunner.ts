@@ -48,7 +48,16 @@ export interface SyncRunnerDeps {
 const PROGRESS_MS = 100;
 
 /** Errors after which the rest of this sync would only fail the same way. */
-const STOPS_SYNC = new Set(['network_error', 'timeout', 'bad_credentials', 'token_invalid', 'permission_denied', 'plan_permission', 'closed', 'cancelled']);
+const STOPS_SYNC = new Set([
+  'network_error',
+  'timeout',
+  'bad_credentials',
+  'token_invalid',
+  'permission_denied',
+  'plan_permission',
+  'closed',
+  'cancelled',
+]);
 
 export function createSyncRunner(deps: SyncRunnerDeps) {
   const { db, resources, status, now } = deps;
@@ -234,7 +243,10 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
         const report = createReportDraft();
         const ctx = context(report, controller.signal);
         const source = await sourceFor(report, controller.signal);
-        await source?.syncProducts({ ctx, unit: (key, work) => unit(report, { units: 0, refused: 0 }, key, work) }, productNos);
+        await source?.syncProducts(
+          { ctx, unit: (key, work) => unit(report, { units: 0, refused: 0 }, key, work) },
+          productNos,
+        );
         return finishReport(report);
       }).catch(notRun);
     },

@@ -41,7 +41,12 @@ export interface SyncScheduler {
  * for an engine that never lists coupons).
  * @example await isSyncDue(db, Date.now(), 300_000)
  */
-export async function isSyncDue(db: ShopDatabase, now: number, refreshIntervalMs: number, listKey: string = metaKey.coupons): Promise<boolean> {
+export async function isSyncDue(
+  db: ShopDatabase,
+  now: number,
+  refreshIntervalMs: number,
+  listKey: string = metaKey.coupons,
+): Promise<boolean> {
   const [coupons, checkpoint, feed] = await db.meta.bulkGet([listKey, metaKey.couponSync, FEED_STATE_KEY]);
   const at = (coupons as Confirmation | undefined)?.confirmedAt;
   const snapshotUnderWay = (feed as FeedState | undefined)?.snapshot;
@@ -130,7 +135,8 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   }
   allow(deps.ready);
   const stopLeader = leadership.subscribe((isLeader) => {
-    if (isLeader) void runIfDue(); // taking over: resume what the last leader left, or refresh stale data
+    if (isLeader)
+      void runIfDue(); // taking over: resume what the last leader left, or refresh stale data
     else stopRetrying();
   });
   let wasOffline = connectivity.offline;

@@ -21,11 +21,15 @@ const later = (a: number | null, b: number | null) => (a === null ? b : b === nu
  * @example const shared = shareSyncStatus({ name: 'shop-lookup:my-shop', status, ownSync, onCleared });
  * shared.dispose();
  */
-export function shareSyncStatus({ name, status, ownSync, onCleared }: SharedStatusDeps): { cleared(): void; dispose(): void } {
+export function shareSyncStatus({ name, status, ownSync, onCleared }: SharedStatusDeps): {
+  cleared(): void;
+  dispose(): void;
+} {
   let applyingRemote = false;
   let speaking = false;
   const facts = (): SharedSyncFacts => {
-    const { syncing, waiting, waitingUntil, failed, progress, lastSyncedAt, lastError, source, relayVersion, relay } = status.facts.get();
+    const { syncing, waiting, waitingUntil, failed, progress, lastSyncedAt, lastError, source, relayVersion, relay } =
+      status.facts.get();
     return { syncing, waiting, waitingUntil, failed, progress, lastSyncedAt, lastError, source, relayVersion, relay };
   };
   const channel = createTabChannel(name, {
@@ -36,7 +40,10 @@ export function shareSyncStatus({ name, status, ownSync, onCleared }: SharedStat
       status.facts.set({
         ...theirs,
         waitingUntil: theirs.waitingUntil ?? null,
-        lastSyncedAt: { coupons: later(mine.coupons, theirs.lastSyncedAt.coupons), options: later(mine.options, theirs.lastSyncedAt.options) },
+        lastSyncedAt: {
+          coupons: later(mine.coupons, theirs.lastSyncedAt.coupons),
+          options: later(mine.options, theirs.lastSyncedAt.options),
+        },
       });
       applyingRemote = false;
     },

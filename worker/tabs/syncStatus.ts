@@ -87,7 +87,8 @@ export function createSyncStatus(connectivity: Connectivity) {
     if (f.waiting && f.waitingUntil !== null) status.waitingUntil = f.waitingUntil;
     if (f.clockOffsetMs !== null && Math.abs(f.clockOffsetMs) > CLOCK_SHOWN_MS) status.clockOffsetMs = f.clockOffsetMs;
     const storageError = f.journalError ?? f.storageError;
-    if (storageError) status.storage = { error: storageError, memoryOnly: f.memoryOnly, unsavedJournal: f.unsavedJournal };
+    if (storageError)
+      status.storage = { error: storageError, memoryOnly: f.memoryOnly, unsavedJournal: f.unsavedJournal };
     if (f.source === 'relay' && f.relay) status.relay = f.relay;
     if (f.refused.length > 0) status.refused = f.refused;
     if (f.useConflicts) status.useConflicts = f.useConflicts;

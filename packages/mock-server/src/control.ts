@@ -9,12 +9,23 @@ import type { FaultWhen, MockShopApiHandler, WireRecord } from './types';
 /** The methods the endpoints call, so HTTP and JS steer the mock through the same code. */
 export type MockControls = Pick<
   MockShopApiHandler,
-  | 'upsertCoupon' | 'removeCoupon' | 'upsertIssuedCoupon' | 'setProductOptions' | 'expireTokens'
-  | 'setDown' | 'inject' | 'clearFaults' | 'resetRequests' | 'hold'
+  | 'upsertCoupon'
+  | 'removeCoupon'
+  | 'upsertIssuedCoupon'
+  | 'setProductOptions'
+  | 'expireTokens'
+  | 'setDown'
+  | 'inject'
+  | 'clearFaults'
+  | 'resetRequests'
+  | 'hold'
 >;
 
 class ControlError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -149,7 +160,11 @@ export async function handleControlRequest(
   const cors = state.options.cors ? corsHeaders('control') : undefined;
   const { rawPath } = splitUrl(req.url);
   try {
-    const parts = rawPath.slice('/__mock/'.length).split('/').filter(Boolean).map((part) => decodeURIComponent(part));
+    const parts = rawPath
+      .slice('/__mock/'.length)
+      .split('/')
+      .filter(Boolean)
+      .map((part) => decodeURIComponent(part));
     const result = await route(state, controls, req.method ?? 'GET', parts, req);
     sendAnswer(res, jsonAnswer(200, null, result), cors);
   } catch (error) {

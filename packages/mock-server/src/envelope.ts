@@ -61,7 +61,12 @@ export function successAnswer(data: unknown, requestCount: number): Answer {
  */
 export function successAnswerOfText(dataText: string, requestCount: number): Answer {
   const head = JSON.stringify({ msg: 'SUCCESS', code: 200, request_count: requestCount, version: 'latest' });
-  return { status: 200, code: 200, headers: { 'content-type': JSON_TYPE }, body: `${head.slice(0, -1)},"data":${dataText}}` };
+  return {
+    status: 200,
+    code: 200,
+    headers: { 'content-type': JSON_TYPE },
+    body: `${head.slice(0, -1)},"data":${dataText}}`,
+  };
 }
 
 /** An error envelope; `detail` is appended to the standard message so tests can see which check failed. */

@@ -22,13 +22,35 @@ export interface FaultQueue {
 }
 
 const NAMED_FAULTS = new Set<string>([
-  'http500', 'code-19', 'code-999', 'throttle', 'expire-token', 'bad-credentials', 'permission',
-  'drop', 'hang', 'truncated-json', 'html', 'wrong-content-type', 'malformed-record', 'repeat-page', 'skip-rows',
+  'http500',
+  'code-19',
+  'code-999',
+  'throttle',
+  'expire-token',
+  'bad-credentials',
+  'permission',
+  'drop',
+  'hang',
+  'truncated-json',
+  'html',
+  'wrong-content-type',
+  'malformed-record',
+  'repeat-page',
+  'skip-rows',
 ]);
 
 /** Faults that answer instead of the API: no auth check, no rate-limit window consumed. */
 const REPLACING = new Set<string>([
-  'http500', 'code-19', 'code-999', 'throttle', 'expire-token', 'bad-credentials', 'permission', 'drop', 'hang', 'html',
+  'http500',
+  'code-19',
+  'code-999',
+  'throttle',
+  'expire-token',
+  'bad-credentials',
+  'permission',
+  'drop',
+  'hang',
+  'html',
 ]);
 
 /** Throws a TypeError for anything that is not a MockFault (the control endpoint turns it into a 400). */

@@ -68,7 +68,8 @@ function answerData(
   }
   const validPaging = 'error' in paging ? { page: 1, limit: 25 } : paging;
   // (a list fault changes the rows of this one answer: never kept)
-  if (state.listPages && fault === undefined) return successAnswerOfText(state.listPages.dataText(found.list, validPaging, options), count);
+  if (state.listPages && fault === undefined)
+    return successAnswerOfText(state.listPages.dataText(found.list, validPaging, options), count);
   return successAnswer(listData(found.list, validPaging, options, fault), count);
 }
 

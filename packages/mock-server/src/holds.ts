@@ -45,7 +45,15 @@ export function createHoldList(): HoldList {
     hold(when = {}) {
       let arrived!: (record: MockRequestRecord) => void;
       const first = new Promise<MockRequestRecord>((resolve) => (arrived = resolve));
-      const h: PendingHold = { path: when.path, answered: when.answered === true, skip: when.after ?? 0, times: when.times ?? 1, released: false, waiting: [], arrived };
+      const h: PendingHold = {
+        path: when.path,
+        answered: when.answered === true,
+        skip: when.after ?? 0,
+        times: when.times ?? 1,
+        released: false,
+        waiting: [],
+        arrived,
+      };
       holds.push(h);
       let caught = false;
       void first.then(() => (caught = true));

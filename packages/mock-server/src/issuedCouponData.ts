@@ -12,16 +12,28 @@ function parentOf(code: string): WireRecord {
 /** The fixed issued coupons that open every generated list, in this order. */
 export const SPECIAL_ISSUED_COUPONS: readonly WireRecord[] = [
   {
-    coupon_issue_code: 'IC-0000-OPEN', ...parentOf('WELCOME10'), status: 'progress',
-    shop_order_code: '', use_date: '', member_code: 'm20260105a1b2c3',
+    coupon_issue_code: 'IC-0000-OPEN',
+    ...parentOf('WELCOME10'),
+    status: 'progress',
+    shop_order_code: '',
+    use_date: '',
+    member_code: 'm20260105a1b2c3',
   },
   {
-    coupon_issue_code: 'IC-0000-USED', ...parentOf('FIXED3000'), status: 'complete',
-    shop_order_code: '202609150001234', use_date: '2026-09-15 14:22:05', member_code: 'm20251230d4e5f6',
+    coupon_issue_code: 'IC-0000-USED',
+    ...parentOf('FIXED3000'),
+    status: 'complete',
+    shop_order_code: '202609150001234',
+    use_date: '2026-09-15 14:22:05',
+    member_code: 'm20251230d4e5f6',
   },
   {
-    coupon_issue_code: 'IC/봄 세일?#%&1', ...parentOf('봄 세일/10%?#&'), status: 'progress',
-    shop_order_code: '', use_date: '', member_code: 'm20260301a7b8c9',
+    coupon_issue_code: 'IC/봄 세일?#%&1',
+    ...parentOf('봄 세일/10%?#&'),
+    status: 'progress',
+    shop_order_code: '',
+    use_date: '',
+    member_code: 'm20260301a7b8c9',
   },
 ];
 

@@ -10,12 +10,24 @@ export const AMBIGUOUS_PRODUCT_NO = 13805;
 
 const AMBIGUOUS_OPTIONS: readonly WireRecord[] = [
   {
-    no: 3, type: 'color', code: '12', name: '색상', is_require: true,
+    no: 3,
+    type: 'color',
+    code: '12',
+    name: '색상',
+    is_require: true,
     value_list: { C01: { name: '블랙' }, C02: { name: '화이트' }, C03: { name: '네이비' } },
   },
   {
-    no: 12, type: 'default', code: 'SIZE', name: '사이즈', is_require: 'Y',
-    value_list: [{ code: 'S', name: 'S' }, { code: 'M', name: 'M' }, { code: 'L', name: 'L' }],
+    no: 12,
+    type: 'default',
+    code: 'SIZE',
+    name: '사이즈',
+    is_require: 'Y',
+    value_list: [
+      { code: 'S', name: 'S' },
+      { code: 'M', name: 'M' },
+      { code: 'L', name: 'L' },
+    ],
   },
   { no: 14, type: 'input', code: 'MEMO', name: '각인 문구', is_require: false, value_list: null },
 ];
@@ -87,7 +99,10 @@ export function generateProducts(rng: Rng, count: number): Map<number, WireRecor
   for (let i = 0; i < count; i++) {
     const productNo = FIRST_PRODUCT_NO + i;
     if (productNo === AMBIGUOUS_PRODUCT_NO) {
-      products.set(productNo, AMBIGUOUS_OPTIONS.map((option) => structuredClone(option)));
+      products.set(
+        productNo,
+        AMBIGUOUS_OPTIONS.map((option) => structuredClone(option)),
+      );
       continue;
     }
     const types: OptionType[] =

@@ -2,15 +2,7 @@
 import type { RouteKind } from './faults';
 import type { MockData, WireRecord } from './types';
 
-type Endpoint =
-  | 'auth'
-  | 'coupons'
-  | 'coupon'
-  | 'couponIssues'
-  | 'issuedCoupon'
-  | 'options'
-  | 'option'
-  | 'unknown';
+type Endpoint = 'auth' | 'coupons' | 'coupon' | 'couponIssues' | 'issuedCoupon' | 'options' | 'option' | 'unknown';
 
 export interface Route {
   endpoint: Endpoint;

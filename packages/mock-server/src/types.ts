@@ -175,11 +175,7 @@ export type MockShopApiHandlerOptions = Omit<MockShopApiOptions, 'port' | 'host'
  * A node:http / connect handler; with `next`, it passes on every path outside /v2/ and /__mock/.
  * @example createServer((req, res) => mock.handler(req, res));
  */
-export type MockRequestHandler = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  next?: (err?: unknown) => void,
-) => void;
+export type MockRequestHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
 /**
  * The mock's request handler and the methods that steer it.

@@ -64,7 +64,9 @@ export function createShopApiProxy(raw: ShopApiProxyOptions): ShopApiProxy {
     methodHint: 'this proxy only forwards GET',
     closedAnswer: () => forwarder.closedAnswer(),
     serve: async ({ api, client }, clientGone) =>
-      down ? forwarder.downAnswer() : forwarder.forward(api!, AbortSignal.any([clientGone, closing.signal]), fair.forClient(client)),
+      down
+        ? forwarder.downAnswer()
+        : forwarder.forward(api!, AbortSignal.any([clientGone, closing.signal]), fair.forClient(client)),
     failedAnswer: () => forwarder.badGateway('the proxy failed unexpectedly; see the server log.'),
   }) as ShopApiProxy;
   proxy.setUpstreamDown = (value) => {

@@ -44,11 +44,17 @@ const RELAY_ROUTES: Record<string, { name: RouteName; methods: string[] }> = {
   '/relay/v1/status': { name: 'status', methods: ['GET'] },
   '/relay/v1/uses': { name: 'uses', methods: ['POST'] },
 };
-const RELAY_SHAPES = 'GET relay/v1, relay/v1/feed, relay/v1/status, GET or POST relay/v1/products, and POST relay/v1/uses';
+const RELAY_SHAPES =
+  'GET relay/v1, relay/v1/feed, relay/v1/status, GET or POST relay/v1/products, and POST relay/v1/uses';
 
 /** The routes a relay serves and its words about what it refuses (the door's; a hub names a shop's route with them). */
 export const RELAY_SERVED = {
-  own: { prefix: '/relay', routes: RELAY_ROUTES, served: `the relay serves ${RELAY_SHAPES}`, format: feedError } satisfies OwnRoutes,
+  own: {
+    prefix: '/relay',
+    routes: RELAY_ROUTES,
+    served: `the relay serves ${RELAY_SHAPES}`,
+    format: feedError,
+  } satisfies OwnRoutes,
   pathHint: `; and ${RELAY_SHAPES}`,
   methodHint: 'the API paths of this relay answer GET only',
 };
@@ -153,10 +159,21 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     ? (level, message, error) => observer.log!(level, redaction.text(message), error)
     : createServerLog(redaction, 'shop-relay');
   // what this relay's authorize says, route by route (the discovery answer, the feed's coupons)
-  const access: AccessOptions = { authorize: options.authorize, public: options.public, component: 'createShopRelay', log };
+  const access: AccessOptions = {
+    authorize: options.authorize,
+    public: options.public,
+    component: 'createShopRelay',
+    log,
+  };
   // refusals are counted in the store once it is open (Redis: one count for every instance), else in this process
   let refusals = internals.refusals;
-  const gate = createRequestGate({ component: 'createShopRelay', ...options, authorize: discoveryOpen(options.authorize), log, refusals: () => refusals });
+  const gate = createRequestGate({
+    component: 'createShopRelay',
+    ...options,
+    authorize: discoveryOpen(options.authorize),
+    log,
+    refusals: () => refusals,
+  });
   const polls = createLongPolls(options.maxLongPolls ?? 5_000);
   const items = createSingleFlight<ProxyAnswer | undefined>(options.itemCacheMs ?? 2_000, now);
   let forwarder: ReturnType<typeof createForwarder> | undefined;
@@ -164,11 +181,13 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
   async function start(): Promise<Running> {
     const { store, owned } = await openRelayStore({ store: options.store, redis: options.redis, shopId, now });
     const clientLimits = options.clientLimits;
-    if (clientLimits !== false) refusals ??= store.refusals?.(clientLimits?.refusedPerMinute ?? DEFAULT_CLIENT_LIMITS.refusedPerMinute);
+    if (clientLimits !== false)
+      refusals ??= store.refusals?.(clientLimits?.refusedPerMinute ?? DEFAULT_CLIENT_LIMITS.refusedPerMinute);
     // the shop-wide limiter, shared fairly between this instance's clients, with a share kept for the listing
     const fair = createFairShare({
       limiter: store.rateLimiter(limits),
-      queued: clientLimits === false ? Infinity : (clientLimits?.upstreamQueued ?? DEFAULT_CLIENT_LIMITS.upstreamQueued),
+      queued:
+        clientLimits === false ? Infinity : (clientLimits?.upstreamQueued ?? DEFAULT_CLIENT_LIMITS.upstreamQueued),
       ownShare: options.listingShare ?? DEFAULT_LISTING_SHARE,
       limits,
     });
@@ -199,7 +218,9 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     });
     const mirror = createFeedMirror(store, internals.holding);
     mirror.onChange(() => polls.changed());
-    const offHealth = observer.storeHealth ? store.onHealthChange((health) => observer.storeHealth!(health)) : () => undefined;
+    const offHealth = observer.storeHealth
+      ? store.onHealthChange((health) => observer.storeHealth!(health))
+      : () => undefined;
     const sync = createUpstreamSync({
       store: observer.lease ? observeLease(store, observer.lease) : store,
       client,
@@ -209,7 +230,15 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       leaseMs: options.leaseMs ?? 30_000,
       retry: options.retry ?? SYNC_RETRY,
       onError: (resource, error) => {
-        observer.listing?.({ resource, ok: false, durationMs: null, upserts: 0, deletes: 0, rejected: 0, error: redaction.text(failureText(error)) });
+        observer.listing?.({
+          resource,
+          ok: false,
+          durationMs: null,
+          upserts: 0,
+          deletes: 0,
+          rejected: 0,
+          error: redaction.text(failureText(error)),
+        });
         log('warn', `listing ${resource} failed: ${failureText(error)} (${upstreamWhere(target, error)})`);
       },
       onListed: (resource, result) => {
@@ -248,8 +277,10 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     };
     const products = createProductTracking({
       store,
-      forward: async (route, client) => (await forwarder!.forward(route, closing.signal, fair.forClient(client))) ?? forwarder!.closedAnswer(),
-      added: (added) => void sync.run({ only: added.map((no): ResourceId => `options:${no}`) }).then(() => mirror.catchUp()),
+      forward: async (route, client) =>
+        (await forwarder!.forward(route, closing.signal, fair.forClient(client))) ?? forwarder!.closedAnswer(),
+      added: (added) =>
+        void sync.run({ only: added.map((no): ResourceId => `options:${no}`) }).then(() => mirror.catchUp()),
       max: options.maxTrackedProducts ?? DEFAULT_MAX_TRACKED_PRODUCTS,
       now,
       log,
@@ -294,7 +325,12 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     r.feed.degraded().degraded ? { 'x-shop-relay-degraded': 'true' } : {};
 
   /** One of the six API paths: a listed resource from the snapshot, everything else read through upstream. */
-  async function serveApi(r: Running, route: AllowedRoute, client: Client, clientGone: AbortSignal): Promise<ProxyAnswer | undefined> {
+  async function serveApi(
+    r: Running,
+    route: AllowedRoute,
+    client: Client,
+    clientGone: AbortSignal,
+  ): Promise<ProxyAnswer | undefined> {
     const head = r.mirror.head();
     let resource: ResourceId | null = null;
     if (route.name === 'coupons') resource = 'coupons';
@@ -305,7 +341,11 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
         records = await r.mirror.list(resource);
       } catch (error) {
         // a shop not held in memory is listed from the store: away, the API is not asked in its place
-        return apiRefusal(503, 'relay_unavailable', `RELAY UNAVAILABLE: the relay store could not be read: ${redaction.text(failureText(error))}`);
+        return apiRefusal(
+          503,
+          'relay_unavailable',
+          `RELAY UNAVAILABLE: the relay store could not be read: ${redaction.text(failureText(error))}`,
+        );
       }
       return listAnswer(records, route.query, degradedHeaders(r));
     }
@@ -325,7 +365,14 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     return answer;
   }
 
-  async function serveRelay(r: Running, name: RouteName, req: IncomingMessage, search: string, client: Client, signal: AbortSignal) {
+  async function serveRelay(
+    r: Running,
+    name: RouteName,
+    req: IncomingMessage,
+    search: string,
+    client: Client,
+    signal: AbortSignal,
+  ) {
     switch (name) {
       case 'discovery':
         return jsonAnswer(200, {
@@ -360,13 +407,18 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     log,
     closing: closing.signal,
     ...RELAY_SERVED,
-    closedAnswer: (format) => format(503, 'relay_closed', 'RELAY CLOSED: this relay has been closed; restart the server.'),
+    closedAnswer: (format) =>
+      format(503, 'relay_closed', 'RELAY CLOSED: this relay has been closed; restart the server.'),
     async ready(format) {
       try {
         await started;
         return null;
       } catch (error) {
-        return format(503, 'relay_unavailable', `RELAY UNAVAILABLE: the relay could not start: ${redaction.text(failureText(error))}`);
+        return format(
+          503,
+          'relay_unavailable',
+          `RELAY UNAVAILABLE: the relay could not start: ${redaction.text(failureText(error))}`,
+        );
       }
     },
     async serve({ req, name, api, search, client }, clientGone) {
@@ -374,7 +426,8 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       return api ? serveApi(r, api, client, clientGone) : serveRelay(r, name, req, search, client, clientGone);
     },
     // a bug or a store failure mid-request: answered without details (they could hold anything)
-    failedAnswer: () => jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }),
+    failedAnswer: () =>
+      jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }),
     cors: options.cors && createCors(options.cors),
   }) as ShopRelay;
   relay.ready = started.then(() => undefined);

@@ -14,7 +14,9 @@ const wholeNumber = (min: number) => z.number().int().min(min);
 function isRedisClient(value: unknown): boolean {
   const v = value as Record<string, unknown> | null;
   if (typeof v !== 'object' || v === null) return false;
-  const looksLikeClient = ['duplicate', 'connect', 'multi', 'sMembers', 'hGetAll'].every((m) => typeof v[m] === 'function');
+  const looksLikeClient = ['duplicate', 'connect', 'multi', 'sMembers', 'hGetAll'].every(
+    (m) => typeof v[m] === 'function',
+  );
   const isCluster = 'masters' in v && typeof v.getNodeClientForKey === 'function';
   return looksLikeClient && (isCluster || !('_slots' in v));
 }
@@ -31,10 +33,32 @@ function isRedisUrl(value: string): boolean {
 /** The methods a RelayStore has (relayStore.ts; the compiler checks that none is missing here; readChunk, refusals and
  * the kept bodies are optional). */
 const STORE_METHODS = [
-  'head', 'readSnapshot', 'readChanges', 'readHashes', 'readRecord', 'commitListing', 'commitUses', 'dropUses', 'readCheckpoint', 'stagePage',
-  'readStaged', 'discardListing', 'trackedProducts', 'trackProducts', 'dropProductsAskedBefore', 'acquireLease',
-  'renewLease', 'releaseLease', 'readToken', 'writeToken', 'dropToken', 'rateLimiter', 'onHeadChange', 'health',
-  'onHealthChange', 'close',
+  'head',
+  'readSnapshot',
+  'readChanges',
+  'readHashes',
+  'readRecord',
+  'commitListing',
+  'commitUses',
+  'dropUses',
+  'readCheckpoint',
+  'stagePage',
+  'readStaged',
+  'discardListing',
+  'trackedProducts',
+  'trackProducts',
+  'dropProductsAskedBefore',
+  'acquireLease',
+  'renewLease',
+  'releaseLease',
+  'readToken',
+  'writeToken',
+  'dropToken',
+  'rateLimiter',
+  'onHeadChange',
+  'health',
+  'onHealthChange',
+  'close',
 ] as const satisfies readonly Exclude<keyof RelayStore, 'kind'>[];
 type MissingStoreMethod = Exclude<
   Exclude<keyof RelayStore, 'kind' | 'readChunk' | 'refusals' | 'readKeptBody' | 'keepBody'>,
@@ -44,7 +68,9 @@ const allStoreMethods: [MissingStoreMethod] extends [never] ? true : MissingStor
 void allStoreMethods;
 
 const isStore = (value: unknown): boolean =>
-  typeof value === 'object' && value !== null && STORE_METHODS.every((m) => typeof (value as Record<string, unknown>)[m] === 'function');
+  typeof value === 'object' &&
+  value !== null &&
+  STORE_METHODS.every((m) => typeof (value as Record<string, unknown>)[m] === 'function');
 
 const relayShape = {
   ...serverOptionShape,
@@ -56,7 +82,9 @@ const relayShape = {
   itemCacheMs: z.optional(wholeNumber(0)),
   maxWaitSeconds: z.optional(wholeNumber(0)),
   leaseMs: z.optional(wholeNumber(100)),
-  retry: z.optional(z.strictObject({ retries: wholeNumber(0), baseDelayMs: wholeNumber(0), maxDelayMs: wholeNumber(0) })),
+  retry: z.optional(
+    z.strictObject({ retries: wholeNumber(0), baseDelayMs: wholeNumber(0), maxDelayMs: wholeNumber(0) }),
+  ),
   pageSize: z.optional(wholeNumber(1).max(100)),
   now: z.optional(z.custom<() => number>((value) => typeof value === 'function')),
   listingShare: z.optional(z.number().min(0).max(1)),
@@ -65,12 +93,21 @@ const relayShape = {
   maxLongPolls: z.optional(wholeNumber(1)),
   maxUses: z.optional(wholeNumber(0)),
   usesRetentionMs: z.optional(wholeNumber(1)),
-  cors: z.optional(z.strictObject({ origins: z.array(z.string().refine(isOrigin)), anyOriginRoutes: z.optional(z.array(z.enum(ALL_ROUTES))) })),
+  cors: z.optional(
+    z.strictObject({
+      origins: z.array(z.string().refine(isOrigin)),
+      anyOriginRoutes: z.optional(z.array(z.enum(ALL_ROUTES))),
+    }),
+  ),
   observer: z.optional(
     z.custom<NonNullable<ShopRelayOptions['observer']>>(
       (value) =>
-        typeof value === 'object' && value !== null &&
-        Object.entries(value).every(([k, v]) => ['listing', 'lease', 'storeHealth', 'log'].includes(k) && (v === undefined || typeof v === 'function')),
+        typeof value === 'object' &&
+        value !== null &&
+        Object.entries(value).every(
+          ([k, v]) =>
+            ['listing', 'lease', 'storeHealth', 'log'].includes(k) && (v === undefined || typeof v === 'function'),
+        ),
     ),
   ),
 } satisfies Record<keyof ShopRelayOptions, z.ZodType>;
@@ -98,7 +135,8 @@ const RELAY_EXPECTED: Record<string, string> = {
   maxUses: 'a whole number, at least 0',
   usesRetentionMs: 'a whole number of milliseconds, at least 1',
   cors: '{ origins, anyOriginRoutes? }',
-  'cors.origins': "an array of origins such as 'https://till.example' (scheme, host and port; no path, no trailing slash, no '*')",
+  'cors.origins':
+    "an array of origins such as 'https://till.example' (scheme, host and port; no path, no trailing slash, no '*')",
   'cors.anyOriginRoutes': `an array of route names (${ALL_ROUTES.join(', ')})`,
   observer: 'an object of hook functions: listing, lease, storeHealth, log',
 };

@@ -6,7 +6,18 @@ import { checkAccess, type AccessOptions } from './door/access';
 import type { Authorize, RouteName } from './door/types';
 
 /** Every route, in the order the discovery answer lists them. */
-export const ALL_ROUTES: readonly RouteName[] = ['coupons', 'coupon', 'issuedCoupon', 'productOptions', 'productOption', 'discovery', 'feed', 'products', 'status', 'uses'];
+export const ALL_ROUTES: readonly RouteName[] = [
+  'coupons',
+  'coupon',
+  'issuedCoupon',
+  'productOptions',
+  'productOption',
+  'discovery',
+  'feed',
+  'products',
+  'status',
+  'uses',
+];
 
 /**
  * The routes `req` may use (authorize asked for each; a throwing authorize counts as a refusal here).

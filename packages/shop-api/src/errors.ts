@@ -7,7 +7,9 @@ import type { LookupErrorCode, RecordIssue, ServerErrorCode } from './types';
  * @example
  * try { await lookup.sync(); } catch (e) { if ((e as LookupError).code === 'closed') return; }
  */
-export class ShopLookupError<C extends LookupErrorCode | ServerErrorCode = LookupErrorCode | ServerErrorCode> extends Error {
+export class ShopLookupError<
+  C extends LookupErrorCode | ServerErrorCode = LookupErrorCode | ServerErrorCode,
+> extends Error {
   override name = 'ShopLookupError';
   code: C;
   status?: number;

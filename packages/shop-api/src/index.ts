@@ -23,7 +23,17 @@ export type { ApiCodeInfo } from './api/apiCodes';
 export { acceptEncodingSettable, askCompressed } from './api/askCompressed';
 export { createApiClient } from './api/apiClient';
 export type { ApiClient, CallOptions, CheckedPage, ItemAnswer, RawPage } from './api/apiClient';
-export { apiErrorFromAnswer, badResponseError, isTransient, networkError, originOf, redirectError, serverRefusal, timeoutError, tooBigError } from './api/apiError';
+export {
+  apiErrorFromAnswer,
+  badResponseError,
+  isTransient,
+  networkError,
+  originOf,
+  redirectError,
+  serverRefusal,
+  timeoutError,
+  tooBigError,
+} from './api/apiError';
 export type { ApiError, ApiErrorExtra } from './api/apiError';
 export { readAnswerBody, readApiCode, readEnvelope, readListPage } from './api/envelope';
 export type { Envelope, ListPage } from './api/envelope';

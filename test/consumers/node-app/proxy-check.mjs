@@ -32,7 +32,10 @@ const results = [
   await ask('GET', '/v2/shop/coupons/WELCOME10', { headers: { cookie: 'session=guest' } }),
   await ask('GET', '/v2/auth?key=demo-key&secret=demo-secret'),
   await ask('GET', '/v2/auth'),
-  await ask('POST', '/v2/auth', { body: JSON.stringify({ key: 'demo-key', secret: 'demo-secret' }), headers: { 'content-type': 'application/json' } }),
+  await ask('POST', '/v2/auth', {
+    body: JSON.stringify({ key: 'demo-key', secret: 'demo-secret' }),
+    headers: { 'content-type': 'application/json' },
+  }),
   await ask('POST', '/v2/shop/coupons', { body: '{}', headers: { 'content-type': 'application/json' } }),
   await ask('PUT', '/v2/shop/coupons/WELCOME10', { body: '{}' }),
   await ask('PATCH', '/v2/shop/products/13805/options/12', { body: '{}' }),

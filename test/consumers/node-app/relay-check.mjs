@@ -7,7 +7,13 @@ import { startMockShopApi } from '@shop-lookup/mock-server';
 import { createShopRelay } from '@shop-lookup/relay';
 
 const api = await startMockShopApi();
-const relay = createShopRelay({ key: 'demo-key', secret: 'demo-secret', target: api.url, basePath: '/shop-api', public: true });
+const relay = createShopRelay({
+  key: 'demo-key',
+  secret: 'demo-secret',
+  target: api.url,
+  basePath: '/shop-api',
+  public: true,
+});
 const server = createServer(relay);
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const feed = `http://127.0.0.1:${server.address().port}/shop-api/relay/v1/feed`;
@@ -20,8 +26,17 @@ for (let i = 0; i < 100 && !snapshot; i++) {
   else await new Promise((r) => setTimeout(r, 100));
 }
 
-const withRedis = createShopRelay({ key: 'demo-key', secret: 'demo-secret', target: api.url, redis: 'redis://127.0.0.1:1', public: true });
-const redisError = await withRedis.ready.then(() => null, (e) => `${e.code}: ${e.message}`);
+const withRedis = createShopRelay({
+  key: 'demo-key',
+  secret: 'demo-secret',
+  target: api.url,
+  redis: 'redis://127.0.0.1:1',
+  public: true,
+});
+const redisError = await withRedis.ready.then(
+  () => null,
+  (e) => `${e.code}: ${e.message}`,
+);
 
 // shop-lookup's deprecated entry, with @shop-lookup/relay installed beside it
 const warnings = [];
@@ -38,7 +53,9 @@ console.log(
   JSON.stringify({
     records: snapshot?.upserts.length ?? 0,
     redisError,
-    installed: ['redis', 'rate-limiter-flexible'].filter((name) => existsSync(new URL(`./node_modules/${name}`, import.meta.url))),
+    installed: ['redis', 'rate-limiter-flexible'].filter((name) =>
+      existsSync(new URL(`./node_modules/${name}`, import.meta.url)),
+    ),
     movedSame: moved.createShopRelay === relayPackage.createShopRelay,
     warnings,
   }),

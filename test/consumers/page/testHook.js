@@ -20,7 +20,8 @@ function settle(lookup, method, args, offline) {
     subscription = lookup[method](...args).subscribe({
       next(result) {
         last = result;
-        if (!done && !result.fetching && (offline === undefined || result.offline === offline)) finish(() => resolve(result));
+        if (!done && !result.fetching && (offline === undefined || result.offline === offline))
+          finish(() => resolve(result));
       },
       error: (error) => finish(() => reject(error)),
     });

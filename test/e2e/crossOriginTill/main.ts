@@ -35,7 +35,9 @@ window.till = {
     });
     lookup.status().subscribe((s) => {
       last = s;
-      document.querySelector('[data-testid="status"]')!.textContent = s.online ? `${s.phase}${s.lastError ? `: ${s.lastError.code}` : ''}` : 'offline';
+      document.querySelector('[data-testid="status"]')!.textContent = s.online
+        ? `${s.phase}${s.lastError ? `: ${s.lastError.code}` : ''}`
+        : 'offline';
     });
   },
   sync: () => started().sync(),

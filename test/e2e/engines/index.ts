@@ -10,9 +10,13 @@ export * from './engine';
 /** The engines of this run, in the order their suites run. */
 export function enginesOfRun(env: string | undefined = process.env.E2E_ENGINES): EngineName[] {
   if (!env?.trim()) return [...ENGINE_NAMES];
-  const asked = env.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const asked = env
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   const unknown = asked.filter((name) => !ENGINE_NAMES.includes(name as EngineName));
-  if (unknown.length > 0) throw new Error(`E2E_ENGINES: unknown engine ${unknown.join(', ')} (known: ${ENGINE_NAMES.join(', ')})`);
+  if (unknown.length > 0)
+    throw new Error(`E2E_ENGINES: unknown engine ${unknown.join(', ')} (known: ${ENGINE_NAMES.join(', ')})`);
   return ENGINE_NAMES.filter((name) => asked.includes(name));
 }
 

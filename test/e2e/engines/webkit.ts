@@ -17,7 +17,8 @@ function webkitPage(session: WebDriverSession, window: string, closed: () => voi
     evaluate: (fn, arg) => inWindow(() => session.execute(fn.toString(), arg)),
     async screenshot(path) {
       // WebKitGTK's WebDriver captures the last painted frame: let the page paint what it shows now first
-      const painted = (() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))).toString();
+      const painted = (() =>
+        new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))).toString();
       const png = await inWindow(async () => {
         await session.execute(`() => Promise.race([(${painted})(), new Promise((r) => setTimeout(r, 500))])`);
         return session.screenshot();

@@ -7,7 +7,14 @@ import { ShopLookupError } from '../../../src/protocol';
 import type { Coupon } from '../../../src/protocol';
 import Dexie, { type Collection } from 'dexie';
 import { parseRecords, RECORD_READERS_VERSION, rejectionError, sameRecord } from '@shop-lookup/shop-api';
-import { confirm, metaKey, type PageHash, type ShopDatabase, type StagedCoupon, type UnlistedSuspects } from '../../store/store';
+import {
+  confirm,
+  metaKey,
+  type PageHash,
+  type ShopDatabase,
+  type StagedCoupon,
+  type UnlistedSuspects,
+} from '../../store/store';
 import { clearMarks, markUnreadable, unreadableMarks, type UnreadableRecord } from '../../store/unreadableMarks';
 import type { ReportDraft } from '../syncReport';
 import {
@@ -66,7 +73,13 @@ export async function beginListing(db: ShopDatabase, at: number): Promise<Coupon
     const [snapshot, left] = await db.meta.bulkGet([metaKey.coupons, metaKey.couponSync]);
     // an empty table has nothing to diff a first listing against (until someone else writes: noteCouponRefresh)
     const emptyTable = snapshot === undefined && (await db.coupons.count()) === 0;
-    const cp = nextCheckpoint(null, { type: 'begin', listing: newListingId(at), at, snapshot: snapshot !== undefined, emptyTable })!;
+    const cp = nextCheckpoint(null, {
+      type: 'begin',
+      listing: newListingId(at),
+      at,
+      snapshot: snapshot !== undefined,
+      emptyTable,
+    })!;
     if (left !== undefined) await forgetHashesIfStale(db, left);
     await db.couponStage.clear();
     await db.listedPages.clear();
@@ -137,17 +150,26 @@ function rereadSince(cp: CouponCheckpoint, code: string, fetchedAt: number): boo
 async function fillListedPages(db: ShopDatabase, listing: string, refused: (error: DOMException | null) => void) {
   const rows = await db.couponHashes.filter((h) => h.listing === listing && h.codes !== undefined).toArray();
   const codesOf = (codes: string | string[]) => (typeof codes === 'string' ? (JSON.parse(codes) as string[]) : codes);
-  putDirect(db.listedPages, rows.map((h) => ({ page: h.page, codes: codesOf(h.codes!) })), refused);
+  putDirect(
+    db.listedPages,
+    rows.map((h) => ({ page: h.page, codes: codesOf(h.codes!) })),
+    refused,
+  );
 }
 
 /**
  * Ends a lean listing: listedPages gets the codes it listed so far (every row of coupons but the ones written from
  * outside), chunk by chunk under page numbers below 1, and pages are kept there from now on.
  */
-async function endLean(db: ShopDatabase, outside: string[], refused: (error: DOMException | null) => void): Promise<void> {
+async function endLean(
+  db: ShopDatabase,
+  outside: string[],
+  refused: (error: DOMException | null) => void,
+): Promise<void> {
   const notListed = new Set(outside);
   for (let last: string | null = null, n = 0; ; ) {
-    const from: Collection<Coupon, string> = last === null ? db.coupons.toCollection() : db.coupons.where(':id').above(last);
+    const from: Collection<Coupon, string> =
+      last === null ? db.coupons.toCollection() : db.coupons.where(':id').above(last);
     const keys = (await from.limit(APPLY_CHUNK).primaryKeys()) as string[];
     if (keys.length === 0) break;
     putDirect(db.listedPages, [{ page: -n++, codes: keys.filter((k) => !notListed.has(k)) }], refused);
@@ -161,7 +183,9 @@ function leanRepeat(error: unknown, records: Coupon[], pageOf: number[]): ShopLo
   const pos = Object.entries(byPos ?? {}).find(([, e]) => e?.name === 'ConstraintError')?.[0];
   if (pos === undefined) return null;
   const i = Number(pos);
-  return inconsistent(`page ${pageOf[i]} repeats a coupon of earlier rows (e.g. ${JSON.stringify(records[i]!.coupon_code)})`);
+  return inconsistent(
+    `page ${pageOf[i]} repeats a coupon of earlier rows (e.g. ${JSON.stringify(records[i]!.coupon_code)})`,
+  );
 }
 
 /** Which page of `batch` lists a code of an earlier page, in words (after the index refused one). */
@@ -174,7 +198,9 @@ async function repeatError(db: ShopDatabase, batch: PageToStore[]): Promise<Shop
     const repeated = earlier.flatMap((o) => o.codes.filter((c) => mine.has(c)));
     for (const c of b.codes) if (seen.has(c)) repeated.push(c);
     if (repeated.length > 0) {
-      return inconsistent(`page ${b.page} repeats ${repeated.length} coupon(s) of earlier rows (e.g. ${JSON.stringify(repeated[0])})`);
+      return inconsistent(
+        `page ${b.page} repeats ${repeated.length} coupon(s) of earlier rows (e.g. ${JSON.stringify(repeated[0])})`,
+      );
     }
     for (const c of b.codes) seen.set(c, b.page);
   }
@@ -238,7 +264,8 @@ export async function storePages(
           const error = rejectionError(`GET /v2/shop/coupons page ${b.page}`, r);
           report.errors.push(error);
           // the copy kept is no longer confirmed by anything (unless a read-through since brought a newer one)
-          if (r.key !== null && !rereadSince(cp, String(r.key), b.fetchedAt)) unreadable.push({ code: String(r.key), message: error.message });
+          if (r.key !== null && !rereadSince(cp, String(r.key), b.fetchedAt))
+            unreadable.push({ code: String(r.key), message: error.message });
         }
         for (const r of parsed.records) {
           // a read-through asked the API for this coupon after this page was requested: its copy is the newer
@@ -251,7 +278,12 @@ export async function storePages(
         hashes.push(parsed.rejected.length === 0 ? b.hash : null);
       });
       await markUnreadable(db, unreadable, batch[0]!.fetchedAt, listing);
-      const next = nextCheckpoint(cp, { type: 'pagesStored', progress: batch[batch.length - 1]!.progress, unmatched, rejected })!;
+      const next = nextCheckpoint(cp, {
+        type: 'pagesStored',
+        progress: batch[batch.length - 1]!.progress,
+        unmatched,
+        rejected,
+      })!;
       // the codes listed so far move to where the new state keeps them
       const codesIn = listedCodesIn(next.state);
       const codesWere = listedCodesIn(cp.state);
@@ -275,9 +307,15 @@ export async function storePages(
         }
         if (changed.length > 0 && writesInto(next.state) === 'coupons') await db.coupons.bulkPut(changed);
         // staged copies keep when they were fetched: a read-through after that wins at commit
-        else if (changed.length > 0) await db.couponStage.bulkPut(changed.map((r, i): StagedCoupon => ({ ...r, '@fetchedAt': when[i]! })));
+        else if (changed.length > 0)
+          await db.couponStage.bulkPut(changed.map((r, i): StagedCoupon => ({ ...r, '@fetchedAt': when[i]! })));
         // the unique index over all listed codes refuses a code an earlier row already listed
-        if (codesIn === 'listedPages') putDirect(db.listedPages, batch.map((b) => ({ page: b.page, codes: b.codes })), onRefused);
+        if (codesIn === 'listedPages')
+          putDirect(
+            db.listedPages,
+            batch.map((b) => ({ page: b.page, codes: b.codes })),
+            onRefused,
+          );
       }
       await db.meta.put(next);
       // a page's codes ride along only while they are kept nowhere else (matching: fillListedPages reads them back)
@@ -303,7 +341,11 @@ export async function storePages(
 async function sameListing(db: ShopDatabase, cp: CouponCheckpoint, committed: string | null): Promise<boolean> {
   if (cp.state.name !== 'matching' || committed === null) return false;
   // (a read-through write since the last page would have made no difference: every page was already matched)
-  return !(await db.couponHashes.where(':id').above(cp.page).filter((h) => h.listing === committed).first());
+  return !(await db.couponHashes
+    .where(':id')
+    .above(cp.page)
+    .filter((h) => h.listing === committed)
+    .first());
 }
 
 /**
@@ -320,10 +362,16 @@ export async function unlistedCoupons(db: ShopDatabase, listing: string, committ
     if (listedCodesIn(cp.state) === 'couponHashes') await fillListedPages(db, listing, () => undefined);
     const unlisted: string[] = [];
     for (let last: string | null = null; ; ) {
-      const from: Collection<Coupon, string> = last === null ? db.coupons.toCollection() : db.coupons.where(':id').above(last);
+      const from: Collection<Coupon, string> =
+        last === null ? db.coupons.toCollection() : db.coupons.where(':id').above(last);
       const keys = (await from.limit(APPLY_CHUNK).primaryKeys()) as string[];
       if (keys.length === 0) break;
-      const listed = new Set((await db.listedPages.where('codes').between(keys[0]!, keys[keys.length - 1]!, true, true).keys()) as string[]);
+      const listed = new Set(
+        (await db.listedPages
+          .where('codes')
+          .between(keys[0]!, keys[keys.length - 1]!, true, true)
+          .keys()) as string[],
+      );
       // a coupon the API confirmed one by one during the listing may have been created after its page was listed
       for (const k of keys) if (!listed.has(k) && cp.reread[k] === undefined) unlisted.push(k);
       last = keys[keys.length - 1]!;
@@ -367,7 +415,8 @@ export async function commitListing(db: ShopDatabase, listing: string, outcome: 
     const cp = await storedCheckpoint(db, listing);
     let written = 0;
     for (let last: string | null = null; ; ) {
-      const from: Collection<StagedCoupon, string> = last === null ? db.couponStage.toCollection() : db.couponStage.where(':id').above(last);
+      const from: Collection<StagedCoupon, string> =
+        last === null ? db.couponStage.toCollection() : db.couponStage.where(':id').above(last);
       const chunk = await from.limit(APPLY_CHUNK).toArray();
       if (chunk.length === 0) break;
       // never replace what a read-through stored after this copy was fetched (rows of older builds: the start)
@@ -398,7 +447,13 @@ export async function commitListing(db: ShopDatabase, listing: string, outcome: 
     // A code marked unreadable before this listing began, and not rejected again by it, was listed readable,
     // answered readable by its own GET, or confirmed gone: its mark ends. Unless a row without a readable code was
     // rejected: it may have been that one.
-    if (outcome) await clearMarks(db, (await unreadableMarks(db)).filter((m) => m.unreadable.listing !== listing && m.unreadable.since < cp.startedAt));
+    if (outcome)
+      await clearMarks(
+        db,
+        (await unreadableMarks(db)).filter(
+          (m) => m.unreadable.listing !== listing && m.unreadable.since < cp.startedAt,
+        ),
+      );
     // confirmed as of when the listing started: every record is at least that fresh
     await confirm(db, [metaKey.coupons], cp.startedAt);
     return { written, deleted };

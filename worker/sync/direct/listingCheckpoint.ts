@@ -98,7 +98,10 @@ export type ListingEvent =
 export const CHECKPOINT_MAX_AGE_MS = 6 * 60 * 60 * 1000;
 
 /** What each state calls for. */
-const traits: Record<ListingStateName, { into: 'coupons' | 'stage'; codesIn: 'coupons' | 'couponHashes' | 'listedPages'; diff: boolean }> = {
+const traits: Record<
+  ListingStateName,
+  { into: 'coupons' | 'stage'; codesIn: 'coupons' | 'couponHashes' | 'listedPages'; diff: boolean }
+> = {
   lean: { into: 'coupons', codesIn: 'coupons', diff: false },
   leanWritten: { into: 'coupons', codesIn: 'coupons', diff: true },
   pristine: { into: 'coupons', codesIn: 'listedPages', diff: false },
@@ -127,7 +130,8 @@ export const outsideCodes = (s: ListingState) => (s.name === 'leanWritten' ? s.o
  * rows (and what read-throughs wrote, which is never deleted for being unlisted). A matching re-sync finds some only
  * if the committed listing had more pages.
  */
-export const mayFindUnlisted = (s: ListingState) => s.name === 'direct' || s.name === 'matching' || s.name === 'diverged';
+export const mayFindUnlisted = (s: ListingState) =>
+  s.name === 'direct' || s.name === 'matching' || s.name === 'diverged';
 
 /** The progress part of a checkpoint. */
 export function progressOf(cp: CouponCheckpoint): ListingProgress {

@@ -16,7 +16,14 @@
 // changed. Memory holds a few pages, whatever the size of the listing (couponListing.ts).
 import { fetchAhead } from './fetchAhead';
 import type { Coupon } from '../../../src/protocol';
-import { askUnlisted, confirmationBound, emptyAnswers, listingEnd, type ListPage, rejectionError } from '@shop-lookup/shop-api';
+import {
+  askUnlisted,
+  confirmationBound,
+  emptyAnswers,
+  listingEnd,
+  type ListPage,
+  rejectionError,
+} from '@shop-lookup/shop-api';
 import {
   beginListing,
   commitListing,
@@ -138,7 +145,14 @@ async function settleUnlisted(
       return answer;
     });
   for (;;) {
-    const end = listingEnd({ unlisted, suspects, answers: asked.answers, bound, unaskable: asked.refused !== null, mayRelist });
+    const end = listingEnd({
+      unlisted,
+      suspects,
+      answers: asked.answers,
+      bound,
+      unaskable: asked.refused !== null,
+      mayRelist,
+    });
     if (end.step === 'confirm') {
       await askUnlisted(end.ask, get, (c) => c.coupon_code, asked, ctx.signal);
       continue;
@@ -156,7 +170,9 @@ async function settleUnlisted(
     }
     await relistCoupons(db, end.suspects, cp.startedAt);
     if (end.step === 'relist') return 'relist';
-    throw inconsistent(`${end.why}, and it kept changing while it was listed again${asked.refused ? ` (${asked.refused.message})` : ''}`);
+    throw inconsistent(
+      `${end.why}, and it kept changing while it was listed again${asked.refused ? ` (${asked.refused.message})` : ''}`,
+    );
   }
 }
 
@@ -195,11 +211,14 @@ export async function syncCoupons(ctx: SyncContext): Promise<void> {
   );
   // (a new one for each listing: a writer whose write failed keeps failing)
   const newWriter = () =>
-    writeBehind<PageToStore>(async (batch) => {
-      const written = await storePages(db, report, committed, cp.listing, batch);
-      // (a listing's pages go into coupons or the stage from its beginning to its end)
-      if (writesInto(cp.state) === 'coupons') report.written += written;
-    }, committed === null ? { maxQueued: MAX_QUEUED_PAGES } : { maxQueued: RESYNC_BATCH, minBatch: RESYNC_BATCH });
+    writeBehind<PageToStore>(
+      async (batch) => {
+        const written = await storePages(db, report, committed, cp.listing, batch);
+        // (a listing's pages go into coupons or the stage from its beginning to its end)
+        if (writesInto(cp.state) === 'coupons') report.written += written;
+      },
+      committed === null ? { maxQueued: MAX_QUEUED_PAGES } : { maxQueued: RESYNC_BATCH, minBatch: RESYNC_BATCH },
+    );
   let writer = newWriter();
   /** Drops the listing under way and lists again from page 1. */
   const startOver = async () => {
@@ -232,12 +251,27 @@ export async function syncCoupons(ctx: SyncContext): Promise<void> {
           const code = codeOf(raw);
           // a row whose code cannot be read might be any local coupon: then nothing may be deleted
           if (code === null) unkeyed++;
-          else if (onPage.size === onPage.add(code).size) throw inconsistent(`page ${page} repeats 1 coupon(s) of earlier rows (e.g. ${JSON.stringify(code)})`);
+          else if (onPage.size === onPage.add(code).size)
+            throw inconsistent(`page ${page} repeats 1 coupon(s) of earlier rows (e.g. ${JSON.stringify(code)})`);
           else codes.push(code);
         }
         // (a code of an earlier page is refused by the index of listed codes when the page is stored)
-        progress = { page, totalPages: p.totalPages, dataCount: p.dataCount, unkeyed, listed: progress.listed + codes.length };
-        await writer.push({ page, rows: p.rows, rowsPath: p.rowsPath, codes, hash: rowsHash(p.body), fetchedAt: p.fetchedAt, progress });
+        progress = {
+          page,
+          totalPages: p.totalPages,
+          dataCount: p.dataCount,
+          unkeyed,
+          listed: progress.listed + codes.length,
+        };
+        await writer.push({
+          page,
+          rows: p.rows,
+          rowsPath: p.rowsPath,
+          codes,
+          hash: rowsHash(p.body),
+          fetchedAt: p.fetchedAt,
+          progress,
+        });
         ctx.progress?.('coupons', progress.listed, p.dataCount);
         lastRows = p.rows.length;
         const last = p.totalPages !== null ? page >= p.totalPages : p.rowsPath === 'data' || p.rows.length === 0;
@@ -246,7 +280,9 @@ export async function syncCoupons(ctx: SyncContext): Promise<void> {
       await writer.drain();
       const { listed, unkeyed, dataCount } = progress;
       if (dataCount !== null && listed + unkeyed !== dataCount) {
-        throw inconsistent(`${listed + unkeyed} coupons were listed but the API counted ${dataCount} (rows skipped or shifted between pages; last page had ${lastRows})`);
+        throw inconsistent(
+          `${listed + unkeyed} coupons were listed but the API counted ${dataCount} (rows skipped or shifted between pages; last page had ${lastRows})`,
+        );
       }
     } catch (error) {
       // no request ahead keeps running and no write is left under way; a listing that did not add up (a code on
@@ -281,7 +317,8 @@ export async function syncCoupons(ctx: SyncContext): Promise<void> {
     if (blind) {
       report.errors.push({
         code: 'deletions_skipped',
-        message: 'A coupon without a readable code was rejected, so no local coupon was deleted in this sync (it might have been that one).',
+        message:
+          'A coupon without a readable code was rejected, so no local coupon was deleted in this sync (it might have been that one).',
       });
     }
     return;

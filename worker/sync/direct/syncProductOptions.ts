@@ -8,7 +8,13 @@ import { confirm, metaKey, productRange } from '../../store/store';
 import type { SyncContext } from '../syncContext';
 
 /** Writes a product's complete option list: changed options in, unlisted ones out (unless `keep` says so). */
-async function applyOptions(ctx: SyncContext, productNo: number, records: ProductOption[], keep: Set<number> | 'all', at: number) {
+async function applyOptions(
+  ctx: SyncContext,
+  productNo: number,
+  records: ProductOption[],
+  keep: Set<number> | 'all',
+  at: number,
+) {
   const { db } = ctx;
   return db.transaction('rw', [db.options, db.meta], async () => {
     await assertShop(db, ctx.shop);
@@ -17,7 +23,9 @@ async function applyOptions(ctx: SyncContext, productNo: number, records: Produc
     const changed = records.filter((r) => !sameRecord(byNo.get(r.no), r));
     const listed = new Set(records.map((r) => r.no));
     const gone =
-      keep === 'all' ? [] : current.filter((o) => !listed.has(o.no) && !keep.has(o.no)).map((o): [number, number] => [productNo, o.no]);
+      keep === 'all'
+        ? []
+        : current.filter((o) => !listed.has(o.no) && !keep.has(o.no)).map((o): [number, number] => [productNo, o.no]);
     if (changed.length > 0) await db.options.bulkPut(changed);
     if (gone.length > 0) await db.options.bulkDelete(gone);
     await confirm(db, [metaKey.options(productNo)], at);
@@ -41,7 +49,8 @@ export async function syncProductOptions(ctx: SyncContext, productNo: number): P
   for (let page = 1; ; page++) {
     let p: Awaited<ReturnType<typeof client.listProductOptions>>;
     try {
-      const ask = () => client.listProductOptions(productNo, page, { priority: ctx.priority, signal: ctx.signal, counter: report });
+      const ask = () =>
+        client.listProductOptions(productNo, page, { priority: ctx.priority, signal: ctx.signal, counter: report });
       // (an opening read that failed is asked again, under this work's retry policy)
       p = page === 1 && opening ? await opening.page.catch(() => ctx.call(ask)) : await ctx.call(ask);
     } catch (error) {

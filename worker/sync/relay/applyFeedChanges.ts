@@ -33,18 +33,51 @@ const productOf = (resource: string): number | null => {
 const text = (v: unknown): v is string => typeof v === 'string';
 const textOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
 const isUse = (u: Partial<SharedUse> | null): u is SharedUse =>
-  u !== null && typeof u === 'object' && text(u.till) && text(u.device) && text(u.entry) && textOrNull(u.orderId) && Number.isFinite(u.at) && Number.isFinite(u.receivedAt) && typeof u.override === 'boolean' && typeof u.conflict === 'boolean';
+  u !== null &&
+  typeof u === 'object' &&
+  text(u.till) &&
+  text(u.device) &&
+  text(u.entry) &&
+  textOrNull(u.orderId) &&
+  Number.isFinite(u.at) &&
+  Number.isFinite(u.receivedAt) &&
+  typeof u.override === 'boolean' &&
+  typeof u.conflict === 'boolean';
 
 /** A `uses` record of the feed (docs/feed-protocol.md), or null when it is not one. */
 function readSharedUses(key: string, record: unknown): SharedUses | null {
   const r = record as Partial<SharedUses> | null;
-  if (!r || r.code !== key || !textOrNull(r.couponCode ?? null) || !Array.isArray(r.uses) || !r.uses.every(isUse)) return null;
-  return { code: r.code, couponCode: r.couponCode ?? null, uses: r.uses.map(({ till, device, entry, orderId, at, receivedAt, override, conflict }) => ({ till, device, entry, orderId, at, receivedAt, override, conflict })) };
+  if (!r || r.code !== key || !textOrNull(r.couponCode ?? null) || !Array.isArray(r.uses) || !r.uses.every(isUse))
+    return null;
+  return {
+    code: r.code,
+    couponCode: r.couponCode ?? null,
+    uses: r.uses.map(({ till, device, entry, orderId, at, receivedAt, override, conflict }) => ({
+      till,
+      device,
+      entry,
+      orderId,
+      at,
+      receivedAt,
+      override,
+      conflict,
+    })),
+  };
 }
 
 /** Checks an answer's records with the engine's schemas; a rejected record is reported and its old copy kept. */
 export function checkFeed(answer: Pick<FeedAnswer, 'upserts' | 'deletes'>): CheckedFeed {
-  const out: CheckedFeed = { coupons: [], options: [], uses: [], couponDeletes: [], useDeletes: [], optionDeletes: [], stageDeletes: [], rejectedKeys: [], errors: [] };
+  const out: CheckedFeed = {
+    coupons: [],
+    options: [],
+    uses: [],
+    couponDeletes: [],
+    useDeletes: [],
+    optionDeletes: [],
+    stageDeletes: [],
+    rejectedKeys: [],
+    errors: [],
+  };
   for (const [i, u] of answer.upserts.entries()) {
     if (u.resource === 'uses') {
       const uses = readSharedUses(u.key, u.record);
@@ -59,7 +92,10 @@ export function checkFeed(answer: Pick<FeedAnswer, 'upserts' | 'deletes'>): Chec
     }
     const productNo = productOf(u.resource);
     if (u.resource !== 'coupons' && productNo === null) continue; // a resource this engine does not know
-    const r = productNo === null ? parseRecord('coupon', u.record, `feed.upserts[${i}].record`) : parseRecord('productOption', u.record, `feed.upserts[${i}].record`, productNo);
+    const r =
+      productNo === null
+        ? parseRecord('coupon', u.record, `feed.upserts[${i}].record`)
+        : parseRecord('productOption', u.record, `feed.upserts[${i}].record`, productNo);
     if (!r.ok) {
       const error = rejectionError(`GET relay/v1/feed`, r.rejected);
       out.errors.push(error);
@@ -71,7 +107,8 @@ export function checkFeed(answer: Pick<FeedAnswer, 'upserts' | 'deletes'>): Chec
     const productNo = productOf(d.resource);
     if (d.resource === 'coupons') out.couponDeletes.push(d.key);
     else if (d.resource === 'uses') out.useDeletes.push(d.key);
-    else if (productNo !== null && Number.isSafeInteger(Number(d.key))) out.optionDeletes.push([productNo, Number(d.key)]);
+    else if (productNo !== null && Number.isSafeInteger(Number(d.key)))
+      out.optionDeletes.push([productNo, Number(d.key)]);
     else continue;
     out.stageDeletes.push([d.resource, d.key]);
   }
@@ -92,7 +129,8 @@ function confirmations(answer: Pick<FeedAnswer, 'confirmedAt' | 'products'>): [s
     const at = optionTimes[i];
     if (typeof at === 'number') out.push([metaKey.options(p), at]);
   }
-  if (optionTimes.length > 0 && optionTimes.every((t) => typeof t === 'number')) out.push(['options', Math.min(...(optionTimes as number[]))]);
+  if (optionTimes.length > 0 && optionTimes.every((t) => typeof t === 'number'))
+    out.push(['options', Math.min(...(optionTimes as number[]))]);
   return out;
 }
 
@@ -123,7 +161,14 @@ export interface Applied {
  * `confirm`: write the answer's confirmedAt (not for the chunks of a snapshot, which are not complete yet).
  * @example await applyToLive(db, checkFeed(answer), answer, next, state, true);
  */
-export function applyToLive(db: ShopDatabase, feed: CheckedFeed, answer: FeedAnswer, next: FeedState, expect: FeedState, withConfirm: boolean): Promise<Applied | null> {
+export function applyToLive(
+  db: ShopDatabase,
+  feed: CheckedFeed,
+  answer: FeedAnswer,
+  next: FeedState,
+  expect: FeedState,
+  withConfirm: boolean,
+): Promise<Applied | null> {
   return db.transaction('rw', [db.coupons, db.options, db.meta, db.sharedUses, db.journal], async () => {
     const now = ((await db.meta.get(FEED_STATE_KEY)) as FeedState | undefined) ?? null;
     if ((now?.version ?? null) !== expect.version || (now?.handle ?? null) !== expect.handle) return null;
@@ -190,7 +235,10 @@ export function swapInStage(db: ShopDatabase, answer: FeedAnswer, next: FeedStat
     if (listed('coupons')) {
       // the snapshot's unreadable coupons are its kept rows: every other mark ends with it
       const kept = new Set(staged.filter((r) => r.kept && r.resource === 'coupons').map((r) => r.key));
-      await clearMarks(db, (await unreadableMarks(db)).filter((m) => !kept.has(m.key.slice(metaKey.coupon('').length))));
+      await clearMarks(
+        db,
+        (await unreadableMarks(db)).filter((m) => !kept.has(m.key.slice(metaKey.coupon('').length))),
+      );
       await db.coupons.clear();
     }
     for (const p of answer.products) if (listed(`options:${p}`)) await productRange(db, p).delete();
@@ -200,7 +248,11 @@ export function swapInStage(db: ShopDatabase, answer: FeedAnswer, next: FeedStat
     if (options.length > 0) await db.options.bulkPut(options as never[]);
     // a snapshot carries every use the relay holds: those it no longer has were confirmed by the API or expired
     await db.sharedUses.clear();
-    await writeUses(db, staged.filter((r) => r.resource === 'uses').map((r) => r.record as SharedUses), []);
+    await writeUses(
+      db,
+      staged.filter((r) => r.resource === 'uses').map((r) => r.record as SharedUses),
+      [],
+    );
     await db.feedStage.clear();
     // the direct listing's page hashes (and the codes its last listing did not list) no longer describe `coupons`
     await db.meta.bulkDelete([metaKey.couponListing, metaKey.couponSync, metaKey.unlisted]);

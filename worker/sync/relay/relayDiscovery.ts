@@ -69,12 +69,20 @@ export async function probeRelay(
   const url = `${baseUrl.replace(/\/+$/, '')}/relay/v1`;
   const stop = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])]);
   try {
-    const res = await fetchFn(url, { headers: { accept: 'application/json' }, signal: stop, cache: 'no-store', redirect: 'manual' });
+    const res = await fetchFn(url, {
+      headers: { accept: 'application/json' },
+      signal: stop,
+      cache: 'no-store',
+      redirect: 'manual',
+    });
     // never followed (the till's token would go along): what answers here is neither a relay nor the API
     if (isRedirect(res)) return { kind: 'unknown', error: redirectError(label, res.status) };
     // a gateway that could not reach what is behind it: we learned nothing about what that is
     if (res.status === 502 || res.status === 503 || res.status === 504) {
-      return { kind: 'unknown', error: networkError(label, origin, new Error(`the gateway answered HTTP ${res.status}`)) };
+      return {
+        kind: 'unknown',
+        error: networkError(label, origin, new Error(`the gateway answered HTTP ${res.status}`)),
+      };
     }
     const text = await res.text();
     let body: unknown;
@@ -84,7 +92,11 @@ export async function probeRelay(
       return { kind: 'direct', info: null };
     }
     // a relay that refused this client (a wrong till token) is still a relay: its feed then says what it refuses
-    if (!res.ok) return { kind: (body as { refusal?: { by?: unknown } } | null)?.refusal?.by === 'relay' ? 'relay' : 'direct', info: null };
+    if (!res.ok)
+      return {
+        kind: (body as { refusal?: { by?: unknown } } | null)?.refusal?.by === 'relay' ? 'relay' : 'direct',
+        info: null,
+      };
     const info = readRelayInfo(body);
     return info ? { kind: 'relay', info } : { kind: 'direct', info: null };
   } catch (error) {

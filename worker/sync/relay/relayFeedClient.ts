@@ -3,7 +3,17 @@
 // (the relay has its own budget and says so with 429 + Retry-After). Everything that goes wrong becomes an ApiError,
 // as the API client's do.
 import { ShopLookupError } from '../../../src/protocol';
-import { type ApiError, apiErrorFromAnswer, badResponseError, networkError, originOf, redirectError, retryAfterMs, serverRefusal, timeoutError } from '@shop-lookup/shop-api';
+import {
+  type ApiError,
+  apiErrorFromAnswer,
+  badResponseError,
+  networkError,
+  originOf,
+  redirectError,
+  retryAfterMs,
+  serverRefusal,
+  timeoutError,
+} from '@shop-lookup/shop-api';
 
 /** One record as the feed carries it (validated again by the engine before it is stored). */
 interface FeedUpsert {
@@ -76,15 +86,26 @@ export interface RelayFeedClientOptions {
 
 const isConflict = (c: unknown): c is UseAck['conflict'] => {
   const x = c as UseAck['conflict'];
-  return x === null || (typeof x === 'object' && typeof x.till === 'string' && Number.isFinite(x.at) && (x.orderId === null || typeof x.orderId === 'string'));
+  return (
+    x === null ||
+    (typeof x === 'object' &&
+      typeof x.till === 'string' &&
+      Number.isFinite(x.at) &&
+      (x.orderId === null || typeof x.orderId === 'string'))
+  );
 };
 
 /** The acknowledgements of a POST relay/v1/uses answer, or null when it is not one. */
 function readUseAcks(json: unknown): UseAck[] | null {
   const uses = (json as { uses?: unknown } | null)?.uses;
   if (!Array.isArray(uses)) return null;
-  const acks = uses.filter((u): u is UseAck => typeof u?.entry === 'string' && typeof u.recorded === 'boolean' && isConflict(u.conflict ?? null));
-  return acks.length === uses.length ? acks.map((u) => ({ entry: u.entry, recorded: u.recorded, conflict: u.conflict ?? null })) : null;
+  const acks = uses.filter(
+    (u): u is UseAck =>
+      typeof u?.entry === 'string' && typeof u.recorded === 'boolean' && isConflict(u.conflict ?? null),
+  );
+  return acks.length === uses.length
+    ? acks.map((u) => ({ entry: u.entry, recorded: u.recorded, conflict: u.conflict ?? null }))
+    : null;
 }
 
 function isFeedAnswer(v: unknown): v is FeedAnswer {
@@ -102,7 +123,8 @@ function isFeedAnswer(v: unknown): v is FeedAnswer {
 }
 
 /** A 3xx answer (304 is none), or a browser's opaque redirect (status 0). */
-export const isRedirect = (res: Response): boolean => res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400 && res.status !== 304);
+export const isRedirect = (res: Response): boolean =>
+  res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400 && res.status !== 304);
 
 /** The route a relay path is (`relay/v1/feed` -> feed, `relay/v1/products` -> products). */
 const routeOf = (path: string): string => path.split('/').pop() || 'discovery';
@@ -115,9 +137,17 @@ export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFee
   const base = options.baseUrl.replace(/\/+$/, '');
   const origin = originOf(base);
 
-  async function call(method: 'GET' | 'POST', path: string, query: Record<string, string | number>, body: unknown, o: FeedCallOptions) {
+  async function call(
+    method: 'GET' | 'POST',
+    path: string,
+    query: Record<string, string | number>,
+    body: unknown,
+    o: FeedCallOptions,
+  ) {
     const label = { method, path: `${path}` };
-    const qs = Object.keys(query).length ? `?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}` : '';
+    const qs = Object.keys(query).length
+      ? `?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}`
+      : '';
     const headers: Record<string, string> = { accept: 'application/json' };
     if (o.etag) headers['if-none-match'] = o.etag;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -130,7 +160,13 @@ export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFee
     try {
       // no-store: the browser's HTTP cache must not answer a feed request (our ETag is the only validator)
       // redirect 'manual': the till's token never follows a redirect to another address
-      const init: RequestInit = { method, headers, signal: AbortSignal.any([timeout, ...stop]), cache: 'no-store', redirect: 'manual' };
+      const init: RequestInit = {
+        method,
+        headers,
+        signal: AbortSignal.any([timeout, ...stop]),
+        cache: 'no-store',
+        redirect: 'manual',
+      };
       if (body !== undefined) init.body = JSON.stringify(body);
       res = await options.fetch(`${base}/${path}${qs}`, init);
       text = isRedirect(res) ? '' : await res.text();
@@ -162,17 +198,29 @@ export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFee
     if (res.status >= 400) {
       const e = json as { code?: unknown; message?: unknown };
       const message = typeof e?.message === 'string' ? e.message : `HTTP ${res.status}`;
-      if (res.status === 409) throw new ShopLookupError('must_refetch', `The relay's feed history changed: ${message}`, { status: 409 });
+      if (res.status === 409)
+        throw new ShopLookupError('must_refetch', `The relay's feed history changed: ${message}`, { status: 409 });
       if (res.status === 503 && e?.code === 'relay_not_ready') {
-        throw new ShopLookupError('relay_not_ready', `${message} (This till waits for it and takes the data as soon as the relay has it.)`, { status: 503 });
+        throw new ShopLookupError(
+          'relay_not_ready',
+          `${message} (This till waits for it and takes the data as soon as the relay has it.)`,
+          { status: 503 },
+        );
       }
-      if (res.status === 503) throw networkError(label, origin, new Error(`the relay has no data to serve (${message})`));
+      if (res.status === 503)
+        throw networkError(label, origin, new Error(`the relay has no data to serve (${message})`));
       const wait = retryAfterMs(res.headers.get('retry-after'));
       const refused = serverRefusal(label, res.status, json, message, wait);
       if (refused) throw refused;
       const error = apiErrorFromAnswer(label, res.status, null, message, wait);
       // an unmarked 401/403 on a relay route: still the relay's door (a relay before refusals were marked)
-      if (res.status === 401 || res.status === 403) throw serverRefusal(label, res.status, { refusal: { code: 'forbidden', route: routeOf(path), by: 'relay' } }, message)!;
+      if (res.status === 401 || res.status === 403)
+        throw serverRefusal(
+          label,
+          res.status,
+          { refusal: { code: 'forbidden', route: routeOf(path), by: 'relay' } },
+          message,
+        )!;
       throw error;
     }
     return { status: res.status, etag: res.headers.get('etag'), json, degraded };
@@ -182,8 +230,23 @@ export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFee
     async feed(query, o = {}) {
       const r = await call('GET', 'relay/v1/feed', query, undefined, o);
       if (r.status === 304) return { status: 304, degraded: r.degraded };
-      if (!isFeedAnswer(r.json)) throw badResponseError({ method: 'GET', path: 'relay/v1/feed' }, r.status, 'the feed answer lacks handle, version, kind or upserts');
-      return { status: 200, etag: r.etag, answer: { ...r.json, cursor: r.json.cursor ?? null, deletes: r.json.deletes ?? [], more: r.json.more === true, products: r.json.products ?? [] } };
+      if (!isFeedAnswer(r.json))
+        throw badResponseError(
+          { method: 'GET', path: 'relay/v1/feed' },
+          r.status,
+          'the feed answer lacks handle, version, kind or upserts',
+        );
+      return {
+        status: 200,
+        etag: r.etag,
+        answer: {
+          ...r.json,
+          cursor: r.json.cursor ?? null,
+          deletes: r.json.deletes ?? [],
+          more: r.json.more === true,
+          products: r.json.products ?? [],
+        },
+      };
     },
     async postProducts(products, o = {}) {
       const r = await call('POST', 'relay/v1/products', {}, { products }, o);
@@ -193,7 +256,12 @@ export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFee
     async postUses(device, uses, o = {}) {
       const r = await call('POST', 'relay/v1/uses', {}, { device, uses }, o);
       const acks = readUseAcks(r.json);
-      if (!acks) throw badResponseError({ method: 'POST', path: 'relay/v1/uses' }, r.status, 'the answer lacks its uses, each with entry, recorded and conflict');
+      if (!acks)
+        throw badResponseError(
+          { method: 'POST', path: 'relay/v1/uses' },
+          r.status,
+          'the answer lacks its uses, each with entry, recorded and conflict',
+        );
       return acks;
     },
   };

@@ -51,7 +51,8 @@ export type RelayFeedSource = SyncSource & {
   poll(waitS: number, signal: AbortSignal): Promise<PollOutcome>;
 };
 
-const handleChanged = () => new ShopLookupError('must_refetch', "The relay's feed started a new history; its snapshot is read again.");
+const handleChanged = () =>
+  new ShopLookupError('must_refetch', "The relay's feed started a new history; its snapshot is read again.");
 const mustRefetch = (error: unknown) => (error as ApiError)?.code === 'must_refetch';
 
 function count(ctx: SyncContext, answer: FeedAnswer, applied: Applied | null) {
@@ -73,7 +74,11 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
   let relayState: RelayState | null = null;
 
   const tell = (state: RelayState) => {
-    const same = relayState && relayState.degraded === state.degraded && relayState.error === state.error && relayState.listedAt === state.listedAt;
+    const same =
+      relayState &&
+      relayState.degraded === state.degraded &&
+      relayState.error === state.error &&
+      relayState.listedAt === state.listedAt;
     relayState = state;
     if (!same) deps.onRelayState?.(state);
   };
@@ -81,13 +86,19 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
   /** An answer with a body: its shop checked first (another shop's relay writes nothing), then its state told. */
   async function heard(answer: FeedAnswer): Promise<void> {
     await deps.checkShop?.(typeof answer.shop === 'string' && answer.shop !== '' ? answer.shop : null);
-    tell({ degraded: answer.relay?.degraded === true, error: answer.relay?.error ?? null, listedAt: answer.confirmedAt.coupons ?? null });
+    tell({
+      degraded: answer.relay?.degraded === true,
+      error: answer.relay?.error ?? null,
+      listedAt: answer.confirmedAt.coupons ?? null,
+    });
   }
 
   /** A 304: nothing changed, nothing newly confirmed (the ETag has the confirmations and the degraded mark in it). */
   async function heardUnchanged(degraded: boolean): Promise<void> {
     // after a restart the listing time is the stored confirmation: what the relay confirmed last
-    const stored = relayState ? null : ((await db.meta.get(metaKey.coupons).catch(() => undefined)) as Confirmation | undefined);
+    const stored = relayState
+      ? null
+      : ((await db.meta.get(metaKey.coupons).catch(() => undefined)) as Confirmation | undefined);
     const listedAt = relayState ? relayState.listedAt : (stored?.confirmedAt ?? null);
     tell({ degraded, error: degraded && relayState?.degraded ? relayState.error : null, listedAt });
   }
@@ -113,7 +124,12 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
       snap = { handle: '', version: 0, cursor: '', mode: empty ? 'direct' : 'staged', done: 0 };
       if (snap.mode === 'staged') await db.feedStage.clear();
     } else {
-      reply = ask(ctx, snap.cursor === null ? { since: snap.version, handle: snap.handle } : { cursor: snap.cursor, handle: snap.handle, limit: SNAPSHOT_LIMIT });
+      reply = ask(
+        ctx,
+        snap.cursor === null
+          ? { since: snap.version, handle: snap.handle }
+          : { cursor: snap.cursor, handle: snap.handle, limit: SNAPSHOT_LIMIT },
+      );
     }
     // one chunk's transaction commits while the next chunk is fetched and checked (IndexedDB runs them in order)
     let writing: Promise<void> = Promise.resolve();
@@ -136,7 +152,12 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
         const caughtUp = !inSnapshot && !answer.more;
         // ask for what follows while this answer is checked and written
         if (!caughtUp) {
-          reply = ask(ctx, next.cursor !== null ? { cursor: next.cursor, handle: next.handle, limit: SNAPSHOT_LIMIT } : { since: next.version, handle: next.handle });
+          reply = ask(
+            ctx,
+            next.cursor !== null
+              ? { cursor: next.cursor, handle: next.handle, limit: SNAPSHOT_LIMIT }
+              : { since: next.version, handle: next.handle },
+          );
           reply.catch(() => undefined); // handled when awaited
         }
         const feed = checkFeed(answer);
@@ -144,17 +165,32 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
         await writing;
         if (caughtUp && next.mode === 'staged') {
           const applied = await applyToStage(db, feed, nextState);
-          const final: FeedState = { ...state, handle: next.handle, version: next.version, etag: r.etag, snapshot: null };
+          const final: FeedState = {
+            ...state,
+            handle: next.handle,
+            version: next.version,
+            etag: r.etag,
+            snapshot: null,
+          };
           const { written } = await swapInStage(db, answer, final);
           count(ctx, answer, { ...applied, written });
           return final;
         }
         if (caughtUp) {
-          const final: FeedState = { ...state, handle: next.handle, version: next.version, etag: r.etag, snapshot: null };
+          const final: FeedState = {
+            ...state,
+            handle: next.handle,
+            version: next.version,
+            etag: r.etag,
+            snapshot: null,
+          };
           count(ctx, answer, await applyToLive(db, feed, answer, final, state, true));
           return final;
         }
-        const write = next.mode === 'direct' ? applyToLive(db, feed, answer, nextState, state, false) : applyToStage(db, feed, nextState);
+        const write =
+          next.mode === 'direct'
+            ? applyToLive(db, feed, answer, nextState, state, false)
+            : applyToStage(db, feed, nextState);
         writing = write.then((applied) => {
           count(ctx, answer, applied);
           ctx.progress?.('coupons', next.done, null);
@@ -199,7 +235,10 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
     let again = false;
     for (let restarts = 0; ; ) {
       try {
-        state = again || state.snapshot || state.version === null ? await readSnapshot(ctx, state) : await catchUp(ctx, state);
+        state =
+          again || state.snapshot || state.version === null
+            ? await readSnapshot(ctx, state)
+            : await catchUp(ctx, state);
         deps.onVersion?.(state.version);
         return;
       } catch (error) {
@@ -235,7 +274,12 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
     if (!(await run.unit(PRODUCTS_UNIT, () => postProducts(run.ctx, products)))) return;
     // (a relay that takes no uses from this client is no unit of the sync: nothing of it was asked or refused)
     const uses = deps.uses;
-    if (uses && (await uses.takesUses(run.ctx.signal)) && !(await run.unit(USES_UNIT, () => uses.send(run.ctx.call, run.ctx.report).then(() => undefined)))) return;
+    if (
+      uses &&
+      (await uses.takesUses(run.ctx.signal)) &&
+      !(await run.unit(USES_UNIT, () => uses.send(run.ctx.call, run.ctx.report).then(() => undefined)))
+    )
+      return;
     await run.unit(metaKey.coupons, () => syncFeed(run.ctx));
   }
 

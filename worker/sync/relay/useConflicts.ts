@@ -12,7 +12,11 @@ export interface ConflictMark {
   conflict: UseConflict;
 }
 
-const conflictOf = (u: { till: string; at: number; orderId: string | null }): UseConflict => ({ till: u.till, at: u.at, orderId: u.orderId });
+const conflictOf = (u: { till: string; at: number; orderId: string | null }): UseConflict => ({
+  till: u.till,
+  at: u.at,
+  orderId: u.orderId,
+});
 
 /**
  * What a feed record says about conflicts: every use marked `conflict` conflicts with the first use; the first use
@@ -24,7 +28,10 @@ export function conflictsIn(record: SharedUses): ConflictMark[] {
   const [first, ...later] = record.uses;
   const conflicting = later.filter((u) => u.conflict);
   if (!first || conflicting.length === 0) return [];
-  return [{ entry: first.entry, conflict: conflictOf(conflicting[0]!) }, ...conflicting.map((u) => ({ entry: u.entry, conflict: conflictOf(first) }))];
+  return [
+    { entry: first.entry, conflict: conflictOf(conflicting[0]!) },
+    ...conflicting.map((u) => ({ entry: u.entry, conflict: conflictOf(first) })),
+  ];
 }
 
 /**
@@ -45,9 +52,22 @@ export async function markConflicts(db: ShopDatabase, marks: ConflictMark[]): Pr
 
 /** The journal's conflicting entries: how many, and the newest (by the other use's time); null when none. */
 async function countUseConflicts(db: ShopDatabase): Promise<SyncStatus['useConflicts'] | null> {
-  const [count, newest] = await Promise.all([db.journal.orderBy('conflict.at').count(), db.journal.orderBy('conflict.at').last()]);
+  const [count, newest] = await Promise.all([
+    db.journal.orderBy('conflict.at').count(),
+    db.journal.orderBy('conflict.at').last(),
+  ]);
   if (count === 0 || !newest?.conflict) return null;
-  return { count, newest: { journalId: newest.id, journalKey: newest.key, code: newest.code, orderId: newest.orderId ?? null, at: newest.at, conflict: newest.conflict } };
+  return {
+    count,
+    newest: {
+      journalId: newest.id,
+      journalKey: newest.key,
+      code: newest.code,
+      orderId: newest.orderId ?? null,
+      at: newest.at,
+      conflict: newest.conflict,
+    },
+  };
 }
 
 /**
@@ -56,7 +76,11 @@ async function countUseConflicts(db: ShopDatabase): Promise<SyncStatus['useConfl
  * @example const stop = watchUseConflicts({ db, status, watchJournal: (l) => changes.watch({ journal: wholeTable() },
  * l) });
  */
-export function watchUseConflicts(deps: { db: ShopDatabase; status: SyncStatusState; watchJournal(changed: () => void): () => void }): () => void {
+export function watchUseConflicts(deps: {
+  db: ShopDatabase;
+  status: SyncStatusState;
+  watchJournal(changed: () => void): () => void;
+}): () => void {
   const { db, status } = deps;
   let counting = false;
   let again = false;
@@ -68,10 +92,14 @@ export function watchUseConflicts(deps: { db: ShopDatabase; status: SyncStatusSt
     counting = true;
     // (told inside the committing transaction's completion: the count runs outside its zone)
     void Dexie.ignoreTransaction(() => countUseConflicts(db))
-      .then((useConflicts) => {
-        // (a new object each time: told only when it says something new)
-        if (JSON.stringify(useConflicts) !== JSON.stringify(status.facts.get().useConflicts)) status.facts.set({ useConflicts });
-      }, () => undefined)
+      .then(
+        (useConflicts) => {
+          // (a new object each time: told only when it says something new)
+          if (JSON.stringify(useConflicts) !== JSON.stringify(status.facts.get().useConflicts))
+            status.facts.set({ useConflicts });
+        },
+        () => undefined,
+      )
       .finally(() => {
         counting = false;
         if (again) {

@@ -67,7 +67,15 @@ async function adoptEarlierUses(db: ShopDatabase): Promise<void> {
     await db.outbox.bulkPut(
       earlier.map((u, i): OutgoingUse => {
         const e = entries[i]?.key === u.key ? entries[i] : undefined;
-        return { entry: u.key, device, code: u.code, couponCode: e?.couponCode ?? null, orderId: u.orderId, at: u.at, override: e?.overrides.includes('repeat_use') ?? false };
+        return {
+          entry: u.key,
+          device,
+          code: u.code,
+          couponCode: e?.couponCode ?? null,
+          orderId: u.orderId,
+          at: u.at,
+          override: e?.overrides.includes('repeat_use') ?? false,
+        };
       }),
     );
     await db.tillUses.bulkPut(earlier.map((u): TillUse => ({ ...u, device })));
@@ -85,7 +93,10 @@ async function acknowledge(db: ShopDatabase, sent: UseSent[], acks: UseAck[], at
     const entries = taken.map((a) => a.entry);
     await db.outbox.bulkDelete(entries);
     await db.journal.where('key').anyOf(entries).modify({ shared: at });
-    await markConflicts(db, taken.flatMap((a) => (a.conflict ? [{ entry: a.entry, conflict: a.conflict }] : [])));
+    await markConflicts(
+      db,
+      taken.flatMap((a) => (a.conflict ? [{ entry: a.entry, conflict: a.conflict }] : [])),
+    );
   });
   return taken.length;
 }
@@ -100,7 +111,10 @@ export function createUsesSender(deps: UsesSenderDeps): UsesSender {
   let running: Promise<number> | null = null;
   let again = false;
 
-  async function drain(call: <T>(step: () => Promise<T>) => Promise<T>, counter?: { requests: number }): Promise<number> {
+  async function drain(
+    call: <T>(step: () => Promise<T>) => Promise<T>,
+    counter?: { requests: number },
+  ): Promise<number> {
     if (!(await deps.takesUses(deps.signal))) return 0;
     await (adopted ??= adoptEarlierUses(db).catch((error: unknown) => {
       adopted = null;
@@ -112,7 +126,12 @@ export function createUsesSender(deps: UsesSenderDeps): UsesSender {
       const acks = await call(() => deps.client.postUses(device, uses, { signal: deps.signal, counter }));
       const taken = await acknowledge(db, uses, acks, deps.now());
       // (an answer that takes none of them would send the same batch for ever)
-      if (taken === 0) throw badResponseError({ method: 'POST', path: 'relay/v1/uses' }, 200, 'the answer acknowledges none of the uses sent');
+      if (taken === 0)
+        throw badResponseError(
+          { method: 'POST', path: 'relay/v1/uses' },
+          200,
+          'the answer acknowledges none of the uses sent',
+        );
       acknowledged += taken;
     }
     return acknowledged;

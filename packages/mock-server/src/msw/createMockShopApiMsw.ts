@@ -47,7 +47,11 @@ export function createMockShopApiMsw(options: MockShopApiMswOptions = {}): MockS
 
   const answer = async ({ request }: { request: Request }): Promise<Response> => {
     const url = new URL(request.url);
-    const result = await exchangeWithHandler(mock.handler, request, `${url.pathname.slice(prefix.length)}${url.search}`);
+    const result = await exchangeWithHandler(
+      mock.handler,
+      request,
+      `${url.pathname.slice(prefix.length)}${url.search}`,
+    );
     if (result === 'dropped') return HttpResponse.error();
     return new HttpResponse(new Uint8Array(result.body), { status: result.status, headers: result.headers });
   };

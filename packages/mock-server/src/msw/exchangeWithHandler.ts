@@ -49,7 +49,11 @@ class CollectedResponse extends EventEmitter {
  * An aborted request (the client's timeout) ends a held-open answer the way a closed socket does.
  * @example const answer = await exchangeWithHandler(mock.handler, request, '/v2/shop/coupons?page=1');
  */
-export async function exchangeWithHandler(handler: MockRequestHandler, request: Request, url: string): Promise<Exchange> {
+export async function exchangeWithHandler(
+  handler: MockRequestHandler,
+  request: Request,
+  url: string,
+): Promise<Exchange> {
   const body = request.body ? Buffer.from(await request.arrayBuffer()) : Buffer.alloc(0);
   const req = Object.assign(Readable.from(body.length ? [body] : []), {
     method: request.method,

@@ -70,7 +70,8 @@ export function createClientBounds(limits: ClientLimits | false, now: () => numb
       if (left) return;
       left = true;
       const next = c.queue.shift();
-      if (next) next.admit(); // the slot passes straight on: active stays the same
+      if (next)
+        next.admit(); // the slot passes straight on: active stays the same
       else c.active--;
     };
   }

@@ -21,7 +21,7 @@ function ipv6Groups(address: string): number[] {
     const [a, b, c, d] = dotted[1]!.split('.').map(Number) as [number, number, number, number];
     text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
-  const [head, tail] = text.includes('::') ? text.split('::') as [string, string] : [text, undefined];
+  const [head, tail] = text.includes('::') ? (text.split('::') as [string, string]) : [text, undefined];
   const left = head === '' ? [] : head.split(':');
   const right = tail === undefined || tail === '' ? [] : tail.split(':');
   const fill = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill('0');
@@ -40,7 +40,10 @@ export function networkPrefix(address: string): string {
   const groups = ipv6Groups(address);
   const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
   if (mapped) return `${groups[6]! >> 8}.${groups[6]! & 255}.${groups[7]! >> 8}.0/24`;
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
 }
 
 /**
@@ -49,7 +52,9 @@ export function networkPrefix(address: string): string {
  * @example const clientOf = clientResolver(options.clientId);
  * clientOf(req) // { id: '203.0.113.0/24', identified: false }
  */
-export function clientResolver(clientId: ((req: IncomingMessage) => ClientId) | undefined): (req: IncomingMessage) => Client {
+export function clientResolver(
+  clientId: ((req: IncomingMessage) => ClientId) | undefined,
+): (req: IncomingMessage) => Client {
   return (req) => {
     const given = clientId ? clientId(req) : (req.socket.remoteAddress ?? 'unknown');
     if (typeof given === 'string') return { id: networkPrefix(given), identified: false };

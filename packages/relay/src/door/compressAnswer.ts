@@ -49,7 +49,9 @@ const made = new WeakMap<Compressible, Map<ContentCoding, Promise<Buffer>>>();
 function compress(body: Buffer, coding: ContentCoding, reused: boolean): Promise<Buffer> {
   if (coding === 'gzip') return gzipped(body, { level: GZIP_LEVEL });
   const quality = reused ? REUSED_BROTLI_QUALITY : ONCE_BROTLI_QUALITY;
-  return brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
+  return brotli(body, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+  });
 }
 
 /**

@@ -53,8 +53,10 @@ export function createCors(options: CorsOptions): Cors {
   return (req, res, route) => {
     res.setHeader('vary', 'Origin');
     const origin = req.headers.origin;
-    const preflight = req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined;
-    const allowed = origin !== undefined && listed.has(origin) ? origin : route && anyOrigin.has(route.name) ? '*' : null;
+    const preflight =
+      req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined;
+    const allowed =
+      origin !== undefined && listed.has(origin) ? origin : route && anyOrigin.has(route.name) ? '*' : null;
     if (allowed !== null) {
       res.setHeader('access-control-allow-origin', allowed);
       // credentials only ever with the origin named, never with '*'

@@ -7,7 +7,14 @@
 // anonymous readers are not starved by a till that floods). The server's own work (the relay's listing, token
 // requests) keeps a reserved share of the slots while it waits.
 import { setMaxListeners } from 'node:events';
-import { createWaiterQueue, type Priority, type RateLimiter, type RequestClass, ShopLookupError, type WaiterQueue } from '@shop-lookup/shop-api';
+import {
+  createWaiterQueue,
+  type Priority,
+  type RateLimiter,
+  type RequestClass,
+  ShopLookupError,
+  type WaiterQueue,
+} from '@shop-lookup/shop-api';
 import type { Client } from './clientIdentity';
 
 export interface FairShareOptions {
@@ -108,7 +115,8 @@ export function createFairShare(options: FairShareOptions): FairShare {
         lane.delete(turn); // its requests were abandoned
         continue;
       }
-      if (!best || turn.servedAt < best.servedAt || (turn.servedAt === best.servedAt && turn.since < best.since)) best = turn;
+      if (!best || turn.servedAt < best.servedAt || (turn.servedAt === best.servedAt && turn.since < best.since))
+        best = turn;
     }
     return best;
   }
@@ -212,7 +220,13 @@ export function createFairShare(options: FairShareOptions): FairShare {
         let turn = c.clients.get(key);
         if (!turn) {
           if (c.clients.size >= SWEEP_AT) sweep(c);
-          turn = { id: client.id, identified: client.identified, queue: createWaiterQueue(() => pump(c)), servedAt: c.slots, since: arrivals++ };
+          turn = {
+            id: client.id,
+            identified: client.identified,
+            queue: createWaiterQueue(() => pump(c)),
+            servedAt: c.slots,
+            since: arrivals++,
+          };
           c.clients.set(key, turn);
         }
         const lane = laneOf(c, turn);
@@ -230,7 +244,10 @@ export function createFairShare(options: FairShareOptions): FairShare {
     }),
     served: (cls) => byName(cls).log,
     waiting: () =>
-      classes.reduce((sum, c) => sum + c.own.length + [...c.tills, ...c.anonymous].reduce((n, turn) => n + turn.queue.length, 0), 0),
+      classes.reduce(
+        (sum, c) => sum + c.own.length + [...c.tills, ...c.anonymous].reduce((n, turn) => n + turn.queue.length, 0),
+        0,
+      ),
     dispose() {
       if (closing.signal.aborted) return;
       closing.abort(new ShopLookupError('closed', 'shop-lookup was closed.'));

@@ -18,7 +18,15 @@ import {
   type SharedTokenSlot,
 } from '@shop-lookup/shop-api';
 import type { AllowedRoute } from './allowedPaths';
-import { envelopeAnswer, jsonAnswer, markRefusal, PROXY_CODES, safeRetryAfter, upstreamAnswer, type ProxyAnswer } from './proxyAnswers';
+import {
+  envelopeAnswer,
+  jsonAnswer,
+  markRefusal,
+  PROXY_CODES,
+  safeRetryAfter,
+  upstreamAnswer,
+  type ProxyAnswer,
+} from './proxyAnswers';
 import { safeOrigin, type Redaction } from './redaction';
 import { networkReason } from './upstreamErrors';
 import { createUpstreamToken, type TokenFailure } from './upstreamToken';
@@ -96,7 +104,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       `the shop API is switched off on this ${options.label} (setUpstreamDown); ` +
         'answers resume when it is switched back on. Local data can still be used.',
     );
-  const closedAnswer = (): ProxyAnswer => badGateway(`the shop API ${options.label} has been closed; restart the server.`);
+  const closedAnswer = (): ProxyAnswer =>
+    badGateway(`the shop API ${options.label} has been closed; restart the server.`);
 
   function failureAnswer(failure: TokenFailure): ProxyAnswer | undefined {
     switch (failure.kind) {
@@ -150,18 +159,27 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     const { code, status } = result;
     if (code !== undefined && code < 0) {
       const wait = safeRetryAfter(result.retryAfter);
-      return envelopeAnswer(status, code, apiCodeAnswer(code, status), wait === undefined ? {} : { 'retry-after': wait });
+      return envelopeAnswer(
+        status,
+        code,
+        apiCodeAnswer(code, status),
+        wait === undefined ? {} : { 'retry-after': wait },
+      );
     }
     if (code === undefined || status >= 400) {
       return badGateway(
-        `the shop API answered HTTP ${status} ${code === undefined ? 'without its envelope\'s code' : `with code ${code}`}. ` +
+        `the shop API answered HTTP ${status} ${code === undefined ? "without its envelope's code" : `with code ${code}`}. ` +
           'A gateway in front of the API may be failing; try again later.',
       );
     }
     return upstreamAnswer(status, options.redaction.json(result.json), result.retryAfter);
   }
 
-  async function forward(route: AllowedRoute, signal: AbortSignal, turn: RateLimiter = limiter): Promise<ProxyAnswer | undefined> {
+  async function forward(
+    route: AllowedRoute,
+    signal: AbortSignal,
+    turn: RateLimiter = limiter,
+  ): Promise<ProxyAnswer | undefined> {
     let renewed = false;
     for (;;) {
       const current = await token.get();
@@ -176,7 +194,12 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       // The switch may have flipped while this request waited for its slot.
       if (options.isDown?.()) return downAnswer();
       // Only our headers: the client's access-token, cookie and authorization never go upstream.
-      const sent = await exchange({ path: `${route.path}${route.query}`, token: current.token, signal, maxBytes: answerBound(bounds, route.cls) });
+      const sent = await exchange({
+        path: `${route.path}${route.query}`,
+        token: current.token,
+        signal,
+        maxBytes: answerBound(bounds, route.cls),
+      });
       if (sent.kind !== 'answer') return failureAnswer(sent);
       const result: Read = { ...sent, ...readAnswerBody(sent.text) };
       // everyone of this class waits, not only this client: the limit is per shop

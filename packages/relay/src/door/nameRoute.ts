@@ -50,7 +50,12 @@ const underOwn = (own: OwnRoutes | undefined, path: string): boolean =>
  * @param local the URL below the mount; `urlLength` the whole URL's length (basePath and query included).
  * @example nameRoute(served, '/v2/shop/coupons/WELCOME10', 'GET', 40) // { ok: true, name: 'coupon', api: {...}, ... }
  */
-export function nameRoute(served: ServedRoutes, local: string, method: string | undefined, urlLength: number): NamedRoute {
+export function nameRoute(
+  served: ServedRoutes,
+  local: string,
+  method: string | undefined,
+  urlLength: number,
+): NamedRoute {
   const { own } = served;
   const q = local.indexOf('?');
   const path = q < 0 ? local : local.slice(0, q);
@@ -58,7 +63,10 @@ export function nameRoute(served: ServedRoutes, local: string, method: string | 
   const ownRoute = underOwn(own, path);
   if (urlLength > served.maxUrlLength) {
     const msg = `URI TOO LONG: request URLs are limited to ${served.maxUrlLength} characters`;
-    return { ok: false, answer: ownRoute ? own!.format(414, 'uri_too_long', msg) : envelopeAnswer(414, PROXY_CODES.request, msg) };
+    return {
+      ok: false,
+      answer: ownRoute ? own!.format(414, 'uri_too_long', msg) : envelopeAnswer(414, PROXY_CODES.request, msg),
+    };
   }
   if (ownRoute) {
     const known = own!.routes[path];
@@ -72,7 +80,8 @@ export function nameRoute(served: ServedRoutes, local: string, method: string | 
   const match = matchAllowedPath(local);
   if (!match.ok) {
     // a path refused as malformed is a bad request (-10), not a missing service: an engine reads it so
-    const [title, code] = match.status === 404 ? ['NO SUCH SERVICE', PROXY_CODES.path] : ['INVALID PATH', PROXY_CODES.request];
+    const [title, code] =
+      match.status === 404 ? ['NO SUCH SERVICE', PROXY_CODES.path] : ['INVALID PATH', PROXY_CODES.request];
     return { ok: false, answer: envelopeAnswer(match.status, code, `${title}: ${match.reason}${served.pathHint}`) };
   }
   if (method !== 'GET') {

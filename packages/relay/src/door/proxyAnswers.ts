@@ -26,7 +26,14 @@ export interface ProxyAnswer {
  * Body codes the proxy uses for its own answers (the API's documented meanings): `request` (-10, a bad parameter)
  * for a path it refuses as malformed or too long, which an engine reads as `bad_request`, not as a missing service.
  */
-export const PROXY_CODES = { method: -99, path: -98, request: -10, gateway: -19, permission: -5, throttled: -7 } as const;
+export const PROXY_CODES = {
+  method: -99,
+  path: -98,
+  request: -10,
+  gateway: -19,
+  permission: -5,
+  throttled: -7,
+} as const;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 /** The longest Retry-After passed on (an hour): a year-long one from upstream is not a client's to keep. */
@@ -51,7 +58,12 @@ export function envelopeAnswer(
  * -7 (throttled: the library waits for Retry-After), -19.
  * @example apiRefusal(429, 'too_many_requests', 'TOO MANY REQUESTS: ...', { 'retry-after': '1' })
  */
-export function apiRefusal(status: number, _code: string, message: string, headers: Record<string, string> = {}): ProxyAnswer {
+export function apiRefusal(
+  status: number,
+  _code: string,
+  message: string,
+  headers: Record<string, string> = {},
+): ProxyAnswer {
   const code = status === 429 ? PROXY_CODES.throttled : status >= 500 ? PROXY_CODES.gateway : PROXY_CODES.permission;
   return envelopeAnswer(status, code, message, headers);
 }

@@ -56,7 +56,13 @@ export function secretsPattern(secrets: readonly (string | null | undefined)[]):
     if (typeof secret === 'string' && secret.length >= MIN_LENGTH) for (const form of formsOf(secret)) forms.add(form);
   }
   if (forms.size === 0) return null;
-  return new RegExp([...forms].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'gi');
+  return new RegExp(
+    [...forms]
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRegExp)
+      .join('|'),
+    'gi',
+  );
 }
 
 function deep(value: unknown, text: (s: string) => string): unknown {

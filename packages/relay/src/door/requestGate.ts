@@ -12,7 +12,12 @@ import { markRefusal, sendAnswer, type ProxyAnswer } from './proxyAnswers';
 import type { Authorize, ClientId, ClientLimits, RouteName } from './types';
 
 /** Turns a refusal into an answer in the route's own format (API envelope or relay error). */
-export type RefusalFormat = (status: number, code: string, message: string, headers?: Record<string, string>) => ProxyAnswer;
+export type RefusalFormat = (
+  status: number,
+  code: string,
+  message: string,
+  headers?: Record<string, string>,
+) => ProxyAnswer;
 
 export interface RequestGateOptions {
   component: string;
@@ -123,10 +128,17 @@ export async function hearRequest(
 export function createRequestGate(options: RequestGateOptions): RequestGate {
   const bounds = createClientBounds(options.clientLimits ?? {});
   const limits = options.clientLimits;
-  const own = createRefusalBounds(limits === false ? false : (limits?.refusedPerMinute ?? DEFAULT_CLIENT_LIMITS.refusedPerMinute));
+  const own = createRefusalBounds(
+    limits === false ? false : (limits?.refusedPerMinute ?? DEFAULT_CLIENT_LIMITS.refusedPerMinute),
+  );
   const refusals = (): RefusalBounds => options.refusals?.() ?? own;
   const clientOf = clientResolver(options.clientId);
-  const access: AccessOptions = { authorize: options.authorize, public: options.public, component: options.component, log: options.log };
+  const access: AccessOptions = {
+    authorize: options.authorize,
+    public: options.public,
+    component: options.component,
+    log: options.log,
+  };
   // 'relay' or 'proxy': the word the engine shows (createShopRelay -> relay)
   const by = options.component === 'createShopRelay' ? 'relay' : 'proxy';
   return {

@@ -10,7 +10,8 @@ export type ServerLog = (level: 'warn' | 'error', message: string, error?: unkno
  */
 export function createServerLog(redaction: Redaction, prefix: string): ServerLog {
   return (level, message, error) => {
-    const detail = error === undefined ? '' : `\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+    const detail =
+      error === undefined ? '' : `\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
     console[level](redaction.text(`[${prefix}] ${message}${detail}`));
   };
 }

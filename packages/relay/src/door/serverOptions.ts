@@ -26,9 +26,14 @@ export const serverOptionShape = {
   target: z.optional(z.string().refine(isHttpUrl)),
   basePath: z.optional(z.string().refine((p) => p === '' || p.startsWith('/'))),
   timeoutMs: z.optional(wholeNumber(1)),
-  maxAnswerBytes: z.optional(z.strictObject({ list: z.optional(wholeNumber(1024)), item: z.optional(wholeNumber(1024)) })),
+  maxAnswerBytes: z.optional(
+    z.strictObject({ list: z.optional(wholeNumber(1024)), item: z.optional(wholeNumber(1024)) }),
+  ),
   rateLimits: z.optional(
-    z.union([z.literal(false), z.strictObject({ list: z.optional(z.number().positive()), other: z.optional(z.number().positive()) })]),
+    z.union([
+      z.literal(false),
+      z.strictObject({ list: z.optional(z.number().positive()), other: z.optional(z.number().positive()) }),
+    ]),
   ),
   maxUrlLength: z.optional(wholeNumber(1)),
   fetch: z.optional(fn<typeof fetch>()),
@@ -84,7 +89,10 @@ function flatten(issues: readonly Issue[], base: PropertyKey[] = []): { path: Pr
   return issues.flatMap((issue) => {
     const path = [...base, ...issue.path];
     if (issue.code === 'invalid_union') {
-      const meant = issue.errors.find((branch) => !branch.some((i) => i.path.length === 0 && (i.code === 'invalid_type' || i.code === 'invalid_value')));
+      const meant = issue.errors.find(
+        (branch) =>
+          !branch.some((i) => i.path.length === 0 && (i.code === 'invalid_type' || i.code === 'invalid_value')),
+      );
       if (meant) return flatten(meant, path);
     }
     return [{ path, issue }];
@@ -102,7 +110,10 @@ export function checkOptions<T>(
   expected: Record<string, string> = SERVER_EXPECTED,
 ): T {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new ShopLookupError('bad_options', `${component}: its options must be an object, such as { key, secret, authorize }.`);
+    throw new ShopLookupError(
+      'bad_options',
+      `${component}: its options must be an object, such as { key, secret, authorize }.`,
+    );
   }
   const parsed = schema.safeParse(options);
   if (parsed.success) return options as T; // as given: functions and clients stay the host's own objects

@@ -14,7 +14,8 @@ const FAILURE_TEXT: Record<string, string> = {
   api_error: 'the shop API answered with an error; it is listed again later',
   network_error: 'the shop API could not be reached; it is listed again later',
   timeout: 'the shop API did not answer in time; it is listed again later',
-  bad_response: "the shop API's answer could not be read (not its JSON envelope: a failing gateway?); it is listed again later",
+  bad_response:
+    "the shop API's answer could not be read (not its JSON envelope: a failing gateway?); it is listed again later",
 };
 
 /** Codes of errors whose messages the relay and its stores write themselves, from nothing an upstream sent. */

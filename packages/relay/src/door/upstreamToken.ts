@@ -49,7 +49,8 @@ export interface UpstreamTokenDeps {
 function refusal(status: number, code: number | undefined, retryAfter: string | undefined): ProxyAnswer {
   if (code !== undefined && code < 0) {
     const wait = safeRetryAfter(retryAfter);
-    const text = code === -1 ? apiCodeAnswer(-1, status) : `${apiCodeAnswer(code, status)} (while getting an access token)`;
+    const text =
+      code === -1 ? apiCodeAnswer(-1, status) : `${apiCodeAnswer(code, status)} (while getting an access token)`;
     return envelopeAnswer(status, code, text, wait === undefined ? {} : { 'retry-after': wait });
   }
   return envelopeAnswer(
@@ -78,7 +79,11 @@ export function createUpstreamToken(deps: UpstreamTokenDeps): UpstreamToken {
       throw fail({ kind: 'aborted', reason: deps.signal.reason });
     }
     const result = await deps.exchange({
-      method: 'POST', path: AUTH_PATH, body: { key: deps.key, secret: deps.secret }, signal: deps.signal, maxBytes: deps.maxBytes,
+      method: 'POST',
+      path: AUTH_PATH,
+      body: { key: deps.key, secret: deps.secret },
+      signal: deps.signal,
+      maxBytes: deps.maxBytes,
     });
     if (result.kind !== 'answer') throw fail(result);
     const { json, code } = readAnswerBody(result.text);

@@ -9,7 +9,10 @@ import type { FeedHead } from '../store/relayStore';
  * @example feedEtag(head, head.version, false, true) // 'W/"m1x2-ab12.812.1763900000000"'
  */
 export function feedEtag(head: FeedHead, version: number, degraded: boolean, coupons: boolean): string {
-  const confirmed = Math.max(0, ...Object.entries(head.confirmedAt).map(([r, v]) => (coupons || r !== 'coupons' ? (v ?? 0) : 0)));
+  const confirmed = Math.max(
+    0,
+    ...Object.entries(head.confirmedAt).map(([r, v]) => (coupons || r !== 'coupons' ? (v ?? 0) : 0)),
+  );
   return `W/"${head.handle}.${version}.${confirmed}${coupons ? '' : '.options'}${degraded ? '.degraded' : ''}"`;
 }
 

@@ -52,7 +52,8 @@ async function readList(store: RelayStore, resource: ResourceId, handle: string 
   // `resource` alone sorts before its first position (`resource\0…`) and after every earlier resource's
   for (let after: string | null = resource; ; ) {
     const chunk = await store.readChunk!(after, CHUNK);
-    if (chunk.handle !== handle) throw new Error(`it holds another feed history (${chunk.handle}) than this relay's (${handle})`);
+    if (chunk.handle !== handle)
+      throw new Error(`it holds another feed history (${chunk.handle}) than this relay's (${handle})`);
     for (const r of chunk.records) {
       if (r.resource !== resource) return out;
       out.push(r.record);
@@ -134,8 +135,10 @@ export function createFeedMirror(store: RelayStore, holding: MirrorHolding = {})
     if (!wanted) {
       records = null; // lean: the head is all this instance keeps
       next = latest;
-    } else if (!records || !head || head.handle !== latest.handle || latest.version < head.version) next = await load(latest);
-    else if (latest.version > head.version) next = (await applyChangesSince(head.version, latest)) ?? (await load(latest));
+    } else if (!records || !head || head.handle !== latest.handle || latest.version < head.version)
+      next = await load(latest);
+    else if (latest.version > head.version)
+      next = (await applyChangesSince(head.version, latest)) ?? (await load(latest));
     else next = latest;
     if (records !== before) {
       order = null;
@@ -208,7 +211,9 @@ export function createFeedMirror(store: RelayStore, holding: MirrorHolding = {})
         if (chunk.handle !== head?.handle) {
           // the store lost its history (a flushed Redis) since this head: its records are not this feed's
           void catchUp();
-          throw new Error(`it holds another feed history (${chunk.handle}) than this relay's (${head?.handle ?? 'none'}); catching up`);
+          throw new Error(
+            `it holds another feed history (${chunk.handle}) than this relay's (${head?.handle ?? 'none'}); catching up`,
+          );
         }
         if (chunk.done) holding.asked?.(self); // a till read the snapshot to its end from the store
         return { records: chunk.records, last: chunk.last, done: chunk.done };

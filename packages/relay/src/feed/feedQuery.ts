@@ -45,11 +45,18 @@ export function parseFeedQuery(search: string, maxWaitSeconds: number): FeedQuer
   for (const name of ['since', 'handle', 'cursor', 'wait', 'limit']) {
     if (params.getAll(name).length > 1) return `${name} is given more than once`;
   }
-  const q: FeedQuery = { since: null, handle: params.get('handle'), cursor: null, waitMs: 0, limit: DEFAULT_FEED_LIMIT };
+  const q: FeedQuery = {
+    since: null,
+    handle: params.get('handle'),
+    cursor: null,
+    waitMs: 0,
+    limit: DEFAULT_FEED_LIMIT,
+  };
   if (q.handle !== null && !HANDLE.test(q.handle)) return 'handle is not one this relay hands out';
   const since = params.get('since');
   if (since !== null) {
-    if (!WHOLE.test(since)) return `since must be a version (a whole number), got ${JSON.stringify(since.slice(0, 40))}`;
+    if (!WHOLE.test(since))
+      return `since must be a version (a whole number), got ${JSON.stringify(since.slice(0, 40))}`;
     q.since = Number(since);
   }
   const cursor = params.get('cursor');
@@ -59,7 +66,8 @@ export function parseFeedQuery(search: string, maxWaitSeconds: number): FeedQuer
     q.cursor = decoded;
   }
   if (q.since !== null && q.cursor !== null) return 'since and cursor cannot be combined';
-  if ((q.since !== null || q.cursor !== null) && q.handle === null) return 'since and cursor need the handle they came with';
+  if ((q.since !== null || q.cursor !== null) && q.handle === null)
+    return 'since and cursor need the handle they came with';
   const wait = params.get('wait');
   if (wait !== null) {
     if (!/^[0-9]{1,5}$/.test(wait)) return `wait must be whole seconds, got ${JSON.stringify(wait.slice(0, 40))}`;

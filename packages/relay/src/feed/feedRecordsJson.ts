@@ -14,7 +14,8 @@ export function feedRecordsJson(body: Record<string, unknown>, records: readonly
   const at = text.indexOf('"upserts":[]');
   if (at < 0) throw new TypeError('feedRecordsJson: the body must hold `upserts: []`');
   const items = records.map(
-    (r) => `{"resource":${JSON.stringify(r.resource)},"key":${JSON.stringify(r.key)},"record":${r.json ?? JSON.stringify(r.record)}}`,
+    (r) =>
+      `{"resource":${JSON.stringify(r.resource)},"key":${JSON.stringify(r.key)},"record":${r.json ?? JSON.stringify(r.record)}}`,
   );
   return `${text.slice(0, at)}"upserts":[${items.join(',')}]${text.slice(at + '"upserts":[]'.length)}`;
 }

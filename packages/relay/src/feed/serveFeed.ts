@@ -27,7 +27,12 @@ export interface FeedContext {
 const NOT_READY_RETRY_S = 5;
 
 /** The feed's error answer: `{ code, message }`. */
-export function feedError(status: number, code: string, message: string, headers: Record<string, string> = {}): ProxyAnswer {
+export function feedError(
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+): ProxyAnswer {
   return jsonAnswer(status, { code, message }, headers);
 }
 
@@ -50,7 +55,11 @@ function confirmedFor(head: FeedHead, lists: FeedLists): FeedHead['confirmedAt']
 }
 
 const mustRefetch = (why: string): ProxyAnswer =>
-  feedError(409, 'must_refetch', `${why}: drop your cursor and version and start a snapshot again (GET relay/v1/feed without since); keep showing your local data until it is complete.`);
+  feedError(
+    409,
+    'must_refetch',
+    `${why}: drop your cursor and version and start a snapshot again (GET relay/v1/feed without since); keep showing your local data until it is complete.`,
+  );
 
 /** Changes compacted to each key's last state, in version order of those last states. */
 function compact(changes: FeedChange[]): { upserts: FeedRecord[]; deletes: { resource: string; key: string }[] } {
@@ -90,9 +99,14 @@ export async function serveFeed(
   }
   if (!head) {
     const why = mirror.error() ?? 'the relay has not loaded its snapshot yet';
-    return feedError(503, 'relay_unavailable', `RELAY UNAVAILABLE: ${why}. Keep using local data and try again shortly.`, {
-      'retry-after': '5',
-    });
+    return feedError(
+      503,
+      'relay_unavailable',
+      `RELAY UNAVAILABLE: ${why}. Keep using local data and try again shortly.`,
+      {
+        'retry-after': '5',
+      },
+    );
   }
   const listed = (h: FeedHead): boolean => h.confirmedAt.coupons !== undefined;
   if (q.since === null && q.cursor === null && !listed(head) && q.waitMs > 0) {
@@ -120,10 +134,15 @@ export async function serveFeed(
     relay: state,
   });
   // the state travels with a 304 too (a till that restarted holds an ETag, and no body tells it)
-  const headers = (etag: string) => ({ etag, 'cache-control': 'no-cache', ...(state.degraded ? { 'x-shop-relay-degraded': 'true' } : {}) });
+  const headers = (etag: string) => ({
+    etag,
+    'cache-control': 'no-cache',
+    ...(state.degraded ? { 'x-shop-relay-degraded': 'true' } : {}),
+  });
   const etag = (h: FeedHead, version = h.version) => feedEtag(h, version, state.degraded, lists.coupons);
   // what an answer's fields around its records depend on, besides the version: part of the cache key
-  const envelopeKey = (current: FeedHead): string => JSON.stringify([mirror.products(), current.confirmedAt, state, lists.coupons]);
+  const envelopeKey = (current: FeedHead): string =>
+    JSON.stringify([mirror.products(), current.confirmedAt, state, lists.coupons]);
   const mayHave = (r: { resource: string }) => lists.coupons || (r.resource !== 'coupons' && r.resource !== 'uses');
 
   if (q.since === null) {
@@ -133,7 +152,8 @@ export async function serveFeed(
     if (q.cursor && q.cursor.version > head.version) {
       await mirror.catchUp();
       head = mirror.head()!;
-      if (q.cursor.version > head.version) return mustRefetch(`this snapshot's version ${q.cursor.version} is newer than this relay's (${head.version})`);
+      if (q.cursor.version > head.version)
+        return mustRefetch(`this snapshot's version ${q.cursor.version} is newer than this relay's (${head.version})`);
     }
     const version = q.cursor?.version ?? head.version;
     let after = q.cursor?.after ?? null;
@@ -150,7 +170,15 @@ export async function serveFeed(
         chunk = await mirror.chunk(after, q.limit);
       } catch (error) {
         const why = `the relay store could not be read: ${error instanceof Error ? error.message : String(error)}`;
-        return { answer: feedError(503, 'relay_unavailable', `RELAY UNAVAILABLE: ${why}. Keep using local data and try again shortly.`, { 'retry-after': '5' }), keep: false };
+        return {
+          answer: feedError(
+            503,
+            'relay_unavailable',
+            `RELAY UNAVAILABLE: ${why}. Keep using local data and try again shortly.`,
+            { 'retry-after': '5' },
+          ),
+          keep: false,
+        };
       }
       const cursor = chunk.done ? null : encodeCursor(version, chunk.last ?? '');
       const fields = { version, kind: 'snapshot', cursor, upserts: [] as [], deletes: [], more: !chunk.done };
@@ -169,7 +197,8 @@ export async function serveFeed(
     head = mirror.head()!;
     if (since > head.version) return mustRefetch(`version ${since} is newer than this relay's (${head.version})`);
   }
-  const unchanged = (h: FeedHead): boolean => (ifNoneMatch !== undefined ? noneMatch(ifNoneMatch, etag(h)) : h.version <= since);
+  const unchanged = (h: FeedHead): boolean =>
+    ifNoneMatch !== undefined ? noneMatch(ifNoneMatch, etag(h)) : h.version <= since;
   if (unchanged(head) && q.waitMs > 0) {
     if (ctx.polls.full()) {
       // this instance holds as many long-polls as it may: the till polls again later (or another instance does)
@@ -184,7 +213,8 @@ export async function serveFeed(
   if (noneMatch(ifNoneMatch, etag(head))) {
     return { status: 304, headers: headers(etag(head)), body: Buffer.alloc(0) };
   }
-  if (since < head.oldest) return mustRefetch(`version ${since} is older than the change log this relay keeps (from ${head.oldest})`);
+  if (since < head.oldest)
+    return mustRefetch(`version ${since} is older than the change log this relay keeps (from ${head.oldest})`);
 
   // the tills woken by one change ask the same changes: the log is read and the answer made once for all of them
   const current = head;
@@ -197,15 +227,31 @@ export async function serveFeed(
         changes = await ctx.store.readChanges(since, q.limit);
       } catch {
         // degraded: no change log without the store; a new snapshot from this instance's copy is always possible
-        return { answer: mustRefetch(`the relay cannot read its change log right now (${mirror.error() ?? 'store unreachable'})`), keep: false };
+        return {
+          answer: mustRefetch(
+            `the relay cannot read its change log right now (${mirror.error() ?? 'store unreachable'})`,
+          ),
+          keep: false,
+        };
       }
-      if (changes === null) return { answer: mustRefetch(`version ${since} is older than the change log this relay keeps`), keep: true };
+      if (changes === null)
+        return { answer: mustRefetch(`version ${since} is older than the change log this relay keeps`), keep: true };
     }
     const version = changes.length > 0 ? changes[changes.length - 1]!.version : since;
     const more = changes.length >= q.limit;
     const { upserts, deletes } = compact(changes);
-    const fields = { version, kind: 'changes', cursor: null, upserts: upserts.filter(mayHave), deletes: deletes.filter(mayHave), more };
+    const fields = {
+      version,
+      kind: 'changes',
+      cursor: null,
+      upserts: upserts.filter(mayHave),
+      deletes: deletes.filter(mayHave),
+      more,
+    };
     // (the tills woken by one change get one answer: compressed once for all of them)
-    return { answer: { ...jsonAnswer(200, body(current, fields), headers(etag(current, version))), reused: {} }, keep: true };
+    return {
+      answer: { ...jsonAnswer(200, body(current, fields), headers(etag(current, version))), reused: {} },
+      keep: true,
+    };
   });
 }

@@ -14,7 +14,8 @@ const isText = (v: unknown): v is string => typeof v === 'string' && TEXT.test(v
 
 /** One use, or what is wrong with it (naming the field). */
 function readUse(value: unknown, at: string): UseInput | string {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${at} must be an object, got ${described(value)}`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return `${at} must be an object, got ${described(value)}`;
   const v = value as Record<string, unknown>;
   const text = (name: string, nullable: boolean): string | null | undefined => {
     const field = v[name];
@@ -22,14 +23,18 @@ function readUse(value: unknown, at: string): UseInput | string {
     return isText(field) ? field : undefined;
   };
   const entry = text('entry', false);
-  if (entry === undefined) return `${at}.entry must be the journal entry's key (1 to 200 characters), got ${described(v.entry)}`;
+  if (entry === undefined)
+    return `${at}.entry must be the journal entry's key (1 to 200 characters), got ${described(v.entry)}`;
   const code = text('code', false);
-  if (code === undefined) return `${at}.code must be the issued coupon's code (1 to 200 characters), got ${described(v.code)}`;
+  if (code === undefined)
+    return `${at}.code must be the issued coupon's code (1 to 200 characters), got ${described(v.code)}`;
   const couponCode = text('couponCode', true);
-  if (couponCode === undefined) return `${at}.couponCode must be the coupon's code or null, got ${described(v.couponCode)}`;
+  if (couponCode === undefined)
+    return `${at}.couponCode must be the coupon's code or null, got ${described(v.couponCode)}`;
   const orderId = text('orderId', true);
   if (orderId === undefined) return `${at}.orderId must be the order's id or null, got ${described(v.orderId)}`;
-  if (!Number.isSafeInteger(v.at) || (v.at as number) < 0) return `${at}.at must be epoch milliseconds (a whole number), got ${described(v.at)}`;
+  if (!Number.isSafeInteger(v.at) || (v.at as number) < 0)
+    return `${at}.at must be epoch milliseconds (a whole number), got ${described(v.at)}`;
   if (typeof v.override !== 'boolean') return `${at}.override must be true or false, got ${described(v.override)}`;
   return { entry: entry!, code: code!, couponCode, orderId, at: v.at as number, override: v.override };
 }
@@ -40,17 +45,20 @@ function readUse(value: unknown, at: string): UseInput | string {
  */
 export async function readUsesBody(req: IncomingMessage): Promise<{ device: string; uses: UseInput[] } | string> {
   const parsed = await readJsonBody(
-    req, MAX_BYTES,
+    req,
+    MAX_BYTES,
     `the body must be at most ${MAX_BYTES} bytes; send the uses in several requests`,
     'the body must be JSON: { "device": "…", "uses": [ … ] }',
   );
   if (!parsed.ok) return parsed.why;
   const body = parsed.value;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'the body must be { "device": "…", "uses": [ … ] }';
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return 'the body must be { "device": "…", "uses": [ … ] }';
   const { device, uses } = body as { device?: unknown; uses?: unknown };
   if (!isText(device)) return `device must be the till's device id (1 to 200 characters), got ${described(device)}`;
   if (!Array.isArray(uses)) return `uses must be an array of uses, got ${described(uses)}`;
-  if (uses.length > MAX_USES_AT_ONCE) return `uses must hold at most ${MAX_USES_AT_ONCE} uses at once, got ${uses.length}; send the rest in another request`;
+  if (uses.length > MAX_USES_AT_ONCE)
+    return `uses must hold at most ${MAX_USES_AT_ONCE} uses at once, got ${uses.length}; send the rest in another request`;
   const read: UseInput[] = [];
   for (const [i, use] of uses.entries()) {
     const one = readUse(use, `uses[${i}]`);

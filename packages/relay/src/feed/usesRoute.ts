@@ -38,7 +38,8 @@ const STORE_RETRY_S = 2;
 const BATCHES_AT_ONCE = 100;
 
 const isJson = (type: string | undefined): boolean => type?.split(';')[0]?.trim().toLowerCase() === 'application/json';
-const filled = (v: unknown): boolean => v !== undefined && v !== null && String(v).trim() !== '' && v !== 0 && v !== '0';
+const filled = (v: unknown): boolean =>
+  v !== undefined && v !== null && String(v).trim() !== '' && v !== 0 && v !== '0';
 
 /**
  * Whether an issued coupon's record shows it used: a `use_date` or `shop_order_code`, or the status the API gives a
@@ -48,13 +49,22 @@ const filled = (v: unknown): boolean => v !== undefined && v !== null && String(
 function shownUsed(record: unknown): boolean {
   if (typeof record !== 'object' || record === null) return false;
   const r = record as Record<string, unknown>;
-  return filled(r.use_date) || filled(r.shop_order_code) || String(r.status ?? '').trim().toLowerCase() === 'complete';
+  return (
+    filled(r.use_date) ||
+    filled(r.shop_order_code) ||
+    String(r.status ?? '')
+      .trim()
+      .toLowerCase() === 'complete'
+  );
 }
 
 /** @example const uses = createUsesRoute({ store, now, max: 100_000, retentionMs: 30 * 86_400_000, log }); */
 export function createUsesRoute(deps: UsesRouteDeps): UsesRoute {
   const { store } = deps;
-  type Waiting = { batch: UsesBatch; done: (outcome: { outcome: UsesOutcome; version: number } | { error: unknown }) => void };
+  type Waiting = {
+    batch: UsesBatch;
+    done: (outcome: { outcome: UsesOutcome; version: number } | { error: unknown }) => void;
+  };
   const queue: Waiting[] = [];
   let running = false;
 
@@ -99,7 +109,11 @@ export function createUsesRoute(deps: UsesRouteDeps): UsesRoute {
     async post(req, client) {
       if (!isJson(req.headers['content-type'])) {
         req.resume(); // the body is not read: let it drain
-        return feedError(415, 'unsupported_media_type', 'UNSUPPORTED MEDIA TYPE: send { "device": "…", "uses": [ … ] } with Content-Type: application/json.');
+        return feedError(
+          415,
+          'unsupported_media_type',
+          'UNSUPPORTED MEDIA TYPE: send { "device": "…", "uses": [ … ] } with Content-Type: application/json.',
+        );
       }
       const body = await readUsesBody(req);
       if (typeof body === 'string') return feedError(400, 'bad_request', `BAD REQUEST: ${body}.`);
@@ -109,7 +123,12 @@ export function createUsesRoute(deps: UsesRouteDeps): UsesRoute {
       if ('error' in done) {
         // the store away (Redis restarting): the till sends them again (a use kept meanwhile is recorded once)
         deps.log('warn', 'uses could not be recorded: the relay store failed', done.error);
-        return feedError(503, 'relay_unavailable', 'RELAY UNAVAILABLE: the relay store could not record these uses now; send them again after Retry-After (a use already recorded is not recorded twice).', { 'retry-after': String(STORE_RETRY_S) });
+        return feedError(
+          503,
+          'relay_unavailable',
+          'RELAY UNAVAILABLE: the relay store could not record these uses now; send them again after Retry-After (a use already recorded is not recorded twice).',
+          { 'retry-after': String(STORE_RETRY_S) },
+        );
       }
       if ('full' in done.outcome) {
         return feedError(503, 'uses_full', usesFull(deps.max).message, { 'retry-after': String(FULL_RETRY_S) });

@@ -57,24 +57,38 @@ const MAX_UNKNOWN = 10_000;
 const HUB_REFUSALS = 'shop-lookup:hub:refused';
 
 const HUB_OPTIONS = [
-  'credentials', 'credentialsTtlMs', 'basePath', 'redis', 'authorize', 'public', 'maxHotShops', 'maxHotRecords', 'maxConcurrentListings',
-  'observer', 'shops', 'sweepIntervalMs',
+  'credentials',
+  'credentialsTtlMs',
+  'basePath',
+  'redis',
+  'authorize',
+  'public',
+  'maxHotShops',
+  'maxHotRecords',
+  'maxConcurrentListings',
+  'observer',
+  'shops',
+  'sweepIntervalMs',
 ];
 
 function checkHubOptions(options: RelayHubOptions): void {
   const wrong: string[] = [];
-  if (typeof options?.credentials !== 'function') wrong.push('option "credentials" must be a function (shopId) => { key, secret } or null');
+  if (typeof options?.credentials !== 'function')
+    wrong.push('option "credentials" must be a function (shopId) => { key, secret } or null');
   const whole = (name: keyof RelayHubOptions, min: number): void => {
     const v = options[name];
-    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < min)) wrong.push(`option "${name}" must be a whole number, at least ${min}`);
+    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < min))
+      wrong.push(`option "${name}" must be a whole number, at least ${min}`);
   };
   whole('credentialsTtlMs', 0);
   whole('maxHotShops', 1);
   whole('maxHotRecords', 0);
   whole('maxConcurrentListings', 1);
   whole('sweepIntervalMs', 1);
-  if (options.shops !== undefined && typeof options.shops !== 'function') wrong.push('option "shops" must be a function () => shop ids');
-  if (options.authorize !== undefined && typeof options.authorize !== 'function') wrong.push('option "authorize" must be a function (req, route, shopId)');
+  if (options.shops !== undefined && typeof options.shops !== 'function')
+    wrong.push('option "shops" must be a function () => shop ids');
+  if (options.authorize !== undefined && typeof options.authorize !== 'function')
+    wrong.push('option "authorize" must be a function (req, route, shopId)');
   if (wrong.length > 0) throw new TypeError(`createRelayHub: ${wrong.join('; ')}.`);
 }
 
@@ -84,8 +98,16 @@ const sameCredentials = (a: ShopCredentials, b: ShopCredentials): boolean =>
 function checkCredentials(shopId: string, value: unknown): ShopCredentials | null {
   if (value === null || value === undefined) return null;
   const c = value as ShopCredentials;
-  if (typeof c.key !== 'string' || c.key === '' || typeof c.secret !== 'string' || c.secret === '' || (c.target !== undefined && typeof c.target !== 'string')) {
-    throw new TypeError(`credentials("${shopId}") must give { key, secret, target? } with a non-empty key and secret, or null`);
+  if (
+    typeof c.key !== 'string' ||
+    c.key === '' ||
+    typeof c.secret !== 'string' ||
+    c.secret === '' ||
+    (c.target !== undefined && typeof c.target !== 'string')
+  ) {
+    throw new TypeError(
+      `credentials("${shopId}") must give { key, secret, target? } with a non-empty key and secret, or null`,
+    );
   }
   return { key: c.key, secret: c.secret, ...(c.target !== undefined ? { target: c.target } : {}) };
 }
@@ -147,9 +169,18 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
           close: async () => undefined,
         };
       }
-      const [{ connectSharedRedis }, { createRedisStore }, { probeShop }, { redisKeys, redisPrefix }, { createRedisRefusals }] = await Promise.all([
-        import('../store/redis/sharedRedis'), import('../store/redis/redisStore'), import('../store/redis/redisShopProbe'),
-        import('../store/redis/redisKeys'), import('../store/redis/redisRefusals'),
+      const [
+        { connectSharedRedis },
+        { createRedisStore },
+        { probeShop },
+        { redisKeys, redisPrefix },
+        { createRedisRefusals },
+      ] = await Promise.all([
+        import('../store/redis/sharedRedis'),
+        import('../store/redis/redisStore'),
+        import('../store/redis/redisShopProbe'),
+        import('../store/redis/redisKeys'),
+        import('../store/redis/redisRefusals'),
       ]);
       const redis = await connectSharedRedis({ redis: options.redis as string, now });
       redis.onHealthChange(tellHealth);
@@ -160,10 +191,18 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
       const perMinute = hearing.perMinute;
       return {
         open: async (shopId) =>
-          createRedisStore({ redis: options.redis as string, shopId, now, connection: await redis.forShop(redisKeys(redisPrefix(shopId)).handle) }),
+          createRedisStore({
+            redis: options.redis as string,
+            shopId,
+            now,
+            connection: await redis.forShop(redisKeys(redisPrefix(shopId)).handle),
+          }),
         holding: (shopId) => budget.forShop(shopId),
         probe: (shopId) => probeShop(redis.client, shopId, { refreshIntervalMs, now: now() }),
-        refusals: perMinute === false ? null : createRedisRefusals({ client: redis.client, keyPrefix: HUB_REFUSALS, perMinute, now }),
+        refusals:
+          perMinute === false
+            ? null
+            : createRedisRefusals({ client: redis.client, keyPrefix: HUB_REFUSALS, perMinute, now }),
         close: () => redis.close(),
       };
     })();
@@ -178,7 +217,10 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
     if (hot.get(entry.shopId) === entry) hot.remove(entry.shopId);
     const shop = entry.value;
     shop.closing.abort(new Error('the shop was closed in this hub'));
-    const done = shop.relay.close().then(() => shop.store.close()).catch((error: unknown) => log('warn', `closing shop ${entry.shopId} failed`, error));
+    const done = shop.relay
+      .close()
+      .then(() => shop.store.close())
+      .catch((error: unknown) => log('warn', `closing shop ${entry.shopId} failed`, error));
     retiring.add(done);
     void done.finally(() => retiring.delete(done));
     observer.shop?.({ shopId: entry.shopId, kind });
@@ -189,23 +231,26 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
     const store = await source.open(shopId);
     const holding = source.holding(shopId);
     const closing = new AbortController();
-    const relay = createHubShopRelay({
-      ...shared,
-      key: credentials.key,
-      secret: credentials.secret,
-      ...(credentials.target !== undefined ? { target: credentials.target } : {}),
-      shopId,
-      basePath: `${basePath}/shops/${shopId}`,
-      store: gateListings(store, slots, closing.signal, shopId),
-      // the hub heard the request (its verdicts are kept per request) and counted its refusals before opening the
-      // shop
-      ...(options.authorize ? { authorize: hearing.authorizeFor(shopId) } : { public: options.public === true }),
-      observer: {
-        log: (level, message, error) => log(level, `shop ${shopId}: ${message}`, error),
-        ...(observer.listing ? { listing: (event) => observer.listing!({ ...event, shopId }) } : {}),
-        ...(observer.lease ? { lease: (held) => observer.lease!({ shopId, held }) } : {}),
+    const relay = createHubShopRelay(
+      {
+        ...shared,
+        key: credentials.key,
+        secret: credentials.secret,
+        ...(credentials.target !== undefined ? { target: credentials.target } : {}),
+        shopId,
+        basePath: `${basePath}/shops/${shopId}`,
+        store: gateListings(store, slots, closing.signal, shopId),
+        // the hub heard the request (its verdicts are kept per request) and counted its refusals before opening the
+        // shop
+        ...(options.authorize ? { authorize: hearing.authorizeFor(shopId) } : { public: options.public === true }),
+        observer: {
+          log: (level, message, error) => log(level, `shop ${shopId}: ${message}`, error),
+          ...(observer.listing ? { listing: (event) => observer.listing!({ ...event, shopId }) } : {}),
+          ...(observer.lease ? { lease: (held) => observer.lease!({ shopId, held }) } : {}),
+        },
       },
-    }, { ...(holding ? { holding } : {}), refusals: NO_REFUSAL_BOUNDS });
+      { ...(holding ? { holding } : {}), refusals: NO_REFUSAL_BOUNDS },
+    );
     return { relay, store, credentials, checkedAt: now(), closing };
   }
 
@@ -282,16 +327,33 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
     const parsed = parseShopPath(req.url ?? '/', basePath);
     if (!parsed) {
       if (next) return next();
-      return sendAnswer(res, jsonAnswer(404, { code: 'not_found', message: `NOT FOUND: this hub serves ${basePath}/shops/{shopId}/v2/… and ${basePath}/shops/{shopId}/relay/v1/…` }));
+      return sendAnswer(
+        res,
+        jsonAnswer(404, {
+          code: 'not_found',
+          message: `NOT FOUND: this hub serves ${basePath}/shops/{shopId}/v2/… and ${basePath}/shops/{shopId}/relay/v1/…`,
+        }),
+      );
     }
     // every answer carries the CORS headers, the hub's own (no such shop, closed, refused) too; a preflight is
     // answered here, before the request is heard (it carries no credentials) and whatever the shop
     if (parsed.ok && cors?.(req, res, corsRouteOf(RELAY_SERVED, parsed.rest))) return;
     if (!parsed.ok) cors?.(req, res, undefined);
-    const refuse = (status: number, code: string, message: string, headers: Record<string, string> = {}): ProxyAnswer =>
-      /^\/relay(?:[/?]|$)/.test(parsed.rest) ? feedError(status, code, message, headers) : envelopeAnswer(status, PROXY_CODES.path, message, headers);
+    const refuse = (
+      status: number,
+      code: string,
+      message: string,
+      headers: Record<string, string> = {},
+    ): ProxyAnswer =>
+      /^\/relay(?:[/?]|$)/.test(parsed.rest)
+        ? feedError(status, code, message, headers)
+        : envelopeAnswer(status, PROXY_CODES.path, message, headers);
     if (!parsed.ok) return sendAnswer(res, refuse(404, 'not_found', `NOT FOUND: ${parsed.reason}`));
-    if (closed) return sendAnswer(res, refuse(503, 'relay_closed', 'RELAY CLOSED: this hub has been closed; restart the server.'));
+    if (closed)
+      return sendAnswer(
+        res,
+        refuse(503, 'relay_closed', 'RELAY CLOSED: this hub has been closed; restart the server.'),
+      );
     // heard before the shop is looked up: a refusal is the same whether the shop exists or not
     const heard = await hearing.hear(req, parsed.shopId, parsed.rest);
     if (!heard.ok) return sendAnswer(res, heard.answer);
@@ -300,10 +362,24 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
       entry = await acquire(parsed.shopId);
     } catch (error) {
       log('error', `shop ${parsed.shopId} could not be opened`, error);
-      return sendAnswer(res, refuse(503, 'shop_unavailable', 'SHOP UNAVAILABLE: this shop could not be opened now (see the server log); try again later.', { 'retry-after': '5' }));
+      return sendAnswer(
+        res,
+        refuse(
+          503,
+          'shop_unavailable',
+          'SHOP UNAVAILABLE: this shop could not be opened now (see the server log); try again later.',
+          { 'retry-after': '5' },
+        ),
+      );
     }
     // a shop nobody serves counts as a refusal of whoever may ask it (so ids cannot be tried without bound either)
-    if (!entry) return sendAnswer(res, await heard.unknownShop(refuse(404, 'unknown_shop', `NO SUCH SHOP: this hub serves no shop "${parsed.shopId}".`)));
+    if (!entry)
+      return sendAnswer(
+        res,
+        await heard.unknownShop(
+          refuse(404, 'unknown_shop', `NO SUCH SHOP: this hub serves no shop "${parsed.shopId}".`),
+        ),
+      );
     const shop = entry;
     res.once('close', () => {
       shop.inFlight--;
@@ -315,7 +391,10 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
   const hub = ((req, res, next) => {
     handle(req, res, next).catch((error: unknown) => {
       log('error', 'a request failed', error);
-      sendAnswer(res, jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }));
+      sendAnswer(
+        res,
+        jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }),
+      );
     });
   }) as RelayHub;
 
@@ -367,7 +446,9 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
     watching: sweep?.watching() ?? [],
   });
   hub.shopStatuses = async () =>
-    (await Promise.all(hot.all().map((entry) => entry.value.relay.status().catch(() => null)))).filter((s): s is RelayStatus => s !== null);
+    (await Promise.all(hot.all().map((entry) => entry.value.relay.status().catch(() => null)))).filter(
+      (s): s is RelayStatus => s !== null,
+    );
   let closedAll: Promise<void> | undefined;
   hub.close = () =>
     (closedAll ??= (async () => {

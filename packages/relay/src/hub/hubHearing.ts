@@ -31,7 +31,9 @@ export interface HubHearingOptions {
 }
 
 /** Heard: the shop may be looked up (`unknownShop` answers, and counts, a shop nobody serves); else the refusal. */
-type HubHeard = { ok: true; unknownShop(answer: ProxyAnswer): Promise<ProxyAnswer> } | { ok: false; answer: ProxyAnswer };
+type HubHeard =
+  | { ok: true; unknownShop(answer: ProxyAnswer): Promise<ProxyAnswer> }
+  | { ok: false; answer: ProxyAnswer };
 
 export interface HubHearing {
   /** Refusals a client may draw per minute over every shop; false: no bound. */

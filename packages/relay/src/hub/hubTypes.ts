@@ -32,9 +32,27 @@ export type HubAuthorize = (
 /** The createShopRelay options every shop of a hub shares. */
 export type HubShopOptions = Pick<
   ShopRelayOptions,
-  | 'target' | 'refreshIntervalMs' | 'rateLimits' | 'maxTrackedProducts' | 'productTtlMs' | 'listingShare' | 'clientId'
-  | 'clientLimits' | 'timeoutMs' | 'maxUrlLength' | 'itemCacheMs' | 'maxWaitSeconds' | 'leaseMs' | 'retry' | 'pageSize'
-  | 'fetch' | 'now' | 'maxLongPolls' | 'cors' | 'maxUses' | 'usesRetentionMs'
+  | 'target'
+  | 'refreshIntervalMs'
+  | 'rateLimits'
+  | 'maxTrackedProducts'
+  | 'productTtlMs'
+  | 'listingShare'
+  | 'clientId'
+  | 'clientLimits'
+  | 'timeoutMs'
+  | 'maxUrlLength'
+  | 'itemCacheMs'
+  | 'maxWaitSeconds'
+  | 'leaseMs'
+  | 'retry'
+  | 'pageSize'
+  | 'fetch'
+  | 'now'
+  | 'maxLongPolls'
+  | 'cors'
+  | 'maxUses'
+  | 'usesRetentionMs'
 >;
 
 /**

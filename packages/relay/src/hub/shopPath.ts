@@ -22,7 +22,11 @@ export function parseShopPath(url: string, basePath: string): ShopPath | undefin
   if (!match) return { ok: false, rest: after, reason: 'the path names no shop: use /shops/{shopId}/…' };
   const [, segment, rest] = match as unknown as [string, string, string];
   if (!SHOP_ID.test(segment) || segment === '.' || segment === '..') {
-    return { ok: false, rest, reason: 'the shop id must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit' };
+    return {
+      ok: false,
+      rest,
+      reason: 'the shop id must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit',
+    };
   }
   return { ok: true, shopId: segment, shopBase: `${basePath}/shops/${segment}`, rest };
 }

@@ -42,10 +42,13 @@ export function createShopSweep(options: ShopSweepOptions): ShopSweep {
 
   function watch(shopId: string, until: number): void {
     if (closed || rechecks.has(shopId)) return;
-    const timer = setTimeout(() => {
-      rechecks.delete(shopId);
-      void visit(shopId);
-    }, Math.max(0, until - now()) + LAPSE_MARGIN_MS);
+    const timer = setTimeout(
+      () => {
+        rechecks.delete(shopId);
+        void visit(shopId);
+      },
+      Math.max(0, until - now()) + LAPSE_MARGIN_MS,
+    );
     timer.unref?.();
     rechecks.set(shopId, timer);
   }

@@ -28,15 +28,19 @@ async function tokenCommand(args: string[]): Promise<void> {
   } catch (error) {
     fail(`${(error as Error).message}\n${USAGE}`, 2);
   }
-  if (!values.till || !TILL_NAME.test(values.till)) fail('--till: expected the till\'s name, 1 to 64 letters, digits, dots, dashes or underscores', 2);
+  if (!values.till || !TILL_NAME.test(values.till))
+    fail("--till: expected the till's name, 1 to 64 letters, digits, dots, dashes or underscores", 2);
   const days = /^\d{1,4}$/.test(values.days ?? '') ? Number(values.days) : NaN;
-  if (!(days >= 1 && days <= 3650)) fail(`--days: expected a whole number of days from 1 to 3650 (got ${JSON.stringify(values.days)})`, 2);
+  if (!(days >= 1 && days <= 3650))
+    fail(`--days: expected a whole number of days from 1 to 3650 (got ${JSON.stringify(values.days)})`, 2);
   const config = readTokenCommandConfig(process.env, readFile);
   if (!config.ok) fail(config.message, 2);
   // the relay's own default (a SHA-256 prefix of the key), loaded only when SHOP_ID is not given
   const shop = config.config.shopId ?? (await import('../createShopRelay')).defaultShopId(config.config.key!);
   const expiresAt = Date.now() + days * 86_400_000;
-  process.stdout.write(`${signTillToken({ secret: config.config.tillTokenSecret, shop, till: values.till!, expiresAt })}\n`);
+  process.stdout.write(
+    `${signTillToken({ secret: config.config.tillTokenSecret, shop, till: values.till!, expiresAt })}\n`,
+  );
   process.stderr.write(`till ${values.till} of shop ${shop}, valid until ${new Date(expiresAt).toISOString()}\n`);
 }
 

@@ -37,7 +37,8 @@ export function notReadyReason(r: ReadinessInputs): string | null {
   if (r.storeError !== null) return 'the store is unreachable (its error is in the log)';
   if (r.hub) return null;
   if (r.status === null) return 'starting';
-  if (r.status.confirmedAt.coupons === undefined) return 'no snapshot loaded yet: the first listing of the coupons has not completed';
+  if (r.status.confirmedAt.coupons === undefined)
+    return 'no snapshot loaded yet: the first listing of the coupons has not completed';
   return null;
 }
 
@@ -48,8 +49,19 @@ export interface OpsRoutesDeps {
   scrape(): Promise<{ text: string; contentType: string }>;
 }
 
-function send(res: ServerResponse, status: number, body: string, type: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...headers });
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  type: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    'content-type': type,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    ...headers,
+  });
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void =>
@@ -59,25 +71,42 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
  * Answers one operators' route.
  * @example const route = opsRouteOf(req.url); if (route) return serveOps(route, req, res, deps);
  */
-export async function serveOps(route: OpsRoute, req: IncomingMessage, res: ServerResponse, deps: OpsRoutesDeps): Promise<void> {
+export async function serveOps(
+  route: OpsRoute,
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: OpsRoutesDeps,
+): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    return json(res, 405, { code: 'method_not_allowed', message: `METHOD NOT ALLOWED: /${route} answers GET.` }, { allow: 'GET, HEAD' });
+    return json(
+      res,
+      405,
+      { code: 'method_not_allowed', message: `METHOD NOT ALLOWED: /${route} answers GET.` },
+      { allow: 'GET, HEAD' },
+    );
   }
   switch (route) {
     case 'healthz':
       return json(res, 200, { ok: true });
     case 'readyz': {
       const reason = notReadyReason(await deps.readiness());
-      return reason === null ? json(res, 200, { ready: true }) : json(res, 503, { ready: false, reason }, { 'retry-after': '5' });
+      return reason === null
+        ? json(res, 200, { ready: true })
+        : json(res, 503, { ready: false, reason }, { 'retry-after': '5' });
     }
     case 'metrics': {
       const may = await deps.mayOperate(req);
       if (typeof may === 'object') {
-        const message = 'TOO MANY REFUSED REQUESTS: this client was refused too often within the last minute; try again after the Retry-After delay.';
+        const message =
+          'TOO MANY REFUSED REQUESTS: this client was refused too often within the last minute; try again after the Retry-After delay.';
         return json(res, 429, { code: 'too_many_requests', message }, { 'retry-after': String(may.retryAfterS) });
       }
       if (!may) {
-        return json(res, 403, { code: 'forbidden', message: 'FORBIDDEN: /metrics is for operators: send Authorization: Bearer <OPS_TOKEN> (or ask from this machine when OPS_TOKEN is not set).' });
+        return json(res, 403, {
+          code: 'forbidden',
+          message:
+            'FORBIDDEN: /metrics is for operators: send Authorization: Bearer <OPS_TOKEN> (or ask from this machine when OPS_TOKEN is not set).',
+        });
       }
       const { text, contentType } = await deps.scrape();
       return send(res, 200, text, contentType);

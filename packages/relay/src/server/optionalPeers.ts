@@ -49,7 +49,11 @@ export async function loadServerPeers(
   needs: { redis: boolean },
   load: Loader = (name) => LOADERS[name](),
 ): Promise<{ ok: true; peers: ServerPeers } | { ok: false; message: string }> {
-  const names: PeerName[] = ['pino', 'prom-client', ...(needs.redis ? (['redis', 'rate-limiter-flexible'] as const) : [])];
+  const names: PeerName[] = [
+    'pino',
+    'prom-client',
+    ...(needs.redis ? (['redis', 'rate-limiter-flexible'] as const) : []),
+  ];
   const loaded = new Map<PeerName, unknown>();
   const missing: PeerName[] = [];
   for (const name of names) {
@@ -57,13 +61,17 @@ export async function loadServerPeers(
       loaded.set(name, await load(name));
     } catch (error) {
       if (!isMissing(error, name)) {
-        return { ok: false, message: `${name} is installed but could not be loaded: ${(error as Error)?.message ?? error}` };
+        return {
+          ok: false,
+          message: `${name} is installed but could not be loaded: ${(error as Error)?.message ?? error}`,
+        };
       }
       missing.push(name);
     }
   }
   if (missing.length > 0) {
-    const why = needs.redis && missing.some((n) => n === 'redis' || n === 'rate-limiter-flexible') ? ' (REDIS_URL is set)' : '';
+    const why =
+      needs.redis && missing.some((n) => n === 'redis' || n === 'rate-limiter-flexible') ? ' (REDIS_URL is set)' : '';
     return {
       ok: false,
       message: `missing ${missing.join(' and ')}${why}, dependencies of @shop-lookup/relay that the relay command needs: npm install ${missing.map((n) => `${n}@${PEER_RANGES[n]}`).join(' ')}`,

@@ -17,7 +17,8 @@ export interface RelayLoggerOptions {
   destination?: { write(line: string): void };
 }
 
-const sameList = (a: readonly unknown[], b: readonly unknown[]): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
+const sameList = (a: readonly unknown[], b: readonly unknown[]): boolean =>
+  a.length === b.length && a.every((v, i) => v === b[i]);
 
 /**
  * A scrub of lines that keeps its pattern while the list of secrets stays the same (it changes on a reload or a new
@@ -26,7 +27,8 @@ const sameList = (a: readonly unknown[], b: readonly unknown[]): boolean => a.le
 function createScrub(): (line: string, secrets: readonly (string | null | undefined)[]) => string {
   let last: { secrets: readonly (string | null | undefined)[]; pattern: RegExp | null } | null = null;
   return (line, secrets) => {
-    if (last === null || !sameList(last.secrets, secrets)) last = { secrets: [...secrets], pattern: secretsPattern(secrets) };
+    if (last === null || !sameList(last.secrets, secrets))
+      last = { secrets: [...secrets], pattern: secretsPattern(secrets) };
     return last.pattern === null ? line : line.replace(last.pattern, '[redacted]');
   };
 }
@@ -36,7 +38,8 @@ function createScrub(): (line: string, secrets: readonly (string | null | undefi
  * percent-encoded, inside base64, in any letter case).
  * @example scrubLine('{"msg":"bad key k3y-v4lue"}', ['k3y-v4lue']) // '{"msg":"bad key [redacted]"}'
  */
-export const scrubLine = (line: string, secrets: readonly (string | null | undefined)[]): string => createScrub()(line, secrets);
+export const scrubLine = (line: string, secrets: readonly (string | null | undefined)[]): string =>
+  createScrub()(line, secrets);
 
 /**
  * Writes out what the log still buffers, before the process exits (a stop, a fatal error). Stdout written

@@ -114,7 +114,14 @@ export function createRelayMetrics(prom: PromClient, options: RelayMetricsOption
   let storeUp = 1;
   // the shops whose sync lease this instance holds ('' for the one shop of a single relay)
   const leases = new Set<string>();
-  new prom.Gauge({ name: 'shop_relay_store_up', help: '1 when the store (Redis, or memory) answers, else 0.', registers, collect() { this.set(storeUp); } });
+  new prom.Gauge({
+    name: 'shop_relay_store_up',
+    help: '1 when the store (Redis, or memory) answers, else 0.',
+    registers,
+    collect() {
+      this.set(storeUp);
+    },
+  });
   new prom.Gauge({
     name: 'shop_relay_lease_held',
     help: 'Sync leases this instance holds: 1 while it is the one listing the shop API (hub mode: the shops it lists now).',
@@ -123,8 +130,22 @@ export function createRelayMetrics(prom: PromClient, options: RelayMetricsOption
       this.set(leases.size);
     },
   });
-  new prom.Gauge({ name: 'shop_relay_ready', help: '1 when /readyz answers 200.', registers, async collect() { this.set((await options.ready()) ? 1 : 0); } });
-  new prom.Gauge({ name: 'shop_relay_connections', help: 'Open client connections.', registers, collect() { this.set(options.connections()); } });
+  new prom.Gauge({
+    name: 'shop_relay_ready',
+    help: '1 when /readyz answers 200.',
+    registers,
+    async collect() {
+      this.set((await options.ready()) ? 1 : 0);
+    },
+  });
+  new prom.Gauge({
+    name: 'shop_relay_connections',
+    help: 'Open client connections.',
+    registers,
+    collect() {
+      this.set(options.connections());
+    },
+  });
   new prom.Gauge({
     name: 'shop_relay_long_polls',
     help: 'Long-polls parked on this instance.',
@@ -135,7 +156,9 @@ export function createRelayMetrics(prom: PromClient, options: RelayMetricsOption
   });
   new prom.Gauge({
     name: 'shop_relay_feed_version',
-    help: byShop ? "Each open shop's feed version (grows with every change of the shop)." : "The feed's version (shop-wide; grows with every change).",
+    help: byShop
+      ? "Each open shop's feed version (grows with every change of the shop)."
+      : "The feed's version (shop-wide; grows with every change).",
     labelNames: byShop ? ['shop'] : [],
     registers,
     collect() {
@@ -156,7 +179,8 @@ export function createRelayMetrics(prom: PromClient, options: RelayMetricsOption
           const kind = kindOf(resource);
           oldest[kind] = Math.min(oldest[kind] ?? Infinity, at);
         }
-        for (const [kind, at] of Object.entries(oldest)) this.set({ ...shopLabel(s), resource: kind }, Math.max(0, (now() - at) / 1000));
+        for (const [kind, at] of Object.entries(oldest))
+          this.set({ ...shopLabel(s), resource: kind }, Math.max(0, (now() - at) / 1000));
       }
     },
   });

@@ -16,7 +16,9 @@ export interface RelayVariable {
   schema: z.ZodType;
 }
 
-const flag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
+const flag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const whole = (min: number, max: number) =>
   z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(min).max(max));
 const httpUrl = z
@@ -29,14 +31,29 @@ export const RELAY_VARIABLES = {
   SHOP_API_KEY: { expected: "the shop's admin API key", secret: true, schema: z.string().trim().min(1) },
   SHOP_API_SECRET: { expected: "the shop's admin API secret", secret: true, schema: z.string().trim().min(1) },
   SHOPS_FILE: {
-    expected: 'hub mode: a readable JSON file of every shop served under /shops/{shopId}/, `{ "<shopId>": { "key", "secret", "target"?, "tills"? } }` (instead of SHOP_API_KEY, SHOP_API_SECRET, SHOP_ID)',
+    expected:
+      'hub mode: a readable JSON file of every shop served under /shops/{shopId}/, `{ "<shopId>": { "key", "secret", "target"?, "tills"? } }` (instead of SHOP_API_KEY, SHOP_API_SECRET, SHOP_ID)',
     schema: z.string().min(1),
   },
-  MAX_HOT_SHOPS: { expected: 'hub mode: shops kept open at once (1 to 100000); the others are opened again from the store when asked', fallback: '100', schema: whole(1, 100_000) },
-  MAX_HOT_RECORDS: { expected: 'hub mode: records held in memory over every shop (0 to 100000000); the other shops are served straight from Redis', fallback: '500000', schema: whole(0, 100_000_000) },
-  SHOP_API_TARGET: { expected: "the shop API origin, an http(s) URL (createShopRelay's target)", fallback: 'https://api.imweb.me', schema: httpUrl },
+  MAX_HOT_SHOPS: {
+    expected: 'hub mode: shops kept open at once (1 to 100000); the others are opened again from the store when asked',
+    fallback: '100',
+    schema: whole(1, 100_000),
+  },
+  MAX_HOT_RECORDS: {
+    expected:
+      'hub mode: records held in memory over every shop (0 to 100000000); the other shops are served straight from Redis',
+    fallback: '500000',
+    schema: whole(0, 100_000_000),
+  },
+  SHOP_API_TARGET: {
+    expected: "the shop API origin, an http(s) URL (createShopRelay's target)",
+    fallback: 'https://api.imweb.me',
+    schema: httpUrl,
+  },
   SHOP_ID: {
-    expected: 'a name for the shop of 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit, as a hub\'s shop ids (default: a SHA-256 prefix of the key)',
+    expected:
+      "a name for the shop of 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit, as a hub's shop ids (default: a SHA-256 prefix of the key)",
     schema: z.string().regex(SHOP_ID),
   },
   REDIS_URL: {
@@ -60,7 +77,8 @@ export const RELAY_VARIABLES = {
       .transform((v) => (v.trim() === '' ? [] : v.split(',').map((n) => Number(n.trim())))),
   },
   SHOP_API_RATE_LIMITS: {
-    expected: 'list and other calls per second to the shop API, shared by every instance, as `list,other` (the API\'s documented 1,5), or off (in front of a mock only)',
+    expected:
+      "list and other calls per second to the shop API, shared by every instance, as `list,other` (the API's documented 1,5), or off (in front of a mock only)",
     fallback: '1,5',
     schema: z.union([
       z.literal('off').transform(() => false as const),
@@ -72,32 +90,54 @@ export const RELAY_VARIABLES = {
     ]),
   },
   USES_RETENTION_DAYS: {
-    expected: "how long an issued coupon's uses reported by the tills are kept when the API does not show it used, days (1 to 3650)",
+    expected:
+      "how long an issued coupon's uses reported by the tills are kept when the API does not show it used, days (1 to 3650)",
     fallback: '30',
     schema: whole(1, 3_650),
   },
-  REFRESH_INTERVAL_MS: { expected: 'how often the API is listed again, ms (at least 1000)', fallback: '300000', schema: whole(1_000, 86_400_000) },
-  LEASE_MS: { expected: 'the sync lease time, ms (at least 1000): how long a crashed lister blocks the others', fallback: '30000', schema: whole(1_000, 600_000) },
+  REFRESH_INTERVAL_MS: {
+    expected: 'how often the API is listed again, ms (at least 1000)',
+    fallback: '300000',
+    schema: whole(1_000, 86_400_000),
+  },
+  LEASE_MS: {
+    expected: 'the sync lease time, ms (at least 1000): how long a crashed lister blocks the others',
+    fallback: '30000',
+    schema: whole(1_000, 600_000),
+  },
   TRUST_PROXY_HOPS: {
     expected: 'how many proxies in front of the relay append to X-Forwarded-For (0: use the connecting address)',
     fallback: '0',
     schema: whole(0, 10),
   },
   TILL_TOKENS_FILE: { expected: 'a readable file of till tokens, one `name token` a line', schema: z.string().min(1) },
-  TILL_TOKEN_SECRET: { expected: 'the secret signed till tokens are checked with, at least 32 characters', secret: true, schema: z.string().min(32) },
+  TILL_TOKEN_SECRET: {
+    expected: 'the secret signed till tokens are checked with, at least 32 characters',
+    secret: true,
+    schema: z.string().min(32),
+  },
   STOREFRONT_OPEN: {
     expected: 'true or false: anybody may ask productOptions, productOption and coupon (one coupon by its code)',
     fallback: 'false',
     schema: flag,
   },
-  RELAY_PUBLIC: { expected: 'true or false: anybody may ask everything (a private network only)', fallback: 'false', schema: flag },
+  RELAY_PUBLIC: {
+    expected: 'true or false: anybody may ask everything (a private network only)',
+    fallback: 'false',
+    schema: flag,
+  },
   CORS_ORIGINS: {
     expected:
       "origins of till pages served from elsewhere, separated by commas, each as a browser sends it: scheme, host and port, such as https://till.example (no path, no trailing slash, no '*')",
     fallback: '',
     schema: z
       .string()
-      .transform((v) => v.split(',').map((o) => o.trim()).filter((o) => o !== ''))
+      .transform((v) =>
+        v
+          .split(',')
+          .map((o) => o.trim())
+          .filter((o) => o !== ''),
+      )
       .pipe(z.array(z.string().refine(isOrigin))),
   },
   OPS_TOKEN: {
@@ -111,16 +151,41 @@ export const RELAY_VARIABLES = {
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   },
   LOG_CLIENT_LINES_PER_MINUTE: {
-    expected: "log lines one client (a till, else its address's /24 or /64) may cause a minute, from 10 to 10000000; the others are counted and reported once a minute",
+    expected:
+      "log lines one client (a till, else its address's /24 or /64) may cause a minute, from 10 to 10000000; the others are counted and reported once a minute",
     fallback: '600',
     schema: whole(10, 10_000_000),
   },
-  MAX_CONNECTIONS: { expected: 'open connections at most (100 to 1000000)', fallback: '10000', schema: whole(100, 1_000_000) },
-  MAX_LONG_POLLS: { expected: 'long-polls parked at once at most (1 to 1000000)', fallback: '5000', schema: whole(1, 1_000_000) },
-  HEADERS_TIMEOUT_MS: { expected: 'time a client has to send its request headers, ms', fallback: '10000', schema: whole(1_000, 600_000) },
-  REQUEST_TIMEOUT_MS: { expected: 'time a client has to send its whole request, ms', fallback: '30000', schema: whole(1_000, 600_000) },
-  KEEP_ALIVE_TIMEOUT_MS: { expected: 'how long an idle keep-alive connection stays open, ms', fallback: '5000', schema: whole(100, 600_000) },
-  SHUTDOWN_TIMEOUT_MS: { expected: 'the longest a SIGTERM/SIGINT shutdown may take, ms', fallback: '10000', schema: whole(100, 600_000) },
+  MAX_CONNECTIONS: {
+    expected: 'open connections at most (100 to 1000000)',
+    fallback: '10000',
+    schema: whole(100, 1_000_000),
+  },
+  MAX_LONG_POLLS: {
+    expected: 'long-polls parked at once at most (1 to 1000000)',
+    fallback: '5000',
+    schema: whole(1, 1_000_000),
+  },
+  HEADERS_TIMEOUT_MS: {
+    expected: 'time a client has to send its request headers, ms',
+    fallback: '10000',
+    schema: whole(1_000, 600_000),
+  },
+  REQUEST_TIMEOUT_MS: {
+    expected: 'time a client has to send its whole request, ms',
+    fallback: '30000',
+    schema: whole(1_000, 600_000),
+  },
+  KEEP_ALIVE_TIMEOUT_MS: {
+    expected: 'how long an idle keep-alive connection stays open, ms',
+    fallback: '5000',
+    schema: whole(100, 600_000),
+  },
+  SHUTDOWN_TIMEOUT_MS: {
+    expected: 'the longest a SIGTERM/SIGINT shutdown may take, ms',
+    fallback: '10000',
+    schema: whole(100, 600_000),
+  },
 } satisfies Record<string, RelayVariable>;
 
 export type RelayVariableName = keyof typeof RELAY_VARIABLES;
@@ -198,7 +263,10 @@ function rawValues(
         raw[name] = readFile(file).replace(/\r?\n$/, '');
       } catch (error) {
         const code = (error as { code?: string }).code ?? (error as Error).message;
-        return { ok: false, message: `${name}_FILE: cannot read ${file} (${code}); expected a file holding ${spec.expected}` };
+        return {
+          ok: false,
+          message: `${name}_FILE: cannot read ${file} (${code}); expected a file holding ${spec.expected}`,
+        };
       }
     } else if (direct !== undefined) raw[name] = direct;
     else if (spec.fallback !== undefined) raw[name] = spec.fallback;
@@ -218,7 +286,10 @@ function parseVariables<N extends RelayVariableName>(
   for (const name of required) {
     if (raw.config[name] === undefined) {
       const spec: RelayVariable = RELAY_VARIABLES[name];
-      return { ok: false, message: `${name} is not set: expected ${spec.expected}${spec.secret ? ` (or ${name}_FILE: a file holding it)` : ''}` };
+      return {
+        ok: false,
+        message: `${name} is not set: expected ${spec.expected}${spec.secret ? ` (or ${name}_FILE: a file holding it)` : ''}`,
+      };
     }
   }
   const shape = Object.fromEntries(names.map((name) => [name, RELAY_VARIABLES[name].schema.optional()]));
@@ -275,10 +346,15 @@ export function readRelayConfig(env: Environment, readFile: (path: string) => st
   if (hub) {
     // one shop's variables have no meaning in hub mode: each shop's are in SHOPS_FILE
     const single = (['SHOP_API_KEY', 'SHOP_API_SECRET', 'SHOP_ID', 'PRODUCTS', 'TILL_TOKENS_FILE'] as const).find(
-      (name) => (env[name] !== undefined && env[name] !== '') || (env[`${name}_FILE`] !== undefined && env[`${name}_FILE`] !== ''),
+      (name) =>
+        (env[name] !== undefined && env[name] !== '') ||
+        (env[`${name}_FILE`] !== undefined && env[`${name}_FILE`] !== ''),
     );
     if (single) {
-      const where = single === 'TILL_TOKENS_FILE' ? "each shop's static till tokens go in its \"tills\" in SHOPS_FILE" : "each shop's credentials go in SHOPS_FILE";
+      const where =
+        single === 'TILL_TOKENS_FILE'
+          ? 'each shop\'s static till tokens go in its "tills" in SHOPS_FILE'
+          : "each shop's credentials go in SHOPS_FILE";
       return { ok: false, message: `${single} is set with SHOPS_FILE: unset it (hub mode: ${where})` };
     }
   }
@@ -347,7 +423,9 @@ const SECRET_FIELDS = {
  * @example changedSecrets(before, after) // ['TILL_TOKEN_SECRET']
  */
 export function changedSecrets(before: RelayServerConfig, after: RelayServerConfig): RelayVariableName[] {
-  return (Object.keys(SECRET_FIELDS) as (keyof typeof SECRET_FIELDS)[]).filter((name) => before[SECRET_FIELDS[name]] !== after[SECRET_FIELDS[name]]);
+  return (Object.keys(SECRET_FIELDS) as (keyof typeof SECRET_FIELDS)[]).filter(
+    (name) => before[SECRET_FIELDS[name]] !== after[SECRET_FIELDS[name]],
+  );
 }
 
 /** What `shop-lookup-relay token` needs: the signing secret and which shop the token is for. */
@@ -361,14 +439,20 @@ export interface TokenCommandConfig {
  * Reads the variables of the `token` command (TILL_TOKEN_SECRET, and SHOP_ID or SHOP_API_KEY).
  * @example const result = readTokenCommandConfig(process.env, readFile);
  */
-export function readTokenCommandConfig(env: Environment, readFile: (path: string) => string): ConfigResult<TokenCommandConfig> {
+export function readTokenCommandConfig(
+  env: Environment,
+  readFile: (path: string) => string,
+): ConfigResult<TokenCommandConfig> {
   const unknown = unknownShopApiVariable(env);
   if (unknown) return { ok: false, message: unknown };
   const result = parseVariables(env, ['TILL_TOKEN_SECRET', 'SHOP_ID', 'SHOP_API_KEY'], ['TILL_TOKEN_SECRET'], readFile);
   if (!result.ok) return result;
   const v = result.config;
   if (!v.SHOP_ID && !v.SHOP_API_KEY) {
-    return { ok: false, message: 'SHOP_ID is not set: expected the relay\'s SHOP_ID (or SHOP_API_KEY, from which the relay derives it)' };
+    return {
+      ok: false,
+      message: "SHOP_ID is not set: expected the relay's SHOP_ID (or SHOP_API_KEY, from which the relay derives it)",
+    };
   }
   return { ok: true, config: { tillTokenSecret: v.TILL_TOKEN_SECRET!, shopId: v.SHOP_ID, key: v.SHOP_API_KEY } };
 }

@@ -35,7 +35,9 @@ const WHAT =
  * Parses SHOPS_FILE's text into its shops, or one line saying what is wrong (never a key, secret or token).
  * @example parseShopsFile('{"shop-a":{"key":"k","secret":"s"}}') // { ok: true, shops: Map { 'shop-a' => … } }
  */
-export function parseShopsFile(text: string): { ok: true; shops: Map<string, ShopsFileEntry> } | { ok: false; message: string } {
+export function parseShopsFile(
+  text: string,
+): { ok: true; shops: Map<string, ShopsFileEntry> } | { ok: false; message: string } {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -46,7 +48,10 @@ export function parseShopsFile(text: string): { ok: true; shops: Map<string, Sho
   const shops = new Map<string, ShopsFileEntry>();
   for (const [shopId, value] of Object.entries(raw)) {
     if (!SHOP_ID.test(shopId) || shopId === '.' || shopId === '..') {
-      return { ok: false, message: `shop ${JSON.stringify(shopId.slice(0, 70))}: expected a shop id of 1 to 64 letters, digits, dots, dashes or underscores, not starting with a dot, dash or underscore` };
+      return {
+        ok: false,
+        message: `shop ${JSON.stringify(shopId.slice(0, 70))}: expected a shop id of 1 to 64 letters, digits, dots, dashes or underscores, not starting with a dot, dash or underscore`,
+      };
     }
     const parsed = shopSchema.safeParse(value);
     if (!parsed.success) {

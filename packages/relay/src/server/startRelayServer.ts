@@ -26,7 +26,10 @@ import { createTillTokens, parseTokenFile, type TillTokenEntry, type TillTokens 
 
 /** Why the server could not start, in one line naming what to change. */
 export class RelayStartError extends Error {
-  constructor(readonly code: 'config' | 'port_in_use' | 'listen_failed' | 'store_unreachable' | 'start_failed', message: string) {
+  constructor(
+    readonly code: 'config' | 'port_in_use' | 'listen_failed' | 'store_unreachable' | 'start_failed',
+    message: string,
+  ) {
     super(message);
     this.name = 'RelayStartError';
   }
@@ -115,9 +118,19 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       const where = `port ${port} on ${host}`;
-      if (error.code === 'EADDRINUSE') reject(new RelayStartError('port_in_use', `PORT: ${where} is in use: stop the other server or set another PORT`));
-      else if (error.code === 'EACCES') reject(new RelayStartError('listen_failed', `PORT: ${where} needs privileges this process lacks: set a PORT above 1023`));
-      else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') reject(new RelayStartError('listen_failed', `HOST: ${host} is not an address of this machine`));
+      if (error.code === 'EADDRINUSE')
+        reject(
+          new RelayStartError('port_in_use', `PORT: ${where} is in use: stop the other server or set another PORT`),
+        );
+      else if (error.code === 'EACCES')
+        reject(
+          new RelayStartError(
+            'listen_failed',
+            `PORT: ${where} needs privileges this process lacks: set a PORT above 1023`,
+          ),
+        );
+      else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND')
+        reject(new RelayStartError('listen_failed', `HOST: ${host} is not an address of this machine`));
       else reject(new RelayStartError('listen_failed', `cannot listen on ${where}: ${error.code ?? error.message}`));
     };
     server.once('error', onError);
@@ -136,7 +149,8 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 export async function startRelayServer(config: RelayServerConfig, deps: RelayServerDeps): Promise<RelayServer> {
   const readFile = deps.readFile ?? ((path: string) => readFileSync(path, 'utf8'));
   const hubMode = config.shopsFile !== undefined;
-  let shops = config.shopsFile !== undefined ? readShops(config.shopsFile, readFile) : new Map<string, ShopsFileEntry>();
+  let shops =
+    config.shopsFile !== undefined ? readShops(config.shopsFile, readFile) : new Map<string, ShopsFileEntry>();
   const shop = hubMode ? 'hub' : (config.shopId ?? defaultShopId(config.key));
   let entries = readTokens(config, readFile);
   const upstreamTokens = new Set<string>();
@@ -145,7 +159,8 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
   const keep = (...values: (string | null | undefined)[]): void => {
     for (const value of values) if (value) secrets.add(value);
   };
-  const keepConfigured = (c: RelayServerConfig): void => keep(c.key, c.secret, c.tillTokenSecret, c.opsToken, passwordOf(c.redisUrl));
+  const keepConfigured = (c: RelayServerConfig): void =>
+    keep(c.key, c.secret, c.tillTokenSecret, c.opsToken, passwordOf(c.redisUrl));
   keepConfigured(config);
   keep(...entries.map((e) => e.token), ...shopSecrets(shops));
   const log = createRelayLogger(deps.peers.pino, {
@@ -157,14 +172,21 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
 
   const logBudget = createLogBudget({
     perMinute: config.logClientLinesPerMinute,
-    onDropped: (client, dropped) => log.warn({ client, dropped, perMinute: config.logClientLinesPerMinute }, 'log lines dropped'),
+    onDropped: (client, dropped) =>
+      log.warn({ client, dropped, perMinute: config.logClientLinesPerMinute }, 'log lines dropped'),
   });
 
   let stopping: Promise<number> | null = null;
   let starting: string | null = 'starting';
   let storeError: string | null = null;
   let status: () => Promise<RelayStatus | null> = async () => null;
-  const readiness = async (): Promise<ReadinessInputs> => ({ stopping: stopping !== null, starting, storeError, status: await status(), hub: hubMode });
+  const readiness = async (): Promise<ReadinessInputs> => ({
+    stopping: stopping !== null,
+    starting,
+    storeError,
+    status: await status(),
+    hub: hubMode,
+  });
   const server = createServer(serverOptions(config.limits));
   const guard = guardConnections(server, config.limits);
   const metrics = createRelayMetrics(deps.peers.prom, {
@@ -178,7 +200,18 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     listing(e: Parameters<typeof metrics.observer.listing>[0], shopId?: string): void {
       metrics.observer.listing(e);
       // (a failed listing is the relay's own log line, through `log`)
-      if (e.ok) log.info({ ...(shopId ? { shopId } : {}), resource: e.resource, ms: e.durationMs, upserts: e.upserts, deletes: e.deletes, rejected: e.rejected }, 'listing committed');
+      if (e.ok)
+        log.info(
+          {
+            ...(shopId ? { shopId } : {}),
+            resource: e.resource,
+            ms: e.durationMs,
+            upserts: e.upserts,
+            deletes: e.deletes,
+            rejected: e.rejected,
+          },
+          'listing committed',
+        );
     },
     lease(held: boolean, shopId?: string): void {
       metrics.observer.lease(held, shopId);
@@ -201,14 +234,21 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     if (routes.has(req) && routes.get(req) !== route) return;
     metrics.refused(reason);
     const who = access.identify(req);
-    if (logBudget.admit(logClient(who))) log.warn({ reqId: requestIds.get(req), route, reason, till, client: who.address }, 'refused');
+    if (logBudget.admit(logClient(who)))
+      log.warn({ reqId: requestIds.get(req), route, reason, till, client: who.address }, 'refused');
   };
   let tokens!: TillTokens;
   let hubAccess: HubAccess | null = null;
   let access!: TillAccess;
   /** Who may ask what, made again when a reload changed the signing secret or OPS_TOKEN. */
   function makeAccess(): void {
-    const options = { storefrontOpen: current.storefrontOpen, public: current.public, opsToken: current.opsToken, trustProxyHops: current.trustProxyHops, onRefused };
+    const options = {
+      storefrontOpen: current.storefrontOpen,
+      public: current.public,
+      opsToken: current.opsToken,
+      trustProxyHops: current.trustProxyHops,
+      onRefused,
+    };
     if (hubMode) {
       // each shop checks tokens of its own (a till token of one shop never opens another)
       hubAccess = createHubAccess({ ...options, shops, secret: current.tillTokenSecret, basePath: current.basePath });
@@ -262,7 +302,17 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       if (!log.isLevelEnabled(level)) return;
       const who = access.identify(req);
       if (!logBudget.admit(logClient(who))) return;
-      log[level]({ reqId, method: req.method, route, status, ms: Math.round(performance.now() - started), ...(who.till ? { till: who.till } : {}) }, 'request');
+      log[level](
+        {
+          reqId,
+          method: req.method,
+          route,
+          status,
+          ms: Math.round(performance.now() - started),
+          ...(who.till ? { till: who.till } : {}),
+        },
+        'request',
+      );
     });
     const ops = opsRouteOf(req.url);
     if (ops) {
@@ -272,24 +322,40 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
         mayOperate: (r) => access.operate(r),
         scrape: metrics.scrape,
       }).catch((error: unknown) => {
-        log.error({ err: error }, 'an operators\' route failed');
+        log.error({ err: error }, "an operators' route failed");
         if (!res.headersSent) res.writeHead(500).end();
       });
       return;
     }
     if (guard.isOver(req.socket)) {
       metrics.refused('over_capacity');
-      res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '5', connection: 'close' });
-      res.end(JSON.stringify({ code: 'relay_busy', message: `RELAY BUSY: this relay instance has ${guard.count()} connections open, its limit; try again after Retry-After.` }));
+      res.writeHead(503, {
+        'content-type': 'application/json; charset=utf-8',
+        'retry-after': '5',
+        connection: 'close',
+      });
+      res.end(
+        JSON.stringify({
+          code: 'relay_busy',
+          message: `RELAY BUSY: this relay instance has ${guard.count()} connections open, its limit; try again after Retry-After.`,
+        }),
+      );
       return;
     }
     if (hub) return hub(req, res);
-    if (!relay) return void res.writeHead(503, { 'retry-after': '1', 'content-type': 'application/json; charset=utf-8' }).end('{"code":"relay_starting","message":"RELAY STARTING: try again after Retry-After."}');
+    if (!relay)
+      return void res
+        .writeHead(503, { 'retry-after': '1', 'content-type': 'application/json; charset=utf-8' })
+        .end('{"code":"relay_starting","message":"RELAY STARTING: try again after Retry-After."}');
     relay(req, res);
   });
 
   /** The graceful stop of either mode: `close` ends the relay or hub (long-polls answered, leases released). */
-  function stopGracefully(reason: string, close: () => Promise<void>, parked: () => Promise<number> = async () => 0): Promise<number> {
+  function stopGracefully(
+    reason: string,
+    close: () => Promise<void>,
+    parked: () => Promise<number> = async () => 0,
+  ): Promise<number> {
     stopping ??= (async () => {
       const t0 = performance.now();
       log.info({ reason, parked: await parked().catch(() => 0) }, 'shutting down');
@@ -298,7 +364,9 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       server.closeIdleConnections();
       const closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const bound = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), config.shutdownTimeoutMs)));
+      const bound = new Promise<'late'>(
+        (resolve) => (timer = setTimeout(() => resolve('late'), config.shutdownTimeoutMs)),
+      );
       // parked long-polls are answered now; a commit under way finishes; the lease is released; the store closed
       const graceful = (async () => {
         await close();
@@ -308,7 +376,10 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       const outcome = await Promise.race([graceful.then(() => 'done' as const), bound]);
       clearTimeout(timer);
       if (outcome === 'late') {
-        log.error({ ms: config.shutdownTimeoutMs, connections: guard.count() }, 'shutdown took longer than SHUTDOWN_TIMEOUT_MS: the rest is cut');
+        log.error(
+          { ms: config.shutdownTimeoutMs, connections: guard.count() },
+          'shutdown took longer than SHUTDOWN_TIMEOUT_MS: the rest is cut',
+        );
         server.closeAllConnections();
         return 1;
       }
@@ -382,12 +453,27 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
         return access.authorize(req, route);
       },
       clientId: (req) => access.clientId(req),
-      observer: { listing: (e) => told.listing(e), lease: (held) => told.lease(held), storeHealth: told.storeHealth, log: told.log },
+      observer: {
+        listing: (e) => told.listing(e),
+        lease: (held) => told.lease(held),
+        storeHealth: told.storeHealth,
+        log: told.log,
+      },
     });
 
   if (hubMode) {
     hub = makeHub(config);
-    log.info({ port, host: config.host, basePath: config.basePath, shops: shops.size, store: config.redisUrl ? 'redis' : 'memory', pid: process.pid }, 'listening');
+    log.info(
+      {
+        port,
+        host: config.host,
+        basePath: config.basePath,
+        shops: shops.size,
+        store: config.redisUrl ? 'redis' : 'memory',
+        pid: process.pid,
+      },
+      'listening',
+    );
   } else {
     relay = makeRelay(config);
     try {
@@ -396,11 +482,24 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       server.closeAllConnections();
       server.close();
       await relay.close();
-      throw new RelayStartError('store_unreachable', `the relay could not open its store: ${(error as Error)?.message ?? error}`);
+      throw new RelayStartError(
+        'store_unreachable',
+        `the relay could not open its store: ${(error as Error)?.message ?? error}`,
+      );
     }
     status = () => relay!.status().catch(() => null);
     const first = await relay.status();
-    log.info({ port, host: config.host, basePath: config.basePath, instance: first.instance, store: first.store, pid: process.pid }, 'listening');
+    log.info(
+      {
+        port,
+        host: config.host,
+        basePath: config.basePath,
+        instance: first.instance,
+        store: first.store,
+        pid: process.pid,
+      },
+      'listening',
+    );
   }
   starting = null;
 
@@ -459,7 +558,10 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       await next.ready;
     } catch (error) {
       await next.close();
-      log.error({ error: (error as Error)?.message ?? String(error) }, 'the relay could not open its store with the new REDIS_URL: the old relay stays');
+      log.error(
+        { error: (error as Error)?.message ?? String(error) },
+        'the relay could not open its store with the new REDIS_URL: the old relay stays',
+      );
       return false;
     }
     const old = relay!;
@@ -500,7 +602,9 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     log,
     reload(fresh) {
       // one reload at a time: a second SIGHUP waits for the first
-      reloading = reloading.then(() => reloadNow(fresh)).catch((error: unknown) => log.error({ err: error }, 'reload failed'));
+      reloading = reloading
+        .then(() => reloadNow(fresh))
+        .catch((error: unknown) => log.error({ err: error }, 'reload failed'));
       return reloading;
     },
     stop: (reason) =>

@@ -30,7 +30,12 @@ export interface TillAccessOptions {
   opsToken: string | undefined;
   trustProxyHops: number;
   /** Told about every refusal, with the till's name when the token names one (never the token). */
-  onRefused?: (event: { req: IncomingMessage; route: RouteName | 'metrics'; reason: RefusalReason; till: string | null }) => void;
+  onRefused?: (event: {
+    req: IncomingMessage;
+    route: RouteName | 'metrics';
+    reason: RefusalReason;
+    till: string | null;
+  }) => void;
   /** Where refused OPS_TOKEN guesses at /metrics are counted; default this process, 10 a minute per client. */
   opsRefusals?: RefusalBounds;
 }
@@ -128,7 +133,9 @@ export function createTillAccess(options: TillAccessOptions): TillAccess {
 
   function clientId(req: IncomingMessage): Client {
     const { till, address } = look(req);
-    return till !== null ? { id: `till:${till}`, identified: true } : { id: `ip:${networkPrefix(address)}`, identified: false };
+    return till !== null
+      ? { id: `till:${till}`, identified: true }
+      : { id: `ip:${networkPrefix(address)}`, identified: false };
   }
 
   function mayOperate(req: IncomingMessage, route: RouteName | 'metrics'): boolean {

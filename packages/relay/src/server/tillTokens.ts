@@ -55,7 +55,8 @@ export function parseTokenFile(text: string): { ok: true; entries: TillTokenEntr
  * @example signTillToken({ secret, shop: 'my-shop', till: 'front-1', expiresAt: Date.now() + 30 * 86_400_000 })
  */
 export function signTillToken(o: { secret: string; shop: string; till: string; expiresAt: number }): string {
-  if (!TILL_NAME.test(o.till)) throw new TypeError('the till name must be 1 to 64 letters, digits, dots, dashes or underscores');
+  if (!TILL_NAME.test(o.till))
+    throw new TypeError('the till name must be 1 to 64 letters, digits, dots, dashes or underscores');
   const payload = base64url(JSON.stringify({ shop: o.shop, till: o.till, exp: Math.floor(o.expiresAt / 1000) }));
   const signature = createHmac('sha256', o.secret).update(`${HEADER}.${payload}`).digest('base64url');
   return `${HEADER}.${payload}.${signature}`;
@@ -78,7 +79,12 @@ export interface TillTokensOptions {
 }
 
 /** The payload of a signed token, or null when it is not one of ours in shape. */
-function readPayload(token: string): { header: string; payload: string; signature: string; claims: { shop?: unknown; till?: unknown; exp?: unknown } } | null {
+function readPayload(token: string): {
+  header: string;
+  payload: string;
+  signature: string;
+  claims: { shop?: unknown; till?: unknown; exp?: unknown };
+} | null {
   const parts = token.split('.');
   if (parts.length !== 3) return null;
   const [header, payload, signature] = parts as [string, string, string];
@@ -110,7 +116,8 @@ export function createTillTokens(options: TillTokensOptions): TillTokens {
   function checkSigned(token: string): TokenCheck | null {
     const parsed = readPayload(token);
     if (!parsed) return null;
-    const claimed = typeof parsed.claims.till === 'string' && TILL_NAME.test(parsed.claims.till) ? parsed.claims.till : null;
+    const claimed =
+      typeof parsed.claims.till === 'string' && TILL_NAME.test(parsed.claims.till) ? parsed.claims.till : null;
     // only our own header (HS256) is accepted: no `alg: none`, no other algorithm chosen by the token; anything
     // else is looked up in the static list
     if (!options.secret || parsed.header !== HEADER) return null;
@@ -120,7 +127,8 @@ export function createTillTokens(options: TillTokensOptions): TillTokens {
       return { ok: false, reason: 'bad_signature', till: claimed };
     }
     const { shop, exp } = parsed.claims;
-    if (claimed === null || typeof shop !== 'string' || typeof exp !== 'number') return { ok: false, reason: 'malformed', till: claimed };
+    if (claimed === null || typeof shop !== 'string' || typeof exp !== 'number')
+      return { ok: false, reason: 'malformed', till: claimed };
     if (shop !== options.shop) return { ok: false, reason: 'wrong_shop', till: claimed };
     if (exp * 1000 <= now()) return { ok: false, reason: 'expired', till: claimed };
     return { ok: true, till: claimed };

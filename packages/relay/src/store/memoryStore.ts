@@ -114,7 +114,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
 
   function codesExpiredBefore(at: number): string[] {
     const expired: string[] = [];
-    for (const [code, entry] of snapshot.get('uses') ?? []) if (newestReceived(entry.record as UsesRecord) < at) expired.push(code);
+    for (const [code, entry] of snapshot.get('uses') ?? [])
+      if (newestReceived(entry.record as UsesRecord) < at) expired.push(code);
     return expired;
   }
 
@@ -139,7 +140,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
   }
 
   /** Snapshot records after the position `after` (`resource\0key`; null: from the start), in position order. */
-  function recordsAfter(after: string | null, limit: number): { records: FeedRecord[]; last: string | null; done: boolean } {
+  function recordsAfter(
+    after: string | null,
+    limit: number,
+  ): { records: FeedRecord[]; last: string | null; done: boolean } {
     const keys = keysInOrder();
     let start = 0;
     if (after !== null) {
@@ -208,7 +212,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
       const touched = new Map<string, UsesRecord | null>();
       const load = () => {
         touched.clear();
-        for (const batch of commit.batches) for (const use of batch.uses) touched.set(use.code, (uses?.get(use.code)?.record as UsesRecord | undefined) ?? null);
+        for (const batch of commit.batches)
+          for (const use of batch.uses)
+            touched.set(use.code, (uses?.get(use.code)?.record as UsesRecord | undefined) ?? null);
       };
       load();
       const asked = commit.batches.reduce((n, b) => n + b.uses.length, 0);
@@ -224,7 +230,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
     },
 
     async dropUses({ codes, expiredBefore }) {
-      const dropped = dropCodes([...new Set([...codes, ...(expiredBefore === undefined ? [] : codesExpiredBefore(expiredBefore))])]);
+      const dropped = dropCodes([
+        ...new Set([...codes, ...(expiredBefore === undefined ? [] : codesExpiredBefore(expiredBefore))]),
+      ]);
       return { dropped, head: dropped.length > 0 ? committed() : currentHead() };
     },
 

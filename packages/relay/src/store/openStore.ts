@@ -41,7 +41,8 @@ export interface OpenStoreOptions {
  */
 export async function openRelayStore(options: OpenStoreOptions): Promise<{ store: RelayStore; owned: boolean }> {
   if (options.store) return { store: options.store, owned: false };
-  if (options.redis === undefined) return { store: createMemoryStore(options.now ? { now: options.now } : {}), owned: true };
+  if (options.redis === undefined)
+    return { store: createMemoryStore(options.now ? { now: options.now } : {}), owned: true };
   if (!loadRedisStore) {
     throw new Error(
       'createShopRelay: the `redis` option is not available in this build (relay/redisStore.ts is missing). ' +
@@ -51,6 +52,10 @@ export async function openRelayStore(options: OpenStoreOptions): Promise<{ store
   const { createRedisStore } = await loadRedisStore().catch((error: unknown) => {
     throw missingPeer(error) ?? error;
   });
-  const store = await createRedisStore({ redis: options.redis, shopId: options.shopId, ...(options.now ? { now: options.now } : {}) });
+  const store = await createRedisStore({
+    redis: options.redis,
+    shopId: options.shopId,
+    ...(options.now ? { now: options.now } : {}),
+  });
   return { store, owned: true };
 }

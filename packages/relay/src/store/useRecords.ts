@@ -93,7 +93,11 @@ function markConflicts(record: UsesRecord): UsesRecord {
 function resultOf(record: UsesRecord, device: string, entry: string, recorded: boolean): UseResult {
   const use = record.uses.find((u) => u.device === device && u.entry === entry);
   const first = record.uses[0]!;
-  return { entry, recorded, conflict: use?.conflict ? { till: first.till, at: first.at, orderId: first.orderId } : null };
+  return {
+    entry,
+    recorded,
+    conflict: use?.conflict ? { till: first.till, at: first.at, orderId: first.orderId } : null,
+  };
 }
 
 /** How many uses the records hold. */
@@ -121,9 +125,12 @@ export function mergeUses(
   // per batch: null (full) or the index of each use that was recorded by it
   const taken: (Set<number> | null)[] = [];
   for (const batch of commit.batches) {
-    const known = (use: UseInput) => records.get(use.code)?.uses.some((u) => u.device === batch.device && u.entry === use.entry) === true;
+    const known = (use: UseInput) =>
+      records.get(use.code)?.uses.some((u) => u.device === batch.device && u.entry === use.entry) === true;
     // a resend of an entry within one batch counts once too
-    const fresh = [...batch.uses.keys()].filter((i) => !known(batch.uses[i]!) && batch.uses.findIndex((u) => u.entry === batch.uses[i]!.entry) === i);
+    const fresh = [...batch.uses.keys()].filter(
+      (i) => !known(batch.uses[i]!) && batch.uses.findIndex((u) => u.entry === batch.uses[i]!.entry) === i,
+    );
     if (kept + fresh.length > commit.max && fresh.length > 0) {
       taken.push(null);
       continue;
@@ -132,10 +139,19 @@ export function mergeUses(
       const use = batch.uses[i]!;
       const record = records.get(use.code) ?? { code: use.code, couponCode: use.couponCode, uses: [] };
       const stored: StoredUse = {
-        till: batch.till, device: batch.device, entry: use.entry, orderId: use.orderId, at: use.at,
-        receivedAt: batch.receivedAt, override: use.override, conflict: false,
+        till: batch.till,
+        device: batch.device,
+        entry: use.entry,
+        orderId: use.orderId,
+        at: use.at,
+        receivedAt: batch.receivedAt,
+        override: use.override,
+        conflict: false,
       };
-      records.set(use.code, markConflicts({ ...record, couponCode: record.couponCode ?? use.couponCode, uses: [...record.uses, stored] }));
+      records.set(
+        use.code,
+        markConflicts({ ...record, couponCode: record.couponCode ?? use.couponCode, uses: [...record.uses, stored] }),
+      );
       changed.add(use.code);
     }
     kept += fresh.length;
@@ -145,7 +161,9 @@ export function mergeUses(
   const outcomes = commit.batches.map((batch, b): UsesOutcome => {
     const fresh = taken[b];
     if (!fresh) return { full: true };
-    return { results: batch.uses.map((use, i) => resultOf(records.get(use.code)!, batch.device, use.entry, fresh.has(i))) };
+    return {
+      results: batch.uses.map((use, i) => resultOf(records.get(use.code)!, batch.device, use.entry, fresh.has(i))),
+    };
   });
   return { outcomes, changed, kept };
 }

@@ -92,8 +92,15 @@ async function settleUnlisted(
   const { client } = deps;
   const asked = emptyAnswers<Coupon>();
   const get = (code: string) =>
-    retry(() => client.getCoupon(code, { priority: 'background', signal: deps.signal }), deps.retry, { signal: deps.signal });
-  const facts = { unlisted, suspects: new Set(cp.suspects ?? []), bound: confirmationBound(cp.totalPages ?? cp.page), mayRelist };
+    retry(() => client.getCoupon(code, { priority: 'background', signal: deps.signal }), deps.retry, {
+      signal: deps.signal,
+    });
+  const facts = {
+    unlisted,
+    suspects: new Set(cp.suspects ?? []),
+    bound: confirmationBound(cp.totalPages ?? cp.page),
+    mayRelist,
+  };
   for (;;) {
     const unaskable = cp.resource !== 'coupons' || asked.refused !== null;
     const end = listingEnd({ ...facts, answers: asked.answers, unaskable });
@@ -102,7 +109,9 @@ async function settleUnlisted(
       continue;
     }
     if (end.step !== 'commit') {
-      return end.step === 'relist' ? { relist: end.suspects } : { stop: `${end.why}, and it kept changing while it was listed again` };
+      return end.step === 'relist'
+        ? { relist: end.suspects }
+        : { stop: `${end.why}, and it kept changing while it was listed again` };
     }
     // found by their GET though three listings left them out: kept as it answered (an unreadable one as it was)
     const kept = end.kept.flatMap((key): StagedRecord[] => {
@@ -188,7 +197,14 @@ export async function listResource(deps: ListingDeps, resource: ResourceId): Pro
         const good = await store.readRecord(resource, key);
         staged.push(good === null ? { key, record: null, hash: '' } : { key, record: good, hash: recordHash(good) });
       }
-      cp = { ...cp, page, totalPages: p.totalPages, dataCount: p.dataCount, unkeyed, rows: (cp.rows ?? 0) + staged.length };
+      cp = {
+        ...cp,
+        page,
+        totalPages: p.totalPages,
+        dataCount: p.dataCount,
+        unkeyed,
+        rows: (cp.rows ?? 0) + staged.length,
+      };
       await store.stagePage(cp, staged, deps.lease());
       deps.onPage?.(cp);
       const last = p.totalPages !== null ? page >= p.totalPages : p.rowsPath === 'data' || p.rowCount === 0;
@@ -209,7 +225,10 @@ export async function listResource(deps: ListingDeps, resource: ResourceId): Pro
     const hashes = await store.readHashes(resource);
     const blind = cp.unkeyed > 0;
     const unlisted = blind ? [] : [...hashes.keys()].filter((key) => !staged.has(key));
-    const end = unlisted.length === 0 ? { gone: [], kept: [] } : await settleUnlisted(deps, cp, unlisted, restarts < MAX_RESTARTS);
+    const end =
+      unlisted.length === 0
+        ? { gone: [], kept: [] }
+        : await settleUnlisted(deps, cp, unlisted, restarts < MAX_RESTARTS);
     if ('relist' in end) {
       restarts++;
       await startOver(end.relist);
@@ -221,7 +240,13 @@ export async function listResource(deps: ListingDeps, resource: ResourceId): Pro
     }
     const upserts = [...staged.values(), ...end.kept].filter((s) => s.record !== null && hashes.get(s.key) !== s.hash);
     // confirmed as of when the listing started: every record is at least that fresh
-    const head = await store.commitListing({ resource, upserts, deletes: end.gone, confirmedAt: cp.startedAt, lease: deps.lease() });
+    const head = await store.commitListing({
+      resource,
+      upserts,
+      deletes: end.gone,
+      confirmedAt: cp.startedAt,
+      lease: deps.lease(),
+    });
     await store.discardListing(resource);
     return { head, upserts: upserts.length, deletes: end.gone.length, rejected, deletionsSkipped: blind };
   }

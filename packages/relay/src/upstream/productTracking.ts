@@ -45,7 +45,11 @@ export function createProductTracking(deps: ProductTrackingDeps): ProductTrackin
   /** Whether the API knows the product: one look at its first option (a made-up number answers -11). */
   async function check(no: number, client: Client): Promise<ProductCheck> {
     const route: AllowedRoute = {
-      ok: true, path: `/v2/shop/products/${no}/options`, query: '?offset=1&limit=1', cls: 'list', name: 'productOptions',
+      ok: true,
+      path: `/v2/shop/products/${no}/options`,
+      query: '?offset=1&limit=1',
+      cls: 'list',
+      name: 'productOptions',
     };
     const answer = await deps.forward(route, client);
     if (answer.shareable) return 'exists';
@@ -70,11 +74,15 @@ export function createProductTracking(deps: ProductTrackingDeps): ProductTrackin
           const added = await store.trackProducts([no], { at: deps.now(), max: deps.max });
           if (added.length > 0) deps.added(added);
         } else if (found === 'failed') {
-          deps.log('warn', `product ${no} could not be checked with the shop API now; it is tracked once a till asks for it again`);
+          deps.log(
+            'warn',
+            `product ${no} could not be checked with the shop API now; it is tracked once a till asks for it again`,
+          );
         }
       } catch (error) {
         const code = (error as { code?: unknown }).code;
-        if (code === 'too_many_products') deps.log('warn', `product ${no} was not tracked: the shop's set is full (maxTrackedProducts ${deps.max})`);
+        if (code === 'too_many_products')
+          deps.log('warn', `product ${no} was not tracked: the shop's set is full (maxTrackedProducts ${deps.max})`);
         else deps.log('error', `tracking product ${no} failed`, error);
       } finally {
         pending.delete(no);

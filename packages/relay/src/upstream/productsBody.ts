@@ -10,7 +10,12 @@ const MAX_PRODUCTS = 1_000;
  * @example const products = await readProductsBody(req); if (typeof products === 'string') answer400(products);
  */
 export async function readProductsBody(req: IncomingMessage): Promise<number[] | string> {
-  const read = await readJsonBody(req, MAX_BYTES, `the body must be at most ${MAX_BYTES} bytes`, 'the body must be JSON: { "products": [13801, 13805] }');
+  const read = await readJsonBody(
+    req,
+    MAX_BYTES,
+    `the body must be at most ${MAX_BYTES} bytes`,
+    'the body must be JSON: { "products": [13801, 13805] }',
+  );
   if (!read.ok) return read.why;
   const products = (read.value as { products?: unknown } | null)?.products;
   if (!Array.isArray(products)) return 'the body must be { "products": [ ...product numbers ] }';

@@ -12,5 +12,7 @@ function canonical(value: unknown): unknown {
 
 /** @example recordHash({ b: 1, a: 2 }) === recordHash({ a: 2, b: 1 }) // true */
 export function recordHash(record: unknown): string {
-  return createHash('sha1').update(JSON.stringify(canonical(record))).digest('base64url');
+  return createHash('sha1')
+    .update(JSON.stringify(canonical(record)))
+    .digest('base64url');
 }

@@ -8,7 +8,12 @@ export interface SingleFlight<T> {
    * The shared result of `work` for `key`. `gone` aborts when this caller no longer waits (its client hung up);
    * without it the caller waits to the end. `work`'s signal aborts once no caller waits any more.
    */
-  run(key: string, work: (abandoned: AbortSignal) => Promise<T>, keep: (result: T) => boolean, gone?: AbortSignal): Promise<T>;
+  run(
+    key: string,
+    work: (abandoned: AbortSignal) => Promise<T>,
+    keep: (result: T) => boolean,
+    gone?: AbortSignal,
+  ): Promise<T>;
   /** Calls started upstream so far (tests, status). */
   started(): number;
 }

@@ -150,7 +150,12 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
         try {
           const result = await listResource(
             {
-              store, client: options.client, now, retry: options.retry, signal, lease: () => lease,
+              store,
+              client: options.client,
+              now,
+              retry: options.retry,
+              signal,
+              lease: () => lease,
               onPage: (cp) => (current = cp),
               ...(options.scrub ? { scrub: options.scrub } : {}),
             },
@@ -176,7 +181,11 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
     }
   }
 
-  async function runOnce(force: boolean, only: ResourceId[] | undefined, asked: Promise<Confirmed | null>): Promise<void> {
+  async function runOnce(
+    force: boolean,
+    only: ResourceId[] | undefined,
+    asked: Promise<Confirmed | null>,
+  ): Promise<void> {
     if (closing.signal.aborted) return;
     if (options.productTtlMs !== undefined && only === undefined) {
       const dropped = await store.dropProductsAskedBefore(now() - options.productTtlMs, options.keepProducts ?? []);
@@ -218,7 +227,10 @@ export function createUpstreamSync(options: UpstreamSyncOptions): UpstreamSync {
 
   function run({ force = false, only }: { force?: boolean; only?: ResourceId[] } = {}): Promise<void> {
     // what was confirmed when the run was asked for (a listing confirmed later counts for it)
-    const asked = store.head().then((h): Confirmed | null => h.confirmedAt, () => null);
+    const asked = store.head().then(
+      (h): Confirmed | null => h.confirmedAt,
+      () => null,
+    );
     // one run at a time in this instance; a run asked for meanwhile follows it
     const next = chain.then(() => runOnce(force, only, asked));
     chain = next.catch((e: unknown) => {

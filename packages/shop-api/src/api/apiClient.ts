@@ -123,6 +123,11 @@ export function createApiClient({ transport, pageSize = 100 }: { transport: Tran
         productNo,
       ),
     getProductOptionByCode: async (productNo, optionCode, o) =>
-      one('productOption', `/v2/shop/products/${wholeNumber(productNo, 'product_no')}/options/${segment(optionCode)}`, o, productNo),
+      one(
+        'productOption',
+        `/v2/shop/products/${wholeNumber(productNo, 'product_no')}/options/${segment(optionCode)}`,
+        o,
+        productNo,
+      ),
   };
 }

@@ -19,14 +19,16 @@ export interface ApiCodeInfo {
 export const API_CODES: Readonly<Record<number, ApiCodeInfo>> = {
   [-1]: {
     code: 'bad_credentials',
-    advice: 'The shop API rejected the key/secret. Check the API key and secret (on a proxy: SHOP_API_KEY / SHOP_API_SECRET).',
+    advice:
+      'The shop API rejected the key/secret. Check the API key and secret (on a proxy: SHOP_API_KEY / SHOP_API_SECRET).',
     answer: 'INVALID KEY OR SECRET: the shop API refused the key/secret configured on this server; check them',
     listing: 'the shop API refused the key/secret configured on this server; check them',
   },
   [-2]: {
     code: 'token_invalid',
     advice: 'The access token was refused (expired or invalid).',
-    answer: 'INVALID ACCESS TOKEN: the shop API refused the access token of this server (renewed once); check the key/secret',
+    answer:
+      'INVALID ACCESS TOKEN: the shop API refused the access token of this server (renewed once); check the key/secret',
     listing: 'the shop API refused the access token, also a renewed one; check the key/secret',
   },
   [-5]: {
@@ -90,5 +92,8 @@ export const API_CODES: Readonly<Record<number, ApiCodeInfo>> = {
  * @example apiCodeAnswer(-7, 429) // "TOO MANY REQUESTS: the shop API's rate limit was reached; …"
  */
 export function apiCodeAnswer(code: number, status: number): string {
-  return API_CODES[code]?.answer ?? `SHOP API ERROR: the shop API answered code ${code} (HTTP ${status}); its message is not passed on`;
+  return (
+    API_CODES[code]?.answer ??
+    `SHOP API ERROR: the shop API answered code ${code} (HTTP ${status}); its message is not passed on`
+  );
 }

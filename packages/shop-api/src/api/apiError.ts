@@ -43,7 +43,9 @@ export function apiErrorFromAnswer(
   retryAfterMs?: number,
 ): ApiError {
   const known = apiCode === null ? undefined : API_CODES[apiCode];
-  const code = known?.code ?? (status === 429 ? 'rate_limited' : status >= 500 ? 'server_error' : status === 404 ? 'not_found' : 'api_error');
+  const code =
+    known?.code ??
+    (status === 429 ? 'rate_limited' : status >= 500 ? 'server_error' : status === 404 ? 'not_found' : 'api_error');
   const advice = known?.advice ?? API_CODES[status === 429 ? -7 : status >= 500 ? -19 : -10]!.advice;
   const codeText = apiCode === null ? '' : ` (code ${apiCode})`;
   const message = `${advice}${codeText} ${requestLabel(label.method, label.path, status, msg)}`;
@@ -136,7 +138,10 @@ export function originOf(baseUrl: string): string {
 
 /** The request never got an answer: refused, reset, DNS, offline. */
 export function networkError(label: { method: string; path: string }, origin: string, cause: unknown): ApiError {
-  const why = (cause as { cause?: { code?: string }; message?: string })?.cause?.code ?? (cause as Error)?.message ?? String(cause);
+  const why =
+    (cause as { cause?: { code?: string }; message?: string })?.cause?.code ??
+    (cause as Error)?.message ??
+    String(cause);
   return make(
     'network_error',
     `Could not reach the shop API at ${origin} (${why}). Local data is served; it refreshes when the connection is back. ${requestLabel(label.method, label.path)}`,
@@ -165,7 +170,12 @@ export function badResponseError(label: { method: string; path: string }, status
  * An answer longer than its bound (decoded), dropped unread: `bad_response` naming the bound, retried like one.
  * @example tooBigError({ method: 'GET', path: '/v2/shop/coupons' }, 200, 8 * 1024 * 1024)
  */
-export function tooBigError(label: { method: string; path: string }, status: number, maxBytes: number, by = ''): ApiError {
+export function tooBigError(
+  label: { method: string; path: string },
+  status: number,
+  maxBytes: number,
+  by = '',
+): ApiError {
   const what = `it is longer than ${bytesText(maxBytes)} (the bound of such an answer), so it was dropped unread${by ? ` ${by}` : ''}`;
   const error = badResponseError(label, status, what);
   error.maxBytes = maxBytes;

@@ -14,7 +14,9 @@ const ASKED_ENCODINGS = 'br, gzip';
 export function acceptEncodingSettable(RequestClass: typeof Request | undefined = globalThis.Request): boolean {
   if (RequestClass === undefined) return false;
   try {
-    return new RequestClass('http://localhost/', { headers: { 'accept-encoding': ASKED_ENCODINGS } }).headers.has('accept-encoding');
+    return new RequestClass('http://localhost/', { headers: { 'accept-encoding': ASKED_ENCODINGS } }).headers.has(
+      'accept-encoding',
+    );
   } catch {
     return false;
   }

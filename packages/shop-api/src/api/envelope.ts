@@ -53,7 +53,10 @@ export function readAnswerBody(text: string): { json: Record<string, unknown> | 
   } catch {
     return { json: undefined, code: undefined };
   }
-  const json = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  const json =
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   return { json, code: readApiCode(json?.code) ?? undefined };
 }
 
@@ -100,13 +103,25 @@ export function readListPage(
     const p = (paging !== null && typeof paging === 'object' ? paging : {}) as Record<string, unknown>;
     const totalPages = toNumber(p.total_page);
     const dataCount = toNumber(p.data_count);
-    if (totalPages === null && dataCount === null) throw noPaging(label, status, '`data.list` comes without `data.pagenation`');
-    return { rows: d.list, rowsPath: 'data.list', page: toNumber(p.current_page) ?? requestedPage, totalPages, dataCount, pageSize: toNumber(p.pagesize) };
+    if (totalPages === null && dataCount === null)
+      throw noPaging(label, status, '`data.list` comes without `data.pagenation`');
+    return {
+      rows: d.list,
+      rowsPath: 'data.list',
+      page: toNumber(p.current_page) ?? requestedPage,
+      totalPages,
+      dataCount,
+      pageSize: toNumber(p.pagesize),
+    };
   }
   throw badResponseError(label, status, 'a list answer without `data.list` or an array in `data`');
 }
 
 /** A list answer that does not say how long the list is: an empty shop and a broken answer look the same. */
 function noPaging(label: { method: string; path: string }, status: number, what: string) {
-  return badResponseError(label, status, `${what} (no total_page or data_count): it does not say how long the list is, so nothing is taken from it`);
+  return badResponseError(
+    label,
+    status,
+    `${what} (no total_page or data_count): it does not say how long the list is, so nothing is taken from it`,
+  );
 }

@@ -77,20 +77,38 @@ export interface Transport {
 export function createTransport(options: TransportOptions): Transport {
   const origin = originOf(options.baseUrl.replace(/\/+$/, ''));
   const shown = shownBase(options.baseUrl.replace(/\/+$/, ''));
-  const exchange = createExchange({ baseUrl: options.baseUrl, fetch: options.fetch, timeoutMs: options.timeoutMs, signal: options.signal });
+  const exchange = createExchange({
+    baseUrl: options.baseUrl,
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+  });
   const bounds: AnswerBounds = { ...ANSWER_BOUNDS, ...options.answerBounds };
 
-  async function once(spec: RequestSpec, token: string | null, maxBytes = answerBound(bounds, spec.cls)): Promise<Answer> {
+  async function once(
+    spec: RequestSpec,
+    token: string | null,
+    maxBytes = answerBound(bounds, spec.cls),
+  ): Promise<Answer> {
     const method = spec.method ?? 'GET';
     // errors name the URL asked (the base as given, then the path): a mistyped baseUrl shows in them
     const label = { method, path: `${shown}${spec.path}` };
     await options.limiter.acquire(spec.cls, spec.priority, spec.signal ?? options.signal);
     const qs = spec.query ? `?${new URLSearchParams(Object.entries(spec.query).map(([k, v]) => [k, String(v)]))}` : '';
     if (spec.counter) spec.counter.requests++;
-    const result = await exchange({ method, path: `${spec.path}${qs}`, token, body: spec.body, signal: spec.signal, maxBytes, onHeaders: spec.onHeaders });
+    const result = await exchange({
+      method,
+      path: `${spec.path}${qs}`,
+      token,
+      body: spec.body,
+      signal: spec.signal,
+      maxBytes,
+      onHeaders: spec.onHeaders,
+    });
     if (result.kind === 'aborted') throw result.reason;
     if (result.kind === 'timeout' || result.kind === 'unreachable') {
-      const error = result.kind === 'timeout' ? timeoutError(label, options.timeoutMs) : networkError(label, origin, result.cause);
+      const error =
+        result.kind === 'timeout' ? timeoutError(label, options.timeoutMs) : networkError(label, origin, result.cause);
       options.onUnreachable?.(error);
       throw error;
     }
@@ -100,7 +118,9 @@ export function createTransport(options: TransportOptions): Transport {
     if (result.kind !== 'answer' || dropped !== undefined) {
       options.onAnswer?.();
       if (result.kind === 'redirect') throw redirectError(label, result.status);
-      throw result.kind === 'too_big' ? tooBigError(label, result.status, result.maxBytes) : tooBigError(label, 502, dropped!, "by the shop's relay or proxy");
+      throw result.kind === 'too_big'
+        ? tooBigError(label, result.status, result.maxBytes)
+        : tooBigError(label, 502, dropped!, "by the shop's relay or proxy");
     }
     const { status, text } = result;
     // A gateway's 502/503/504 (the credential proxy, a CDN) means the API itself could not be reached: treat it
@@ -134,7 +154,11 @@ export function createTransport(options: TransportOptions): Transport {
   }
 
   const fetchToken = async ({ key, secret }: { key: string; secret: string }): Promise<string> => {
-    const { envelope } = await once({ method: 'POST', path: AUTH_PATH, body: { key, secret }, cls: 'other', priority: 'user' }, null, bounds.auth);
+    const { envelope } = await once(
+      { method: 'POST', path: AUTH_PATH, body: { key, secret }, cls: 'other', priority: 'user' },
+      null,
+      bounds.auth,
+    );
     const token = readAccessToken(envelope.body);
     if (token === undefined) {
       throw apiErrorFromAnswer({ method: 'POST', path: AUTH_PATH }, 200, null, 'no access_token in the answer');

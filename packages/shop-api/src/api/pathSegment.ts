@@ -9,7 +9,8 @@ import { ShopLookupError } from '../errors';
  * @example codeProblem('..') // 'A code cannot be "." or ".." ...'
  */
 export function codeProblem(value: unknown): string | null {
-  if (typeof value !== 'string' || value === '') return `A code must be a non-empty string, got ${JSON.stringify(value)}.`;
+  if (typeof value !== 'string' || value === '')
+    return `A code must be a non-empty string, got ${JSON.stringify(value)}.`;
   if (value === '.' || value === '..') {
     return `A code cannot be "." or ".." (got ${JSON.stringify(value)}): no URL can carry it to the API as one path segment.`;
   }

@@ -59,7 +59,11 @@ function retryDelay(policy: RetryPolicy, attempt: number, error: ApiError, rando
  * Runs `fn` until it succeeds, fails with a non-transient error, or the retries are spent.
  * @example const page = await retry(() => client.listCoupons(1), SYNC_RETRY, { onWait });
  */
-export async function retry<T>(fn: (attempt: number) => Promise<T>, policy: RetryPolicy, deps: RetryDeps = {}): Promise<T> {
+export async function retry<T>(
+  fn: (attempt: number) => Promise<T>,
+  policy: RetryPolicy,
+  deps: RetryDeps = {},
+): Promise<T> {
   const wait = deps.sleep ?? sleep;
   const shouldRetry = deps.shouldRetry ?? isTransient;
   for (let attempt = 0; ; attempt++) {
@@ -68,7 +72,9 @@ export async function retry<T>(fn: (attempt: number) => Promise<T>, policy: Retr
     } catch (error) {
       const e = error as ApiError;
       const unanswered = e?.code === 'network_error' || e?.code === 'timeout';
-      const allowed = unanswered ? Math.min(policy.retries, policy.unansweredRetries ?? policy.retries) : policy.retries;
+      const allowed = unanswered
+        ? Math.min(policy.retries, policy.unansweredRetries ?? policy.retries)
+        : policy.retries;
       if (deps.signal?.aborted || attempt >= allowed || !shouldRetry(e)) throw e;
       const ms = retryDelay(policy, attempt + 1, e, deps.random);
       deps.onWait?.(ms, e);

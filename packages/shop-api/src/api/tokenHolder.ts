@@ -74,6 +74,8 @@ export const AUTH_PATH = '/v2/auth';
  */
 export function readAccessToken(body: Record<string, unknown> | undefined): string | undefined {
   const data = body?.data;
-  const token = body?.access_token ?? (typeof data === 'object' && data !== null ? (data as Record<string, unknown>).access_token : undefined);
+  const token =
+    body?.access_token ??
+    (typeof data === 'object' && data !== null ? (data as Record<string, unknown>).access_token : undefined);
   return typeof token === 'string' && token !== '' ? token : undefined;
 }

@@ -44,7 +44,12 @@ export function listingEnd(f: ListingEndFacts): ListingEnd {
   const notThere = f.unlisted.filter((key) => f.answers.get(key) !== 'there');
   const open = notThere.filter((key) => !agreed(key) && !f.answers.has(key));
   if (there.length > 0) {
-    if (f.mayRelist) return { step: 'relist', suspects: notThere, why: `its pages skipped ${there.length} record(s) the API still has (e.g. ${JSON.stringify(there[0])})` };
+    if (f.mayRelist)
+      return {
+        step: 'relist',
+        suspects: notThere,
+        why: `its pages skipped ${there.length} record(s) the API still has (e.g. ${JSON.stringify(there[0])})`,
+      };
     if (open.length === 0) return { step: 'commit', gone: notThere, kept: there };
   }
   if (open.length === 0) return { step: 'commit', gone: notThere, kept: [] };
@@ -76,7 +81,12 @@ export interface UnlistedAnswers<T> {
 }
 
 /** Nothing asked yet. */
-export const emptyAnswers = <T>(): UnlistedAnswers<T> => ({ answers: new Map(), kept: new Map(), unreadable: new Map(), refused: null });
+export const emptyAnswers = <T>(): UnlistedAnswers<T> => ({
+  answers: new Map(),
+  kept: new Map(),
+  unreadable: new Map(),
+  refused: null,
+});
 
 /**
  * Asks for each key with `get` (which retries as its caller's work does), a few at a time; adds what it learns to

@@ -25,10 +25,7 @@ export interface ParsedRecords<T> {
 }
 
 function joinPath(base: string, path: readonly PropertyKey[]): string {
-  return path.reduce<string>(
-    (acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : `${acc}.${String(p)}`),
-    base,
-  );
+  return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : `${acc}.${String(p)}`), base);
 }
 
 function readableKey(kind: RecordKind, raw: unknown): string | number | null {

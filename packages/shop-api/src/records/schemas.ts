@@ -2,7 +2,18 @@
 // Loose objects: every field that arrives is kept, also the ones the spec does not list. One table of fields per
 // kind; `schemas` runs it with zod (which reports every issue), `readRecord` runs the same readers directly.
 import * as z from 'zod/mini';
-import { boolean, code, describe as describeValue, integer, key, opaqueDate, text, valueList, type Fail, type FieldReader } from './fieldReaders';
+import {
+  boolean,
+  code,
+  describe as describeValue,
+  integer,
+  key,
+  opaqueDate,
+  text,
+  valueList,
+  type Fail,
+  type FieldReader,
+} from './fieldReaders';
 
 /**
  * The version of the record readers (the field readers, the field tables below, parseRecords). Bump it whenever a

@@ -1,4 +1,4 @@
-import { CouponCheck } from './CouponCheck.tsx'
+import { CouponCheck } from './CouponCheck.tsx';
 
 function App() {
   return (
@@ -6,7 +6,7 @@ function App() {
       <h1>My till</h1>
       <CouponCheck />
     </main>
-  )
+  );
 }
 
-export default App
+export default App;

@@ -34,7 +34,9 @@ function App() {
   const [shown, setShown] = useState(true);
   return (
     <main>
-      <button type="button" id="toggle" onClick={() => setShown(!shown)}>{shown ? 'hide' : 'show'}</button>
+      <button type="button" id="toggle" onClick={() => setShown(!shown)}>
+        {shown ? 'hide' : 'show'}
+      </button>
       {shown && (
         <section id="widgets">
           <SyncBadge lookup={countedLookup} />

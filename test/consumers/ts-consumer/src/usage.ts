@@ -14,7 +14,14 @@ import {
 import { createMockShopApiHandler, MOCK_CODES, startMockShopApi, type MockShopApi } from '@shop-lookup/mock-server';
 import { createMockShopApiMsw, type MockShopApiMsw } from '@shop-lookup/mock-server/msw';
 import { useLookup, useSyncStatus, type LookupState } from 'shop-lookup/react';
-import { createShopApiProxy, createShopRelay, type Authorize, type RelayStatus, type ShopApiProxy, type ShopRelay } from '@shop-lookup/relay';
+import {
+  createShopApiProxy,
+  createShopRelay,
+  type Authorize,
+  type RelayStatus,
+  type ShopApiProxy,
+  type ShopRelay,
+} from '@shop-lookup/relay';
 import type {} from 'shop-lookup/worker';
 import { createMockShopApiMsw as movedMsw } from 'shop-lookup/mock-server/msw';
 
@@ -47,16 +54,41 @@ export async function checkout(code: string): Promise<number> {
   void report.errors.map((e) => e.code);
   const v: CouponVerdict = await lookup.validateCoupon(code, { amount: 32_000, app: false, at: new Date() });
   if (v.ok) return v.discount;
-  const reason: 'not_found' | 'unknown_offline' | 'inactive' | 'not_started' | 'expired' | 'below_minimum' | 'app_only' | 'not_combinable' | 'stale' | 'unreadable' | 'unchecked' | 'used_on_this_till' | 'used_on_another_till' = v.reason;
+  const reason:
+    | 'not_found'
+    | 'unknown_offline'
+    | 'inactive'
+    | 'not_started'
+    | 'expired'
+    | 'below_minimum'
+    | 'app_only'
+    | 'not_combinable'
+    | 'stale'
+    | 'unreadable'
+    | 'unchecked'
+    | 'used_on_this_till'
+    | 'used_on_another_till' = v.reason;
   throw new ShopLookupError('bad_request', `${reason}: ${v.detail.message}`);
 }
 
 export async function nodeSide(): Promise<void> {
   const mock: MockShopApi = await startMockShopApi({ rateLimits: false });
-  const proxy: ShopApiProxy = createShopApiProxy({ key: 'demo-key', secret: 'demo-secret', target: mock.url, basePath: '/shop-api', public: true });
+  const proxy: ShopApiProxy = createShopApiProxy({
+    key: 'demo-key',
+    secret: 'demo-secret',
+    target: mock.url,
+    basePath: '/shop-api',
+    public: true,
+  });
   proxy.setUpstreamDown(false);
   const storefront: Authorize = (_req, route) => ['productOptions', 'productOption', 'coupon'].includes(route);
-  const relay: ShopRelay = createShopRelay({ key: 'demo-key', secret: 'demo-secret', target: mock.url, basePath: '/shop-api', authorize: storefront });
+  const relay: ShopRelay = createShopRelay({
+    key: 'demo-key',
+    secret: 'demo-secret',
+    target: mock.url,
+    basePath: '/shop-api',
+    authorize: storefront,
+  });
   const status: RelayStatus = await relay.status();
   assertType<Equal<typeof status.store, 'memory' | 'redis'>>();
   await relay.close();

@@ -69,7 +69,9 @@ function describeClient(client: RedisClient | RedisCluster): string {
     const options = (client as unknown as { _options?: ClusterClient['_options'] })._options;
     const nodes = (options?.rootNodes ?? []).map((node) => {
       const socket = (node.socket ?? {}) as { host?: string; port?: number };
-      return node.url ? redactRedisUrl(node.url).replace(/^rediss?:\/\//, '') : `${socket.host ?? 'localhost'}:${socket.port ?? 6379}`;
+      return node.url
+        ? redactRedisUrl(node.url).replace(/^rediss?:\/\//, '')
+        : `${socket.host ?? 'localhost'}:${socket.port ?? 6379}`;
     });
     return `redis-cluster://${nodes.join(',')}`;
   }
@@ -111,7 +113,8 @@ export async function connectRedis(options: RedisConnectionOptions): Promise<Red
   };
   const socket = { reconnectStrategy, connectTimeout: 2000 };
   const cluster = isRedisCluster(options.redis) ? (options.redis as unknown as ClusterClient) : null;
-  if (cluster && options.slotKey === undefined) throw new TypeError('connectRedis: a Redis Cluster needs the slotKey option');
+  if (cluster && options.slotKey === undefined)
+    throw new TypeError('connectRedis: a Redis Cluster needs the slotKey option');
   // a cluster routes each command by its key and has the same command methods: the store uses it as a client
   const client: RedisClient =
     typeof options.redis === 'string'
@@ -189,7 +192,11 @@ export async function connectRedis(options: RedisConnectionOptions): Promise<Red
       if (c?.isOpen) c.destroy();
     }
     const cause = startCause ?? error;
-    throw new ShopLookupError('redis_unreachable', `Redis at ${where} is unreachable: ${reason(cause)}. Start it, or fix the relay's redis option.`, { cause });
+    throw new ShopLookupError(
+      'redis_unreachable',
+      `Redis at ${where} is unreachable: ${reason(cause)}. Start it, or fix the relay's redis option.`,
+      { cause },
+    );
   }
   onReady();
 
@@ -200,10 +207,12 @@ export async function connectRedis(options: RedisConnectionOptions): Promise<Red
     where,
     transaction(fn) {
       // a failed step must not leave keys watched for the next transaction on this connection
-      const run = queue.then(() => fn(txClient).catch(async (error: unknown) => {
-        if (txClient.isReady) await txClient.unwatch().catch(() => undefined);
-        throw error;
-      }));
+      const run = queue.then(() =>
+        fn(txClient).catch(async (error: unknown) => {
+          if (txClient.isReady) await txClient.unwatch().catch(() => undefined);
+          throw error;
+        }),
+      );
       queue = run.catch(() => undefined);
       return run;
     },
@@ -218,19 +227,23 @@ export async function connectRedis(options: RedisConnectionOptions): Promise<Red
     },
     failure(error) {
       if (error instanceof ShopLookupError) return error;
-      return new ShopLookupError('redis_unavailable', `Redis at ${where} is unavailable: ${reason(error)}.`, { cause: error });
+      return new ShopLookupError('redis_unavailable', `Redis at ${where} is unavailable: ${reason(error)}.`, {
+        cause: error,
+      });
     },
     async close() {
       closing = true;
       // (our own connections keep theirs while they close: an 'error' nobody listens to would throw)
       for (const [c, event, fn] of listening) if (c === client && !ownsMain) c.off(event, fn);
       const mine = ownsMain ? [client, txClient, subscriber] : [txClient, subscriber];
-      await Promise.all(mine.map(async (c) => {
-        if (!c.isOpen) return;
-        // close() waits for pending replies; a lost server never sends them
-        if (c.isReady) await c.close().catch(() => c.destroy());
-        else c.destroy();
-      }));
+      await Promise.all(
+        mine.map(async (c) => {
+          if (!c.isOpen) return;
+          // close() waits for pending replies; a lost server never sends them
+          if (c.isReady) await c.close().catch(() => c.destroy());
+          else c.destroy();
+        }),
+      );
     },
   };
 }

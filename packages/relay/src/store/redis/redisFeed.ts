@@ -17,8 +17,12 @@ export interface RedisFeedDeps extends LeaseContext {
   onNewHistory?: () => Promise<unknown>;
 }
 
-
-function parseHead(handle: string, version: string | null, oldest: string | null, confirmed: Record<string, string>): FeedHead {
+function parseHead(
+  handle: string,
+  version: string | null,
+  oldest: string | null,
+  confirmed: Record<string, string>,
+): FeedHead {
   const confirmedAt: FeedHead['confirmedAt'] = {};
   for (const [resource, at] of Object.entries(confirmed)) confirmedAt[resource as ResourceId] = Number(at);
   return { handle, version: Number(version ?? 0), oldest: Number(oldest ?? 0), confirmedAt };
@@ -29,12 +33,22 @@ function parseHead(handle: string, version: string | null, oldest: string | null
  * tells `onNewHistory`. `watching`: inside WATCH, where a MULTI would end the watch, so the reads are plain;
  * elsewhere one MULTI reads them at once.
  */
-export async function readHead(client: RedisClient, keys: RedisKeys, watching = false, onNewHistory?: () => Promise<unknown>): Promise<FeedHead> {
-  const [handle, version, oldest, confirmed] = (watching
-    ? await Promise.all([client.get(keys.handle), client.get(keys.version), client.get(keys.oldest), client.hGetAll(keys.confirmed)])
-    : await client.multi().get(keys.handle).get(keys.version).get(keys.oldest).hGetAll(keys.confirmed).exec()) as [
-    string | null, string | null, string | null, Record<string, string>,
-  ];
+export async function readHead(
+  client: RedisClient,
+  keys: RedisKeys,
+  watching = false,
+  onNewHistory?: () => Promise<unknown>,
+): Promise<FeedHead> {
+  const [handle, version, oldest, confirmed] = (
+    watching
+      ? await Promise.all([
+          client.get(keys.handle),
+          client.get(keys.version),
+          client.get(keys.oldest),
+          client.hGetAll(keys.confirmed),
+        ])
+      : await client.multi().get(keys.handle).get(keys.version).get(keys.oldest).hGetAll(keys.confirmed).exec()
+  ) as [string | null, string | null, string | null, Record<string, string>];
   if (handle !== null) return parseHead(handle, version, oldest, confirmed);
   const made = await client.set(keys.handle, `${Date.now().toString(36)}-${randomUUID().slice(0, 8)}`, { NX: true });
   if (made !== null) await onNewHistory?.();
@@ -55,7 +69,10 @@ function decodeCursor(cursor: string): [ResourceId, string] {
   } catch {
     // falls through to the error below
   }
-  throw new ShopLookupError('bad_cursor', 'The snapshot cursor is not one this relay handed out: start the snapshot again.');
+  throw new ShopLookupError(
+    'bad_cursor',
+    'The snapshot cursor is not one this relay handed out: start the snapshot again.',
+  );
 }
 
 /** Slices of at most `size` items (variadic commands of a sensible size). */
@@ -136,7 +153,8 @@ export function redisFeed(deps: RedisFeedDeps) {
         const current = resources[index]!;
         const wanted = limit - records.length;
         const batch = (await client.zRange(keys.keys(current), lastKey === null ? '-' : after(lastKey), '+', {
-          BY: 'LEX', LIMIT: { offset: 0, count: wanted },
+          BY: 'LEX',
+          LIMIT: { offset: 0, count: wanted },
         })) as string[];
         if (batch.length > 0) {
           const values = (await client.hmGet(keys.records(current), batch)) as (string | null)[];
@@ -159,7 +177,10 @@ export function redisFeed(deps: RedisFeedDeps) {
 
     async readChunk(after: string | null, max: number): Promise<SnapshotChunk> {
       const limit = Math.max(1, max);
-      const [handle, members] = (await client.multi().get(keys.handle).sMembers(keys.resources).exec()) as unknown as [string | null, string[]];
+      const [handle, members] = (await client.multi().get(keys.handle).sMembers(keys.resources).exec()) as unknown as [
+        string | null,
+        string[],
+      ];
       const resources = (members as ResourceId[]).sort();
       // keys first, one more than asked (to know whether anything follows), then their records per resource
       const picked: { resource: ResourceId; batch: string[] }[] = [];
@@ -167,7 +188,10 @@ export function redisFeed(deps: RedisFeedDeps) {
       for (const resource of resources) {
         const from = lexAfter(resource, after);
         if (from === null) continue;
-        const batch = (await client.zRange(keys.keys(resource), from, '+', { BY: 'LEX', LIMIT: { offset: 0, count: limit + 1 - count } })) as string[];
+        const batch = (await client.zRange(keys.keys(resource), from, '+', {
+          BY: 'LEX',
+          LIMIT: { offset: 0, count: limit + 1 - count },
+        })) as string[];
         if (batch.length === 0) continue;
         picked.push({ resource, batch });
         count += batch.length;
@@ -191,7 +215,8 @@ export function redisFeed(deps: RedisFeedDeps) {
     },
 
     async readChanges(since: number, limit: number): Promise<FeedChange[] | null> {
-      const [oldest, entries] = (await client.multi()
+      const [oldest, entries] = (await client
+        .multi()
         .get(keys.oldest)
         .zRange(keys.log, `(${since}`, '+inf', { BY: 'SCORE', LIMIT: { offset: 0, count: Math.max(1, limit) } })
         .exec()) as unknown as [string | null, string[]];
@@ -211,23 +236,41 @@ export function redisFeed(deps: RedisFeedDeps) {
     async commitListing(commit: ListingCommit): Promise<FeedHead> {
       const { resource } = commit;
       const done = await underLease(
-        deps, commit.lease, [keys.version, keys.oldest, keys.handle, keys.hashes(resource)],
+        deps,
+        commit.lease,
+        [keys.version, keys.oldest, keys.handle, keys.hashes(resource)],
         async (tx) => {
           const head = await readHead(tx, keys, true, onNewHistory);
           // only keys in the snapshot are deleted (and get a version)
-          const found = commit.deletes.length === 0 ? [] : ((await tx.hmGet(keys.hashes(resource), commit.deletes)) as (string | null)[]);
+          const found =
+            commit.deletes.length === 0
+              ? []
+              : ((await tx.hmGet(keys.hashes(resource), commit.deletes)) as (string | null)[]);
           return { head, deletes: commit.deletes.filter((_, i) => found[i] != null) };
         },
         (multi, { head, deletes }) => {
-          const { version, oldest, log } = logEntries(head, [
-            ...commit.upserts.map((up): NewChange => ({ resource, key: up.key, op: 'upsert', record: up.record })),
-            ...deletes.map((key): NewChange => ({ resource, key, op: 'delete' })),
-          ], maxChanges);
+          const { version, oldest, log } = logEntries(
+            head,
+            [
+              ...commit.upserts.map((up): NewChange => ({ resource, key: up.key, op: 'upsert', record: up.record })),
+              ...deletes.map((key): NewChange => ({ resource, key, op: 'delete' })),
+            ],
+            maxChanges,
+          );
           // a few big commands rather than one per record: a first listing of 100,000 coupons is one commit
           for (const part of chunks(commit.upserts)) {
-            multi.hSet(keys.records(resource), part.map((up) => [up.key, JSON.stringify(up.record)] as [string, string]));
-            multi.hSet(keys.hashes(resource), part.map((up) => [up.key, up.hash] as [string, string]));
-            multi.zAdd(keys.keys(resource), part.map((up) => ({ score: 0, value: up.key })));
+            multi.hSet(
+              keys.records(resource),
+              part.map((up) => [up.key, JSON.stringify(up.record)] as [string, string]),
+            );
+            multi.hSet(
+              keys.hashes(resource),
+              part.map((up) => [up.key, up.hash] as [string, string]),
+            );
+            multi.zAdd(
+              keys.keys(resource),
+              part.map((up) => ({ score: 0, value: up.key })),
+            );
           }
           for (const part of chunks(deletes)) {
             multi.hDel(keys.records(resource), part);
@@ -237,7 +280,10 @@ export function redisFeed(deps: RedisFeedDeps) {
           for (const part of chunks(log)) multi.zAdd(keys.log, part);
           if (oldest > head.oldest) multi.zRemRangeByScore(keys.log, '-inf', oldest);
           const next: FeedHead = {
-            ...head, version, oldest, confirmedAt: { ...head.confirmedAt, [resource]: commit.confirmedAt },
+            ...head,
+            version,
+            oldest,
+            confirmedAt: { ...head.confirmedAt, [resource]: commit.confirmedAt },
           };
           multi.set(keys.version, String(version));
           multi.set(keys.oldest, String(oldest));
@@ -249,7 +295,10 @@ export function redisFeed(deps: RedisFeedDeps) {
         },
       );
       if (!done) {
-        throw new ShopLookupError('lease_lost', `Another relay instance took the "${commit.lease.name}" lease: this listing's commit was refused.`);
+        throw new ShopLookupError(
+          'lease_lost',
+          `Another relay instance took the "${commit.lease.name}" lease: this listing's commit was refused.`,
+        );
       }
       return done.written;
     },

@@ -19,7 +19,9 @@ export function redisKeptBodies(client: RedisClient, keys: RedisKeys) {
       return value.subarray(mark.length);
     },
     async keepBody(slot: string, digest: string, bytes: Buffer): Promise<void> {
-      await client.set(keys.kept(slot), Buffer.concat([Buffer.from(`${digest}\n`, 'utf8'), bytes]), { PX: KEPT_FOR_MS });
+      await client.set(keys.kept(slot), Buffer.concat([Buffer.from(`${digest}\n`, 'utf8'), bytes]), {
+        PX: KEPT_FOR_MS,
+      });
     },
   };
 }

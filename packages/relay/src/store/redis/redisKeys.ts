@@ -6,7 +6,9 @@ import type { ResourceId } from '../relayStore';
 /** The default prefix of a shop's keys. @example redisPrefix('shop-1') // 'shop-lookup:{shop-1}:' */
 export function redisPrefix(shopId: string): string {
   if (shopId === '' || /[\s*?[\]{}]/.test(shopId)) {
-    throw new TypeError(`shopId ${JSON.stringify(shopId)} must be non-empty, without spaces, braces or glob characters`);
+    throw new TypeError(
+      `shopId ${JSON.stringify(shopId)} must be non-empty, without spaces, braces or glob characters`,
+    );
   }
   return `shop-lookup:{${shopId}}:`;
 }

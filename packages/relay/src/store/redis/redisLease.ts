@@ -98,15 +98,27 @@ export function redisLeases(ctx: LeaseContext): RedisLeases {
     },
     async renew(lease, ttlMs) {
       const renewed: Lease = { ...lease, expiresAt: now() + ttlMs };
-      const done = await underLease(ctx, lease, [], async () => null, (multi) => {
-        multi.set(keys.lease(lease.name), leaseValue(renewed), { PX: ttlMs });
-      });
+      const done = await underLease(
+        ctx,
+        lease,
+        [],
+        async () => null,
+        (multi) => {
+          multi.set(keys.lease(lease.name), leaseValue(renewed), { PX: ttlMs });
+        },
+      );
       return done ? renewed : null;
     },
     async release(lease) {
-      await underLease(ctx, lease, [], async () => null, (multi) => {
-        multi.del(keys.lease(lease.name));
-      });
+      await underLease(
+        ctx,
+        lease,
+        [],
+        async () => null,
+        (multi) => {
+          multi.del(keys.lease(lease.name));
+        },
+      );
     },
   };
 }

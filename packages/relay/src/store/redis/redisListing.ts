@@ -17,7 +17,9 @@ export function redisListing(ctx: LeaseContext) {
     async stagePage(checkpoint: ListingCheckpoint, records: StagedRecord[], lease: Lease): Promise<void> {
       const { resource } = checkpoint;
       const done = await underLease(
-        ctx, lease, [keys.checkpoint(resource)],
+        ctx,
+        lease,
+        [keys.checkpoint(resource)],
         async (tx) => {
           const json = (await tx.get(keys.checkpoint(resource))) as string | null;
           return json === null ? null : (JSON.parse(json) as ListingCheckpoint).listing;
@@ -26,13 +28,19 @@ export function redisListing(ctx: LeaseContext) {
           // a new listing starts from nothing: pages of an abandoned one must not leak into it
           if (runningListing !== checkpoint.listing) multi.del(keys.staged(resource));
           if (records.length > 0) {
-            multi.hSet(keys.staged(resource), records.map((r) => [r.key, JSON.stringify({ record: r.record, hash: r.hash })]));
+            multi.hSet(
+              keys.staged(resource),
+              records.map((r) => [r.key, JSON.stringify({ record: r.record, hash: r.hash })]),
+            );
           }
           multi.set(keys.checkpoint(resource), JSON.stringify(checkpoint));
         },
       );
       if (!done) {
-        throw new ShopLookupError('lease_lost', `Another relay instance took the "${lease.name}" lease: this page was not staged.`);
+        throw new ShopLookupError(
+          'lease_lost',
+          `Another relay instance took the "${lease.name}" lease: this page was not staged.`,
+        );
       }
     },
 

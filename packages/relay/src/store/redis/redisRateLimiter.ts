@@ -5,7 +5,14 @@
 // times, so a taken lane is held `marginMs` longer. `pause(cls, ms)` after a 429 is a Redis key with PX: it holds
 // every instance. While Redis is away, an in-memory limiter of the same shape stands in (insuranceLimiter).
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { createWaiterQueue, DEFAULT_RATE_LIMITS, type RateLimiter, type RequestClass, ShopLookupError, type WaiterQueue } from '@shop-lookup/shop-api';
+import {
+  createWaiterQueue,
+  DEFAULT_RATE_LIMITS,
+  type RateLimiter,
+  type RequestClass,
+  ShopLookupError,
+  type WaiterQueue,
+} from '@shop-lookup/shop-api';
 import type { RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
 
@@ -46,8 +53,14 @@ const DEFAULT_MARGIN_MS = 200;
  * in the last second, and an instance listing again at once would be the API's second call within its second.
  * @example await holdRateLimits(client, keys, 200);
  */
-export async function holdRateLimits(client: RedisClient, keys: RedisKeys, marginMs = DEFAULT_MARGIN_MS): Promise<void> {
-  await Promise.all((['list', 'other'] as const).map((cls) => client.set(keys.pause(cls), '1', { NX: true, PX: WINDOW_MS + marginMs })));
+export async function holdRateLimits(
+  client: RedisClient,
+  keys: RedisKeys,
+  marginMs = DEFAULT_MARGIN_MS,
+): Promise<void> {
+  await Promise.all(
+    (['list', 'other'] as const).map((cls) => client.set(keys.pause(cls), '1', { NX: true, PX: WINDOW_MS + marginMs })),
+  );
 }
 
 /**
@@ -76,7 +89,17 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
         })
       : null;
     const queue = createWaiterQueue(() => void pump(byName(cls)));
-    return { cls, lanes, limiter, nextLane: 0, pausedUntil: 0, queue, running: false, timer: undefined, wake: undefined };
+    return {
+      cls,
+      lanes,
+      limiter,
+      nextLane: 0,
+      pausedUntil: 0,
+      queue,
+      running: false,
+      timer: undefined,
+      wake: undefined,
+    };
   });
   const byName = (cls: RequestClass): ClassState => classes[cls === 'list' ? 0 : 1]!;
 
@@ -136,7 +159,11 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       c.pausedUntil = Math.max(c.pausedUntil, now() + ms);
       const ttl = Math.max(1, Math.ceil(ms));
       // NX creates it; GT only ever lengthens a pause another instance set
-      void client.multi().set(keys.pause(cls), '1', { NX: true, PX: ttl }).pExpire(keys.pause(cls), ttl, 'GT').exec()
+      void client
+        .multi()
+        .set(keys.pause(cls), '1', { NX: true, PX: ttl })
+        .pExpire(keys.pause(cls), ttl, 'GT')
+        .exec()
         .catch(() => undefined);
     },
     dispose() {

@@ -21,7 +21,8 @@ export async function probeShop(
   { refreshIntervalMs, now }: { refreshIntervalMs: number; now: number },
 ): Promise<ShopProbe> {
   const keys = redisKeys(redisPrefix(shopId));
-  const [confirmed, products, lease] = (await client.multi()
+  const [confirmed, products, lease] = (await client
+    .multi()
     .hGetAll(keys.confirmed)
     .sMembers(keys.products)
     .get(keys.lease('sync'))

@@ -3,7 +3,13 @@
 // slot. Built from node-redis (connections, MULTI/WATCH, pub/sub, reconnects) and rate-limiter-flexible (the shared
 // upstream limit); no scripts of our own.
 import { WatchError } from 'redis';
-import { connectRedis, isRedisCluster, type RedisClient, type RedisCluster, type RedisConnection } from './redisConnection';
+import {
+  connectRedis,
+  isRedisCluster,
+  type RedisClient,
+  type RedisCluster,
+  type RedisConnection,
+} from './redisConnection';
 import { readHead, redisFeed } from './redisFeed';
 import { hashTag, redisKeys, redisPrefix } from './redisKeys';
 import { redisKeptBodies } from './redisKeptBodies';
@@ -57,15 +63,19 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
   const now = options.now ?? (() => Date.now());
   const keys = redisKeys(options.prefix ?? redisPrefix(options.shopId));
   if (isRedisCluster(options.redis) && hashTag(keys.prefix) === null) {
-    throw new TypeError(`createRedisStore: on a Redis Cluster the prefix ${JSON.stringify(keys.prefix)} must hold a hash tag such as {shop-7f3a}, so a shop's keys share one slot`);
+    throw new TypeError(
+      `createRedisStore: on a Redis Cluster the prefix ${JSON.stringify(keys.prefix)} must hold a hash tag such as {shop-7f3a}, so a shop's keys share one slot`,
+    );
   }
-  const conn = options.connection ?? await connectRedis({
-    redis: options.redis,
-    slotKey: keys.handle,
-    ...(options.startAttempts !== undefined ? { startAttempts: options.startAttempts } : {}),
-    ...(options.maxBackoffMs !== undefined ? { maxBackoffMs: options.maxBackoffMs } : {}),
-    now,
-  });
+  const conn =
+    options.connection ??
+    (await connectRedis({
+      redis: options.redis,
+      slotKey: keys.handle,
+      ...(options.startAttempts !== undefined ? { startAttempts: options.startAttempts } : {}),
+      ...(options.maxBackoffMs !== undefined ? { maxBackoffMs: options.maxBackoffMs } : {}),
+      now,
+    }));
   const { client } = conn;
   const ctx = { conn, keys, now };
   // Redis found without the feed's history later on (flushed, restarted without its data) forgot the shared rate
@@ -98,13 +108,15 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
   });
 
   // Every call fails with a ShopLookupError naming the URL when Redis is away (no offline queue: no hanging).
-  const guard = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    try {
-      return await fn(...args);
-    } catch (error) {
-      throw conn.failure(error);
-    }
-  };
+  const guard =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await fn(...args);
+      } catch (error) {
+        throw conn.failure(error);
+      }
+    };
 
   let closed: Promise<void> | undefined;
   return {
@@ -122,7 +134,9 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
     stagePage: guard(listing.stagePage),
     readStaged: guard(listing.readStaged),
     discardListing: guard(listing.discardListing),
-    trackedProducts: guard(async () => ((await client.sMembers(keys.products)) as string[]).map(Number).sort((a, b) => a - b)),
+    trackedProducts: guard(async () =>
+      ((await client.sMembers(keys.products)) as string[]).map(Number).sort((a, b) => a - b),
+    ),
     trackProducts: guard((productNos: number[], { at = now(), max }: { at?: number; max?: number } = {}) => {
       const given = [...new Set(productNos)].filter((no) => Number.isSafeInteger(no) && no > 0);
       if (given.length === 0) return Promise.resolve([]);
@@ -138,7 +152,11 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
           if (add.length > 0) {
             if (!over && fresh.length > 0) multi.sAdd(keys.products, fresh.map(String));
             // GT: a later stamp is never replaced by an earlier one
-            multi.zAdd(keys.productsAsked, add.map((no) => ({ score: at, value: String(no) })), { comparison: 'GT' });
+            multi.zAdd(
+              keys.productsAsked,
+              add.map((no) => ({ score: at, value: String(no) })),
+              { comparison: 'GT' },
+            );
           }
           try {
             await multi.exec();
@@ -156,7 +174,10 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
         for (let attempt = 0; ; attempt++) {
           await tx.watch([keys.products, keys.productsAsked]);
           const members = ((await tx.sMembers(keys.products)) as string[]).map(Number);
-          const scores = members.length === 0 ? [] : ((await tx.zmScore(keys.productsAsked, members.map(String))) as (number | null)[]);
+          const scores =
+            members.length === 0
+              ? []
+              : ((await tx.zmScore(keys.productsAsked, members.map(String))) as (number | null)[]);
           // a product tracked before stamps existed counts as asked now: it is stamped, not dropped
           const unstamped = members.filter((_, i) => scores[i] == null);
           const stale = members.filter((no, i) => scores[i] != null && Number(scores[i]) < at && !keep.includes(no));
@@ -165,7 +186,11 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
             return [];
           }
           const multi = tx.multi();
-          if (unstamped.length > 0) multi.zAdd(keys.productsAsked, unstamped.map((no) => ({ score: now(), value: String(no) })));
+          if (unstamped.length > 0)
+            multi.zAdd(
+              keys.productsAsked,
+              unstamped.map((no) => ({ score: now(), value: String(no) })),
+            );
           if (stale.length > 0) {
             multi.sRem(keys.products, stale.map(String));
             multi.zRem(keys.productsAsked, stale.map(String));
@@ -189,14 +214,21 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
         // compare-and-delete: another instance may already hold a fresh token
         await tx.watch(keys.token);
         if ((await tx.get(keys.token)) !== token) return void (await tx.unwatch());
-        await tx.multi().del(keys.token).exec().catch((error: unknown) => {
-          if (!(error instanceof WatchError)) throw error; // replaced meanwhile: keep the new one
-        });
+        await tx
+          .multi()
+          .del(keys.token)
+          .exec()
+          .catch((error: unknown) => {
+            if (!(error instanceof WatchError)) throw error; // replaced meanwhile: keep the new one
+          });
       }),
     ),
     rateLimiter(limits) {
       const limiter = createRedisRateLimiter({
-        client, keys, limits, now,
+        client,
+        keys,
+        limits,
+        now,
         ...(options.rateLimitMarginMs !== undefined ? { marginMs: options.rateLimitMarginMs } : {}),
       });
       limiters.add(limiter);
@@ -224,4 +256,3 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
     },
   };
 }
-

@@ -21,7 +21,8 @@ const ATTEMPTS = 50;
 /** Expired codes dropped by one commit at most. */
 const EXPIRED_AT_ONCE = 10_000;
 
-const parse = (json: string | null | undefined): UsesRecord | null => (json == null ? null : (JSON.parse(json) as UsesRecord));
+const parse = (json: string | null | undefined): UsesRecord | null =>
+  json == null ? null : (JSON.parse(json) as UsesRecord);
 
 /** @example const uses = redisUses({ conn, keys, maxChanges: 100_000 }); await uses.commitUses(commit); */
 export function redisUses(deps: RedisUsesDeps) {
@@ -29,7 +30,9 @@ export function redisUses(deps: RedisUsesDeps) {
   const records = keys.records('uses');
 
   /** Reads what a write depends on, then writes it; again when another writer changed the shop meanwhile. */
-  function transaction<T>(step: (tx: RedisClient) => Promise<{ write: ((multi: ReturnType<RedisClient['multi']>) => void) | null; value: T }>): Promise<T> {
+  function transaction<T>(
+    step: (tx: RedisClient) => Promise<{ write: ((multi: ReturnType<RedisClient['multi']>) => void) | null; value: T }>,
+  ): Promise<T> {
     return conn.transaction(async (tx) => {
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
         await tx.watch([keys.version, records, keys.usesCount]);
@@ -53,7 +56,10 @@ export function redisUses(deps: RedisUsesDeps) {
 
   /** The codes expired before `at` with their records (at most EXPIRED_AT_ONCE). */
   async function expired(tx: RedisClient, at: number): Promise<Map<string, UsesRecord | null>> {
-    const codes = (await tx.zRange(keys.usesReceived, '-inf', `(${at}`, { BY: 'SCORE', LIMIT: { offset: 0, count: EXPIRED_AT_ONCE } })) as string[];
+    const codes = (await tx.zRange(keys.usesReceived, '-inf', `(${at}`, {
+      BY: 'SCORE',
+      LIMIT: { offset: 0, count: EXPIRED_AT_ONCE },
+    })) as string[];
     if (codes.length === 0) return new Map();
     const values = (await tx.hmGet(records, codes)) as (string | null)[];
     return new Map(codes.map((code, i) => [code, parse(values[i])]));
@@ -63,15 +69,34 @@ export function redisUses(deps: RedisUsesDeps) {
    * Queues the records' upserts and the codes' deletes with their feed changes, the count and the new head; returns
    * the head.
    */
-  function write(multi: ReturnType<RedisClient['multi']>, head: FeedHead, upserts: UsesRecord[], deletes: string[], kept: number): FeedHead {
-    const { version, oldest, log } = logEntries(head, [
-      ...upserts.map((record): NewChange => ({ resource: 'uses', key: record.code, op: 'upsert', record })),
-      ...deletes.map((key): NewChange => ({ resource: 'uses', key, op: 'delete' })),
-    ], maxChanges);
+  function write(
+    multi: ReturnType<RedisClient['multi']>,
+    head: FeedHead,
+    upserts: UsesRecord[],
+    deletes: string[],
+    kept: number,
+  ): FeedHead {
+    const { version, oldest, log } = logEntries(
+      head,
+      [
+        ...upserts.map((record): NewChange => ({ resource: 'uses', key: record.code, op: 'upsert', record })),
+        ...deletes.map((key): NewChange => ({ resource: 'uses', key, op: 'delete' })),
+      ],
+      maxChanges,
+    );
     if (upserts.length > 0) {
-      multi.hSet(records, upserts.map((r) => [r.code, JSON.stringify(r)] as [string, string]));
-      multi.zAdd(keys.keys('uses'), upserts.map((r) => ({ score: 0, value: r.code })));
-      multi.zAdd(keys.usesReceived, upserts.map((r) => ({ score: newestReceived(r), value: r.code })));
+      multi.hSet(
+        records,
+        upserts.map((r) => [r.code, JSON.stringify(r)] as [string, string]),
+      );
+      multi.zAdd(
+        keys.keys('uses'),
+        upserts.map((r) => ({ score: 0, value: r.code })),
+      );
+      multi.zAdd(
+        keys.usesReceived,
+        upserts.map((r) => ({ score: newestReceived(r), value: r.code })),
+      );
     }
     for (const part of chunks(deletes)) {
       multi.hDel(records, part);
@@ -109,21 +134,35 @@ export function redisUses(deps: RedisUsesDeps) {
           for (const code of gone) if (touched.has(code)) touched.set(code, null);
         }
         const merged = mergeUses(touched, commit, kept);
-        if (merged.changed.size === 0 && gone.length === 0) return { write: null, value: { outcomes: merged.outcomes, head } };
+        if (merged.changed.size === 0 && gone.length === 0)
+          return { write: null, value: { outcomes: merged.outcomes, head } };
         const upserts = [...merged.changed].map((code) => touched.get(code)!);
         const value = { outcomes: merged.outcomes, head };
         return {
           value,
           write: (multi) => {
-            value.head = write(multi, head, upserts, gone.filter((code) => !merged.changed.has(code)), merged.kept);
+            value.head = write(
+              multi,
+              head,
+              upserts,
+              gone.filter((code) => !merged.changed.has(code)),
+              merged.kept,
+            );
           },
         };
       }),
 
-    dropUses: ({ codes, expiredBefore }: { codes: string[]; expiredBefore?: number }): Promise<{ dropped: string[]; head: FeedHead }> =>
+    dropUses: ({
+      codes,
+      expiredBefore,
+    }: {
+      codes: string[];
+      expiredBefore?: number;
+    }): Promise<{ dropped: string[]; head: FeedHead }> =>
       transaction(async (tx) => {
         const head = await readHead(tx, keys, true, onNewHistory);
-        const old = expiredBefore === undefined ? new Map<string, UsesRecord | null>() : await expired(tx, expiredBefore);
+        const old =
+          expiredBefore === undefined ? new Map<string, UsesRecord | null>() : await expired(tx, expiredBefore);
         const asked = [...new Set(codes)].filter((code) => !old.has(code));
         const values = asked.length === 0 ? [] : ((await tx.hmGet(records, asked)) as (string | null)[]);
         for (const [i, code] of asked.entries()) old.set(code, parse(values[i]));

@@ -3,7 +3,13 @@
 // queued (on a Redis Cluster: a subscriber and a transaction connection per master, the one of a shop's slot). A
 // shop's store made on it opens no connection of its own, so a shop asked for once costs no round trip to connect.
 import type { StoreHealth } from '../relayStore';
-import { connectRedis, isRedisCluster, type RedisClient, type RedisCluster, type RedisConnection } from './redisConnection';
+import {
+  connectRedis,
+  isRedisCluster,
+  type RedisClient,
+  type RedisCluster,
+  type RedisConnection,
+} from './redisConnection';
 
 export interface SharedRedis {
   /** The main client (a cluster client on a cluster): plain reads of any shop. */
@@ -38,14 +44,24 @@ function nodeId(node: unknown): string {
  * @example const redis = await connectSharedRedis({ redis: process.env.REDIS_URL! });
  * const conn = await redis.forShop('shop-lookup:{s1}:feed:handle');
  */
-export async function connectSharedRedis(options: { redis: string | RedisClient | RedisCluster; now?: () => number }): Promise<SharedRedis> {
+export async function connectSharedRedis(options: {
+  redis: string | RedisClient | RedisCluster;
+  now?: () => number;
+}): Promise<SharedRedis> {
   const now = options.now ?? (() => Date.now());
   if (!isRedisCluster(options.redis)) {
     const conn = await connectRedis({ redis: options.redis, now });
     // every shop's store listens to the shared connections' events
-    for (const c of [conn.client, conn.subscriber]) (c as unknown as { setMaxListeners?(n: number): void }).setMaxListeners?.(0);
+    for (const c of [conn.client, conn.subscriber])
+      (c as unknown as { setMaxListeners?(n: number): void }).setMaxListeners?.(0);
     const view = shared(conn);
-    return { client: conn.client, forShop: async () => view, onHealthChange: conn.onHealthChange, onReconnect: conn.onReconnect, close: () => conn.close() };
+    return {
+      client: conn.client,
+      forShop: async () => view,
+      onHealthChange: conn.onHealthChange,
+      onReconnect: conn.onReconnect,
+      close: () => conn.close(),
+    };
   }
   const cluster = options.redis as unknown as RedisClient & { getNodeClientForKey(key: string): Promise<unknown> };
   (cluster as unknown as { setMaxListeners?(n: number): void }).setMaxListeners?.(0);
@@ -73,12 +89,15 @@ export async function connectSharedRedis(options: { redis: string | RedisClient 
       if (!conn) {
         conn = connectRedis({ redis: options.redis, slotKey, now });
         byMaster.set(id, conn);
-        conn.then((c) => {
-          follow(id, c);
-          c.onReconnect(() => {
-            for (const listener of reconnected) listener();
-          });
-        }, () => undefined);
+        conn.then(
+          (c) => {
+            follow(id, c);
+            c.onReconnect(() => {
+              for (const listener of reconnected) listener();
+            });
+          },
+          () => undefined,
+        );
         conn.catch(() => byMaster.get(id) === conn && byMaster.delete(id)); // the next shop tries again
       }
       return shared(await conn);
