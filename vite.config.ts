@@ -11,10 +11,18 @@ import MagicString from 'magic-string';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
-// the relay as processes under real rate limits (see test.projects)
-const PROCESS_TESTS = ['test/relayScale.test.ts', 'test/relayHubScale.test.ts', 'test/relayUsesProcesses.test.ts'];
-// what packs, installs or benchmarks: the packed tarballs in users' apps, the smoke bench, the Node example
-const PACKED_TESTS = ['test/consumers/**/*.test.ts', 'test/bench.test.ts', 'test/nodeExample.test.ts'];
+// under the mock's real rate limits, run alone (see test.projects): the relay as processes, the proxy and the
+// engine's own limiter
+const PROCESS_TESTS = [
+  'test/relayScale.test.ts',
+  'test/relayHubScale.test.ts',
+  'test/relayUsesProcesses.test.ts',
+  'test/proxy.test.ts',
+  'test/rateLimiter.test.ts',
+];
+
+// what packs, installs or benchmarks: the packed tarballs in users' apps, the smoke bench
+const PACKED_TESTS = ['test/consumers/**/*.test.ts', 'test/bench.test.ts'];
 
 const browserDeps = ['dexie', 'comlink', 'rxjs', 'zod', 'fake-indexeddb'];
 // optional peer dependencies: the app's own copy, never bundled
@@ -132,7 +140,7 @@ export default defineConfig(({ mode }) => ({
     testTimeout: 20_000,
     // expect.poll waits up to 10 s (default 1 s): the two lanes share 2 cores (how fast is the bench's to say)
     expect: { poll: { timeout: 10_000 } },
-    // Three lanes (scripts/test-lanes.mjs runs them side by side, each one file at a time): the browser tests, the
+    // Lanes (scripts/test-lanes.mjs runs them side by side, each one file at a time): the browser tests, the
     // packed package in users' apps (with the smoke bench), and everything else; then, alone on the machine, the
     // relay's process tests, whose upstream rate limits are real (a relay process starved of CPU by a browser sends
     // its request late and meets a 429 it never earned). `vitest run` alone runs all four, one after the other.

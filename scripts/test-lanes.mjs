@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// `npm test`'s last step: the test projects of vite.config.ts in three lanes side by side, each one file at a time:
-// the browser tests on Chromium and then everything else in Node (Redis, relays in this process); the browser tests
-// on Firefox ESR and WebKitGTK; the packed package in users' apps with the smoke bench. Most of each lane's time is
-// spent waiting on a browser, a server, an install or a timer, so on 2 cores they take together about as long as
-// the longest one. Then, alone, the relay's process tests (real rate limits, which a process starved of CPU would
-// meet). Each line is prefixed with its lane; the exit code is 1 if a lane failed. Arguments (a file filter, -t …)
-// run one plain `vitest run` with them instead.
+// `npm test`'s last step: the test projects of vite.config.ts in three lanes side by side, each vitest run one file at
+// a time: the browser tests on Chromium, then everything else in Node (Redis, relays in this process); the browser
+// tests on Firefox ESR and WebKitGTK; the packed package in users' apps and the smoke bench. Most of each lane's time
+// is spent waiting on a browser, a server, an install or a timer. Then, alone, the tests under the mock's real rate
+// limits (relay processes, the proxy, the engine's limiter), which a process starved of CPU would fail. Each line
+// is prefixed with its lane; the exit code is 1 if a lane failed. Arguments (a file filter, -t …) run one plain
+// `vitest run` with them instead.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
