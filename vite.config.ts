@@ -1,9 +1,7 @@
 // One config for the library build and vitest (the demo has its own: demo/vite.config.ts).
-//   vite build             → dist/: index.js (src/index.ts), worker.js (worker/worker.ts) and react.js (the hooks,
-//                            src/react/), unminified ESM with bare imports of dexie/comlink/rxjs/zod/react, so the
-//                            app's bundler bundles the worker itself and the main entry never carries the hooks
-//   vite build --mode node → dist/node/: shop-lookup/relay, /proxy, /mock-server and /mock-server/msw, deprecated
-//                            entries (moved/) that load @shop-lookup/relay and @shop-lookup/mock-server when installed
+//   vite build → dist/: index.js (src/index.ts), worker.js (worker/worker.ts) and react.js (the hooks, src/react/),
+//                unminified ESM with bare imports of dexie/comlink/rxjs/zod/react, so the app's bundler bundles the
+//                worker itself and the main entry never carries the hooks
 // The server packages build themselves (packages/*/vite.config.ts); the root's `npm run build` builds them all.
 import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,8 +25,6 @@ const PACKED_TESTS = ['test/consumers/**/*.test.ts', 'test/bench.test.ts'];
 const browserDeps = ['dexie', 'comlink', 'rxjs', 'zod', 'fake-indexeddb'];
 // optional peer dependencies: the app's own copy, never bundled
 const peerDeps = ['react'];
-// where shop-lookup's server entries moved (moved/): loaded when installed, never a dependency
-const movedTo = ['@shop-lookup/relay', '@shop-lookup/mock-server'];
 
 const WORKER_SOURCE_URL = /new URL\((['"])\.\.\/worker\/worker\.ts\1, import\.meta\.url\)/g;
 const WORKER_PLACEHOLDER_TEXT = '__SHOP_LOOKUP_WORKER_URL__';
@@ -71,54 +67,32 @@ function literalWorkerUrl(workerFile: string): Plugin {
   };
 }
 
-export default defineConfig(({ mode }) => ({
-  build:
-    mode === 'node'
-      ? {
-          ssr: true,
-          outDir: 'dist/node',
-          emptyOutDir: true,
-          // no source maps in the package: the output is unminified ESM that reads like its source, and maps of the
-          // TypeScript sources would be 60 % of the tarball (docs/embedding.md, "Install")
-          sourcemap: false,
-          target: 'node20',
-          rollupOptions: {
-            input: {
-              'mock-server': 'moved/mockServer.ts',
-              'mock-server-msw': 'moved/mockServerMsw.ts',
-              proxy: 'moved/proxy.ts',
-              relay: 'moved/relay.ts',
-            },
-            // the packages the entries moved to: installed beside shop-lookup, never bundled into it
-            external: (id: string) => movedTo.some((d) => id === d || id.startsWith(`${d}/`)),
-            output: { format: 'es', entryFileNames: '[name].js' },
-          },
-        }
-      : {
-          outDir: 'dist',
-          emptyOutDir: true,
-          // no source maps in the package: the output is unminified ESM that reads like its source, and maps of the
-          // TypeScript sources would be 60 % of the tarball (docs/embedding.md, "Install")
-          sourcemap: false,
-          target: 'es2022',
-          // a library: the app's bundler minifies; readable output is easier to debug and to audit
-          minify: false,
-          lib: {
-            entry: { index: 'src/index.ts', worker: 'worker/worker.ts', react: 'src/react/index.ts' },
-            formats: ['es'],
-          },
-          rollupOptions: {
-            external: (id: string) => [...browserDeps, ...peerDeps].some((d) => id === d || id.startsWith(`${d}/`)),
-            output: {
-              entryFileNames: '[name].js',
-              chunkFileNames: '[name]-[hash].js',
-              // dexie's `import` entry is a wrapper around its UMD build: bundlers cope, but Vite's dev server serves
-              // the worker's imports unbundled, and the browser cannot import UMD. Its ESM build works everywhere.
-              paths: { dexie: 'dexie/dist/dexie.mjs' },
-            },
-          },
-        },
-  plugins: mode === 'node' ? [] : [literalWorkerUrl('worker.js')],
+export default defineConfig({
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    // no source maps in the package: the output is unminified ESM that reads like its source, and maps of the
+    // TypeScript sources would be 60 % of the tarball (docs/embedding.md, "Install")
+    sourcemap: false,
+    target: 'es2022',
+    // a library: the app's bundler minifies; readable output is easier to debug and to audit
+    minify: false,
+    lib: {
+      entry: { index: 'src/index.ts', worker: 'worker/worker.ts', react: 'src/react/index.ts' },
+      formats: ['es'],
+    },
+    rollupOptions: {
+      external: (id: string) => [...browserDeps, ...peerDeps].some((d) => id === d || id.startsWith(`${d}/`)),
+      output: {
+        entryFileNames: '[name].js',
+        chunkFileNames: '[name]-[hash].js',
+        // dexie's `import` entry is a wrapper around its UMD build: bundlers cope, but Vite's dev server serves
+        // the worker's imports unbundled, and the browser cannot import UMD. Its ESM build works everywhere.
+        paths: { dexie: 'dexie/dist/dexie.mjs' },
+      },
+    },
+  },
+  plugins: [literalWorkerUrl('worker.js')],
   optimizeDeps: { include: browserDeps },
   test: {
     environment: 'node',
@@ -159,4 +133,4 @@ export default defineConfig(({ mode }) => ({
       { extends: true, test: { name: 'processes', include: PROCESS_TESTS, fileParallelism: false } },
     ],
   },
-}));
+});

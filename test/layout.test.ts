@@ -38,12 +38,10 @@ function packageOf(file: string): string {
 
 /**
  * Which packages each package may import by name: downward only, the browser package and the relay onto the shop API
- * client, never back up (ARCHITECTURE.md, "The packages"). shop-lookup's moved/ entries load the server packages
- * they moved to (a dynamic import of a package installed beside it, never a dependency); nothing else of it does.
+ * client, never back up (ARCHITECTURE.md, "The packages").
  */
 const PACKAGE_MAY_IMPORT: Record<string, string[]> = {
   'shop-lookup': ['@shop-lookup/shop-api'],
-  'shop-lookup (moved/)': ['@shop-lookup/shop-api', '@shop-lookup/relay', '@shop-lookup/mock-server'],
   '@shop-lookup/relay': ['@shop-lookup/shop-api'],
   '@shop-lookup/mock-server': ['@shop-lookup/shop-api'],
   '@shop-lookup/shop-api': [],
@@ -103,7 +101,6 @@ function packageNamed(specifier: string): string {
 const MAY_IMPORT: Record<string, string[]> = {
   src: ['src/protocol (types and the error class)', 'worker/engine (createEngine, loaded only with worker: false)'],
   'src/react': ['src'],
-  moved: [],
   'worker/store': ['src/protocol'],
   'worker/tabs': ['src/protocol'],
   'worker/sync': [
@@ -154,7 +151,7 @@ function allowedBy(allowed: string[], target: string): boolean {
   });
 }
 
-const files = ['src', 'worker', 'moved', ...PACKAGE_DIRS.map((d) => `packages/${d}/src`)].flatMap(sources);
+const files = ['src', 'worker', ...PACKAGE_DIRS.map((d) => `packages/${d}/src`)].flatMap(sources);
 
 /** The source file an import names (`./x` is `./x.ts`, `./x.tsx` or `./x/index.ts`), if it is one of ours. */
 const known = new Set(files);
@@ -257,7 +254,7 @@ describe('layout', () => {
     const strays: string[] = [];
     for (const file of files) {
       const from = packageOf(file);
-      const allowed = PACKAGE_MAY_IMPORT[file.startsWith('moved/') ? `${from} (moved/)` : from];
+      const allowed = PACKAGE_MAY_IMPORT[from];
       if (!allowed) {
         strays.push(`${file}: its package ${from} is not in the table`);
         continue;
@@ -272,7 +269,7 @@ describe('layout', () => {
 
   it("declares every package a package's code imports (a dependency or a peer; the bundled shop API client aside)", () => {
     const undeclared = new Set<string>();
-    for (const file of files.filter((f) => !f.startsWith('moved/'))) {
+    for (const file of files) {
       const from = packageOf(file);
       const pkg = from === rootPackage.name ? rootPackage : [...packages.values()].find((p) => p.name === from)!;
       const declared = { ...pkg.dependencies, ...pkg.peerDependencies };

@@ -36,7 +36,6 @@ const PACKAGE_SOURCES = [
   'scripts/finish-types.mjs',
   'src',
   'worker',
-  'moved',
   'packages/mock-server',
   'packages/relay',
   'packages/shop-api',

@@ -113,7 +113,7 @@ describe('the packed tarball', () => {
   });
 
   it('has an ESM build and types for every exports entry, and no source maps', async () => {
-    await expectEntries(root, ['.', './mock-server', './mock-server/msw', './proxy', './react', './relay', './worker']);
+    await expectEntries(root, ['.', './react', './worker']);
     expect(files).toContain(pkg.main!.replace(/^\.\//, ''));
   });
 
@@ -145,9 +145,6 @@ describe('the packed tarball', () => {
     const chunks = await Promise.all(
       files.filter((f) => /^dist\/[^/]+\.js$/.test(f)).map((f) => readFile(join(dir, 'package', f), 'utf8')),
     );
-    const nodeChunks = await Promise.all(
-      files.filter((f) => /^dist\/node\/.+\.js$/.test(f)).map((f) => readFile(join(dir, 'package', f), 'utf8')),
-    );
     for (const dep of Object.keys(pkg.dependencies!)) {
       // statically, or with import() as the in-memory store that stands in where IndexedDB cannot be used
       expect(
@@ -155,11 +152,7 @@ describe('the packed tarball', () => {
         `${dep} imported by name`,
       ).toBe(true);
     }
-    // the deprecated server entries (dist/node) load the packages they moved to by name, with import(); no browser
-    // file names a server package or library
-    const relayEntry = await root.read('dist/node/relay.js');
-    expect(nodeChunks.join('\n')).toContain('import("@shop-lookup/relay")');
-    expect(relayEntry).toMatch(/import\("@shop-lookup\/relay"\)/);
+    // no browser file names a server package or library
     for (const dep of [...SERVER_LIBRARIES, '@shop-lookup/relay', '@shop-lookup/mock-server']) {
       expect(
         chunks.some((c) => c.includes(`"${dep}`)),

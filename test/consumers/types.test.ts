@@ -41,7 +41,7 @@ describe('a TypeScript app against the published types', { timeout: 120_000 }, (
     });
   }
 
-  it('the server packages (relay, proxy, mock server; and the deprecated entries of shop-lookup) type-check in a Node project without the DOM library', async () => {
+  it('the server packages (relay, proxy, mock server) type-check in a Node project without the DOM library', async () => {
     const { ok, output } = await timed('tsc server', () => tsc('tsconfig.server.json'));
     expect(output).toBe('');
     expect(ok).toBe(true);

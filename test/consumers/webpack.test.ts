@@ -46,15 +46,6 @@ describe('a webpack 5 app that installs the packed tarball', { timeout: 240_000 
     expect(SERVER_PACKAGES.filter((name) => existsSync(join(app.dir, 'node_modules', name)))).toEqual([]);
   });
 
-  it('the deprecated shop-lookup/relay, without @shop-lookup/relay installed, names the package to install', async () => {
-    const load =
-      "import('shop-lookup/relay').then(() => console.log('loaded'), (e) => console.log(e.code + ': ' + e.message))";
-    const { stdout } = await app.run('node', ['--input-type=module', '-e', load]);
-    expect(stdout.trim()).toBe(
-      "moved_package: shop-lookup/relay moved to the package @shop-lookup/relay, which is not installed: npm install @shop-lookup/relay, then import from '@shop-lookup/relay'.",
-    );
-  });
-
   it('webpack build: follows new Worker(new URL(...)) in the package, no Node-only code ships', async () => {
     await timed('webpack build', () => app.run('node_modules/.bin/webpack', ['--no-color']));
     const code = await bundleText(join(app.dir, 'dist'));

@@ -111,8 +111,7 @@ export type LookupErrorCode =
   | 'internal_error';
 
 /**
- * The codes a till never sees as a `LookupError`: thrown by the server half (the relay, its store, its fair share)
- * and by shop-lookup's moved entries when the package they load is not installed (`moved_package`).
+ * The codes a till never sees as a `LookupError`: thrown by the server half (the relay, its store, its fair share).
  * @example if ((e as ShopLookupError).code === 'redis_unreachable') exitWith(e.message);
  */
 export type ServerErrorCode =
@@ -122,8 +121,7 @@ export type ServerErrorCode =
   | 'redis_unreachable'
   | 'too_many_requests'
   | 'too_many_products'
-  | 'uses_full'
-  | 'moved_package';
+  | 'uses_full';
 
 /**
  * An error as plain data: it survives the worker boundary (structured clone drops classes), so match on `code`.

@@ -1,6 +1,6 @@
 // The relay from the packed @shop-lookup/relay, installed alone (its Redis packages come along): on its embedded
-// memory store it serves a snapshot; asked for a Redis that is not there, it says so and names the URL. Then the
-// deprecated shop-lookup/relay entry, which loads @shop-lookup/relay with a warning. Prints one JSON line.
+// memory store it serves a snapshot; asked for a Redis that is not there, it says so and names the URL. Prints one
+// JSON line.
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { startMockShopApi } from '@shop-lookup/mock-server';
@@ -38,13 +38,6 @@ const redisError = await withRedis.ready.then(
   (e) => `${e.code}: ${e.message}`,
 );
 
-// shop-lookup's deprecated entry, with @shop-lookup/relay installed beside it
-const warnings = [];
-process.on('warning', (w) => warnings.push(`${w.name} ${w.code}: ${w.message}`));
-const moved = await import('shop-lookup/relay');
-const relayPackage = await import('@shop-lookup/relay');
-await new Promise((r) => setImmediate(r)); // 'warning' is emitted on the next tick
-
 await withRedis.close();
 await relay.close();
 server.close();
@@ -56,7 +49,5 @@ console.log(
     installed: ['redis', 'rate-limiter-flexible'].filter((name) =>
       existsSync(new URL(`./node_modules/${name}`, import.meta.url)),
     ),
-    movedSame: moved.createShopRelay === relayPackage.createShopRelay,
-    warnings,
   }),
 );

@@ -23,7 +23,6 @@ import {
   type ShopRelay,
 } from '@shop-lookup/relay';
 import type {} from 'shop-lookup/worker';
-import { createMockShopApiMsw as movedMsw } from 'shop-lookup/mock-server/msw';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 function assertType<_T extends true>(): void {}
@@ -113,6 +112,3 @@ export function mswSide(): number {
   mock.setDown(false);
   return mock.handlers.length;
 }
-
-// the deprecated shop-lookup/mock-server/msw (one release) is the same function
-export const sameMsw: typeof createMockShopApiMsw = movedMsw;
