@@ -2,4 +2,4 @@
 // scope (for `createShopLookup({ worker: () => thisWorker })`), plus the baseline probes on a MessagePort the page
 // sends first (benchProbesPort.ts, evaluated first so its listener comes before the entry's).
 import './benchProbesPort';
-import '../worker/worker';
+import '../packages/shop-lookup/worker/worker';

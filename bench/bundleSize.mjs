@@ -9,7 +9,7 @@ import { build, minify } from 'vite';
  * bundler may move shared code, dexie for one, into a chunk of its own). Chunks it loads with `import()` are
  * counted apart (`lazy`); a worker it starts is an asset of its own and measured on its own. `external`: packages
  * the consumer brings anyway (a peer dependency such as react), left out of the count.
- * @example await minGzipSize('/repo/src/react/index.ts', '/repo', { external: ['react'] })
+ * @example await minGzipSize('/repo/packages/shop-lookup/src/react/index.ts', '/repo', { external: ['react'] })
  */
 export async function minGzipSize(entry, root, { external = [] } = {}) {
   const out = await build({

@@ -3,7 +3,7 @@
 // cross-origin isolated). Each "session" is one worker running the engine plus its baseline probes.
 import { wrap, type Remote } from 'comlink';
 import { filter, firstValueFrom, tap } from 'rxjs';
-import { createShopLookup, type ShopLookup, type ShopLookupOptions } from '../src/index';
+import { createShopLookup, type ShopLookup, type ShopLookupOptions } from '../packages/shop-lookup/src/index';
 import { epochNow, type Probes } from './probes';
 
 interface Session {

@@ -2,9 +2,9 @@
 // MessagePort): a bare keyed Dexie read (the floor of a keyed lookup) and a bare bulkPut of the same records into
 // the same schema (the floor of writing). Also a few bench helpers: seeding options, the commit log of writes.
 import Dexie from 'dexie';
-import type { Coupon, ProductOption } from '../src/types';
+import type { Coupon, ProductOption } from '../packages/shop-lookup/src/types';
 import { parseRecords } from '@shop-lookup/shop-api';
-import { confirm, metaKey, openStore, type ShopDatabase } from '../worker/store/store';
+import { confirm, metaKey, openStore, type ShopDatabase } from '../packages/shop-lookup/worker/store/store';
 
 /** Epoch ms with sub-ms resolution, comparable between the page and its workers (same clock). */
 export const epochNow = (): number => performance.timeOrigin + performance.now();

@@ -100,13 +100,13 @@ try {
   // ---- bundle sizes -------------------------------------------------------------------------------------------------
   if (wants('bundle')) {
     log('bundle sizes');
-    const main = await minGzipSize(`${root}src/index.ts`, root);
+    const main = await minGzipSize(`${root}packages/shop-lookup/src/index.ts`, root);
     // before the worker answers it loads its entry (which imports nothing: worker/worker.ts) and then the engine's
     // chunk, exposeEngine.ts, with what that imports statically; both count
-    const workerEntry = await minGzipSize(`${root}worker/worker.ts`, root);
-    const worker = await minGzipSize(`${root}worker/exposeEngine.ts`, root);
+    const workerEntry = await minGzipSize(`${root}packages/shop-lookup/worker/worker.ts`, root);
+    const worker = await minGzipSize(`${root}packages/shop-lookup/worker/exposeEngine.ts`, root);
     worker.gzip += workerEntry.gzip;
-    const hooks = await minGzipSize(`${root}src/react/index.ts`, root, { external: ['react'] });
+    const hooks = await minGzipSize(`${root}packages/shop-lookup/src/react/index.ts`, root, { external: ['react'] });
     results.scenarios.bundle = { main, worker };
     const lazy = (b) => b.lazy.reduce((a, c) => a + c.gzip, 0) / 1000;
     log(

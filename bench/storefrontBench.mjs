@@ -18,8 +18,8 @@ async function buildPackage(root) {
   const quiet = { logLevel: 'warn' };
   await build({
     ...quiet,
-    root,
-    configFile: `${root}vite.config.ts`,
+    root: `${root}packages/shop-lookup`,
+    configFile: `${root}packages/shop-lookup/vite.config.ts`,
     build: { outDir: `${out}web`, emptyOutDir: true },
   });
   for (const name of ['relay', 'mock-server']) {

@@ -1,5 +1,5 @@
 // The demo POS page: `npm run demo` (dev server), `npm run demo:build` + `npm run demo:preview`.
-// The page imports shop-lookup the way an embedding app would ('shop-lookup' → this repo's src/index.ts) and
+// The page imports shop-lookup the way an embedding app would ('shop-lookup' → this repo's packages/shop-lookup/src/index.ts) and
 // talks to the shop API only through the credential proxy that shopApiDemo() mounts at /shop-api.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
@@ -40,7 +40,12 @@ export default defineConfig(({ command }) => {
     cacheDir: fileURLToPath(new URL('../node_modules/.vite/demo', import.meta.url)),
     publicDir: false,
     resolve: {
-      alias: [{ find: /^shop-lookup$/, replacement: fileURLToPath(new URL('../src/index.ts', import.meta.url)) }],
+      alias: [
+        {
+          find: /^shop-lookup$/,
+          replacement: fileURLToPath(new URL('../packages/shop-lookup/src/index.ts', import.meta.url)),
+        },
+      ],
     },
     define: {
       // what the page needs to know about this server: which API it talks to, which products it tracks

@@ -8,13 +8,14 @@
 //    install it.
 // 3. Only the declaration files reachable from the package's `exports` entries are kept; the engine's internal
 //    declarations are not part of the API and would only bloat the tarball.
-// Usage: node scripts/finish-types.mjs [package directory, default the repository root]
+// Usage: node scripts/finish-types.mjs <package directory> (packages/<name>, from the repository root)
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const root = resolve(repo, process.argv[2] ?? '.');
+if (!process.argv[2]) throw new Error('finish-types: name the package directory (packages/<name>)');
+const root = resolve(repo, process.argv[2]);
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 // where tsc wrote the declarations, and from which source root (the package's tsconfig.build.json)
 const build = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')).compilerOptions;

@@ -5,7 +5,7 @@ import { readApiCode } from '../packages/shop-api/src/api/envelope';
 import { createTransport } from '../packages/shop-api/src/api/httpTransport';
 import { createRateLimiter } from '../packages/shop-api/src/api/rateLimiter';
 import { RETRY_AFTER_MAX_MS, retryAfterMs } from '../packages/shop-api/src/api/retryAfter';
-import type { ShopAuth } from '../src/types';
+import type { ShopAuth } from '../packages/shop-lookup/src/types';
 import { KEY, SECRET, startMock } from './utils';
 
 let mock: MockShopApi | undefined;

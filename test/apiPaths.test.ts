@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MOCK_CODES, type MockShopApi } from '../packages/mock-server/src';
 import { matchAllowedPath } from '../packages/relay/src/door/allowedPaths';
-import type { ShopAuth, ShopLookup } from '../src';
+import type { ShopAuth, ShopLookup } from '../packages/shop-lookup/src';
 import { KEY, lookupFor, next, SECRET, startMock } from './utils';
 
 /** Tracked: synced with the coupons. */

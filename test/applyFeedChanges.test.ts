@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../packages/mock-server/src';
 import { createShopRelay, type ShopRelay } from '../packages/relay/src';
-import type { ShopLookup } from '../src';
+import type { ShopLookup } from '../packages/shop-lookup/src';
 import { KEY, lookupFor, next, record, SECRET, startMock } from './utils';
 
 const PRODUCT = 13805;

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../packages/mock-server/src';
 import { createShopApiProxy, createShopRelay } from '../packages/relay/src';
 import { acceptEncodingSettable, askCompressed } from '../packages/shop-api/src';
-import type { ShopLookup } from '../src';
+import type { ShopLookup } from '../packages/shop-lookup/src';
 import { confirmed, lookupFor, startMock } from './utils';
 
 /** What a server was asked (Accept-Encoding) and answered (Content-Encoding), per path. */

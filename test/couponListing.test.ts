@@ -11,9 +11,9 @@ import {
   unlistedCoupons,
   type ListingOutcome,
   type PageToStore,
-} from '../worker/sync/direct/couponListing';
-import { metaKey, openStore, type ShopDatabase } from '../worker/store/store';
-import { createReportDraft } from '../worker/sync/syncReport';
+} from '../packages/shop-lookup/worker/sync/direct/couponListing';
+import { metaKey, openStore, type ShopDatabase } from '../packages/shop-lookup/worker/store/store';
+import { createReportDraft } from '../packages/shop-lookup/worker/sync/syncReport';
 
 const row = (code: string, name = code) => ({ coupon_code: code, name, status: 'progress', apply_sale_price: 1000 });
 type Row = ReturnType<typeof row>;

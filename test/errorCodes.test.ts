@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CouponRejection, LookupError, LookupErrorCode } from '../src';
+import type { CouponRejection, LookupError, LookupErrorCode } from '../packages/shop-lookup/src';
 
 const read = (path: string) => readFileSync(join(process.cwd(), path), 'utf8');
 
@@ -68,7 +68,7 @@ describe('error codes', () => {
   it('docs/errors.md names every verdict reason of CouponRejection, and no other', () => {
     const sentence = /its `reason`s \(([^)]*)\)/.exec(read('docs/errors.md'))?.[1] ?? '';
     const documented = [...sentence.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!).sort();
-    expect(documented).toEqual(unionMembers('src/types.ts', 'CouponRejection'));
+    expect(documented).toEqual(unionMembers('packages/shop-lookup/src/types.ts', 'CouponRejection'));
   });
 
   it('a switch over the codes answers as written', () => {

@@ -4,7 +4,7 @@ import * as z from 'zod/mini';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMockData, type MockShopApi } from '../packages/mock-server/src';
 import type { IDBFactory } from 'fake-indexeddb';
-import type { ShopLookup } from '../src';
+import type { ShopLookup } from '../packages/shop-lookup/src';
 import { readRecord, schemas, type RecordKind } from '../packages/shop-api/src/records/schemas';
 import { listedPage, lookupFor, next, startMock, waitFor } from './utils';
 

@@ -7,8 +7,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockFault, MockShopApi } from '../packages/mock-server/src';
-import type { ShopLookup } from '../src';
-import type { Coupon, SyncReport } from '../src/types';
+import type { ShopLookup } from '../packages/shop-lookup/src';
+import type { Coupon, SyncReport } from '../packages/shop-lookup/src/types';
 import { parseRecords } from '../packages/shop-api/src/records/parseRecords';
 import { sameRecord } from '../packages/shop-api/src/records/sameRecord';
 import { lookupFor, next, startMock } from './utils';

@@ -3,7 +3,7 @@
 // and every host call meanwhile shares that one. Driven by a held page request, not by waiting.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../packages/mock-server/src';
-import type { ShopLookup } from '../src';
+import type { ShopLookup } from '../packages/shop-lookup/src';
 import type { IDBFactory } from 'fake-indexeddb';
 import { confirmed, lookupFor, startMock } from './utils';
 

@@ -3,8 +3,8 @@
 import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../packages/mock-server/src';
-import type { ShopLookup } from '../src';
-import { realmLocks, type LockManagerLike } from '../worker/tabs/locks';
+import type { ShopLookup } from '../packages/shop-lookup/src';
+import { realmLocks, type LockManagerLike } from '../packages/shop-lookup/worker/tabs/locks';
 import { lookupFor, lookupWithEngine, next, peek, record, startMock } from './utils';
 
 const LIST = '/v2/shop/coupons';

@@ -14,7 +14,7 @@ import {
   type CouponCheckpoint,
   type ListingEvent,
   type ListingState,
-} from '../worker/sync/direct/listingCheckpoint';
+} from '../packages/shop-lookup/worker/sync/direct/listingCheckpoint';
 
 const at = 1_000_000;
 const progress = { page: 3, totalPages: 5, dataCount: 480, unkeyed: 0, listed: 300 };

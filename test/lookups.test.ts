@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../packages/mock-server/src';
-import type { ShopLookup } from '../src';
+import type { ShopLookup } from '../packages/shop-lookup/src';
 import { confirmed, lookupFor, lookupWithEngine, next, record, startMock, waitFor } from './utils';
 
 /** Ten minutes: older than the default refresh interval (5 minutes), so everything local is due for a refresh. */

@@ -5,7 +5,7 @@ import { createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisStore } from '../packages/relay/src/store/redis/redisStore';
 import type { RelayStore } from '../packages/relay/src/store/relayStore';
-import type { ShopLookup } from '../src';
+import type { ShopLookup } from '../packages/shop-lookup/src';
 import { startRedisCluster, type RedisClusterServers } from './redisCluster';
 import { relaysPerTest } from './relayUtils';
 import { confirmed, lookupFor } from './utils';

@@ -4,7 +4,7 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MOCK_CODES } from '../packages/mock-server/src';
-import { createShopLookup } from '../src';
+import { createShopLookup } from '../packages/shop-lookup/src';
 import { createMemoryStore, createShopRelay } from '../packages/relay/src';
 import { parseRecords } from '../packages/shop-api/src/records/parseRecords';
 import { BASE, listen, relaysPerTest, startRelay, type RelayFixture } from './relayUtils';

@@ -5,16 +5,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadFeedState } from '../worker/store/feedState';
-import { createRelayFeedClient } from '../worker/sync/relay/relayFeedClient';
-import { createRelayFeedSource } from '../worker/sync/relay/relayFeedSource';
-import { createSourceChooser, probeRelay } from '../worker/sync/relay/relayDiscovery';
-import { openStore, type ShopDatabase } from '../worker/store/store';
-import type { SyncContext } from '../worker/sync/syncContext';
-import { createReportDraft } from '../worker/sync/syncReport';
-import { createCouponValidator } from '../worker/coupon/validateCoupon';
-import { planLookup } from '../worker/lookups/lookupPlans';
-import { readLocal } from '../worker/lookups/readLocal';
+import { loadFeedState } from '../packages/shop-lookup/worker/store/feedState';
+import { createRelayFeedClient } from '../packages/shop-lookup/worker/sync/relay/relayFeedClient';
+import { createRelayFeedSource } from '../packages/shop-lookup/worker/sync/relay/relayFeedSource';
+import { createSourceChooser, probeRelay } from '../packages/shop-lookup/worker/sync/relay/relayDiscovery';
+import { openStore, type ShopDatabase } from '../packages/shop-lookup/worker/store/store';
+import type { SyncContext } from '../packages/shop-lookup/worker/sync/syncContext';
+import { createReportDraft } from '../packages/shop-lookup/worker/sync/syncReport';
+import { createCouponValidator } from '../packages/shop-lookup/worker/coupon/validateCoupon';
+import { planLookup } from '../packages/shop-lookup/worker/lookups/lookupPlans';
+import { readLocal } from '../packages/shop-lookup/worker/lookups/readLocal';
 
 type Handler = (url: URL, req: IncomingMessage, res: ServerResponse) => void;
 

@@ -8,7 +8,7 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { createClient, createCluster } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createShopLookup, type ShopLookup } from '../src';
+import { createShopLookup, type ShopLookup } from '../packages/shop-lookup/src';
 import { startChildServer, type ChildServer } from './childProcess';
 import { startRedisCluster, type RedisClusterServers } from './redisCluster';
 import { startRedisServer, type RedisServer } from './redisServer';

@@ -1,9 +1,9 @@
 // The live long-poll's life (worker/relayLive.ts), driven by explicit events: leadership, connectivity, the poll's
 // own answers; fake timers for the backoff. What it applies is tested against the real relay (tillsOnRelay.test.ts).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createConnectivity } from '../worker/tabs/connectivity';
-import type { PollOutcome } from '../worker/sync/relay/relayFeedSource';
-import { startRelayLive } from '../worker/sync/relay/relayLive';
+import { createConnectivity } from '../packages/shop-lookup/worker/tabs/connectivity';
+import type { PollOutcome } from '../packages/shop-lookup/worker/sync/relay/relayFeedSource';
+import { startRelayLive } from '../packages/shop-lookup/worker/sync/relay/relayLive';
 import { fakeLeadership } from './utils';
 
 /** A poll the test answers by hand; each call is kept with its signal. */

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockHold, MockShopApi } from '../packages/mock-server/src';
 import { createShopRelay, type ShopRelay } from '../packages/relay/src';
-import type { ShopLookup } from '../src';
+import type { ShopLookup } from '../packages/shop-lookup/src';
 import { KEY, lookupFor, record, SECRET, startMock, steppedClock } from './utils';
 
 describe('a relay that has not finished its first listing', () => {

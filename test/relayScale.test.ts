@@ -18,8 +18,8 @@ import { createMockData, type MockRequestRecord, type WireRecord } from '../pack
 import { createRedisStore } from '../packages/relay/src/store/redis/redisStore';
 import type { RelayStore } from '../packages/relay/src/store/relayStore';
 import { signTillToken } from '../packages/relay/src/server/tillTokens';
-import { createShopLookup, type ShopLookup } from '../src';
-import type { Coupon, LookupResult, SyncStatus } from '../src/types';
+import { createShopLookup, type ShopLookup } from '../packages/shop-lookup/src';
+import type { Coupon, LookupResult, SyncStatus } from '../packages/shop-lookup/src/types';
 import { startChildServer, type ChildServer } from './childProcess';
 import { startRedisServer, type RedisServer } from './redisServer';
 import { everyRelayLine, startRelayBin, type Json, type RelayBinProcess } from './relayBin';

@@ -344,7 +344,6 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
     const off = store.onHealthChange(() => {});
     off();
   });
-  // biome-ignore lint/correctness/noComponentHookFactories: a use of an issued coupon, not a React hook
   const useOf = (entry: string, code: string, at: number, orderId: string | null = `o-${entry}`): UseInput => ({
     entry,
     code,

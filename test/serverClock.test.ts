@@ -3,9 +3,9 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { createServerClock } from '../packages/shop-api/src/api/serverClock';
-import { readClockOffset, writeClockOffset } from '../worker/store/clockOffset';
-import { openStore } from '../worker/store/store';
-import { dataAge, olderThan } from '../worker/store/dataAge';
+import { readClockOffset, writeClockOffset } from '../packages/shop-lookup/worker/store/clockOffset';
+import { openStore } from '../packages/shop-lookup/worker/store/store';
+import { dataAge, olderThan } from '../packages/shop-lookup/worker/store/dataAge';
 
 const T = Date.UTC(2026, 5, 1, 3, 0, 0);
 const header = (ms: number) => new Date(ms).toUTCString();

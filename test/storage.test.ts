@@ -4,7 +4,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../packages/mock-server/src';
 import Dexie from 'dexie';
-import { createShopLookup } from '../src';
+import { createShopLookup } from '../packages/shop-lookup/src';
 import { dumpDatabase, faultyStore, KEY, lookupWithEngine, next, SECRET, startMock } from './utils';
 
 describe('storage failures', () => {

@@ -2,7 +2,7 @@
 // keeps it for offline, answers coupons() with only what it read, and syncs the tracked products' options as a till.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../packages/mock-server/src';
-import type { ShopLookup } from '../src';
+import type { ShopLookup } from '../packages/shop-lookup/src';
 import type { Authorize } from '../packages/relay/src';
 import { BASE, relaysPerTest } from './relayUtils';
 import { confirmed, lookupFor, next, startMock } from './utils';

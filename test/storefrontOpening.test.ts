@@ -4,13 +4,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../packages/mock-server/src';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import type { ShopLookup } from '../src';
-import type { EngineApi, LookupResult, WatchListener } from '../src/protocol';
-import { answerWhileOpening } from '../worker/engine/answerWhileOpening';
-import type { EngineDeps } from '../worker/engine/createEngine';
-import { openStore } from '../worker/store/store';
-import type { OpeningReads } from '../worker/sync/openingReads';
-import { createConnectivity } from '../worker/tabs/connectivity';
+import type { ShopLookup } from '../packages/shop-lookup/src';
+import type { EngineApi, LookupResult, WatchListener } from '../packages/shop-lookup/src/protocol';
+import { answerWhileOpening } from '../packages/shop-lookup/worker/engine/answerWhileOpening';
+import type { EngineDeps } from '../packages/shop-lookup/worker/engine/createEngine';
+import { openStore } from '../packages/shop-lookup/worker/store/store';
+import type { OpeningReads } from '../packages/shop-lookup/worker/sync/openingReads';
+import { createConnectivity } from '../packages/shop-lookup/worker/tabs/connectivity';
 import { lookupWithEngine, next, record, startMock, waitFor } from './utils';
 
 const PRODUCT = 13805;

@@ -38,7 +38,7 @@ describe('the storefront recipe', () => {
   let mock: MockShopApi;
   let server: Server;
   let relay: { close(): Promise<void> };
-  let lookup: import('../src').ShopLookup;
+  let lookup: import('../packages/shop-lookup/src').ShopLookup;
 
   beforeAll(async () => {
     mock = await startMock();

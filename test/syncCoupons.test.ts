@@ -1,7 +1,7 @@
 // The full coupon sync against the mock API: snapshots, deletions, resuming, read-throughs meanwhile, bad rows.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../packages/mock-server/src';
-import type { ShopLookup } from '../src';
+import type { ShopLookup } from '../packages/shop-lookup/src';
 import type { IDBFactory } from 'fake-indexeddb';
 import { RECORD_READERS_VERSION } from '../packages/shop-api/src/records/schemas';
 import { confirmed, lookupFor, next, peek, startMock, waitFor } from './utils';

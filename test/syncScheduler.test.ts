@@ -4,9 +4,9 @@
 // mock API was down, which syncs within the first pause of the backoff once the API is up.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src';
-import type { LookupErrorCode, SyncReport } from '../src';
-import { createConnectivity } from '../worker/tabs/connectivity';
-import { createSyncScheduler } from '../worker/sync/syncScheduler';
+import type { LookupErrorCode, SyncReport } from '../packages/shop-lookup/src';
+import { createConnectivity } from '../packages/shop-lookup/worker/tabs/connectivity';
+import { createSyncScheduler } from '../packages/shop-lookup/worker/sync/syncScheduler';
 import { fakeLeadership, lookupFor, record, steppedClock } from './utils';
 
 const report = (ok: boolean, code: LookupErrorCode = 'network_error'): SyncReport => ({

@@ -10,7 +10,7 @@ import { MOCK_CODES, type MockShopApi } from '../packages/mock-server/src';
 import { createShopRelay } from '../packages/relay/src';
 import { createTillAccess } from '../packages/relay/src/server/tillAccess';
 import { createTillTokens } from '../packages/relay/src/server/tillTokens';
-import type { ShopLookup, ShopLookupOptions } from '../src';
+import type { ShopLookup, ShopLookupOptions } from '../packages/shop-lookup/src';
 import { dumpDatabase, KEY, lookupFor, lookupWithEngine, next, SECRET, startMock } from './utils';
 
 const SHOP = 'token-shop';

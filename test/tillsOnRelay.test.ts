@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../packages/mock-server/src';
 import { MOCK_CODES } from '../packages/mock-server/src';
 import { createShopRelay, type ShopRelayOptions } from '../packages/relay/src';
-import type { ShopLookup, ShopLookupOptions } from '../src';
+import type { ShopLookup, ShopLookupOptions } from '../packages/shop-lookup/src';
 import { confirmed, dumpDatabase, KEY, lookupFor, next, peek, SECRET, startMock } from './utils';
 
 const LIST = '/v2/shop/coupons';

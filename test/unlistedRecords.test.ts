@@ -1,7 +1,7 @@
 // What a complete listing proves about the records it did not name: listingEnd's table row by row, and the GETs
 // that confirm them (a refusal is no answer about a record; a failure that can heal is thrown).
 import { describe, expect, it } from 'vitest';
-import { ShopLookupError } from '../src/errors';
+import { ShopLookupError } from '../packages/shop-lookup/src/errors';
 import type { ItemAnswer } from '../packages/shop-api/src/api/apiClient';
 import {
   askUnlisted,

@@ -14,7 +14,7 @@ import { gzipBomb, longAnswer, serve, startHostileUpstream, trickle, type Misbeh
 import { startRelayBin } from './relayBin';
 import type { Json } from './relayUtils';
 import { KEY, lookupFor, next, SECRET } from './utils';
-import type { ShopLookup } from '../src';
+import type { ShopLookup } from '../packages/shop-lookup/src';
 
 const MiB = 1024 * 1024;
 const ITEM = '/v2/shop/coupons';

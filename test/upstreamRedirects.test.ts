@@ -9,7 +9,7 @@ import { createShopApiProxy, createShopRelay, type ShopRelay } from '../packages
 import { redirect, serve, startHostileUpstream, startRecorder, type TestServer } from './hostileUpstream';
 import type { Json } from './relayUtils';
 import { KEY, lookupFor, SECRET } from './utils';
-import type { ShopLookup } from '../src';
+import type { ShopLookup } from '../packages/shop-lookup/src';
 
 const LIST = '/v2/shop/coupons';
 const closing: (() => Promise<unknown>)[] = [];

@@ -9,8 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../packages/mock-server/src';
 import { MOCK_CODES } from '../packages/mock-server/src';
 import { createShopRelay, type ShopRelayOptions } from '../packages/relay/src';
-import type { JournalEntry, ShopLookup, ShopLookupOptions } from '../src';
-import type { DeviceRow } from '../worker/store/store';
+import type { JournalEntry, ShopLookup, ShopLookupOptions } from '../packages/shop-lookup/src';
+import type { DeviceRow } from '../packages/shop-lookup/worker/store/store';
 import { KEY, lookupFor, next, peek, SECRET, startMock, waitFor } from './utils';
 
 const CODE = MOCK_CODES.issuedUnused;

@@ -2,9 +2,9 @@
 // leaving the outbox only once acknowledged, and an answer that acknowledges nothing is an error (never a loop).
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { UseAck, UseSent } from '../worker/sync/relay/relayFeedClient';
-import { createUsesSender, MAX_USES_PER_POST } from '../worker/sync/relay/usesSender';
-import { openStore, type OutgoingUse, type ShopDatabase } from '../worker/store/store';
+import type { UseAck, UseSent } from '../packages/shop-lookup/worker/sync/relay/relayFeedClient';
+import { createUsesSender, MAX_USES_PER_POST } from '../packages/shop-lookup/worker/sync/relay/usesSender';
+import { openStore, type OutgoingUse, type ShopDatabase } from '../packages/shop-lookup/worker/store/store';
 
 const use = (i: number, fields: Partial<OutgoingUse> = {}): OutgoingUse => ({
   entry: `e${String(i).padStart(5, '0')}`,

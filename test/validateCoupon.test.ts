@@ -1,7 +1,7 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MOCK_CODES, type MockShopApi } from '../packages/mock-server/src';
-import type { ShopLookup } from '../src';
+import type { ShopLookup } from '../packages/shop-lookup/src';
 import { BASE, listen, relaysPerTest } from './relayUtils';
 import { lookupFor, lookupWithEngine, next, startMock } from './utils';
 

@@ -5,9 +5,9 @@ import type { Observable } from 'rxjs';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../packages/mock-server/src';
-import { createShopLookup, type ShopLookup } from '../src';
-import type { WorkerApi } from '../src/protocol';
-import { createWorkerApi } from '../worker/workerApi';
+import { createShopLookup, type ShopLookup } from '../packages/shop-lookup/src';
+import type { WorkerApi } from '../packages/shop-lookup/src/protocol';
+import { createWorkerApi } from '../packages/shop-lookup/worker/workerApi';
 import { confirmed, KEY, next, SECRET, startMock, waitFor } from './utils';
 
 /**

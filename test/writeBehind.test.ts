@@ -1,7 +1,7 @@
 // The write queue behind a listing (worker/store/writeBehind.ts): batches, the smallest batch a write waits for,
 // and what goes anyway when the producer stalls or drains.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { writeBehind } from '../worker/store/writeBehind';
+import { writeBehind } from '../packages/shop-lookup/worker/store/writeBehind';
 
 /** A write that holds until released, recording each batch. */
 function heldWrites() {

@@ -28,14 +28,9 @@ const workRoot = join(tmpdir(), 'shop-lookup-consumers');
 /** What goes into the packages' build (everything `npm run build` reads; their dist/ and node_modules/ aside). */
 const PACKAGE_SOURCES = [
   'package.json',
-  'README.md',
-  'LICENSE',
-  'vite.config.ts',
   'tsconfig.json',
-  'tsconfig.build.json',
   'scripts/finish-types.mjs',
-  'src',
-  'worker',
+  'packages/shop-lookup',
   'packages/mock-server',
   'packages/relay',
   'packages/shop-api',
@@ -45,7 +40,11 @@ const PACKAGE_SOURCES = [
 const BUILT = /(^|[/\\])(dist|node_modules)([/\\]|$)/;
 
 /** The published packages: where each is packed from, by the name the tests use. */
-const PUBLISHED = { shopLookup: '.', relay: 'packages/relay', mockServer: 'packages/mock-server' } as const;
+const PUBLISHED = {
+  shopLookup: 'packages/shop-lookup',
+  relay: 'packages/relay',
+  mockServer: 'packages/mock-server',
+} as const;
 export type Tarballs = Record<keyof typeof PUBLISHED, string>;
 
 /** Server libraries, and the server packages: none of them may land in a browser app's node_modules. */

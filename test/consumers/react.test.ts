@@ -9,7 +9,6 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { bundleText, pageErrors, readmeExample, serveApp, timed, useBrowserApp } from './harness';
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest fixture (it registers beforeAll/afterAll), not a React hook
 const ctx = useBrowserApp(
   'react-app',
   'react.test.ts',

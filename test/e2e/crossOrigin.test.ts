@@ -13,14 +13,14 @@ import { build, preview, type PreviewServer } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MOCK_CODES, startMockShopApi, type MockShopApi } from '../../packages/mock-server/src';
-import type { CouponVerdict, SyncReport, SyncStatus } from '../../src';
+import type { CouponVerdict, SyncReport, SyncStatus } from '../../packages/shop-lookup/src';
 import { startRelayBin, type RelayBinProcess } from '../relayBin';
 import { enginesOfRun, laneKey, launchEngine, type Engine, type EngineContext, type EnginePage } from './engines';
 import { startNetworkCut, type NetworkCut } from './networkCut';
 import { waitForPage, WAIT_MS } from './page';
 
 const PAGE_ROOT = fileURLToPath(new URL('./crossOriginTill/', import.meta.url));
-const SHOP_LOOKUP = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
+const SHOP_LOOKUP = fileURLToPath(new URL('../../packages/shop-lookup/src/index.ts', import.meta.url));
 const GOOD = 'till-token-front-1-cross-origin-5e6f';
 const WRONG = 'till-token-nobody-knows-0000';
 

@@ -1,6 +1,6 @@
 // Hand-driven lookups for the hook tests: every subscription is visible, every emission is explicit.
 import { Observable, type Subscriber } from 'rxjs';
-import type { LookupResult, SyncStatus } from '../../src/types';
+import type { LookupResult, SyncStatus } from '../../packages/shop-lookup/src/types';
 
 export interface FakeLookups {
   /** lookup.coupon(code) stand-in. */

@@ -5,8 +5,8 @@ import { createElement, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Subject } from 'rxjs';
 import { expect, it } from 'vitest';
-import { useLookup } from '../../src/react';
-import type { LookupResult } from '../../src/types';
+import { useLookup } from '../../packages/shop-lookup/src/react';
+import type { LookupResult } from '../../packages/shop-lookup/src/types';
 import { found } from './fakeLookups';
 
 it('never commits two values at once when the lookup emits while a transition render is paused (no tearing)', async () => {

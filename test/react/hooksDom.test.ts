@@ -4,8 +4,8 @@
 import { act, createElement, StrictMode, useState, type ReactNode } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { useLookup, useSyncStatus, type LookupState } from '../../src/react';
-import type { SyncStatus } from '../../src/types';
+import { useLookup, useSyncStatus, type LookupState } from '../../packages/shop-lookup/src/react';
+import type { SyncStatus } from '../../packages/shop-lookup/src/types';
 import { fakeLookups, found, type FakeLookups } from './fakeLookups';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;

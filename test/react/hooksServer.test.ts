@@ -2,7 +2,7 @@
 import { createElement } from 'react';
 import { renderToString } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { useLookup, useSyncStatus } from '../../src/react';
+import { useLookup, useSyncStatus } from '../../packages/shop-lookup/src/react';
 import { fakeLookups } from './fakeLookups';
 
 describe('shop-lookup/react on the server', () => {

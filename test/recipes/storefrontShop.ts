@@ -2,7 +2,7 @@
 // createShopLookup, given what a browser has and Node lacks: IndexedDB (fake-indexeddb), and a page origin that a
 // relative baseUrl ('/shop-api') resolves against, through a network that the test can cut.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { createShopLookup as create, type ShopLookupOptions } from '../../src';
+import { createShopLookup as create, type ShopLookupOptions } from '../../packages/shop-lookup/src';
 
 export const page = {
   origin: '',
