@@ -1,5 +1,5 @@
 // The error and verdict codes as string-literal unions: docs/errors.md lists exactly the members of LookupErrorCode
-// and CouponRejection, and a `switch` over them is checked by the compiler (`tsc -p tsconfig.json` compiles this file:
+// and CouponRejection, and a `switch` over them is checked by the compiler (`tsc -b` compiles this file:
 // each @ts-expect-error below fails the compile if its line stops being an error).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

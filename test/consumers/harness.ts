@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import type { MockShopApi } from '@shop-lookup/mock-server';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { launchChromium } from '../../scripts/launch-chromium.mjs';
@@ -28,7 +29,7 @@ const workRoot = join(tmpdir(), 'shop-lookup-consumers');
 /** What goes into the packages' build (everything `npm run build` reads; their dist/ and node_modules/ aside). */
 const PACKAGE_SOURCES = [
   'package.json',
-  'tsconfig.json',
+  'tsconfig.base.json',
   'scripts/finish-types.mjs',
   'packages/shop-lookup',
   'packages/mock-server',
@@ -294,10 +295,6 @@ export async function pageFiles(): Promise<Record<string, string>> {
   };
 }
 
-interface MockShopApi {
-  url: string;
-  close(): Promise<void>;
-}
 type ProxyMiddleware = ((req: unknown, res: unknown, next?: () => void) => void) & { close(): void };
 
 /**

@@ -94,7 +94,9 @@ export function createTransport(options: TransportOptions): Transport {
     // errors name the URL asked (the base as given, then the path): a mistyped baseUrl shows in them
     const label = { method, path: `${shown}${spec.path}` };
     await options.limiter.acquire(spec.cls, spec.priority, spec.signal ?? options.signal);
-    const qs = spec.query ? `?${new URLSearchParams(Object.entries(spec.query).map(([k, v]) => [k, String(v)]))}` : '';
+    const qs = spec.query
+      ? `?${new URLSearchParams(Object.entries(spec.query).map(([k, v]): [string, string] => [k, String(v)]))}`
+      : '';
     if (spec.counter) spec.counter.requests++;
     const result = await exchange({
       method,
