@@ -1,59 +1,48 @@
-// The test projects of every package, for vitest (the packages build with their own packages/*/vite.config.ts, the
-// demo with demo/vite.config.ts).
-import { fileURLToPath } from 'node:url';
+// The test projects of every package and of the root, for vitest (the packages build with their own
+// packages/*/vite.config.ts, the demo with demo/vite.config.ts). Each package's tests are a project named after its
+// folder (shop-lookup, relay, mock-server, shop-api: packages/<name>/test/), which `npm test -w <package>` also runs
+// alone (packages/<name>/vitest.config.ts); the root's own tests are `workspace` (layout, engines, error codes, the
+// docs' storefront recipe), `browsers` (test/e2e/) and `packed` (test/consumers/ and the smoke bench).
 import { defineConfig } from 'vitest/config';
+import { packageTests, sharedTest } from './vitest.shared';
 
 // under the mock's real rate limits, run alone (see test.projects): the relay as processes, the proxy and the
-// engine's own limiter
-const PROCESS_TESTS = [
-  'test/relayScale.test.ts',
-  'test/relayHubScale.test.ts',
-  'test/relayUsesProcesses.test.ts',
-  'test/proxy.test.ts',
-  'test/rateLimiter.test.ts',
-];
+// engine's own limiter; by package
+const PROCESS_TESTS: Record<string, string[]> = {
+  'shop-lookup': ['test/relayScale.test.ts', 'test/relayHubScale.test.ts', 'test/rateLimiter.test.ts'],
+  relay: ['test/relayUsesProcesses.test.ts', 'test/proxy.test.ts'],
+};
 
 // what packs, installs or benchmarks: the packed tarballs in users' apps, the smoke bench
 const PACKED_TESTS = ['test/consumers/**/*.test.ts', 'test/bench.test.ts'];
 
 export default defineConfig({
   test: {
-    environment: 'node',
-    // the packages by name, as their sources (their package.json "exports" name the built dist/)
-    alias: [
-      {
-        find: /^@shop-lookup\/relay$/,
-        replacement: fileURLToPath(new URL('./packages/relay/src/index.ts', import.meta.url)),
-      },
-      {
-        find: /^@shop-lookup\/mock-server$/,
-        replacement: fileURLToPath(new URL('./packages/mock-server/src/index.ts', import.meta.url)),
-      },
-      {
-        find: /^@shop-lookup\/mock-server\/msw$/,
-        replacement: fileURLToPath(new URL('./packages/mock-server/src/msw/index.ts', import.meta.url)),
-      },
-    ],
-    testTimeout: 20_000,
-    // expect.poll waits up to 10 s (default 1 s): the two lanes share 2 cores (how fast is the bench's to say)
-    expect: { poll: { timeout: 10_000 } },
+    ...sharedTest,
     // Lanes (scripts/test-lanes.mjs runs them side by side, each one file at a time): the browser tests, the
-    // packed package in users' apps (with the smoke bench), and everything else; then, alone on the machine, the
-    // relay's process tests, whose upstream rate limits are real (a relay process starved of CPU by a browser sends
-    // its request late and meets a 429 it never earned). `vitest run` alone runs all four, one after the other.
+    // packed package in users' apps (with the smoke bench), and the Node tests of every package and of the root;
+    // then, alone on the machine, the process tests, whose upstream rate limits are real (a relay process starved of
+    // CPU by a browser sends its request late and meets a 429 it never earned). `vitest run` alone runs them all,
+    // one after the other.
     projects: [
-      { extends: true, test: { name: 'browsers', include: ['test/e2e/**/*.test.ts'], fileParallelism: false } },
+      ...['shop-lookup', 'relay', 'mock-server', 'shop-api'].map((dir) => packageTests(dir, PROCESS_TESTS[dir])),
       {
         extends: true,
         test: {
-          name: 'node',
-          include: ['test/**/*.test.ts'],
-          exclude: ['test/e2e/**', ...PROCESS_TESTS, ...PACKED_TESTS, '**/node_modules/**'],
-          fileParallelism: false,
+          name: 'workspace',
+          include: ['test/*.test.ts'],
+          exclude: [...PACKED_TESTS, '**/node_modules/**'],
         },
       },
-      { extends: true, test: { name: 'packed', include: PACKED_TESTS, fileParallelism: false } },
-      { extends: true, test: { name: 'processes', include: PROCESS_TESTS, fileParallelism: false } },
+      { extends: true, test: { name: 'browsers', include: ['test/e2e/**/*.test.ts'] } },
+      { extends: true, test: { name: 'packed', include: PACKED_TESTS } },
+      {
+        extends: true,
+        test: {
+          name: 'processes',
+          include: Object.entries(PROCESS_TESTS).flatMap(([dir, files]) => files.map((f) => `packages/${dir}/${f}`)),
+        },
+      },
     ],
   },
 });

@@ -1,14 +1,15 @@
 // The hub's listing throughput, shops per minute, with 1 and with 3 instances (started by hubBench.mjs with
 // --import tsx): a redis-server of its own, the multi-shop mock API in a process of its own
-// (test/multiShopMockChild.ts: every shop its own key and its own rate limits, list 1/s and other 5/s as the API's),
-// and hub instances each in a process of their own (test/hubChild.ts, gated: they walk the shops from one `sweep`
+// (packages/test-kit/src/multiShopMockChild.ts: every shop its own key and its own rate limits, list 1/s and other
+// 5/s as the API's), and hub instances each in a process of their own (packages/test-kit/src/hubChild.ts, gated: they
+// walk the shops from one `sweep`
 // message on, at most 4 listings each at once). Every shop has `coupons` coupons (two pages of 100: its second page
 // waits for its shop's list limit). Timed from the sweep messages until Redis holds every shop's confirmed listing;
 // Redis is emptied between the runs. argv[2]: { shops, coupons }. Prints one line of JSON: { runs: [{ instances, ms,
 // shopsPerMinute }] }.
 import { createClient } from 'redis';
-import { startChildServer } from '../test/childProcess.ts';
-import { startRedisServer } from '../test/redisServer.ts';
+import { startChildServer } from '../packages/test-kit/src/childProcess.ts';
+import { startRedisServer } from '../packages/test-kit/src/redisServer.ts';
 
 const { shops, coupons } = JSON.parse(process.argv[2]);
 const ids = Array.from({ length: shops }, (_, i) => `shop-${String(i).padStart(3, '0')}`);

@@ -19,7 +19,7 @@ import { createClient } from 'redis';
 import { createRedisStore } from '../packages/relay/src/store/redis/redisStore.ts';
 import { redisKeys, redisPrefix } from '../packages/relay/src/store/redis/redisKeys.ts';
 import { connectSharedRedis } from '../packages/relay/src/store/redis/sharedRedis.ts';
-import { startRedisServer } from '../test/redisServer.ts';
+import { startRedisServer } from '../packages/test-kit/src/redisServer.ts';
 
 const { shops, coupons, budgetShops, pairs, maxHotRecords = budgetShops * coupons } = JSON.parse(process.argv[2]);
 const ids = Array.from({ length: shops }, (_, i) => `shop-${String(i).padStart(4, '0')}`);

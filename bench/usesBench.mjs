@@ -43,7 +43,7 @@ async function liveHeap(relay) {
 export async function benchUses({ root, log, row, results, smoke }) {
   const { module: mockServer } = await runnerImport(`${root}packages/mock-server/src/index.ts`);
   const { module: tillTokens } = await runnerImport(`${root}packages/relay/src/server/tillTokens.ts`);
-  const { module: redisServer } = await runnerImport(`${root}test/redisServer.ts`);
+  const { module: redisServer } = await runnerImport(`${root}packages/test-kit/src/redisServer.ts`);
   const token = (till) =>
     tillTokens.signTillToken({ secret: TOKEN_SECRET, shop: SHOP, till, expiresAt: Date.now() + 3_600_000 });
   const auth = (till) => ({ authorization: `Bearer ${token(till)}` });

@@ -1,6 +1,7 @@
 // The demo POS page: `npm run demo` (dev server), `npm run demo:build` + `npm run demo:preview`.
-// The page imports shop-lookup the way an embedding app would ('shop-lookup' → this repo's packages/shop-lookup/src/index.ts) and
-// talks to the shop API only through the credential proxy that shopApiDemo() mounts at /shop-api.
+// The page imports shop-lookup the way an embedding app would ('shop-lookup' → this repo's
+// packages/shop-lookup/src/index.ts) and talks to the shop API only through the credential proxy that shopApiDemo()
+// mounts at /shop-api.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';

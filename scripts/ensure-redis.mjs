@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Makes sure the multi-instance relay tests have a real redis-server to start (test/redisServer.ts runs it on a free
-// loopback port): REDIS_SERVER_PATH, or `redis-server` on PATH, installed with apt-get when missing (as root, or
-// through sudo). Exit code 1, with what to install, when it is missing and cannot be installed.
+// Makes sure the multi-instance relay tests have a real redis-server to start (packages/test-kit/src/redisServer.ts
+// runs it on a free loopback port): REDIS_SERVER_PATH, or `redis-server` on PATH, installed with apt-get when missing
+// (as root, or through sudo). Exit code 1, with what to install, when it is missing and cannot be installed.
 import { aptInstall, executable, has } from './system-packages.mjs';
 
 const PACKAGES = ['redis-server'];

@@ -28,7 +28,8 @@ for (const dir of readdirSync(join(repo, 'packages'))) {
   const file = join(repo, 'packages', dir, 'package.json');
   if (!existsSync(file)) continue;
   const other = JSON.parse(readFileSync(file, 'utf8'));
-  if (!other.private) continue;
+  // (the private test kit has no entry of its own: no package's build imports it)
+  if (!other.private || typeof other.exports?.['.'] !== 'string') continue;
   const entry = join(repo, 'packages', dir, other.exports['.'].replace(/\.ts$/, '.d.ts'));
   bundled.set(other.name, join(typesDir, relative(sourceRoot, entry)));
 }

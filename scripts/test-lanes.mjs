@@ -1,14 +1,15 @@
 #!/usr/bin/env node
-// `npm test`'s last step: the test projects of vite.config.ts in three lanes side by side, each vitest run one file at
-// a time: the browser tests on Chromium, then everything else in Node (Redis, relays in this process); the browser
-// tests on Firefox ESR and WebKitGTK; the packed package in users' apps and the smoke bench. Most of each lane's time
-// is spent waiting on a browser, a server, an install or a timer. Then, alone, the tests under the mock's real rate
-// limits (relay processes, the proxy, the engine's limiter), which a process starved of CPU would fail. Each line
-// is prefixed with its lane; the exit code is 1 if a lane failed. Arguments (a file filter, -t …) run one plain
-// `vitest run` with them instead.
+// `npm test`'s last step: the test projects of vitest.config.ts in three lanes side by side, each vitest run one file
+// at a time: the browser tests on Chromium, then the Node tests of every package and of the root (Redis, relays in
+// this process); the browser tests on Firefox ESR and WebKitGTK; the packed package in users' apps and the smoke
+// bench. Most of each lane's time is spent waiting on a browser, a server, an install or a timer. Then, alone, the
+// tests under the mock's real rate limits (relay processes, the proxy, the engine's limiter), which a process starved
+// of CPU would fail. Each line is prefixed with its lane; the exit code is 1 if a lane failed. Arguments (a file
+// filter, -t …) run one plain `vitest run` with them instead.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { nodeProjectArgs } from './node-projects.mjs';
 
 const vitest = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
 const args = process.argv.slice(2);
@@ -57,13 +58,13 @@ const results =
         ...(
           await Promise.all([
             lane(...(engines.includes('chromium') ? [() => browsers(['chromium'])] : []), () =>
-              run('node', ['--project', 'node']),
+              run('node', nodeProjectArgs()),
             ),
             lane(...(others.length > 0 ? [() => browsers(others)] : [])),
             lane(() => run('packed', ['--project', 'packed'])),
           ])
         ).flat(),
-        // then alone: relay processes under the mock's real rate limits (vite.config.ts, test.projects)
+        // then alone: relay processes under the mock's real rate limits (vitest.config.ts, test.projects)
         await run('processes', ['--project', 'processes']),
       ];
 if (args.length === 0) {

@@ -45,6 +45,8 @@ const PACKAGE_MAY_IMPORT: Record<string, string[]> = {
   '@shop-lookup/relay': ['@shop-lookup/shop-api'],
   '@shop-lookup/mock-server': ['@shop-lookup/shop-api'],
   '@shop-lookup/shop-api': [],
+  // the tests' shared fixtures start the mock and the relay; no package's code imports them
+  '@shop-lookup/test-kit': ['@shop-lookup/mock-server', '@shop-lookup/relay'],
 };
 const WORKSPACE_NAMES = new Set([rootPackage.name, ...[...packages.values()].map((p) => p.name)]);
 
@@ -144,6 +146,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   'relay/index': ['relay', 'relay/door', 'relay/store', 'relay/feed', 'relay/upstream', 'relay/hub'],
   'mock-server': [],
   'mock-server/msw': ['mock-server'],
+  'test-kit': [],
 };
 
 /** Whether `target` (a path from the root, without extension) lies in what `allowed` names. */

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockShopApi } from '../packages/mock-server/src';
 import { readmeExample } from './consumers/harness';
 import { page } from './recipes/storefrontShop';
-import { KEY, peek, SECRET, startMock } from './utils';
+import { KEY, peek, SECRET, startMock } from '../packages/shop-lookup/test/utils';
 
 /** A pasted block, its package imports pointed at this repository (the code itself as written). */
 async function paste(dir: string, name: string, title: string): Promise<string> {

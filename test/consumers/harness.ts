@@ -26,7 +26,7 @@ export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const consumersDir = fileURLToPath(new URL('.', import.meta.url));
 const workRoot = join(tmpdir(), 'shop-lookup-consumers');
 
-/** What goes into the packages' build (everything `npm run build` reads; their dist/ and node_modules/ aside). */
+/** What goes into the packages' build (what `npm run build` reads; their dist/, node_modules/ and tests aside). */
 const PACKAGE_SOURCES = [
   'package.json',
   'tsconfig.base.json',
@@ -38,7 +38,7 @@ const PACKAGE_SOURCES = [
   // the relay's build ships the server's pages of docs/ (packages/relay/vite.config.ts)
   'docs',
 ];
-const BUILT = /(^|[/\\])(dist|node_modules)([/\\]|$)/;
+const SKIPPED = /(^|[/\\])(dist|node_modules|test)([/\\]|$)/;
 
 /** The published packages: where each is packed from, by the name the tests use. */
 const PUBLISHED = {
@@ -87,7 +87,7 @@ async function filesOf(path: string, skip?: RegExp): Promise<string[]> {
 async function sourceHash(): Promise<string> {
   const hash = createHash('sha256');
   for (const source of PACKAGE_SOURCES) {
-    for (const file of await filesOf(join(repoRoot, source), BUILT)) {
+    for (const file of await filesOf(join(repoRoot, source), SKIPPED)) {
       hash
         .update(relative(repoRoot, file))
         .update('\0')
@@ -153,7 +153,7 @@ export async function packedTarballs(): Promise<Tarballs> {
       for (const source of PACKAGE_SOURCES) {
         await cp(join(repoRoot, source), join(build, source), {
           recursive: true,
-          filter: (src) => !BUILT.test(relative(repoRoot, src)),
+          filter: (src) => !SKIPPED.test(relative(repoRoot, src)),
         });
       }
       await symlink(join(repoRoot, 'node_modules'), join(build, 'node_modules'), 'dir');

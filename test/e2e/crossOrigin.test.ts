@@ -14,7 +14,7 @@ import { VitePWA } from 'vite-plugin-pwa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MOCK_CODES, startMockShopApi, type MockShopApi } from '../../packages/mock-server/src';
 import type { CouponVerdict, SyncReport, SyncStatus } from '../../packages/shop-lookup/src';
-import { startRelayBin, type RelayBinProcess } from '../relayBin';
+import { startRelayBin, type RelayBinProcess } from '@shop-lookup/test-kit/relayBin';
 import { enginesOfRun, laneKey, launchEngine, type Engine, type EngineContext, type EnginePage } from './engines';
 import { startNetworkCut, type NetworkCut } from './networkCut';
 import { waitForPage, WAIT_MS } from './page';
