@@ -1,5 +1,6 @@
-// The layout of ARCHITECTURE.md, checked: which package may import which (by name, downward only), what each folder
-// may import, and the one-line header every file opens with.
+// The layout of ARCHITECTURE.md, checked: the root a private workspace of packages/*, each package with its own
+// tsconfig.json and its tests; which package may import which (by name, downward only), what each folder may import,
+// and the one-line header every file opens with.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +18,8 @@ function sources(dir: string): string[] {
 interface Manifest {
   name: string;
   private?: boolean;
+  workspaces?: string[];
+  scripts?: Record<string, string>;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
 }
@@ -206,6 +209,53 @@ function importCircles(): string[][] {
   for (const f of files) if (!index.has(f)) visit(f);
   return circles;
 }
+
+/** A tsconfig file (JSON with `//` comments). */
+const tsconfig = (path: string) =>
+  JSON.parse(readFileSync(join(root, path), 'utf8').replace(/^\s*\/\/.*$/gm, '')) as {
+    compilerOptions?: { lib?: string[]; types?: string[] };
+    references?: { path: string }[];
+  };
+
+describe('the workspace', () => {
+  it('is a private root whose workspaces are packages/*, with no package source of its own', () => {
+    expect(rootPackage).toMatchObject({ private: true, workspaces: ['packages/*'] });
+    expect(['src', 'worker', 'moved'].filter((dir) => existsSync(join(root, dir)))).toEqual([]);
+  });
+
+  it('type-checks every package with its own tsconfig.json, and every test folder with its own, in `tsc -b`', () => {
+    const referenced = tsconfig('tsconfig.json').references!.map((r) => r.path);
+    const projects = PACKAGE_DIRS.flatMap((d) => [`packages/${d}`, `packages/${d}/test`]).filter((p) =>
+      existsSync(join(root, p)),
+    );
+    for (const p of projects) expect(existsSync(join(root, p, 'tsconfig.json')), p).toBe(true);
+    expect(referenced).toEqual(expect.arrayContaining(projects));
+  });
+
+  it('gives the browser package the DOM and no Node types, the server packages Node and no DOM', () => {
+    const browser = tsconfig('packages/shop-lookup/tsconfig.json').compilerOptions!;
+    expect(browser.lib).toEqual(expect.arrayContaining(['DOM']));
+    expect(browser.types ?? []).not.toContain('node');
+    for (const dir of ['relay', 'mock-server', 'shop-api']) {
+      const server = tsconfig(`packages/${dir}/tsconfig.json`).compilerOptions!;
+      expect(server.types, dir).toContain('node');
+      expect(
+        (server.lib ?? []).filter((l) => l.startsWith('DOM')),
+        dir,
+      ).toEqual([]);
+    }
+  });
+
+  it("runs each package's tests as its own vitest project (`npm test -w <package>`)", () => {
+    // every package but the tests' own kit has tests
+    const tested = PACKAGE_DIRS.filter((d) => existsSync(join(root, 'packages', d, 'test')));
+    expect(PACKAGE_DIRS.filter((d) => !tested.includes(d))).toEqual(['test-kit']);
+    for (const dir of tested) {
+      expect(existsSync(join(root, 'packages', dir, 'vitest.config.ts')), dir).toBe(true);
+      expect(packages.get(`packages/${dir}`)!.scripts?.test, dir).toBe('vitest run');
+    }
+  });
+});
 
 describe('layout', () => {
   it('opens every source file with a one-line comment that says what it is', () => {
