@@ -934,9 +934,10 @@ describe('relay command: SIGHUP reads every <NAME>_FILE secret again', () => {
         const before = await instance();
         files('redis', { REDIS_URL: second.url });
         relay.signal('SIGHUP');
-        // a new relay (a new instance id) on the new Redis
+        // a new relay (a new instance id) on the new Redis; the reload says so once the old relay has closed, which
+        // may be after the new one answers
         await expect.poll(instance, { timeout: 20_000 }).not.toBe(before);
-        expect(rotated(relay)).toMatchObject({ changed: ['REDIS_URL'] });
+        await expect.poll(() => rotated(relay), { timeout: 20_000 }).toMatchObject({ changed: ['REDIS_URL'] });
         await first.stop();
         await expect.poll(async () => (await ask(`${relay.url}/readyz`)).status, { timeout: 20_000 }).toBe(200);
         const metrics = (await ask(`${relay.url}/metrics`)).body as string;
