@@ -4,7 +4,7 @@
 // alone (packages/<name>/vitest.config.ts); the root's own tests are `workspace` (layout, engines, error codes, the
 // docs' storefront recipe), `browsers` (test/e2e/) and `packed` (test/consumers/ and the smoke bench).
 import { defineConfig } from 'vitest/config';
-import { packageTests, sharedTest } from './vitest.shared';
+import { packageTests, sharedTest } from './vitest.shared.ts';
 
 // under the mock's real rate limits, run alone (see test.projects): the relay as processes, the proxy and the
 // engine's own limiter; by package
