@@ -1,7 +1,7 @@
 // The relay as a request handler: the credential proxy's six GET paths (lists answered from the synced snapshot,
 // single items read through with single-flight) plus the feed for tills (PROTOCOL.md), behind the same door as the
 // proxy (authorize or public, per-client bounds), with one upstream sync per shop shared through the store.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { normalizeBasePath, type AllowedRoute } from './door/allowedPaths';
@@ -27,6 +27,7 @@ import { createLongPolls } from './feed/longPolls';
 import { openRelayStore } from './store/openStore';
 import type { RelayStore, ResourceId } from './store/relayStore';
 import { createKeptChunks } from './feed/keptChunks';
+import { createSnapshotCursors } from './feed/snapshotCursors';
 import { feedError, serveFeed, type FeedContext } from './feed/serveFeed';
 import { createProductTracking, type ProductTracking } from './upstream/productTracking';
 import { checkRelayOptions } from './relayOptions';
@@ -262,12 +263,21 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       },
       scrub: (records) => redaction.json(records),
     });
+    // the key every instance signs snapshot cursors with: the store's, else one derived from the shop's API secret
+    const derived = createHmac('sha256', options.secret).update(`shop-lookup snapshot cursors\u0000${shopId}`).digest();
+    const cursors = createSnapshotCursors(() => (store.cursorKey ? store.cursorKey() : Promise.resolve(derived)));
+    // read ahead for each history, so snapshots are still served from this copy while the store is away
+    mirror.onChange(() => {
+      const head = mirror.head();
+      if (head) void cursors.prepare(head.handle);
+    });
     const feed: FeedContext = {
       shop: shopId,
       store,
       mirror,
       polls,
       chunks: createKeptChunks(store),
+      cursors,
       maxWaitSeconds,
       degraded() {
         const health = store.health();
@@ -292,6 +302,8 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     usesSweep.unref();
     if (options.products?.length) await store.trackProducts(options.products, { at: now() });
     await mirror.catchUp();
+    const head = mirror.head();
+    if (head) await cursors.prepare(head.handle);
     void sync.run().then(() => mirror.catchUp());
     return { store, owned, mirror, sync, feed, offHealth, fair, products, uses, usesSweep };
   }
