@@ -90,7 +90,7 @@ export function createHubHearing(options: HubHearingOptions): HubHearing {
       return {
         ok: true,
         async unknownShop(answer) {
-          const past = await bounds.refused(heard.client.id);
+          const past = await bounds.refused(heard.client.network ?? heard.client.id);
           return past > 0 ? tooManyRefused(format, past) : answer;
         },
       };
