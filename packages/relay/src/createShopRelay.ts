@@ -15,7 +15,7 @@ import { apiRefusal, jsonAnswer, type ProxyAnswer } from './door/proxyAnswers';
 import { createRedaction, urlSecrets } from './door/redaction';
 import type { OwnRoutes } from './door/nameRoute';
 import type { RefusalBounds } from './door/refusalBounds';
-import { createRequestGate } from './door/requestGate';
+import { createRequestGate, markedRefusals } from './door/requestGate';
 import { createServerLog, type ServerLog } from './door/serverLog';
 import type { RouteName } from './door/types';
 import { checkAccess, type AccessOptions } from './door/access';
@@ -176,6 +176,8 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     refusals: () => refusals,
   });
   const polls = createLongPolls(options.maxLongPolls ?? 5_000);
+  // the feed requests under way (long-polls parked among them), to end those whose client is no longer let in
+  const feeds = new Set<{ req: IncomingMessage; end(answer: ProxyAnswer): void }>();
   const items = createSingleFlight<ProxyAnswer | undefined>(options.itemCacheMs ?? 2_000, now);
   let forwarder: ReturnType<typeof createForwarder> | undefined;
 
@@ -402,7 +404,24 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
         const tag = req.headers['if-none-match'];
         // the feed carries the coupon list only to a client that may list coupons
         const coupons = (await checkAccess(access, req, 'coupons')) === null;
-        return serveFeed(r.feed, search, Array.isArray(tag) ? tag[0] : tag, signal, { coupons });
+        // a client refused meanwhile (its token revoked: reauthorize) gets its refusal, not what its poll waited for
+        const ended = new AbortController();
+        let refusal: ProxyAnswer | null = null;
+        const feed = {
+          req,
+          end(answer: ProxyAnswer) {
+            refusal = answer;
+            ended.abort();
+          },
+        };
+        feeds.add(feed);
+        try {
+          const either = AbortSignal.any([signal, ended.signal]);
+          const answer = await serveFeed(r.feed, search, Array.isArray(tag) ? tag[0] : tag, either, { coupons });
+          return refusal ?? answer;
+        } finally {
+          feeds.delete(feed);
+        }
       }
       case 'uses':
         return r.uses.post(req, client);
@@ -450,6 +469,18 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     await r.mirror.catchUp();
   };
   relay.status = async () => status(await started);
+  relay.reauthorize = async () => {
+    const format = markedRefusals(feedError, 'feed', 'relay');
+    const refused = await Promise.all(
+      [...feeds].map(async (feed) => {
+        const why = await checkAccess(access, feed.req, 'feed');
+        if (why === null || why.status === 500) return 0;
+        feed.end(format(why.status, why.status === 401 ? 'unauthorized' : 'forbidden', why.message));
+        return 1;
+      }),
+    );
+    return refused.reduce<number>((sum, n) => sum + n, 0);
+  };
   let closed: Promise<void> | undefined;
   relay.close = () =>
     (closed ??= (async () => {

@@ -254,6 +254,12 @@ export interface ShopRelay {
   /** Where the relay stands. @example (await relay.status()).version */
   status(): Promise<RelayStatus>;
   /**
+   * Asks `authorize` again about every feed request under way (long-polls parked among them) and ends those it now
+   * refuses with that refusal (401/403), at once: call it after revoking a till's token. Resolves with how many it
+   * ended. @example tokens.revoke('front-2'); await relay.reauthorize();
+   */
+  reauthorize(): Promise<number>;
+  /**
    * Stops the sync, answers parked long-polls, aborts upstream requests, closes the store.
    * @example server.on('close', () => relay.close());
    */

@@ -22,7 +22,7 @@ import { createRelayMetrics } from './relayMetrics';
 import { changedSecrets, type RelayServerConfig, type RelayVariableName } from './relayServerConfig';
 import { parseShopsFile, type ShopsFileEntry } from './shopsFile';
 import { createTillAccess, STOREFRONT_ROUTES, type TillAccess, type TillAccessOptions } from './tillAccess';
-import { createTillTokens, parseTokenFile, type TillTokenEntry, type TillTokens } from './tillTokens';
+import { createTillTokens, parseTokenFile, type TillTokenEntry } from './tillTokens';
 
 /** Why the server could not start, in one line naming what to change. */
 export class RelayStartError extends Error {
@@ -237,7 +237,6 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     if (logBudget.admit(logClient(who)))
       log.warn({ reqId: requestIds.get(req), route, reason, till, client: who.address }, 'refused');
   };
-  let tokens!: TillTokens;
   let hubAccess: HubAccess | null = null;
   let access!: TillAccess;
   /** Who may ask what, made again when a reload changed the signing secret or OPS_TOKEN. */
@@ -254,7 +253,7 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       hubAccess = createHubAccess({ ...options, shops, secret: current.tillTokenSecret, basePath: current.basePath });
       access = hubAccess;
     } else {
-      tokens = createTillTokens({ entries, secret: current.tillTokenSecret, shop });
+      const tokens = createTillTokens({ entries, secret: current.tillTokenSecret, shop });
       access = createTillAccess({ ...options, tokens });
     }
   }
@@ -507,8 +506,9 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
   function reloadTills(): void {
     try {
       entries = readTokens(config, readFile);
-      tokens.replaceEntries(entries);
       keep(...entries.map((e) => e.token));
+      // a new access: nothing it worked out for a request under way (a parked long-poll's till) is kept
+      makeAccess();
       log.info({ tills: entries.length }, 'till tokens reloaded');
     } catch (error) {
       log.error({ error: (error as Error).message }, 'till tokens not reloaded: the old list stays');
@@ -571,10 +571,20 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     return true;
   }
 
+  /** Ends the parked long-polls (and other feed requests) of tokens the reload revoked: 401 now, not data later. */
+  async function endRevoked(): Promise<void> {
+    const ended = await (hub ?? relay)?.reauthorize().catch(() => 0);
+    if (ended) log.info({ ended }, 'long-polls of revoked tokens ended');
+  }
+
   async function reloadNow(fresh: RelayServerConfig | undefined): Promise<void> {
     if (hubMode) reloadShops();
     else if (config.tillTokensFile) reloadTills();
-    if (!fresh) return;
+    if (fresh) await reloadSecrets(fresh);
+    await endRevoked();
+  }
+
+  async function reloadSecrets(fresh: RelayServerConfig): Promise<void> {
     keepConfigured(fresh);
     const changed = changedSecrets(current, fresh);
     if (changed.length === 0) return;
