@@ -193,6 +193,8 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
         clientLimits === false ? Infinity : (clientLimits?.upstreamQueued ?? DEFAULT_CLIENT_LIMITS.upstreamQueued),
       ownShare: options.listingShare ?? DEFAULT_LISTING_SHARE,
       limits,
+      anonymousWaitMs:
+        clientLimits === false ? Infinity : (clientLimits?.anonymousWaitMs ?? DEFAULT_CLIENT_LIMITS.anonymousWaitMs),
     });
     const limiter = fair.own;
     const sharedToken = storeTokenSlot(store, (token) => redaction.add(token));

@@ -103,10 +103,10 @@ export interface ShopRelayOptions {
    */
   clientId?: ((req: IncomingMessage) => ClientId) | undefined;
   /**
-   * Per-client bounds: requests at once, queued, per second, waiting for the shop API, refused per minute; over
-   * them a client gets 429 with Retry-After. false: no bounds. Default
-   * { concurrent: 8, queued: 32, perSecond: 20, burst: 60, maxWaitMs: 10_000, upstreamQueued: 4, refusedPerMinute: 10
-   * }.
+   * Per-client bounds: requests at once, queued, per second, waiting for the shop API (and how long an anonymous
+   * one waits there), refused per minute (per network); over them a client gets 429 with Retry-After. false: no
+   * bounds. Default { concurrent: 8, queued: 32, perSecond: 20, burst: 60, maxWaitMs: 10_000, upstreamQueued: 4,
+   * anonymousWaitMs: 10_000, refusedPerMinute: 10 }.
    * @example { clientLimits: { concurrent: 4, perSecond: 10 } }
    */
   clientLimits?: ClientLimits | false | undefined;

@@ -66,6 +66,12 @@ export interface ClientLimits {
    */
   upstreamQueued?: number | undefined;
   /**
+   * Longest an anonymous client's request waits for its turn at the shop API, ms; past it the request is answered
+   * 429 with Retry-After (identified clients, tills, go first and are not bounded); default 10_000.
+   * @example { anonymousWaitMs: 5_000 }
+   */
+  anonymousWaitMs?: number | undefined;
+  /**
    * Refused requests (401/403) one client may draw per minute, at once or spread out; past them it gets 429 with
    * Retry-After before `authorize` is asked; default 10. @example { refusedPerMinute: 5 }
    */
