@@ -743,6 +743,27 @@ describe('relay command: bounds (issue 25, item 13)', () => {
   });
 });
 
+describe('relay command: connections that send nothing (issue 39, item 5)', () => {
+  it('closes a connection that sends no request, or a byte of one, within HEADERS_TIMEOUT_MS; a parked long-poll stays', async () => {
+    const server = await startServer({ HEADERS_TIMEOUT_MS: '1000' });
+    try {
+      await ready(server.origin);
+      const feed = `${server.origin}${BASE}/relay/v1/feed`;
+      const head = (await ask(`${feed}?limit=1`, bearer(STATIC_TOKEN))).body as Json;
+      // a long-poll waits longer than the header timeout: its request came, so its connection stays
+      const parked = ask(`${feed}?since=${head.version}&handle=${head.handle}&wait=2`, bearer(STATIC_TOKEN));
+      const silent = await idleSocket(server.port);
+      const oneByte = await idleSocket(server.port);
+      oneByte.write('G');
+      const closed = (socket: Socket) => new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      await Promise.all([closed(silent), closed(oneByte)]);
+      expect((await parked).status).toBe(200);
+    } finally {
+      await server.stop('test end');
+    }
+  });
+});
+
 describe('relay command: stopping', () => {
   it('on SIGTERM answers a parked long-poll at once, refuses new connections and exits 0', async () => {
     const relay = await startRelayBin({ ...(baseEnv() as Record<string, string>), SHOP_ID: 'cmd-shop-stop' });

@@ -167,7 +167,8 @@ export const RELAY_VARIABLES = {
     schema: whole(1, 1_000_000),
   },
   HEADERS_TIMEOUT_MS: {
-    expected: 'time a client has to send its request headers, ms',
+    expected:
+      "time a client has to send its request headers, ms (a new connection without its first request's headers by then is closed)",
     fallback: '10000',
     schema: whole(1_000, 600_000),
   },
