@@ -12,6 +12,7 @@ import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src'
 import { createMemoryStore, createShopRelay } from '../packages/relay/src';
 import type { RelayStore } from '../packages/relay/src/store/relayStore';
 import { loadServerPeers, type ServerPeers } from '../packages/relay/src/server/optionalPeers';
+import { configWarnings } from '../packages/relay/src/server/configWarnings';
 import { RELAY_VARIABLES, readRelayConfig, type Environment } from '../packages/relay/src/server/relayServerConfig';
 import { startRelayServer, type RelayServer } from '../packages/relay/src/server/startRelayServer';
 import { createTillTokens, parseTokenFile, signTillToken } from '../packages/relay/src/server/tillTokens';
@@ -212,6 +213,47 @@ describe('relay command: configuration', () => {
     );
     expect(result.ok && result.config.corsOrigins).toEqual(['https://till.example', 'http://127.0.0.1:5173']);
     expect(readRelayConfig(base, readFile)).toMatchObject({ ok: true, config: { corsOrigins: [] } });
+  });
+
+  it("refuses a '*' in CORS_ORIGINS at start, in one line naming it: browsers match origins whole, no wildcard works", async () => {
+    for (const origins of ['https://*.till.example', 'https://till.example,https://*', '*']) {
+      const result = readRelayConfig({ ...base, CORS_ORIGINS: origins }, readFile);
+      expect(result.ok, origins).toBe(false);
+      expect(!result.ok && result.message).toMatch(/^CORS_ORIGINS: expected .*no '\*' anywhere/);
+    }
+    const started = await runRelayBin([], {
+      ...(baseEnv() as Record<string, string>),
+      CORS_ORIGINS: 'https://*.till.example',
+    });
+    expect(started.code).toBe(2);
+    expect(started.stderr.trim().split('\n')).toHaveLength(1);
+    expect(started.stderr).toMatch(/^shop-lookup-relay: CORS_ORIGINS: expected /);
+  }, 60_000);
+
+  it('warns once at start for an http:// origin in CORS_ORIGINS (loopback pages exempt), and starts', async () => {
+    const server = await startServer({
+      CORS_ORIGINS: 'http://till.example,https://secure.example,http://localhost:5173,http://127.0.0.1:5173',
+    });
+    try {
+      const warned = server.lines.filter((l) => /^CORS_ORIGINS names pages served over http:\/\//.test(l.msg));
+      expect(warned).toEqual([expect.objectContaining({ level: 'warn', origins: ['http://till.example'] })]);
+      expect(server.lines.some((l) => /TRUST_PROXY_HOPS/.test(l.msg))).toBe(false);
+    } finally {
+      await server.stop('test end');
+    }
+    const quiet = await startServer({ CORS_ORIGINS: 'https://secure.example,http://localhost:5173' });
+    await quiet.stop('test end');
+    expect(quiet.lines.filter((l) => l.level === 'warn')).toEqual([]);
+  });
+
+  it('warns when proxy hops are trusted on an address clients could reach directly, not on loopback or private ones', () => {
+    const warns = (host: string, trustProxyHops = 1): boolean =>
+      configWarnings({ host, trustProxyHops, corsOrigins: [] }).some((w) => /^TRUST_PROXY_HOPS/.test(w.message));
+    for (const host of ['0.0.0.0', '::', '203.0.113.5', '2001:db8::5', 'relay.example'])
+      expect(warns(host), host).toBe(true);
+    for (const host of ['127.0.0.1', 'localhost', '::1', '10.0.0.5', '172.20.1.2', '192.168.1.10', 'fd12::5'])
+      expect(warns(host), host).toBe(false);
+    expect(warns('0.0.0.0', 0)).toBe(false);
   });
 
   it('reads USES_RETENTION_DAYS as whole days (default 30)', () => {
@@ -641,6 +683,10 @@ describe("relay command: the operators' routes on every address", () => {
         expect((await ask(`${origin}${BASE}/relay/v1/status`, spoof)).status, origin).toBe(403);
       }
       if (external) expect((await ask(`http://${external}:${relay.port}/metrics`)).status).toBe(403);
+      // and it said at start that it must be reachable only through the balancer
+      expect(relay.logs().filter((l) => /^TRUST_PROXY_HOPS is set and HOST/.test(l.msg))).toEqual([
+        expect.objectContaining({ level: 'warn', host: '0.0.0.0', trustProxyHops: 1 }),
+      ]);
       // asked on this machine itself, unforwarded: answered
       expect((await ask(`${relay.url}/metrics`)).status).toBe(200);
       expect((await ask(`${relay.url}${BASE}/relay/v1/status`)).status).toBe(200);

@@ -13,6 +13,7 @@ import type { RelayHub } from '../hub/hubTypes';
 import type { StoreHealth } from '../store/relayStore';
 import type { CorsOptions, RelayStatus, RouteName, ShopRelay } from '../types';
 import { createHubAccess, type HubAccess } from './hubAccess';
+import { configWarnings } from './configWarnings';
 import { guardConnections, serverOptions } from './connectionGuard';
 import { createLogBudget, logClient } from './logBudget';
 import type { ServerPeers } from './optionalPeers';
@@ -501,6 +502,7 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     );
   }
   starting = null;
+  for (const warning of configWarnings(config)) log.warn(warning.fields, warning.message);
 
   /** TILL_TOKENS_FILE read again: the new list applies to the next request; a bad file keeps the old one. */
   function reloadTills(): void {
