@@ -59,7 +59,8 @@ export interface RelayServer {
    * the file changed), and, given `fresh` (the configuration read again), every secret read from a `<NAME>_FILE`: a
    * new TILL_TOKEN_SECRET or OPS_TOKEN applies to the next request (tokens signed with the old secret are refused), a
    * new key, secret or REDIS_URL starts a new relay (or hub) on them and closes the old one (its parked long-polls
-   * answered). A file that does not read, or a store that does not open, keeps what was there.
+   * answered). A file that does not read, or a store that does not open, keeps what was there. Then the feed
+   * requests under way whose token no longer checks (parked long-polls) are ended with 401 (reauthorize).
    */
   reload(fresh?: RelayServerConfig): Promise<void>;
   /**

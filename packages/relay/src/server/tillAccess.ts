@@ -55,7 +55,7 @@ export interface TillAccess {
   authorize: Authorize;
   /**
    * For the relay's per-client bounds and upstream turns: `till:<name>`, identified, for a till with a valid token;
-   * else `ip:<network>` (/24, /64), anonymous.
+   * else `ip:<network>` (/24, /64), anonymous. Its `network` (`ip:<network>`, a till's too) is where refusals count.
    */
   clientId(req: IncomingMessage): Client;
   identify(req: IncomingMessage): RequestIdentity;
