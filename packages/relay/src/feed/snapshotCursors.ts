@@ -6,7 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** The snapshot chunk sizes the relay cuts: a `limit` is taken as the largest of them not above it. */
-export const CHUNK_SIZES = [1, 10, 100, 1_000, 5_000, 10_000] as const;
+const CHUNK_SIZES = [1, 10, 100, 1_000, 5_000, 10_000] as const;
 
 /**
  * Chunks of at least this many records are kept in the store for the other instances (the engine reads 10,000 at a
@@ -35,7 +35,7 @@ export interface SnapshotCursor {
  * How a cursor reads: `ok` (signed by this relay for this handle), `stale` (a cursor of a relay before cursors were
  * signed: the till starts its snapshot again), `forged` (anything else: made up, altered, another history's key).
  */
-export type CursorReading = { ok: true; cursor: SnapshotCursor } | { ok: false; why: 'stale' | 'forged' };
+type CursorReading = { ok: true; cursor: SnapshotCursor } | { ok: false; why: 'stale' | 'forged' };
 
 export interface SnapshotCursors {
   /** The cursor of the chunk after `after`. */
