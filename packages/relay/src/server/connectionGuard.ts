@@ -1,7 +1,7 @@
 // Bounds on the relay server's connections, so idle or slow clients cannot exhaust its file descriptors: header,
 // request and keep-alive timeouts, and a cap. Node's header and request timeouts only run once a request has begun,
 // so a connection that sends nothing (or a byte or two) would stay open for ever: a connection whose first request's
-// headers have not arrived within the header timeout is closed here. Past the cap, a new connection first makes room
+// headers have not arrived within the header timeout is answered 408 and closed here, as Node does a slow request. Past the cap, a new connection first makes room
 // by closing the oldest connections that carry no request (never sent one, or idle between keep-alive requests);
 // when every connection is busy, the new one's requests are answered 503 with Retry-After (the health routes still
 // answer). A hard limit a little above the cap makes Node drop connections beyond it at once.
@@ -83,7 +83,10 @@ export function guardConnections(server: Server, limits: ConnectionLimits): Conn
     open.set(socket, { active: 0, served: false, over: false });
     // its first request's headers within the header timeout, or it is closed (the 'request' event clears this)
     const first = setTimeout(() => {
-      if (open.get(socket)?.served === false) socket.destroy();
+      if (open.get(socket)?.served !== false || socket.destroyed) return;
+      // as Node answers a request whose headers came too slowly (whichever of the two closes it first)
+      if (socket.writable) socket.write('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+      socket.destroy();
     }, limits.headersTimeoutMs);
     first.unref();
     firstRequest.set(socket, first);
