@@ -219,7 +219,7 @@ describe('relay command: configuration', () => {
     for (const origins of ['https://*.till.example', 'https://till.example,https://*', '*']) {
       const result = readRelayConfig({ ...base, CORS_ORIGINS: origins }, readFile);
       expect(result.ok, origins).toBe(false);
-      expect(!result.ok && result.message).toMatch(/^CORS_ORIGINS: expected .*no '\*' anywhere/);
+      expect(!result.ok && result.message).toMatch(/^CORS_ORIGINS: expected .*no '\*'\)/);
     }
     const started = await runRelayBin([], {
       ...(baseEnv() as Record<string, string>),
@@ -1024,11 +1024,11 @@ describe('relay command: log volume', () => {
         expect((await ask(`${server.origin}/healthz`)).status).toBe(200);
         expect((await ask(`${server.origin}/readyz`)).status).toBe(200);
       }
-      // one till: 30 requests; anonymous clients of one /24 (refused: a line `refused` and a line `request` each)
+      // one till: 30 requests; anonymous clients of one /24 (refused: a line `refused` and a line `request` each;
+      // nine: a tenth would put the network past its refusal bound, and the tills' requests from it too)
       for (let i = 0; i < 30; i++)
         expect((await ask(`${server.origin}${BASE}/relay/v1/feed?limit=1`, bearer(STATIC_TOKEN))).status).toBe(200);
-      for (let i = 0; i < 10; i++)
-        expect((await ask(`${server.origin}${BASE}/relay/v1/feed?limit=1`)).status).toBe(401);
+      for (let i = 0; i < 9; i++) expect((await ask(`${server.origin}${BASE}/relay/v1/feed?limit=1`)).status).toBe(401);
       // another till still has its own budget
       expect((await ask(`${server.origin}${BASE}/relay/v1/feed?limit=1`, bearer(signed('front-7')))).status).toBe(200);
       await new Promise((resolve) => setImmediate(resolve)); // the last line is written when its answer is done
@@ -1045,7 +1045,7 @@ describe('relay command: log volume', () => {
     expect(dropped.map((l) => [l.client, l.dropped, l.level])).toEqual(
       expect.arrayContaining([
         ['till:front-1', 20, 'warn'],
-        ['net:127.0.0.0/24', 10, 'warn'],
+        ['net:127.0.0.0/24', 8, 'warn'],
       ]),
     );
     expect(dropped).toHaveLength(2);

@@ -128,7 +128,7 @@ export const RELAY_VARIABLES = {
   },
   CORS_ORIGINS: {
     expected:
-      "origins of till pages served from elsewhere, separated by commas, each as a browser sends it: scheme, host and port, such as https://till.example (no path, no trailing slash, no '*' anywhere: every origin is listed whole; an http:// one other than loopback is warned about at start)",
+      "origins of till pages served from elsewhere, separated by commas, each as a browser sends it: scheme, host and port, such as https://till.example (an http:// one other than loopback is warned about at start; every origin listed whole: no path, no trailing slash, no '*')",
     fallback: '',
     schema: z
       .string()
