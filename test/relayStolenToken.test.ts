@@ -92,6 +92,13 @@ async function keptKeys(shop: string): Promise<string[]> {
 const madeUp = (version: number, after: string): string =>
   Buffer.from(JSON.stringify([version, after]), 'utf8').toString('base64url');
 
+/** The command's server in this process (its config read as the command reads it), silent. */
+async function startServer(env: Environment): Promise<RelayServer> {
+  const config = readRelayConfig({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...env }, readFile);
+  if (!config.ok) throw new Error(config.message);
+  return startRelayServer(config.config, { peers, logTo: { write: () => undefined } });
+}
+
 /** Where a relay of the command serves one shop: the feed, and the status that says what it compressed. */
 interface ShopUnder {
   feed: string;
@@ -205,12 +212,6 @@ describe("the refused-request bound counts per network, before the token names t
   const tokensFile = join(dir, 'bound-tills.txt');
   writeFileSync(tokensFile, `front-1 ${FRONT}\n`);
 
-  async function startServer(env: Environment): Promise<RelayServer> {
-    const config = readRelayConfig({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...env }, readFile);
-    if (!config.ok) throw new Error(config.message);
-    return startRelayServer(config.config, { peers, logTo: { write: () => undefined } });
-  }
-
   async function boundsTheRightToken(feed: string, token: string): Promise<void> {
     // a guesser behind 198.51.100.0/24 (the balancer in front appends its address: TRUST_PROXY_HOPS=1)
     const from = (address: string) => ({ 'x-forwarded-for': address });
@@ -299,11 +300,11 @@ describe('a revoked till token ends its parked long-poll at the reload, against 
     relay: RelayBinProcess,
     shop: ShopUnder,
     tokens: { revoked: string[]; kept: string },
-    revoke: () => void,
+    revoke: () => void | Promise<void>,
   ): Promise<void> {
     const [kept, ...revoked] = await park(shop, [tokens.kept, ...tokens.revoked]);
     const reloads = relay.logs().filter((l) => /reloaded/.test(String(l.msg))).length;
-    revoke();
+    await revoke();
     relay.signal('SIGHUP');
     await expect
       .poll(() => relay.logs().filter((l) => /reloaded/.test(String(l.msg))).length, { timeout: 20_000 })
@@ -404,4 +405,33 @@ describe('a revoked till token ends its parked long-poll at the reload, against 
       expect((await ask(`${where.feed}?limit=1`, bearer(signed(shop, 'front-5', ROTATED)))).status).toBe(200);
     }, 60_000);
   });
+
+  it('a signed token that expired while its long-poll was parked is ended at the next reload (signed tokens only)', async () => {
+    const shop = 'revoke-expired';
+    const env: Environment = {
+      SHOP_API_KEY: KEY,
+      SHOP_API_SECRET: SECRET,
+      SHOP_API_TARGET: api.url,
+      SHOP_API_RATE_LIMITS: 'off',
+      SHOP_ID: shop,
+      TILL_TOKEN_SECRET: SIGNING,
+    };
+    const server = await startServer(env);
+    try {
+      const where = { feed: `${server.origin}/relay/v1/feed`, status: `${server.origin}/relay/v1/status` };
+      const kept = signed(shop, 'front-1');
+      await readyFeed(where, kept);
+      const expiresAt = Date.now() + 3_000;
+      const short = signTillToken({ secret: SIGNING, shop, till: 'front-6', expiresAt });
+      const [, parked] = await park(where, [kept, short]);
+      // waited out, not asked (a refused request would count against this network); then a reload, nothing changed
+      await new Promise((resolve) => setTimeout(resolve, expiresAt - Date.now() + 1_100));
+      const config = readRelayConfig({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...env }, readFile);
+      await server.reload(config.ok ? config.config : undefined);
+      expect(await parked).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
+      expect((await ask(where.status)).body.waiting).toBe(1);
+    } finally {
+      await server.stop('test end');
+    }
+  }, 60_000);
 });

@@ -510,7 +510,6 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     try {
       entries = readTokens(config, readFile);
       keep(...entries.map((e) => e.token));
-      // a new access: nothing it worked out for a request under way (a parked long-poll's till) is kept
       makeAccess();
       log.info({ tills: entries.length }, 'till tokens reloaded');
     } catch (error) {
@@ -576,6 +575,9 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
 
   /** Ends the parked long-polls (and other feed requests) of tokens the reload revoked: 401 now, not data later. */
   async function endRevoked(): Promise<void> {
+    // a new access: nothing the last one worked out for a request under way is kept (a token removed, signed with a
+    // rotated secret, or expired meanwhile is checked again)
+    makeAccess();
     const ended = await (hub ?? relay)?.reauthorize().catch(() => 0);
     if (ended) log.info({ ended }, 'long-polls of revoked tokens ended');
   }
