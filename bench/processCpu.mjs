@@ -51,3 +51,13 @@ export function cpuBetween(before, after) {
       .filter(([, v]) => v > 0),
   );
 }
+
+/** CPU ms one process (by pid) has used so far (user and system), or NaN once it is gone. */
+export function cpuOfProcess(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(stat[11]) + Number(stat[12])) * 10; // clock ticks of 10 ms
+  } catch {
+    return Number.NaN;
+  }
+}

@@ -9,7 +9,8 @@
 // storefront (a storefront's first visit and 1,000 anonymous reads: storefrontBench.mjs), hub (the relay hub's heap
 // with 1, 100, 1,000 shops seeded through the store, --hub-shops a,b,c for others, a cold shop's first sync, listing
 // throughput with 1 and 3 instances: hubBench.mjs), uses (issued-coupon uses: 10,000 a minute from 100 tills, and a
-// use → another till's long-poll on 1 and 3 instances: usesBench.mjs)).
+// use → another till's long-poll on 1 and 3 instances: usesBench.mjs), cursors (a till token in the wrong hands asking
+// made-up snapshot cursors at 20/s: the relay's CPU, Redis's growth, a second till's p99: cursorBench.mjs)).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
@@ -22,6 +23,7 @@ import { benchLink } from './linkBench.mjs';
 import { benchRelay } from './relayBench.mjs';
 import { benchStorefront } from './storefrontBench.mjs';
 import { benchUses } from './usesBench.mjs';
+import { benchCursors } from './cursorBench.mjs';
 import { createRandom, formatTable, median, quantile, sample } from './stats.mjs';
 import { attachWorker, sampleHeap, workerTargets } from './workerHeap.mjs';
 
@@ -638,6 +640,7 @@ try {
   }
   if (wants('storefront')) await benchStorefront({ root, sizes, log, row, results, smoke });
   if (wants('uses')) await benchUses({ root, log, row, results, smoke });
+  if (wants('cursors')) await benchCursors({ root, log, row, results, smoke });
 
   // ---- every engine: the same page in Chromium, Firefox and WebKit, each against its own floors -------------------
   if (wants('engines'))

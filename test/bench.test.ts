@@ -61,6 +61,9 @@ const FIGURES = [
   'uses: 500 in 5 s across 10 tills of one shop: relay live heap growth',
   "uses: a use → another till's long-poll answered: p99 (1 relay)",
   "uses: a use → another till's long-poll answered: p99 (3 instances on one Redis)",
+  'cursors: a till asking made-up cursors at 20/s for 3 s: relay CPU',
+  'cursors: a till asking made-up cursors at 20/s for 3 s: Redis memory growth',
+  "cursors: a till asking made-up cursors at 20/s for 3 s: a second till's p99",
 ];
 
 interface Row {

@@ -33,6 +33,8 @@ export function createShopApiProxy(raw: ShopApiProxyOptions): ShopApiProxy {
     queued: clientLimits === false ? Infinity : (clientLimits?.upstreamQueued ?? DEFAULT_CLIENT_LIMITS.upstreamQueued),
     ownShare: 1, // the proxy's own calls are token requests every client waits for
     limits,
+    anonymousWaitMs:
+      clientLimits === false ? Infinity : (clientLimits?.anonymousWaitMs ?? DEFAULT_CLIENT_LIMITS.anonymousWaitMs),
   });
   const closing = new AbortController();
   // nothing the proxy writes (answers, logs) carries the key, the secret, a token or the target's password

@@ -1,7 +1,7 @@
 // The relay as a request handler: the credential proxy's six GET paths (lists answered from the synced snapshot,
 // single items read through with single-flight) plus the feed for tills (PROTOCOL.md), behind the same door as the
 // proxy (authorize or public, per-client bounds), with one upstream sync per shop shared through the store.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { normalizeBasePath, type AllowedRoute } from './door/allowedPaths';
@@ -15,7 +15,7 @@ import { apiRefusal, jsonAnswer, type ProxyAnswer } from './door/proxyAnswers';
 import { createRedaction, urlSecrets } from './door/redaction';
 import type { OwnRoutes } from './door/nameRoute';
 import type { RefusalBounds } from './door/refusalBounds';
-import { createRequestGate } from './door/requestGate';
+import { createRequestGate, markedRefusals } from './door/requestGate';
 import { createServerLog, type ServerLog } from './door/serverLog';
 import type { RouteName } from './door/types';
 import { checkAccess, type AccessOptions } from './door/access';
@@ -27,6 +27,7 @@ import { createLongPolls } from './feed/longPolls';
 import { openRelayStore } from './store/openStore';
 import type { RelayStore, ResourceId } from './store/relayStore';
 import { createKeptChunks } from './feed/keptChunks';
+import { createSnapshotCursors } from './feed/snapshotCursors';
 import { feedError, serveFeed, type FeedContext } from './feed/serveFeed';
 import { createProductTracking, type ProductTracking } from './upstream/productTracking';
 import { checkRelayOptions } from './relayOptions';
@@ -175,6 +176,8 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     refusals: () => refusals,
   });
   const polls = createLongPolls(options.maxLongPolls ?? 5_000);
+  // the feed requests under way (long-polls parked among them), to end those whose client is no longer let in
+  const feeds = new Set<{ req: IncomingMessage; end(answer: ProxyAnswer): void }>();
   const items = createSingleFlight<ProxyAnswer | undefined>(options.itemCacheMs ?? 2_000, now);
   let forwarder: ReturnType<typeof createForwarder> | undefined;
 
@@ -190,6 +193,8 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
         clientLimits === false ? Infinity : (clientLimits?.upstreamQueued ?? DEFAULT_CLIENT_LIMITS.upstreamQueued),
       ownShare: options.listingShare ?? DEFAULT_LISTING_SHARE,
       limits,
+      anonymousWaitMs:
+        clientLimits === false ? Infinity : (clientLimits?.anonymousWaitMs ?? DEFAULT_CLIENT_LIMITS.anonymousWaitMs),
     });
     const limiter = fair.own;
     const sharedToken = storeTokenSlot(store, (token) => redaction.add(token));
@@ -262,12 +267,21 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       },
       scrub: (records) => redaction.json(records),
     });
+    // the key every instance signs snapshot cursors with: the store's, else one derived from the shop's API secret
+    const derived = createHmac('sha256', options.secret).update(`shop-lookup snapshot cursors\u0000${shopId}`).digest();
+    const cursors = createSnapshotCursors(() => (store.cursorKey ? store.cursorKey() : Promise.resolve(derived)));
+    // read ahead for each history, so snapshots are still served from this copy while the store is away
+    mirror.onChange(() => {
+      const head = mirror.head();
+      if (head) void cursors.prepare(head.handle);
+    });
     const feed: FeedContext = {
       shop: shopId,
       store,
       mirror,
       polls,
       chunks: createKeptChunks(store),
+      cursors,
       maxWaitSeconds,
       degraded() {
         const health = store.health();
@@ -292,6 +306,8 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     usesSweep.unref();
     if (options.products?.length) await store.trackProducts(options.products, { at: now() });
     await mirror.catchUp();
+    const head = mirror.head();
+    if (head) await cursors.prepare(head.handle);
     void sync.run().then(() => mirror.catchUp());
     return { store, owned, mirror, sync, feed, offHealth, fair, products, uses, usesSweep };
   }
@@ -390,7 +406,24 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
         const tag = req.headers['if-none-match'];
         // the feed carries the coupon list only to a client that may list coupons
         const coupons = (await checkAccess(access, req, 'coupons')) === null;
-        return serveFeed(r.feed, search, Array.isArray(tag) ? tag[0] : tag, signal, { coupons });
+        // a client refused meanwhile (its token revoked: reauthorize) gets its refusal, not what its poll waited for
+        const ended = new AbortController();
+        let refusal: ProxyAnswer | null = null;
+        const feed = {
+          req,
+          end(answer: ProxyAnswer) {
+            refusal = answer;
+            ended.abort();
+          },
+        };
+        feeds.add(feed);
+        try {
+          const either = AbortSignal.any([signal, ended.signal]);
+          const answer = await serveFeed(r.feed, search, Array.isArray(tag) ? tag[0] : tag, either, { coupons });
+          return refusal ?? answer;
+        } finally {
+          feeds.delete(feed);
+        }
       }
       case 'uses':
         return r.uses.post(req, client);
@@ -438,6 +471,18 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     await r.mirror.catchUp();
   };
   relay.status = async () => status(await started);
+  relay.reauthorize = async () => {
+    const format = markedRefusals(feedError, 'feed', 'relay');
+    const refused = await Promise.all(
+      [...feeds].map(async (feed) => {
+        const why = await checkAccess(access, feed.req, 'feed');
+        if (why === null || why.status === 500) return 0;
+        feed.end(format(why.status, why.status === 401 ? 'unauthorized' : 'forbidden', why.message));
+        return 1;
+      }),
+    );
+    return refused.reduce<number>((sum, n) => sum + n, 0);
+  };
   let closed: Promise<void> | undefined;
   relay.close = () =>
     (closed ??= (async () => {

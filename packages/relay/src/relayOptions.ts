@@ -30,8 +30,8 @@ function isRedisUrl(value: string): boolean {
   }
 }
 
-/** The methods a RelayStore has (relayStore.ts; the compiler checks that none is missing here; readChunk, refusals and
- * the kept bodies are optional). */
+/** The methods a RelayStore has (relayStore.ts; the compiler checks that none is missing here; readChunk, refusals,
+ * the kept bodies and the cursor key are optional). */
 const STORE_METHODS = [
   'head',
   'readSnapshot',
@@ -61,7 +61,7 @@ const STORE_METHODS = [
   'close',
 ] as const satisfies readonly Exclude<keyof RelayStore, 'kind'>[];
 type MissingStoreMethod = Exclude<
-  Exclude<keyof RelayStore, 'kind' | 'readChunk' | 'refusals' | 'readKeptBody' | 'keepBody'>,
+  Exclude<keyof RelayStore, 'kind' | 'readChunk' | 'refusals' | 'readKeptBody' | 'keepBody' | 'cursorKey'>,
   (typeof STORE_METHODS)[number]
 >;
 const allStoreMethods: [MissingStoreMethod] extends [never] ? true : MissingStoreMethod = true;

@@ -103,10 +103,10 @@ export interface ShopRelayOptions {
    */
   clientId?: ((req: IncomingMessage) => ClientId) | undefined;
   /**
-   * Per-client bounds: requests at once, queued, per second, waiting for the shop API, refused per minute; over
-   * them a client gets 429 with Retry-After. false: no bounds. Default
-   * { concurrent: 8, queued: 32, perSecond: 20, burst: 60, maxWaitMs: 10_000, upstreamQueued: 4, refusedPerMinute: 10
-   * }.
+   * Per-client bounds: requests at once, queued, per second, waiting for the shop API (and how long an anonymous
+   * one waits there), refused per minute (per network); over them a client gets 429 with Retry-After. false: no
+   * bounds. Default { concurrent: 8, queued: 32, perSecond: 20, burst: 60, maxWaitMs: 10_000, upstreamQueued: 4,
+   * anonymousWaitMs: 10_000, refusedPerMinute: 10 }.
    * @example { clientLimits: { concurrent: 4, perSecond: 10 } }
    */
   clientLimits?: ClientLimits | false | undefined;
@@ -253,6 +253,12 @@ export interface ShopRelay {
   refresh(options?: { due?: boolean }): Promise<void>;
   /** Where the relay stands. @example (await relay.status()).version */
   status(): Promise<RelayStatus>;
+  /**
+   * Asks `authorize` again about every feed request under way (long-polls parked among them) and ends those it now
+   * refuses with that refusal (401/403), at once: call it after revoking a till's token. Resolves with how many it
+   * ended. @example tokens.revoke('front-2'); await relay.reauthorize();
+   */
+  reauthorize(): Promise<number>;
   /**
    * Stops the sync, answers parked long-polls, aborts upstream requests, closes the store.
    * @example server.on('close', () => relay.close());

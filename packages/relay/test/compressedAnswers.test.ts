@@ -110,7 +110,7 @@ describe('compressed answers of the relay', () => {
     const relay = createShopRelay(relayOptions(api.url));
     const origin = await serve(relay);
     await relay.refresh();
-    const url = `${origin}/relay/v1/feed?limit=2000`;
+    const url = `${origin}/relay/v1/feed?limit=5000`;
     const plain = await wireGet(url);
     const br = await wireGet(url, { 'accept-encoding': 'gzip, deflate, br' });
     const gzip = await wireGet(url, { 'accept-encoding': 'gzip, deflate' });
@@ -229,7 +229,7 @@ describe('compressed answers of the relay', () => {
     const askB = await serve(b);
     await a.refresh();
     await b.refresh();
-    const path = '/relay/v1/feed?limit=2000';
+    const path = '/relay/v1/feed?limit=5000';
     const fromA = await wireGet(`${askA}${path}`, { 'accept-encoding': 'br' });
     const fromB = await wireGet(`${askB}${path}`, { 'accept-encoding': 'br' });
     expect(fromA.headers['content-encoding']).toBe('br');
@@ -249,7 +249,7 @@ describe('compressed answers of the relay', () => {
     const askB = await serve(b!);
     await a!.refresh();
     await b!.refresh();
-    const path = '/relay/v1/feed?limit=2000';
+    const path = '/relay/v1/feed?limit=5000';
     const fromA = await wireGet(`${askA}${path}`, { 'accept-encoding': 'gzip' });
     const fromB = await wireGet(`${askB}${path}`, { 'accept-encoding': 'gzip' });
     expect(fromA.headers['content-encoding']).toBe('gzip');

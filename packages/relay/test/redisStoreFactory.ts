@@ -15,7 +15,7 @@ afterAll(async () => {
 /** @example const stores = [memoryFactory, redisStoreFactory]; describe.each(stores)(...) */
 export const redisStoreFactory = {
   name: 'redis',
-  async create(options: { now: () => number; maxChanges?: number }): Promise<RelayStore> {
+  async create(options: { now: () => number; maxChanges?: number; maxKeptBytes?: number }): Promise<RelayStore> {
     server ??= startRedisServer();
     const { url } = await server;
     return createRedisStore({ redis: url, shopId: `contract-${process.pid}-${++shops}`, ...options });

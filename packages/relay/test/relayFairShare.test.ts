@@ -5,7 +5,7 @@
 // 429 at once; a till with its token goes ahead of a thousand anonymous addresses, addresses of one network are one
 // client, and a request whose client hung up while it waited for its turn costs no upstream call.
 // (The wall-clock figures, a till's lookup and the listing's time under that attack, are rows of `npm run bench`.)
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MOCK_CODES } from '@shop-lookup/mock-server';
 import { createFairShare } from '../src/door/fairShare';
 import { createMemoryStore, type RelayStore } from '../src';
@@ -49,6 +49,9 @@ function handLimiter() {
 const anonymous = (id: string) => ({ id, identified: false });
 /** A client the host identified (a till by its token). */
 const till = (id: string) => ({ id, identified: true });
+
+/** The test grants every turn itself: no anonymous wait ends by its own bound meanwhile. */
+const UNBOUNDED_WAIT = { anonymousWaitMs: 3_600_000 };
 
 /** A wait the test leaves pending: dispose() rejects it at the end, which is expected. */
 const quiet = (wait: Promise<unknown>): void => void wait.catch(() => undefined);
@@ -197,6 +200,47 @@ describe('fair share of the upstream budget', () => {
     await expect(third).rejects.toMatchObject({ code: 'closed' });
   });
 
+  it("refuses an anonymous request that waited anonymousWaitMs for its turn, with Retry-After; a till's waits on", async () => {
+    // (only the timers: the hand limiter settles with setImmediate)
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const hand = handLimiter();
+      hand.hold();
+      const fair = createFairShare({
+        limiter: hand.limiter,
+        queued: 4,
+        ownShare: 0.75,
+        limits: { list: 1, other: 5 },
+        anonymousWaitMs: 10_000,
+      });
+      const flood = Array.from({ length: 250 }, (_, i) =>
+        fair.forClient(anonymous(`net-${i}`)).acquire('other', 'user'),
+      );
+      const outcomes = flood.map((wait) =>
+        wait.then(
+          () => 'served',
+          (error: unknown) => error,
+        ),
+      );
+      const tillWait = fair.forClient(till('till:front-1')).acquire('other', 'user');
+      await vi.advanceTimersByTimeAsync(9_999);
+      expect(fair.waiting()).toBe(251);
+      await vi.advanceTimersByTimeAsync(1);
+      const refused = (await Promise.all(outcomes)) as { code: string; retryAfterMs: number; message: string }[];
+      expect(new Set(refused.map((e) => e.code))).toEqual(new Set(['too_many_requests']));
+      // about one round of the anonymous clients waiting at 5 a second, named at most a minute
+      expect(refused[0]!.retryAfterMs).toBe(50_200);
+      expect(refused[0]!.message).toMatch(/waited 10 s for its turn at the shop API/);
+      expect(fair.waiting()).toBe(1);
+      await hand.grant();
+      await expect(tillWait).resolves.toBeUndefined();
+      expect(fair.served('other')).toEqual(['till:front-1']);
+      fair.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('gives no slot to a request whose client went away', async () => {
     const hand = handLimiter();
     hand.hold();
@@ -306,6 +350,7 @@ describe('fair share through the relay', () => {
         rateLimits: { list: 1, other: 5 },
         clientId: (req) => String(req.headers['x-client']),
         itemCacheMs: 0,
+        clientLimits: UNBOUNDED_WAIT,
       },
       {},
       { listed: true },
@@ -368,6 +413,7 @@ describe('fair share through the relay', () => {
         itemCacheMs: 0,
         authorize: access.authorize,
         clientId: access.clientId,
+        clientLimits: UNBOUNDED_WAIT,
       },
       {},
       { listed: true },
@@ -416,6 +462,37 @@ describe('fair share through the relay', () => {
     expect((await f.relay.status()).upstreamWaiting).toBe(4);
   });
 
+  it("answers an anonymous read that waited anonymousWaitMs for the shop API 429 with Retry-After; a till's read waits on", async () => {
+    const hand = handLimiter();
+    const access = tillAccess();
+    const f = await relayWith(
+      {
+        public: false,
+        shopId: 'fair-shop',
+        store: storeWith(hand.limiter),
+        rateLimits: { list: 1, other: 5 },
+        itemCacheMs: 0,
+        authorize: access.authorize,
+        clientId: access.clientId,
+        clientLimits: { anonymousWaitMs: 50 },
+      },
+      {},
+      { listed: true },
+    );
+    hand.hold();
+    const tillRead = f.get(`/v2/shop/issue-coupons/${MOCK_CODES.issuedUnused}`, {
+      headers: { authorization: `Bearer ${TILL_TOKEN}` },
+    });
+    const shopper = await f.get('/v2/shop/coupons/MADE-UP-1', { headers: { 'x-forwarded-for': '198.51.100.7' } });
+    expect(shopper.status).toBe(429);
+    expect(Number(shopper.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(shopper.body).toMatchObject({ code: -7, refusal: { code: 'too_many_requests' } });
+    expect(shopper.body!.msg).toMatch(/waited 50 ms for its turn at the shop API/);
+    expect((await f.relay.status()).upstreamWaiting).toBe(1);
+    await hand.grant();
+    expect((await tillRead).status).toBe(200);
+  });
+
   it('makes no upstream call for 200 requests whose clients hung up while they waited for their turn', async () => {
     const hand = handLimiter();
     const f = await relayWith(
@@ -424,6 +501,7 @@ describe('fair share through the relay', () => {
         rateLimits: { list: 1, other: 5 },
         clientId: (req) => String(req.headers['x-client']),
         itemCacheMs: 0,
+        clientLimits: UNBOUNDED_WAIT,
       },
       {},
       { listed: true },

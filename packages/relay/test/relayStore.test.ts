@@ -8,7 +8,7 @@ import { redisStoreFactory } from './redisStoreFactory';
 /** A store factory under test: `now` is a fake clock, `maxChanges` the change-log bound. */
 interface StoreFactory {
   name: string;
-  create(options: { now: () => number; maxChanges?: number }): Promise<RelayStore>;
+  create(options: { now: () => number; maxChanges?: number; maxKeptBytes?: number }): Promise<RelayStore>;
 }
 
 const stores: StoreFactory[] = [
@@ -28,7 +28,7 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
   let store: RelayStore;
   const open: RelayStore[] = [];
 
-  async function make(options: { maxChanges?: number } = {}): Promise<RelayStore> {
+  async function make(options: { maxChanges?: number; maxKeptBytes?: number } = {}): Promise<RelayStore> {
     const s = await factory.create({ now, ...options });
     open.push(s);
     return s;
@@ -308,6 +308,46 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
     await store.keepBody!('slot-1', 'd2', Buffer.from('newer'));
     expect(await store.readKeptBody!('slot-1', 'd1')).toBeNull();
     expect((await store.readKeptBody!('slot-1', 'd2'))?.toString()).toBe('newer');
+  });
+
+  it('keeps at most maxKeptBytes of compressed chunks, the ones kept first dropped to make room', async () => {
+    store = await make({ maxKeptBytes: 1_000 });
+    const body = (bytes: number, fill: number) => Buffer.alloc(bytes, fill);
+    for (const slot of ['s1', 's2', 's3']) {
+      await store.keepBody!(slot, 'd', body(400, slot.charCodeAt(1)));
+      clock += 1;
+    }
+    expect(await store.readKeptBody!('s1', 'd')).toBeNull();
+    expect((await store.readKeptBody!('s2', 'd'))?.equals(body(400, 50))).toBe(true);
+    expect((await store.readKeptBody!('s3', 'd'))?.equals(body(400, 51))).toBe(true);
+    // a slot kept again counts once (its newer bytes replace the older)
+    await store.keepBody!('s3', 'd2', body(450, 7));
+    clock += 1;
+    expect(await store.readKeptBody!('s2', 'd')).not.toBeNull();
+    expect((await store.readKeptBody!('s3', 'd2'))?.equals(body(450, 7))).toBe(true);
+    // bytes past the whole budget are not kept, and drop nothing
+    await store.keepBody!('big', 'd', body(2_000, 9));
+    expect(await store.readKeptBody!('big', 'd')).toBeNull();
+    expect(await store.readKeptBody!('s2', 'd')).not.toBeNull();
+    // a thousand chunks later the store still holds no more than its budget
+    for (let i = 0; i < 1_000; i++) {
+      await store.keepBody!(`many-${i}`, 'd', body(100, i % 256));
+      clock += 1;
+    }
+    let held = 0;
+    for (let i = 0; i < 1_000; i++) held += (await store.readKeptBody!(`many-${i}`, 'd'))?.length ?? 0;
+    expect(held).toBeLessThanOrEqual(1_000);
+    expect(held).toBeGreaterThanOrEqual(800);
+    expect(await store.readKeptBody!('many-999', 'd')).not.toBeNull();
+  });
+
+  it('hands out one cursor key of 32 bytes, the same every time it is asked', async () => {
+    store = await make();
+    const key = await store.cursorKey!();
+    expect(key).toHaveLength(32);
+    expect((await store.cursorKey!()).equals(key)).toBe(true);
+    const other = await make();
+    expect((await other.cursorKey!()).equals(key)).toBe(false);
   });
 
   it('tells head-change listeners about every commit until they unsubscribe', async () => {

@@ -41,11 +41,33 @@ describe('the client a request comes from (TRUST_PROXY_HOPS)', () => {
 
   it("keeps per-client bounds apart by that address's network, so two shoppers behind one proxy are two clients", () => {
     const a = access(1);
-    expect(a.clientId(request('10.0.0.2', '198.51.100.4'))).toEqual({ id: 'ip:198.51.100.0/24', identified: false });
-    expect(a.clientId(request('10.0.0.2', '203.0.113.5'))).toEqual({ id: 'ip:203.0.113.0/24', identified: false });
+    expect(a.clientId(request('10.0.0.2', '198.51.100.4'))).toEqual({
+      id: 'ip:198.51.100.0/24',
+      identified: false,
+      network: 'ip:198.51.100.0/24',
+    });
+    expect(a.clientId(request('10.0.0.2', '203.0.113.5'))).toMatchObject({
+      id: 'ip:203.0.113.0/24',
+      identified: false,
+    });
     // addresses of one network are one client: rotating within it buys nothing
     expect(a.clientId(request('10.0.0.2', '198.51.100.250'))).toEqual(a.clientId(request('10.0.0.2', '198.51.100.4')));
     expect(a.clientId(request('10.0.0.2', '2001:db8:7:9:1::5')).id).toBe('ip:2001:db8:7:9::/64');
+  });
+
+  it('names a till by its token, and counts its refusals on the network it came from, like any client of it', () => {
+    const token = 'static-till-token-0a1b2c3d4e5f';
+    const a = createTillAccess({
+      tokens: createTillTokens({ entries: [{ name: 'front-1', token }], shop: 'shop-a' }),
+      storefrontOpen: false,
+      public: false,
+      opsToken: undefined,
+      trustProxyHops: 1,
+    });
+    const withToken = request('10.0.0.2', '198.51.100.4');
+    withToken.headers.authorization = `Bearer ${token}`;
+    expect(a.clientId(withToken)).toEqual({ id: 'till:front-1', identified: true, network: 'ip:198.51.100.0/24' });
+    expect(a.clientId(request('10.0.0.2', '198.51.100.9')).network).toBe('ip:198.51.100.0/24');
   });
 
   it("opens the operators' routes (no OPS_TOKEN) to this machine only: a client writing 127.0.0.1 through a proxy is refused", () => {

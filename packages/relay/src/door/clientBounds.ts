@@ -4,8 +4,8 @@
 import type { ClientLimits } from './types';
 
 /**
- * Every per-client bound's default (the door's here; upstreamQueued: fairShare.ts; refusedPerMinute:
- * refusalBounds.ts).
+ * Every per-client bound's default (the door's here; upstreamQueued and anonymousWaitMs: fairShare.ts;
+ * refusedPerMinute: refusalBounds.ts).
  */
 export const DEFAULT_CLIENT_LIMITS: Required<ClientLimits> = {
   concurrent: 8,
@@ -14,6 +14,7 @@ export const DEFAULT_CLIENT_LIMITS: Required<ClientLimits> = {
   burst: 60,
   maxWaitMs: 10_000,
   upstreamQueued: 4,
+  anonymousWaitMs: 10_000,
   refusedPerMinute: 10,
 };
 

@@ -1,6 +1,8 @@
 // Who a request comes from, once per request: a client the host identified (a till by its token: its own turn, and
 // the tills' share of the upstream budget) or an anonymous one. An anonymous client named by an IP address is its
 // network (/24 for IPv4, /64 for IPv6), so a flood that rotates addresses within one network is still one client.
+// Every client also has the network it came from, where its refused requests are counted: whatever its token says,
+// so the right token from a network past its refusal bound is refused like a wrong one.
 import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import type { ClientId } from './types';
@@ -11,6 +13,11 @@ export interface Client {
   id: string;
   /** The host identified it (a till with a valid token): its reads go ahead of anonymous ones. */
   identified: boolean;
+  /**
+   * The network it came from, where its refusals are counted (refusalBounds.ts) before its token is looked at;
+   * default `id`.
+   */
+  network?: string;
 }
 
 /** The eight 16-bit groups of an IPv6 address (with `::` expanded and a dotted IPv4 tail converted). */
@@ -48,16 +55,21 @@ export function networkPrefix(address: string): string {
 
 /**
  * The door's view of the host's `clientId` (default: the connecting address): a string is an anonymous client
- * (grouped by its network when it is an address), `{ id, identified }` as the host says.
+ * (grouped by its network when it is an address), `{ id, identified, network? }` as the host says (without
+ * `network`, the connecting address's network).
  * @example const clientOf = clientResolver(options.clientId);
- * clientOf(req) // { id: '203.0.113.0/24', identified: false }
+ * clientOf(req) // { id: '203.0.113.0/24', identified: false, network: '203.0.113.0/24' }
  */
 export function clientResolver(
   clientId: ((req: IncomingMessage) => ClientId) | undefined,
 ): (req: IncomingMessage) => Client {
   return (req) => {
     const given = clientId ? clientId(req) : (req.socket.remoteAddress ?? 'unknown');
-    if (typeof given === 'string') return { id: networkPrefix(given), identified: false };
-    return { id: given.id, identified: given.identified === true };
+    if (typeof given === 'string') {
+      const id = networkPrefix(given);
+      return { id, identified: false, network: id };
+    }
+    const network = given.network ?? networkPrefix(req.socket.remoteAddress ?? 'unknown');
+    return { id: given.id, identified: given.identified === true, network };
   };
 }

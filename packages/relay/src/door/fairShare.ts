@@ -4,8 +4,10 @@
 // with 429) and a client that asks now and then is served within one round of the others. Identified clients (tills
 // by their token) are a lane of their own: they take the next slot when they ask, and TILL_SHARE of the slots while
 // both lanes wait, so a till never queues behind anonymous traffic however many addresses it comes from (and
-// anonymous readers are not starved by a till that floods). The server's own work (the relay's listing, token
-// requests) keeps a reserved share of the slots while it waits.
+// anonymous readers are not starved by a till that floods); an anonymous request waits at most `anonymousWaitMs`,
+// then it is refused with a Retry-After instead of waiting on (a flood of networks never parks a reader for a
+// minute). The server's own work (the relay's listing, token requests) keeps a reserved share of the slots while it
+// waits.
 import { setMaxListeners } from 'node:events';
 import {
   createWaiterQueue,
@@ -26,6 +28,12 @@ export interface FairShareOptions {
   ownShare: number;
   /** Requests per second of each class (for the Retry-After of a refusal); false: none. */
   limits: { list: number; other: number } | false;
+  /**
+   * Longest an anonymous client's request waits for its turn, ms; then it is refused (`too_many_requests`, with a
+   * Retry-After of about one round of the anonymous clients). Identified clients wait as long as it takes (they go
+   * first). Default Infinity.
+   */
+  anonymousWaitMs?: number | undefined;
 }
 
 export interface FairShare {
@@ -78,6 +86,8 @@ const SWEEP_AT = 1_000;
 const LOG_MAX = 1_000;
 /** Share of the clients' slots the tills' lane takes while anonymous clients wait too. */
 const TILL_SHARE = 0.75;
+/** The longest Retry-After a refused turn names (a round of thousands of clients is still "a minute"). */
+const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
  * @example const fair = createFairShare({ limiter, queued: 4, ownShare: 0.75, limits: { list: 1, other: 5 } }); await
@@ -191,19 +201,32 @@ export function createFairShare(options: FairShareOptions): FairShare {
     }
   }
 
-  function refusal(c: ClassState, lane: Set<ClientTurn>): ShopLookupError {
+  /** A request refused its turn, with a Retry-After of about one round of the clients of its lane waiting now. */
+  function refusal(c: ClassState, lane: Set<ClientTurn>, message: string): ShopLookupError {
     const perSecond = options.limits === false ? Infinity : options.limits[c.cls];
-    // about one round of the clients of its lane waiting now, at the class's rate
     const roundMs = Number.isFinite(perSecond) ? ((lane.size + 1) / perSecond) * 1000 : 1000;
-    const error = new ShopLookupError(
-      'too_many_requests',
-      `TOO MANY REQUESTS: this client already has ${options.queued} requests waiting for the shop API ` +
-        '(its share is served in turn with the other clients); try again after the Retry-After delay.',
-      { status: 429 },
-    ) as ShopLookupError & { retryAfterMs: number };
-    error.retryAfterMs = Math.max(1000, Math.ceil(roundMs));
+    const error = new ShopLookupError('too_many_requests', message, { status: 429 }) as ShopLookupError & {
+      retryAfterMs: number;
+    };
+    error.retryAfterMs = Math.min(MAX_RETRY_AFTER_MS, Math.max(1000, Math.ceil(roundMs)));
     return error;
   }
+
+  const queueFull = (c: ClassState, lane: Set<ClientTurn>): ShopLookupError =>
+    refusal(
+      c,
+      lane,
+      `TOO MANY REQUESTS: this client already has ${options.queued} requests waiting for the shop API ` +
+        '(its share is served in turn with the other clients); try again after the Retry-After delay.',
+    );
+
+  const waitedTooLong = (c: ClassState, lane: Set<ClientTurn>, ms: number): ShopLookupError =>
+    refusal(
+      c,
+      lane,
+      `TOO MANY REQUESTS: this request waited ${ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`} for its turn at the shop API, the most an ` +
+        "anonymous client's request waits while many clients ask (signed-in tills go first); try again after the Retry-After delay.",
+    );
 
   const view = (acquire: RateLimiter['acquire']): RateLimiter => ({
     acquire,
@@ -230,12 +253,24 @@ export function createFairShare(options: FairShareOptions): FairShare {
           c.clients.set(key, turn);
         }
         const lane = laneOf(c, turn);
-        if (turn.queue.length >= options.queued) return Promise.reject(refusal(c, lane));
+        if (turn.queue.length >= options.queued) return Promise.reject(queueFull(c, lane));
         if (turn.queue.length === 0) turn.since = arrivals++;
         // a till that starts waiting while no till waited takes the next slot the clients get
         if (turn.identified && nextIn(c.tills) === undefined) c.tillCredit = Math.max(c.tillCredit, 1);
         lane.add(turn);
-        return turn.queue.wait('user', gone && signal ? AbortSignal.any([signal, gone]) : (gone ?? signal));
+        const given = [signal, gone].filter((s): s is AbortSignal => s !== undefined);
+        const maxWait = options.anonymousWaitMs ?? Infinity;
+        if (turn.identified || !Number.isFinite(maxWait))
+          return turn.queue.wait('user', given.length > 1 ? AbortSignal.any(given) : given[0]);
+        // an anonymous request waits so long at most, then is refused (its place in the queue given up)
+        const bounded = new AbortController();
+        const timer = setTimeout(() => bounded.abort(waitedTooLong(c, lane, maxWait)), maxWait);
+        const waiting = turn.queue.wait('user', AbortSignal.any([...given, bounded.signal]));
+        void waiting.then(
+          () => clearTimeout(timer),
+          () => clearTimeout(timer),
+        );
+        return waiting;
       });
     },
     own: view((cls, priority, signal) => {

@@ -1,5 +1,5 @@
-// The door every request of the proxy and the relay passes after its route is known: the hearing (the client's
-// refusals so far: past their bound 429 before authorize is asked; authorize or public; a refusal counted), then the
+// The door every request of the proxy and the relay passes after its route is known: the hearing (the refusals of the
+// client's network so far: past their bound 429 before authorize is asked; authorize or public; a refusal counted), then the
 // client's bounds. A refused request is answered here and changes nothing; an admitted one gets `leave()`, to call
 // once its answer is sent. A hub holds the hearing itself, before any shop is opened (hearRequest).
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -110,16 +110,18 @@ export async function hearRequest(
   format: RefusalFormat,
 ): Promise<Hearing> {
   const { refusals } = options;
-  const blocked = refusals.blocked(client.id);
+  // counted per network, whatever the token says: a right token past the bound is refused like a wrong one
+  const network = client.network ?? client.id;
+  const blocked = refusals.blocked(network);
   if (blocked > 0) return { ok: false, answer: tooManyRefused(format, blocked) };
   const refused = await checkAccess(options.access, req, route);
   if (refused) {
-    const past = refused.status === 500 ? 0 : await refusals.refused(client.id);
+    const past = refused.status === 500 ? 0 : await refusals.refused(network);
     if (past > 0) return { ok: false, answer: tooManyRefused(format, past) };
     const code = refused.status === 401 ? 'unauthorized' : refused.status === 403 ? 'forbidden' : 'server_error';
     return { ok: false, answer: format(refused.status, code, refused.message) };
   }
-  const past = await refusals.admitted(client.id);
+  const past = await refusals.admitted(network);
   if (past > 0) return { ok: false, answer: tooManyRefused(format, past) };
   return { ok: true, client };
 }

@@ -50,6 +50,7 @@ export const serverOptionShape = {
         burst: z.optional(wholeNumber(1)),
         maxWaitMs: z.optional(wholeNumber(0)),
         upstreamQueued: z.optional(wholeNumber(1)),
+        anonymousWaitMs: z.optional(wholeNumber(1)),
         refusedPerMinute: z.optional(z.number().positive()),
       }),
     ]),
@@ -71,14 +72,16 @@ const SERVER_EXPECTED: Record<string, string> = {
   fetch: 'a fetch function',
   authorize: 'a function (req, route) => boolean | { status, message } (may be async)',
   public: 'true or false',
-  clientId: 'a function (req) => string or { id, identified }',
-  clientLimits: 'false, or { concurrent, queued, perSecond, burst, maxWaitMs, upstreamQueued, refusedPerMinute }',
+  clientId: 'a function (req) => string or { id, identified, network? }',
+  clientLimits:
+    'false, or { concurrent, queued, perSecond, burst, maxWaitMs, upstreamQueued, anonymousWaitMs, refusedPerMinute }',
   'clientLimits.concurrent': 'a whole number, at least 1',
   'clientLimits.queued': 'a whole number, at least 0',
   'clientLimits.perSecond': 'a number of requests per second > 0',
   'clientLimits.burst': 'a whole number, at least 1',
   'clientLimits.maxWaitMs': 'a whole number of milliseconds, at least 0',
   'clientLimits.upstreamQueued': 'a whole number, at least 1',
+  'clientLimits.anonymousWaitMs': 'a whole number of milliseconds, at least 1',
   'clientLimits.refusedPerMinute': 'a number of refused requests per minute > 0',
 };
 

@@ -34,15 +34,17 @@ export type Authorize = (
  * Who a request comes from, as `clientId` names it: a string is an anonymous client (an IP address counts as its
  * network, /24 or /64, so rotating addresses within one buys nothing); `{ id, identified: true }` is a client you
  * know (a till by its token): identified clients have their own share of the upstream budget and never queue behind
- * anonymous ones.
- * @example const who: ClientId = till ? { id: `till:${till}`, identified: true } : req.socket.remoteAddress!;
+ * anonymous ones. Refused requests are counted per network, before the token is looked at (`network`: the address
+ * the request came from, such as the one a trusted load balancer forwards; default the connecting address), so a
+ * network past `refusedPerMinute` is refused whatever token it sends.
+ * @example const who: ClientId = till ? { id: `till:${till}`, identified: true, network: ip } : ip;
  */
-export type ClientId = string | { id: string; identified: boolean };
+export type ClientId = string | { id: string; identified: boolean; network?: string | undefined };
 
 /**
  * Per-client bounds: a client over them is answered 429 with Retry-After, and cannot starve the others.
  * @example { concurrent: 8, queued: 32, perSecond: 20, burst: 60, maxWaitMs: 10_000, upstreamQueued: 4,
- * refusedPerMinute: 10 }
+ * anonymousWaitMs: 10_000, refusedPerMinute: 10 }
  */
 export interface ClientLimits {
   /** Requests of one client handled at once (long-polls included); default 8. @example { concurrent: 4 } */
@@ -63,6 +65,12 @@ export interface ClientLimits {
    * other clients'); one more gets 429 at once; default 4. @example { upstreamQueued: 2 }
    */
   upstreamQueued?: number | undefined;
+  /**
+   * Longest an anonymous client's request waits for its turn at the shop API, ms; past it the request is answered
+   * 429 with Retry-After (identified clients, tills, go first and are not bounded); default 10_000.
+   * @example { anonymousWaitMs: 5_000 }
+   */
+  anonymousWaitMs?: number | undefined;
   /**
    * Refused requests (401/403) one client may draw per minute, at once or spread out; past them it gets 429 with
    * Retry-After before `authorize` is asked; default 10. @example { refusedPerMinute: 5 }

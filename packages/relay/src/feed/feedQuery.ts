@@ -1,12 +1,15 @@
 // The feed's query, read strictly: a garbage since, cursor, limit or wait is a 400 with the reason, never a guess.
+import { cursorForm } from './snapshotCursors';
 
 export interface FeedQuery {
   since: number | null;
   handle: string | null;
-  /** Decoded snapshot cursor: the version the snapshot started at and the last position handed out. */
-  cursor: { version: number; after: string } | null;
+  /** A snapshot cursor as given (snapshotCursors.ts reads and checks it). */
+  cursor: string | null;
   waitMs: number;
   limit: number;
+  /** Whether the request named its `limit` (a snapshot's next chunks take the cursor's otherwise). */
+  limitAsked: boolean;
 }
 
 const DEFAULT_FEED_LIMIT = 5_000;
@@ -15,30 +18,9 @@ const WHOLE = /^[0-9]{1,15}$/;
 const HANDLE = /^[A-Za-z0-9._-]{1,100}$/;
 
 /**
- * An opaque snapshot cursor (base64url of `[version, position]`).
- * @example encodeCursor(812, 'coupons\u0000WELCOME10')
- */
-export function encodeCursor(version: number, after: string): string {
-  return Buffer.from(JSON.stringify([version, after]), 'utf8').toString('base64url');
-}
-
-function decodeCursor(text: string): FeedQuery['cursor'] | undefined {
-  if (!/^[A-Za-z0-9_-]{1,4000}$/.test(text)) return undefined;
-  try {
-    const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-    if (!Array.isArray(value) || value.length !== 2) return undefined;
-    const [version, after] = value as unknown[];
-    if (!Number.isSafeInteger(version) || (version as number) < 0 || typeof after !== 'string') return undefined;
-    return { version: version as number, after };
-  } catch {
-    return undefined;
-  }
-}
-
-/**
  * Reads the feed's query string; a string says what is wrong.
  * @example parseFeedQuery('since=812&handle=h1&wait=30', 60) // { since: 812, handle: 'h1', cursor: null, waitMs:
- * 30000, limit: 5000 }
+ * 30000, limit: 5000, limitAsked: false }
  */
 export function parseFeedQuery(search: string, maxWaitSeconds: number): FeedQuery | string {
   const params = new URLSearchParams(search);
@@ -51,6 +33,7 @@ export function parseFeedQuery(search: string, maxWaitSeconds: number): FeedQuer
     cursor: null,
     waitMs: 0,
     limit: DEFAULT_FEED_LIMIT,
+    limitAsked: false,
   };
   if (q.handle !== null && !HANDLE.test(q.handle)) return 'handle is not one this relay hands out';
   const since = params.get('since');
@@ -61,9 +44,9 @@ export function parseFeedQuery(search: string, maxWaitSeconds: number): FeedQuer
   }
   const cursor = params.get('cursor');
   if (cursor !== null) {
-    const decoded = decodeCursor(cursor);
-    if (!decoded) return 'cursor is not one this relay handed out; start the snapshot again without it';
-    q.cursor = decoded;
+    if (cursorForm(cursor) === null)
+      return 'cursor is not one this relay handed out; start the snapshot again without it';
+    q.cursor = cursor;
   }
   if (q.since !== null && q.cursor !== null) return 'since and cursor cannot be combined';
   if ((q.since !== null || q.cursor !== null) && q.handle === null)
@@ -80,6 +63,7 @@ export function parseFeedQuery(search: string, maxWaitSeconds: number): FeedQuer
       return `limit must be a whole number from 1 to ${MAX_FEED_LIMIT}, got ${JSON.stringify(limit.slice(0, 40))}`;
     }
     q.limit = Number(limit);
+    q.limitAsked = true;
   }
   return q;
 }

@@ -6,8 +6,9 @@ import type { FeedMirror } from './feedMirror';
 import { feedAnswerCache } from './feedAnswerCache';
 import { feedEtag, noneMatch } from './feedEtag';
 import type { KeptChunks } from './keptChunks';
-import { encodeCursor, parseFeedQuery } from './feedQuery';
+import { parseFeedQuery } from './feedQuery';
 import type { LongPolls } from './longPolls';
+import { chunkSize, KEPT_CHUNK_SIZE, type SnapshotCursor, type SnapshotCursors } from './snapshotCursors';
 import type { FeedChange, FeedHead, FeedRecord, RelayStore } from '../store/relayStore';
 
 export interface FeedContext {
@@ -18,6 +19,8 @@ export interface FeedContext {
   polls: LongPolls;
   /** Snapshot chunks' compressed bodies, kept in the store for every instance. */
   chunks: KeptChunks;
+  /** The snapshot cursors this relay signs (and the only ones it takes). */
+  cursors: SnapshotCursors;
   maxWaitSeconds: number;
   /** Whether the relay serves without its store or upstream, and why. */
   degraded(): { degraded: boolean; error: string | null };
@@ -60,6 +63,19 @@ const mustRefetch = (why: string): ProxyAnswer =>
     'must_refetch',
     `${why}: drop your cursor and version and start a snapshot again (GET relay/v1/feed without since); keep showing your local data until it is complete.`,
   );
+
+/** A snapshot chunk the store could not give (its records, or the cursors' key). */
+function unavailable(error: unknown): ProxyAnswer {
+  const why = `the relay store could not be read: ${error instanceof Error ? error.message : String(error)}`;
+  return feedError(
+    503,
+    'relay_unavailable',
+    `RELAY UNAVAILABLE: ${why}. Keep using local data and try again shortly.`,
+    {
+      'retry-after': '5',
+    },
+  );
+}
 
 /** Changes compacted to each key's last state, in version order of those last states. */
 function compact(changes: FeedChange[]): { upserts: FeedRecord[]; deletes: { resource: string; key: string }[] } {
@@ -149,44 +165,66 @@ export async function serveFeed(
     // a snapshot chunk, from this instance's copy; its content may be newer than the cursor's version (the till's
     // catch-up from that version re-applies what changed), never older: an earlier chunk came from an instance that
     // had seen a commit this one has not heard of yet (a load balancer spreads one till's requests)
-    if (q.cursor && q.cursor.version > head.version) {
+    let cursor: SnapshotCursor | null = null;
+    if (q.cursor !== null) {
+      // checked before anything is read: a cursor the relay did not sign costs one HMAC, and keeps nothing
+      let reading: Awaited<ReturnType<SnapshotCursors['read']>>;
+      try {
+        reading = await ctx.cursors.read(head.handle, q.cursor);
+      } catch (error) {
+        return unavailable(error);
+      }
+      if (!reading.ok && reading.why === 'stale')
+        return mustRefetch('this cursor was handed out by an older release of the relay');
+      if (!reading.ok)
+        return feedError(
+          400,
+          'bad_request',
+          'BAD REQUEST: cursor is not one this relay handed out; start the snapshot again without it.',
+        );
+      cursor = reading.cursor;
+      if (q.limitAsked && chunkSize(q.limit) !== cursor.limit)
+        return feedError(
+          400,
+          'bad_request',
+          `BAD REQUEST: limit must stay the one this snapshot started with (${cursor.limit}), or be left out.`,
+        );
+    }
+    if (cursor && cursor.version > head.version) {
       await mirror.catchUp();
       head = mirror.head()!;
-      if (q.cursor.version > head.version)
-        return mustRefetch(`this snapshot's version ${q.cursor.version} is newer than this relay's (${head.version})`);
+      if (head.handle !== q.handle) return mustRefetch('this relay started a new history meanwhile');
+      if (cursor.version > head.version)
+        return mustRefetch(`this snapshot's version ${cursor.version} is newer than this relay's (${head.version})`);
     }
-    const version = q.cursor?.version ?? head.version;
-    let after = q.cursor?.after ?? null;
+    const version = cursor?.version ?? head.version;
+    // the relay's own chunk sizes: every till of a version reads the same few chunks
+    const limit = cursor?.limit ?? chunkSize(q.limit);
+    let after = cursor?.after ?? null;
     // without coupons the snapshot starts after them (they come first in position order)
     if (!lists.coupons && (after === null || after < AFTER_COUPONS)) after = AFTER_COUPONS;
     // every till reads the same chunks: each is serialised once per version of this instance's copy
-    const key = `snapshot\0${head.handle}\0${head.version}\0${version}\0${after}\0${q.limit}\0${envelopeKey(head)}`;
+    const key = `snapshot\0${head.handle}\0${head.version}\0${version}\0${after}\0${limit}\0${envelopeKey(head)}`;
     const current = head;
     return feedAnswerCache(mirror).get(key, async () => {
       // held: from this instance's copy (and kept for the next till); not held: read from the store each time
       const held = mirror.holds();
       let chunk: Awaited<ReturnType<FeedMirror['chunk']>>;
+      let next: string | null;
       try {
-        chunk = await mirror.chunk(after, q.limit);
+        chunk = await mirror.chunk(after, limit);
+        next = chunk.done ? null : await ctx.cursors.sign(current.handle, { version, limit, after: chunk.last ?? '' });
       } catch (error) {
-        const why = `the relay store could not be read: ${error instanceof Error ? error.message : String(error)}`;
-        return {
-          answer: feedError(
-            503,
-            'relay_unavailable',
-            `RELAY UNAVAILABLE: ${why}. Keep using local data and try again shortly.`,
-            { 'retry-after': '5' },
-          ),
-          keep: false,
-        };
+        return { answer: unavailable(error), keep: false };
       }
-      const cursor = chunk.done ? null : encodeCursor(version, chunk.last ?? '');
-      const fields = { version, kind: 'snapshot', cursor, upserts: [] as [], deletes: [], more: !chunk.done };
+      const fields = { version, kind: 'snapshot', cursor: next, upserts: [] as [], deletes: [], more: !chunk.done };
       const json = feedRecordsJson(body(current, fields), chunk.records.filter(mayHave));
       const answer = jsonTextAnswer(200, json, headers(etag(current, version)));
-      // every till of this version gets these bytes: compressed once, and kept for the other instances
-      const place = `${lists.coupons ? 'all' : 'options'}\0${q.limit}\0${after ?? ''}`;
-      return { answer: { ...answer, reused: { kept: ctx.chunks.of(place, answer.body) } }, keep: held };
+      // every till of this version gets these bytes: compressed once, and the large chunks (the ones engines read)
+      // kept for the other instances
+      const place = `${lists.coupons ? 'all' : 'options'}\0${limit}\0${after ?? ''}`;
+      const kept = limit >= KEPT_CHUNK_SIZE ? ctx.chunks.of(place, answer.body) : undefined;
+      return { answer: { ...answer, reused: { kept } }, keep: held };
     });
   }
 

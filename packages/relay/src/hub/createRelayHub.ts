@@ -449,6 +449,11 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
     (await Promise.all(hot.all().map((entry) => entry.value.relay.status().catch(() => null)))).filter(
       (s): s is RelayStatus => s !== null,
     );
+  hub.reauthorize = async () => {
+    hearing.forgetVerdicts();
+    const ended = await Promise.all(hot.all().map((entry) => entry.value.relay.reauthorize().catch(() => 0)));
+    return ended.reduce((sum, n) => sum + n, 0);
+  };
   let closedAll: Promise<void> | undefined;
   hub.close = () =>
     (closedAll ??= (async () => {

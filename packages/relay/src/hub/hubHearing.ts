@@ -41,6 +41,8 @@ export interface HubHearing {
   hear(req: IncomingMessage, shopId: string, rest: string): Promise<HubHeard>;
   /** The host's authorize for one shop, its verdicts kept per request (the shop's door asks it again). */
   authorizeFor(shopId: string): Authorize;
+  /** Forgets the verdicts kept so far: the host's authorize is asked afresh (a token was revoked). */
+  forgetVerdicts(): void;
 }
 
 /**
@@ -53,7 +55,7 @@ export function createHubHearing(options: HubHearingOptions): HubHearing {
   const local = createRefusalBounds(perMinute, options.now);
   const clientOf = clientResolver(options.clientId);
   const served: ServedRoutes = { ...RELAY_SERVED, maxUrlLength: options.maxUrlLength ?? 2048 };
-  const verdicts = new WeakMap<IncomingMessage, Map<RouteName, ReturnType<Authorize>>>();
+  let verdicts = new WeakMap<IncomingMessage, Map<RouteName, ReturnType<Authorize>>>();
 
   function authorizeFor(shopId: string): Authorize {
     const authorize = options.authorize!;
@@ -74,6 +76,9 @@ export function createHubHearing(options: HubHearingOptions): HubHearing {
   return {
     perMinute,
     authorizeFor,
+    forgetVerdicts() {
+      verdicts = new WeakMap();
+    },
     async hear(req, shopId, rest) {
       const route = nameRoute(served, rest, req.method, (req.url ?? '/').length);
       if (!route.ok) return { ok: false, answer: route.answer };
@@ -90,7 +95,7 @@ export function createHubHearing(options: HubHearingOptions): HubHearing {
       return {
         ok: true,
         async unknownShop(answer) {
-          const past = await bounds.refused(heard.client.id);
+          const past = await bounds.refused(heard.client.network ?? heard.client.id);
           return past > 0 ? tooManyRefused(format, past) : answer;
         },
       };

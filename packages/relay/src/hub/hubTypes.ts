@@ -179,6 +179,12 @@ export interface RelayHub {
    * @example for (const s of await hub.shopStatuses()) gauge.set({ shop: s.shop }, s.version ?? 0);
    */
   shopStatuses(): Promise<RelayStatus[]>;
+  /**
+   * Asks `authorize` again about every feed request under way in every open shop (long-polls parked among them) and
+   * ends those it now refuses with that refusal (401/403): call it after revoking a till's token. Resolves with how
+   * many it ended. @example await hub.reauthorize();
+   */
+  reauthorize(): Promise<number>;
   /** Closes every shop and the shared Redis connection. @example server.on('close', () => hub.close()); */
   close(): Promise<void>;
 }

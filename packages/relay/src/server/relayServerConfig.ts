@@ -128,7 +128,7 @@ export const RELAY_VARIABLES = {
   },
   CORS_ORIGINS: {
     expected:
-      "origins of till pages served from elsewhere, separated by commas, each as a browser sends it: scheme, host and port, such as https://till.example (no path, no trailing slash, no '*')",
+      "origins of till pages served from elsewhere, separated by commas, each as a browser sends it: scheme, host and port, such as https://till.example (an http:// one other than loopback is warned about at start; every origin listed whole: no path, no trailing slash, no '*')",
     fallback: '',
     schema: z
       .string()
@@ -138,7 +138,8 @@ export const RELAY_VARIABLES = {
           .map((o) => o.trim())
           .filter((o) => o !== ''),
       )
-      .pipe(z.array(z.string().refine(isOrigin))),
+      // (a `*` is matched literally by browsers' origins: no wildcard works, so none is taken)
+      .pipe(z.array(z.string().refine((o) => isOrigin(o) && !o.includes('*')))),
   },
   OPS_TOKEN: {
     expected: 'the bearer token of /metrics and relay/v1/status, at least 16 characters (omitted: loopback only)',
@@ -167,7 +168,8 @@ export const RELAY_VARIABLES = {
     schema: whole(1, 1_000_000),
   },
   HEADERS_TIMEOUT_MS: {
-    expected: 'time a client has to send its request headers, ms',
+    expected:
+      "time a client has to send its request headers, ms (a new connection without its first request's headers by then is closed)",
     fallback: '10000',
     schema: whole(1_000, 600_000),
   },

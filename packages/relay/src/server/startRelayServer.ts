@@ -13,6 +13,7 @@ import type { RelayHub } from '../hub/hubTypes';
 import type { StoreHealth } from '../store/relayStore';
 import type { CorsOptions, RelayStatus, RouteName, ShopRelay } from '../types';
 import { createHubAccess, type HubAccess } from './hubAccess';
+import { configWarnings } from './configWarnings';
 import { guardConnections, serverOptions } from './connectionGuard';
 import { createLogBudget, logClient } from './logBudget';
 import type { ServerPeers } from './optionalPeers';
@@ -22,7 +23,7 @@ import { createRelayMetrics } from './relayMetrics';
 import { changedSecrets, type RelayServerConfig, type RelayVariableName } from './relayServerConfig';
 import { parseShopsFile, type ShopsFileEntry } from './shopsFile';
 import { createTillAccess, STOREFRONT_ROUTES, type TillAccess, type TillAccessOptions } from './tillAccess';
-import { createTillTokens, parseTokenFile, type TillTokenEntry, type TillTokens } from './tillTokens';
+import { createTillTokens, parseTokenFile, type TillTokenEntry } from './tillTokens';
 
 /** Why the server could not start, in one line naming what to change. */
 export class RelayStartError extends Error {
@@ -58,7 +59,8 @@ export interface RelayServer {
    * the file changed), and, given `fresh` (the configuration read again), every secret read from a `<NAME>_FILE`: a
    * new TILL_TOKEN_SECRET or OPS_TOKEN applies to the next request (tokens signed with the old secret are refused), a
    * new key, secret or REDIS_URL starts a new relay (or hub) on them and closes the old one (its parked long-polls
-   * answered). A file that does not read, or a store that does not open, keeps what was there.
+   * answered). A file that does not read, or a store that does not open, keeps what was there. Then the feed
+   * requests under way whose token no longer checks (parked long-polls) are ended with 401 (reauthorize).
    */
   reload(fresh?: RelayServerConfig): Promise<void>;
   /**
@@ -237,7 +239,6 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     if (logBudget.admit(logClient(who)))
       log.warn({ reqId: requestIds.get(req), route, reason, till, client: who.address }, 'refused');
   };
-  let tokens!: TillTokens;
   let hubAccess: HubAccess | null = null;
   let access!: TillAccess;
   /** Who may ask what, made again when a reload changed the signing secret or OPS_TOKEN. */
@@ -254,7 +255,7 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
       hubAccess = createHubAccess({ ...options, shops, secret: current.tillTokenSecret, basePath: current.basePath });
       access = hubAccess;
     } else {
-      tokens = createTillTokens({ entries, secret: current.tillTokenSecret, shop });
+      const tokens = createTillTokens({ entries, secret: current.tillTokenSecret, shop });
       access = createTillAccess({ ...options, tokens });
     }
   }
@@ -502,13 +503,14 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     );
   }
   starting = null;
+  for (const warning of configWarnings(config)) log.warn(warning.fields, warning.message);
 
   /** TILL_TOKENS_FILE read again: the new list applies to the next request; a bad file keeps the old one. */
   function reloadTills(): void {
     try {
       entries = readTokens(config, readFile);
-      tokens.replaceEntries(entries);
       keep(...entries.map((e) => e.token));
+      makeAccess();
       log.info({ tills: entries.length }, 'till tokens reloaded');
     } catch (error) {
       log.error({ error: (error as Error).message }, 'till tokens not reloaded: the old list stays');
@@ -571,10 +573,23 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
     return true;
   }
 
+  /** Ends the parked long-polls (and other feed requests) of tokens the reload revoked: 401 now, not data later. */
+  async function endRevoked(): Promise<void> {
+    // a new access: nothing the last one worked out for a request under way is kept (a token removed, signed with a
+    // rotated secret, or expired meanwhile is checked again)
+    makeAccess();
+    const ended = await (hub ?? relay)?.reauthorize().catch(() => 0);
+    if (ended) log.info({ ended }, 'long-polls of revoked tokens ended');
+  }
+
   async function reloadNow(fresh: RelayServerConfig | undefined): Promise<void> {
     if (hubMode) reloadShops();
     else if (config.tillTokensFile) reloadTills();
-    if (!fresh) return;
+    if (fresh) await reloadSecrets(fresh);
+    await endRevoked();
+  }
+
+  async function reloadSecrets(fresh: RelayServerConfig): Promise<void> {
     keepConfigured(fresh);
     const changed = changedSecrets(current, fresh);
     if (changed.length === 0) return;

@@ -55,7 +55,7 @@ export interface TillAccess {
   authorize: Authorize;
   /**
    * For the relay's per-client bounds and upstream turns: `till:<name>`, identified, for a till with a valid token;
-   * else `ip:<network>` (/24, /64), anonymous.
+   * else `ip:<network>` (/24, /64), anonymous. Its `network` (`ip:<network>`, a till's too) is where refusals count.
    */
   clientId(req: IncomingMessage): Client;
   identify(req: IncomingMessage): RequestIdentity;
@@ -133,9 +133,11 @@ export function createTillAccess(options: TillAccessOptions): TillAccess {
 
   function clientId(req: IncomingMessage): Client {
     const { till, address } = look(req);
+    // refusals are counted per network for tills too: a right token is no way past the bound
+    const network = `ip:${networkPrefix(address)}`;
     return till !== null
-      ? { id: `till:${till}`, identified: true }
-      : { id: `ip:${networkPrefix(address)}`, identified: false };
+      ? { id: `till:${till}`, identified: true, network }
+      : { id: network, identified: false, network };
   }
 
   function mayOperate(req: IncomingMessage, route: RouteName | 'metrics'): boolean {
@@ -157,7 +159,7 @@ export function createTillAccess(options: TillAccessOptions): TillAccess {
     clientId,
     mayOperate,
     async operate(req) {
-      const { id } = clientId(req);
+      const id = `ip:${networkPrefix(look(req).address)}`;
       const blocked = opsGuesses.blocked(id);
       if (blocked > 0) return { retryAfterS: blocked };
       const ok = mayOperate(req, 'metrics');

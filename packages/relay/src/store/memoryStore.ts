@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { createRateLimiter, type RateLimiter } from '@shop-lookup/shop-api';
 import { tooManyProducts } from './tooManyProducts';
 import { mergeUses, newestReceived, usesIn, type UsesRecord } from './useRecords';
+import { KEPT_BYTES_PER_SHOP } from './keptBytesPerShop';
 import type {
   FeedChange,
   FeedHead,
@@ -25,6 +26,11 @@ export interface MemoryStoreOptions {
    * @example { maxChanges: 10 }
    */
   maxChanges?: number;
+  /**
+   * Compressed snapshot chunks kept at most, bytes (the oldest kept go first). Default KEPT_BYTES_PER_SHOP (16 MiB).
+   * @example { maxKeptBytes: 1_000_000 }
+   */
+  maxKeptBytes?: number;
 }
 
 interface Entry {
@@ -33,13 +39,14 @@ interface Entry {
 }
 
 const SEP = '\u0000';
-/** Compressed chunks kept for the instances sharing this store, at most (the oldest kept go first). */
-const MAX_KEPT_BYTES = 64 * 1024 * 1024;
 
 /** @example const store = createMemoryStore(); const head = await store.head(); */
 export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore {
   const now = options.now ?? (() => Date.now());
   const maxChanges = options.maxChanges ?? 100_000;
+  // compressed chunks kept for the instances sharing this store, at most (the oldest kept go first)
+  const maxKeptBytes = options.maxKeptBytes ?? KEPT_BYTES_PER_SHOP;
+  const cursorKey = randomBytes(32);
   const handle = `m${now().toString(36)}-${randomBytes(4).toString('hex')}`;
 
   const snapshot = new Map<ResourceId, Map<string, Entry>>();
@@ -334,14 +341,18 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
       const before = keptBodies.get(slot);
       if (before) keptBytes -= before.bytes.length;
       keptBodies.delete(slot);
-      if (bytes.length > MAX_KEPT_BYTES) return;
+      if (bytes.length > maxKeptBytes) return;
       keptBodies.set(slot, { digest, bytes });
       keptBytes += bytes.length;
       for (const [oldest, kept] of keptBodies) {
-        if (keptBytes <= MAX_KEPT_BYTES) break;
+        if (keptBytes <= maxKeptBytes) break;
         keptBodies.delete(oldest);
         keptBytes -= kept.bytes.length;
       }
+    },
+
+    async cursorKey() {
+      return cursorKey;
     },
 
     health() {

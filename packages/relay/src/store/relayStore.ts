@@ -235,9 +235,17 @@ export interface RelayStore {
   readKeptBody?(slot: string, digest: string): Promise<Buffer | null>;
   /**
    * Keeps `bytes` in `slot` for `digest`, replacing what the slot held (an older version's chunk); a store may let
-   * them go (memory bounds, expiry): a reader then compresses again.
+   * them go (memory bounds, expiry): a reader then compresses again. Both stores keep at most KEPT_BYTES_PER_SHOP
+   * (keptBytesPerShop.ts; or their `maxKeptBytes`), the oldest kept going first.
    */
   keepBody?(slot: string, digest: string, bytes: Buffer): Promise<void>;
+
+  // -- the key snapshot cursors are signed with (feed/snapshotCursors.ts), the same for every instance --
+  /**
+   * 32 random bytes made once per feed history and shared by every instance on the store. Optional: without it
+   * the relay derives a key from the shop's API secret.
+   */
+  cursorKey?(): Promise<Buffer>;
 
   health(): StoreHealth;
   onHealthChange(listener: (health: StoreHealth) => void): () => void;

@@ -63,6 +63,10 @@ export function redisKeys(prefix: string) {
     productsAsked: `${prefix}products:asked`,
     /** string: a compressed snapshot chunk, the digest of its body first (redisKeptBodies.ts), with PX. */
     kept: (slot: string) => `${prefix}kept:${slot}`,
+    /** hash slot → `<ms kept>:<bytes>`: every kept chunk of the shop, for its byte budget (with PX). */
+    keptList: `${prefix}kept-list`,
+    /** string: the key snapshot cursors are signed with (hex), made once (SET NX). */
+    cursorKey: `${prefix}feed:cursor-key`,
     /** string: the upstream access token. */
     token: `${prefix}token`,
     /** string: the lease holder (owner), with PX. */

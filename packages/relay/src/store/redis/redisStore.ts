@@ -2,6 +2,7 @@
 // `shop-lookup:{<shopId>}:` (redisKeys.ts), so one Redis serves many shops and a Redis Cluster keeps each shop in one
 // slot. Built from node-redis (connections, MULTI/WATCH, pub/sub, reconnects) and rate-limiter-flexible (the shared
 // upstream limit); no scripts of our own.
+import { randomBytes } from 'node:crypto';
 import { WatchError } from 'redis';
 import {
   connectRedis,
@@ -19,6 +20,7 @@ import { redisUses } from './redisUses';
 import { createRedisRateLimiter, holdRateLimits } from './redisRateLimiter';
 import { createRedisRefusals } from './redisRefusals';
 import { tooManyProducts } from '../tooManyProducts';
+import { KEPT_BYTES_PER_SHOP } from '../keptBytesPerShop';
 import type { FeedHead, RelayStore } from '../relayStore';
 
 export interface RedisStoreOptions {
@@ -52,6 +54,11 @@ export interface RedisStoreOptions {
   rateLimitMarginMs?: number;
   /** The clock leases expire by (ms). Default Date.now. */
   now?: () => number;
+  /**
+   * Compressed snapshot chunks kept for the shop at most, bytes (the oldest kept go first). Default
+   * KEPT_BYTES_PER_SHOP (16 MiB). @example { maxKeptBytes: 1_000_000 }
+   */
+  maxKeptBytes?: number;
 }
 
 /**
@@ -87,7 +94,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
   const uses = redisUses({ conn, keys, maxChanges, onNewHistory });
   const listing = redisListing(ctx);
   const leases = redisLeases(ctx);
-  const kept = redisKeptBodies(client, keys);
+  const kept = redisKeptBodies(conn, keys, { maxBytes: options.maxKeptBytes ?? KEPT_BYTES_PER_SHOP, now });
   const limiters = new Set<{ dispose(): void }>();
 
   const headListeners = new Set<(head: FeedHead) => void>();
@@ -241,6 +248,16 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
     },
     readKeptBody: guard(kept.readKeptBody),
     keepBody: guard(kept.keepBody),
+    cursorKey: guard(async () => {
+      // made by whichever instance asks first (a new or flushed Redis: a new feed history, so no cursor is lost)
+      let hex = (await client.get(keys.cursorKey)) as string | null;
+      if (hex === null) {
+        await client.set(keys.cursorKey, randomBytes(32).toString('hex'), { NX: true });
+        hex = (await client.get(keys.cursorKey)) as string | null;
+      }
+      if (hex === null) throw new Error('the snapshot cursor key could not be made');
+      return Buffer.from(hex, 'hex');
+    }),
     health: conn.health,
     onHealthChange: conn.onHealthChange,
     close() {
