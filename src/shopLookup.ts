@@ -63,7 +63,7 @@ export interface ShopLookup {
   /**
    * Decides whether a coupon or issued-coupon code applies to an order and how much it takes off: from a fresh API
    * answer when online, from local data when offline (and then says how old that data is). Never rejects for API
-   * trouble: the verdict says what is known. Surrounding spaces of `code` are dropped (online and offline alike).
+   * trouble: the verdict says what is known. Surrounding spaces and invisible characters of `code` are dropped, and it is read in Unicode's composed form (NFC), online and offline alike.
    * @example const v = await lookup.validateCoupon(code, { amount: 32000 }); if (v.ok) total -= v.discount;
    */
   validateCoupon(code: string, order: CouponOrder): Promise<CouponVerdict>;
