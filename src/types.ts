@@ -316,8 +316,9 @@ export interface CouponOrder {
    * Accept an issued coupon again although this till (`used_on_this_till`) or another till of the shop
    * (`used_on_another_till`, heard through the relay) already accepted it for another order and the API does not
    * show that use yet (default false: such a verdict is refused). The verdict and its journal entry say so
-   * (`overrides: ['repeat_use']`), and the use is shared like any other. The same `orderId` checked again is never a
-   * second use.
+   * (`overrides: ['repeat_use']`), and the use is shared like any other. The same `orderId` checked again on the same
+   * till is never a second use (another till's order of the same id is: each till numbers its own). A voided sale
+   * is better released (`releaseCoupon`): that gives the voucher back to every till.
    */
   acceptRepeatUse?: boolean | undefined;
 }

@@ -88,7 +88,7 @@ export function decideCoupon(found: FoundCoupon, order: CheckedOrder, settings: 
   const repeat = repeatUseRule(kind, found.uses ?? [], order, discount.discount, settings.timeZone);
   if (!repeat.pass && !order.acceptRepeatUse)
     return { ok: false, reason: repeat.reason, coupon: record, kind, syncedAt, source, detail: repeat.detail };
-  const other = otherTillUseRule(kind, found.otherUses ?? [], order, discount.discount, settings.timeZone);
+  const other = otherTillUseRule(kind, found.otherUses ?? [], discount.discount, settings.timeZone);
   if (!other.pass && !order.acceptRepeatUse)
     return { ok: false, reason: other.reason, coupon: record, kind, syncedAt, source, detail: other.detail };
   if (!repeat.pass || !other.pass) overrides.push('repeat_use');
