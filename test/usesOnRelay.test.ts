@@ -320,6 +320,26 @@ describe('uses of issued coupons shared through the relay', () => {
     await waitFor(async () => expect(await usesHeard(one, one.dbName)).toBeUndefined());
   });
 
+  it('says uses_full, never network_error, when the relay keeps no more uses: in the sync report and status()', async () => {
+    await relay.close();
+    await startRelay({ maxUses: 1 });
+    const open = mock.data.issuedCoupons.find((c) => c.coupon_issue_code === CODE)!;
+    mock.upsertIssuedCoupon({ ...open, coupon_issue_code: 'IC-0000-TWO' });
+    const one = till('front-1');
+    const two = till('front-2');
+    await one.sync();
+    await two.sync();
+    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({ ok: true });
+    await waitFor(async () => expect((await journalOf(one))[0]?.shared).toEqual(expect.any(Number)));
+    expect(await two.validateCoupon('IC-0000-TWO', { amount: 32000, orderId: 'B-1' })).toMatchObject({ ok: true });
+    const report = await two.sync();
+    expect(report.errors.map((e) => e.code)).toContain('uses_full');
+    expect(report.errors.find((e) => e.code === 'uses_full')?.message).toMatch(/keeps at most 1 uses/);
+    const s = await next(two.status(), (x) => x.lastError !== null && x.phase !== 'syncing');
+    expect(s.lastError).toMatchObject({ code: 'uses_full', status: 503 });
+    expect(s.lastError?.message).not.toMatch(/Could not reach/);
+  });
+
   it('shares nothing with a relay that does not take uses from this till, nor without a relay', async () => {
     await relay.close();
     // this relay lets tills read the feed and the items, but takes no uses

@@ -101,6 +101,10 @@ export type LookupErrorCode =
   | 'relay_not_ready'
   | 'shop_mismatch'
   | 'journal_not_empty'
+  // the shop's relay about this till's uses of issued coupons
+  | 'uses_full'
+  | 'till_uses_full'
+  | 'release_refused'
   // the device's storage
   | 'quota_exceeded'
   | 'storage_unavailable'
@@ -123,6 +127,7 @@ export type ServerErrorCode =
   | 'too_many_requests'
   | 'too_many_products'
   | 'uses_full'
+  | 'till_uses_full'
   | 'moved_package';
 
 /**

@@ -207,6 +207,13 @@ export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFee
           { status: 503 },
         );
       }
+      // the relay keeps no more uses (of the shop, or of this till): its own code, never "cannot be reached"
+      if (e?.code === 'uses_full' || e?.code === 'till_uses_full')
+        throw new ShopLookupError(
+          e.code,
+          `The shop's relay did not record this till's uses of issued coupons: ${message} (They wait on this till and are sent again at the next sync.)`,
+          { status: res.status },
+        );
       if (res.status === 503)
         throw networkError(label, origin, new Error(`the relay has no data to serve (${message})`));
       const wait = retryAfterMs(res.headers.get('retry-after'));
