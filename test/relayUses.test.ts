@@ -172,22 +172,39 @@ describe('relay uses', () => {
     expect([...changes.body!.upserts, ...changes.body!.deletes].filter((u: any) => u.resource === 'uses')).toEqual([]);
   });
 
-  it("drops a code's uses (a delete in the feed) once an issued-coupon answer the relay reads shows it used", async () => {
+  it('keeps a mark of a code once an issued-coupon answer the relay reads shows it used: its first use only, and a later use is a conflict', async () => {
     const f = await relayWith({ itemCacheMs: 0 }, {}, { listed: true });
-    await post(f, { device: 'd1', uses: [use('e1'), use('e2', { code: MOCK_CODES.issuedUsed })] });
+    await post(f, {
+      device: 'd1',
+      uses: [
+        use('e1'),
+        use('e2', { code: MOCK_CODES.issuedUsed }),
+        use('e3', { code: MOCK_CODES.issuedUsed, at: 2_000 }),
+      ],
+    });
     const before = await usesIn(f);
     expect([...before.records.keys()].sort()).toEqual([MOCK_CODES.issuedUnused, MOCK_CODES.issuedUsed].sort());
-    // read through: unused stays, used goes
+    // read through: unused stays as it is, used becomes a mark (its first use, confirmed)
     expect((await f.get(`/v2/shop/issue-coupons/${encodeURIComponent(MOCK_CODES.issuedUnused)}`)).status).toBe(200);
     expect((await f.get(`/v2/shop/issue-coupons/${encodeURIComponent(MOCK_CODES.issuedUsed)}`)).status).toBe(200);
-    await expect.poll(async () => [...(await usesIn(f)).records.keys()]).toEqual([MOCK_CODES.issuedUnused]);
+    await expect
+      .poll(async () => (await usesIn(f)).records.get(MOCK_CODES.issuedUsed))
+      .toMatchObject({ confirmed: expect.any(Number), uses: [{ entry: 'e2', conflict: false }] });
+    expect((await usesIn(f)).records.get(MOCK_CODES.issuedUnused).uses).toHaveLength(1);
     const changes = await f.get(`/relay/v1/feed?since=${before.version}&handle=${before.handle}`);
-    expect(changes.body!.deletes).toEqual([{ resource: 'uses', key: MOCK_CODES.issuedUsed }]);
-    // the API now says the open one is used too (its order recorded)
-    const open = f.api.data.issuedCoupons.find((c: any) => c.coupon_issue_code === MOCK_CODES.issuedUnused);
-    f.api.upsertIssuedCoupon({ ...open, shop_order_code: '202611270001' });
-    await f.get(`/v2/shop/issue-coupons/${encodeURIComponent(MOCK_CODES.issuedUnused)}`);
-    await expect.poll(async () => (await usesIn(f)).records.size).toBe(0);
+    expect(changes.body!.upserts.map((u: any) => u.key)).toEqual([MOCK_CODES.issuedUsed]);
+    // reading it again changes nothing
+    await f.get(`/v2/shop/issue-coupons/${encodeURIComponent(MOCK_CODES.issuedUsed)}`);
+    // a use that arrives after (an offline till's) is a conflict with the sale the API shows
+    const late = await post(f, { device: 'd2', uses: [use('x1', { code: MOCK_CODES.issuedUsed, at: 500 })] });
+    expect(late.body!.uses).toEqual([
+      { entry: 'x1', recorded: true, conflict: { till: 'd1', at: 1_000, orderId: 'order-e2' } },
+    ]);
+    const mark = (await usesIn(f)).records.get(MOCK_CODES.issuedUsed);
+    expect(mark.uses.map((u: any) => [u.entry, u.conflict])).toEqual([
+      ['e2', false],
+      ['x1', true],
+    ]);
   });
 
   it('drops uses past usesRetentionMs (by the relay clock) and answers 503 uses_full with Retry-After at maxUses', async () => {

@@ -47,6 +47,18 @@ function usesFetch() {
   return { fn, posts, dropNextAnswer: () => (dropNext = true) };
 }
 
+/** A fetch that fails like a dropped network while `off` is set (one till offline, the others not). */
+function switchable() {
+  const link = {
+    off: false,
+    fn: (async (input, init) => {
+      if (link.off) throw new TypeError('fetch failed: the network is down');
+      return fetch(input, init);
+    }) as typeof fetch,
+  };
+  return link;
+}
+
 const deviceOf = (t: { idb: IDBFactory }, dbName: string) =>
   peek(t.idb, dbName, async (db) => ((await db.meta.get('@device')) as DeviceRow | undefined)?.id);
 const usesHeard = (t: { idb: IDBFactory }, dbName: string) => peek(t.idb, dbName, (db) => db.sharedUses.get(CODE));
@@ -301,23 +313,40 @@ describe('uses of issued coupons shared through the relay', () => {
     expect(f.posts[1]!.body).toMatchObject({ device: after, uses: [{ override: true }] });
   });
 
-  it("drops a code's uses once the API shows the voucher used", async () => {
+  it('a voucher the API shows used, sold again by a till that was offline: both journals show the double sale', async () => {
     await relay.close();
     await startRelay({ itemCacheMs: 0 }); // (the relay answers the item from the API, not from its last answer)
+    const link = switchable();
     const one = till('front-1');
-    const two = till('front-2');
+    const two = till('front-2', { fetch: link.fn });
     await one.sync();
-    await two.sync();
+    expect((await two.prefetchIssuedCoupons([CODE])).ok).toBe(true);
+    link.off = true; // till 2 goes offline before it hears of anything
+    expect((await two.sync()).ok).toBe(false);
     expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({ ok: true });
-    await waitFor(async () => expect(await usesHeard(two, two.dbName)).toBeDefined());
+    await waitFor(async () => expect((await journalOf(one))[0]?.shared).toEqual(expect.any(Number)));
+    // the shop's order system records the sale; till 1 checks the voucher again: the API's word, used
     const open = mock.data.issuedCoupons.find((c) => c.coupon_issue_code === CODE)!;
     mock.upsertIssuedCoupon({ ...open, use_date: '2026-11-27 10:00:00', shop_order_code: 'A-1' });
-    // till 2 reads it through the relay: the API's word decides, and the relay drops the uses it confirms
-    expect(await two.validateCoupon(CODE, { amount: 32000, orderId: 'B-1' })).toMatchObject({
+    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-2' })).toMatchObject({
       ok: false,
       reason: 'inactive',
     });
-    await waitFor(async () => expect(await usesHeard(one, one.dbName)).toBeUndefined());
+    // the relay keeps a mark of the sale the API shows
+    await waitFor(async () => expect((await usesHeard(one, one.dbName))?.uses).toHaveLength(1));
+    // till 2, still offline, sells it too; back online it sends the use
+    expect(await two.validateCoupon(CODE, { amount: 32000, orderId: 'B-1' })).toMatchObject({
+      ok: true,
+      source: 'local',
+    });
+    link.off = false;
+    expect((await two.sync()).ok).toBe(true);
+    const [b] = await journalOf(two);
+    expect(b).toMatchObject({ conflict: { till: 'front-1', orderId: 'A-1' } });
+    await one.sync();
+    expect((await journalOf(one)).find((e) => e.orderId === 'A-1')).toMatchObject({
+      conflict: { till: 'front-2', orderId: 'B-1' },
+    });
   });
 
   it('says uses_full, never network_error, when the relay keeps no more uses: in the sync report and status()', async () => {

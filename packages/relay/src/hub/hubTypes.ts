@@ -52,6 +52,7 @@ export type HubShopOptions = Pick<
   | 'maxLongPolls'
   | 'cors'
   | 'maxUses'
+  | 'maxUsesPerTill'
   | 'usesRetentionMs'
 >;
 
