@@ -123,6 +123,12 @@ export interface UseConflict {
   at: number;
   /** That sale's `orderId` (null when it had none). */
   orderId: string | null;
+  /**
+   * Which sale keeps the voucher, by the relay's order (the tills' own times bounded by what the relay can trust:
+   * docs/checkout.md, "Conflicts"): true when that other sale is the first (this entry's sale is the one to recover),
+   * false when this entry's sale is. Absent on marks made by a release before this field.
+   */
+  first?: boolean;
 }
 
 /**

@@ -148,6 +148,48 @@ describe('relay uses', () => {
     ]);
   });
 
+  it("orders uses by a time the relay can trust: a connected till's back-dated use (at 0, a clock an hour behind) is never first over a sale it already had", async () => {
+    let clock = 1_800_000_000_000;
+    const f = await relayWith(
+      { public: false, authorize: tillAuth, clientId: tillClient, now: () => clock },
+      {},
+      { listed: true },
+    );
+    const feed = (till: string) => f.get('/relay/v1/feed?limit=1', { headers: { 'x-till': till } });
+    // till 2 is on the feed (its live long-poll) for a minute
+    expect((await feed('front-2')).status).toBe(200);
+    clock += 25_000;
+    await feed('front-2');
+    clock += 25_000;
+    await feed('front-2');
+    // till 1 sells the voucher
+    clock += 10_000;
+    const sold = clock;
+    const real = await post(f, { device: 'd1', uses: [use('e1', { at: sold })] }, { till: 'front-1' });
+    expect(real.body!.uses[0].conflict).toBeNull();
+    // a second later till 2 sends a use of it dated 0, and one of another voucher by a clock an hour behind
+    clock += 1_000;
+    const late = await post(
+      f,
+      {
+        device: 'd2',
+        uses: [use('x1', { at: 0 }), use('x2', { at: clock - 3_600_000, code: MOCK_CODES.issuedUsed })],
+      },
+      { till: 'front-2' },
+    );
+    expect(late.body!.uses[0]).toEqual({
+      entry: 'x1',
+      recorded: true,
+      conflict: { till: 'front-1', at: sold, orderId: 'order-e1' },
+    });
+    const { records } = await usesIn(f, { 'x-till': 'front-1' });
+    expect(records.get(MOCK_CODES.issuedUnused).uses.map((u: any) => [u.till, u.at, u.claimedAt, u.conflict])).toEqual([
+      ['front-1', sold, sold, false],
+      ['front-2', clock, 0, true],
+    ]);
+    expect(records.get(MOCK_CODES.issuedUsed).uses[0]).toMatchObject({ at: clock, claimedAt: clock - 3_600_000 });
+  });
+
   it('carries uses only to clients allowed the coupons: snapshot, changes and a long-poll woken by a use', async () => {
     const noCoupons: Authorize = (req, route) =>
       typeof req.headers['x-till'] === 'string' ||

@@ -221,10 +221,16 @@ describe('uses of issued coupons shared through the relay', () => {
     const [b] = await journalOf(two);
     expect(a!.shared).toEqual(expect.any(Number));
     // till 2 sold later: the relay's answer named till 1's sale
-    expect(b).toMatchObject({ shared: expect.any(Number), conflict: { till: 'front-1', at: a!.at, orderId: 'A-1' } });
+    // (till 1's sale is the first: it keeps the voucher)
+    expect(b).toMatchObject({
+      shared: expect.any(Number),
+      conflict: { till: 'front-1', at: a!.at, orderId: 'A-1', first: true },
+    });
     // till 1 hears of it from the feed (its next sync, or its live long-poll)
     await one.sync();
-    expect((await journalOf(one))[0]).toMatchObject({ conflict: { till: 'front-2', at: b!.at, orderId: 'B-1' } });
+    expect((await journalOf(one))[0]).toMatchObject({
+      conflict: { till: 'front-2', at: b!.at, orderId: 'B-1', first: false },
+    });
     for (const [t, e, other] of [
       [one, a!, 'front-2'],
       [two, b!, 'front-1'],

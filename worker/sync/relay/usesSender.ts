@@ -95,7 +95,8 @@ async function acknowledge(db: ShopDatabase, sent: UseSent[], acks: UseAck[], at
     await db.journal.where('key').anyOf(entries).modify({ shared: at });
     await markConflicts(
       db,
-      taken.flatMap((a) => (a.conflict ? [{ entry: a.entry, conflict: a.conflict }] : [])),
+      // (the answer's conflict is the code's first use: the one that keeps the voucher)
+      taken.flatMap((a) => (a.conflict ? [{ entry: a.entry, conflict: { ...a.conflict, first: true } }] : [])),
     );
   });
   return taken.length;
