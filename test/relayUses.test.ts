@@ -190,6 +190,76 @@ describe('relay uses', () => {
     expect(records.get(MOCK_CODES.issuedUsed).uses[0]).toMatchObject({ at: clock, claimedAt: clock - 3_600_000 });
   });
 
+  it("no till can fill the shop's uses: past its share only its POSTs are refused, its made-up codes go once the API says so and still count against it", async () => {
+    let clock = 1_800_000_000_000;
+    const f = await relayWith(
+      { public: false, authorize: tillAuth, clientId: tillClient, now: () => clock, maxUses: 200 },
+      {},
+      { listed: true },
+    );
+    // a stolen till token posts uses of made-up codes, 50 a request
+    const made = (round: number) =>
+      Array.from({ length: 50 }, (_, j) => use(`m${round}-${j}`, { code: `FAKE-${round}-${j}`, at: clock }));
+    const statuses: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      const answer = await post(f, { device: 'dx', uses: made(round) }, { till: 'thief' });
+      statuses.push(answer.status);
+      if (answer.status !== 200) {
+        expect(answer.body).toMatchObject({ code: 'till_uses_full', message: expect.stringContaining('thief') });
+        expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+    }
+    // its share (a twentieth of maxUses, at least 100) is full after two requests; nobody else is refused
+    expect(statuses).toEqual([200, 200, 429, 429]);
+    const honest = await post(f, { device: 'd1', uses: [use('e1')] }, { till: 'front-1' });
+    expect(honest.status).toBe(200);
+    expect(honest.body!.uses).toEqual([{ entry: 'e1', recorded: true, conflict: null }]);
+    // five minutes on, the relay checks the codes no till read, at the API's pace: the shop has none of them
+    clock += 6 * 60_000;
+    for (let round = 0; round < 12; round++) await f.relay.refresh();
+    expect((await f.relay.listUses({ till: 'thief' })).length).toBe(0);
+    // the honest till's code, read by nobody either, exists: its use stays
+    expect((await f.relay.listUses({ till: 'front-1' })).map((r) => r.code)).toEqual([MOCK_CODES.issuedUnused]);
+    // the dropped uses still count against the till that sent them (until retention)
+    expect((await post(f, { device: 'dx', uses: made(9).slice(0, 1) }, { till: 'thief' })).status).toBe(429);
+    expect(
+      (await post(f, { device: 'd1', uses: [use('e2', { code: MOCK_CODES.issuedUsed })] }, { till: 'front-1' })).status,
+    ).toBe(200);
+  });
+
+  it('an operator drops what a stolen till token marked: the voucher is free again at every till, and the drop is logged', async () => {
+    const lines: string[] = [];
+    const f = await relayWith(
+      {
+        public: false,
+        authorize: tillAuth,
+        clientId: tillClient,
+        observer: { log: (_level, message) => void lines.push(message) },
+      },
+      {},
+      { listed: true },
+    );
+    const start = await usesIn(f, { 'x-till': 'front-1' });
+    await post(f, { device: 'dx', uses: [use('s1'), use('s2', { code: MOCK_CODES.issuedUsed })] }, { till: 'thief' });
+    await post(f, { device: 'd1', uses: [use('e1', { code: MOCK_CODES.issuedUsed, at: 500 })] }, { till: 'front-1' });
+    expect((await f.relay.listUses({ till: 'thief' })).map((r) => r.code).sort()).toEqual(
+      [MOCK_CODES.issuedUnused, MOCK_CODES.issuedUsed].sort(),
+    );
+    expect(await f.relay.dropUses({ till: 'thief', by: 'the shop manager' })).toEqual({ codes: 2, uses: 2 });
+    expect(lines.join('\n')).toMatch(/uses dropped by the shop manager: 2 uses of 2 codes \(till thief/);
+    // every till hears it: the stolen use's code is deleted; the honest sale of the other stays, now without conflict
+    const changes = await f.get(`/relay/v1/feed?since=${start.version}&handle=${start.handle}`, {
+      headers: { 'x-till': 'front-1' },
+    });
+    expect(changes.body!.deletes).toEqual([{ resource: 'uses', key: MOCK_CODES.issuedUnused }]);
+    const { records } = await usesIn(f, { 'x-till': 'front-1' });
+    expect([...records.keys()]).toEqual([MOCK_CODES.issuedUsed]);
+    expect(records.get(MOCK_CODES.issuedUsed).uses.map((u: any) => [u.till, u.conflict])).toEqual([['front-1', false]]);
+    // and a voucher's uses by code
+    expect(await f.relay.dropUses({ codes: [MOCK_CODES.issuedUsed] })).toEqual({ codes: 1, uses: 1 });
+    expect(await f.relay.dropUses({})).toEqual({ codes: 0, uses: 0 }); // (nothing named: nothing dropped)
+  });
+
   it('carries uses only to clients allowed the coupons: snapshot, changes and a long-poll woken by a use', async () => {
     const noCoupons: Authorize = (req, route) =>
       typeof req.headers['x-till'] === 'string' ||
