@@ -30,6 +30,7 @@ export type {
   StorageProblem,
   SyncReport,
   SyncStatus,
+  UseClaim,
   UseConflict,
   UseConflictEntry,
   VerdictDetail,

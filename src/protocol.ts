@@ -37,6 +37,7 @@ export type EngineOptions = Pick<
   | 'couponPolicy'
   | 'timeZone'
   | 'maxDataAgeMs'
+  | 'claimTimeoutMs'
 >;
 
 /**

@@ -287,6 +287,14 @@ export interface ShopLookupOptions {
    * data). Default 24 h.
    */
   maxDataAgeMs?: number | undefined;
+  /**
+   * On a relay that takes this till's uses: how long an online `validateCoupon` of an issued coupon waits for the
+   * relay's claim (the relay records the use only if it is the voucher's first, so two tills never both say yes);
+   * past it the verdict is decided by this till's own rules and says so (`claim: 'timeout'`), and the use is sent as
+   * any other. Default 1_500 ms.
+   * @example { claimTimeoutMs: 3_000 }
+   */
+  claimTimeoutMs?: number | undefined;
 }
 
 /**
@@ -449,6 +457,8 @@ export type CouponVerdict =
       /** On a verdict that goes into the journal (see the rejection's `journaled`); `journalError` says why not. */
       journaled?: boolean;
       journalError?: LookupError;
+      /** An issued coupon checked online on a relay that takes uses: what the relay's claim said (see UseClaim). */
+      claim?: UseClaim;
     }
   | {
       ok: false;
@@ -468,7 +478,20 @@ export type CouponVerdict =
        */
       journaled?: boolean;
       journalError?: LookupError;
+      /** `'refused'`: the relay's claim found the voucher another sale's (`used_on_another_till`). See UseClaim. */
+      claim?: UseClaim;
     };
+
+/**
+ * What the relay said to an online `validateCoupon` of an issued coupon, asked before the verdict (on a relay whose
+ * discovery lists `uses`, unless `acceptRepeatUse` let it through: docs/checkout.md, "Online, the relay decides"):
+ * `'granted'`: the relay recorded this sale as the voucher's first use (or the same sale checked again), so no other
+ * till can be told yes; `'refused'`: another sale has it (`used_on_another_till`, `detail.otherUse` names it);
+ * `'timeout'`: no answer within `claimTimeoutMs`, and `'failed'`: the relay answered an error (`uses_full`,
+ * `till_uses_full`, unreachable): the verdict was decided by this till's own rules, and the use is sent as any other.
+ * @example if (v.ok && v.claim !== undefined && v.claim !== 'granted') note('decided without the relay');
+ */
+export type UseClaim = 'granted' | 'refused' | 'timeout' | 'failed';
 
 /**
  * One journaled verdict: every verdict decided from local data (online or offline, whatever kept the API from
@@ -527,6 +550,16 @@ export interface JournalEntry {
    * "Uses shared between tills"): that till, when and for which order. null: none known.
    */
   conflict: UseConflict | null;
+  /** The verdict's `claim` (an online check of an issued coupon on a relay that takes uses); null: none was made. */
+  claim: UseClaim | null;
+  /**
+   * `'release'`: not a verdict but a voided sale given back (`releaseCoupon`): `code` and `orderId` name the use
+   * released, `amount` and `discount` its sale's, `shared` when the relay took the release. Entries of verdicts read
+   * `'verdict'` (also those kept from before).
+   */
+  action: 'verdict' | 'release';
+  /** A use this till later released (`releaseCoupon`): when, ms; null otherwise. */
+  released: number | null;
 }
 
 /**

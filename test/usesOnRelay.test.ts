@@ -47,6 +47,30 @@ function usesFetch() {
   return { fn, posts, dropNextAnswer: () => (dropNext = true) };
 }
 
+/** A fetch that holds every claim (a POST of uses with `claim: true`) until `release()`; then they go on. */
+function claimGate(fetchFn: typeof fetch = fetch) {
+  const held: (() => void)[] = [];
+  let open = false;
+  const gate = {
+    held: () => held.length,
+    release() {
+      open = true;
+      for (const go of held.splice(0)) go();
+    },
+    fn: (async (input, init) => {
+      const body = typeof init?.body === 'string' ? init.body : '';
+      if (!open && new URL(String(input)).pathname.endsWith(USES) && body.includes('"claim":true'))
+        await new Promise<void>((go, stop) => {
+          held.push(go);
+          // (as a request on the wire: given up when its signal aborts)
+          init?.signal?.addEventListener('abort', () => stop(init.signal!.reason), { once: true });
+        });
+      return fetchFn(input, init);
+    }) as typeof fetch,
+  };
+  return gate;
+}
+
 /** A fetch that fails like a dropped network while `off` is set (one till offline, the others not). */
 function switchable() {
   const link = {
@@ -116,9 +140,10 @@ describe('uses of issued coupons shared through the relay', () => {
     expect((await one.sync()).ok).toBe(true);
     expect((await two.sync()).ok).toBe(true);
     const sold = await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' });
-    expect(sold).toMatchObject({ ok: true, kind: 'issued', source: 'network', journaled: true });
+    // the relay recorded it as the voucher's first use before the till said yes
+    expect(sold).toMatchObject({ ok: true, kind: 'issued', source: 'network', journaled: true, claim: 'granted' });
     // sent at once, acknowledged
-    const [entry] = await waitFor(async () => {
+    await waitFor(async () => {
       const j = await journalOf(one);
       expect(j[0]?.shared).toEqual(expect.any(Number));
       return j;
@@ -133,7 +158,8 @@ describe('uses of issued coupons shared through the relay', () => {
       detail: {
         rule: 'use',
         discount: 3200,
-        otherUse: { till: 'front-1', at: entry!.at, orderId: 'A-1', device: await deviceOf(one, one.dbName) },
+        // (at: when the relay recorded till 1's claim)
+        otherUse: { till: 'front-1', at: expect.any(Number), orderId: 'A-1', device: await deviceOf(one, one.dbName) },
       },
     });
     expect(again.detail?.message).toMatch(
@@ -148,9 +174,11 @@ describe('uses of issued coupons shared through the relay', () => {
       expect(e?.shared).toEqual(expect.any(Number));
       return e!;
     });
+    // (an override is a second sale knowingly: sent as a use, not claimed)
     expect(override).toMatchObject({
       overrides: ['repeat_use'],
-      conflict: { till: 'front-1', at: entry!.at, orderId: 'A-1' },
+      claim: null,
+      conflict: { till: 'front-1', at: again.ok ? 0 : again.detail.otherUse!.at, orderId: 'A-1', first: true },
     });
     await waitFor(async () => {
       const heard = await usesHeard(one, one.dbName);
@@ -160,6 +188,58 @@ describe('uses of issued coupons shared through the relay', () => {
         conflict: true,
       });
     });
+  });
+
+  it('two online tills asked for one voucher at the same moment: exactly one says yes, the relay decides', async () => {
+    const gate = claimGate();
+    const one = till('front-1', { fetch: gate.fn });
+    const two = till('front-2', { fetch: gate.fn });
+    await one.sync();
+    await two.sync();
+    // both read the voucher (unused, heard of no use) and ask the relay at once: their claims meet there
+    const asked = [
+      one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' }),
+      two.validateCoupon(CODE, { amount: 32000, orderId: 'B-1' }),
+    ];
+    // (a till that asked the relay nothing answers by itself: then both say yes, which is what this guards against)
+    const bothHeld = expect.poll(() => gate.held(), { timeout: 15_000 }).toBe(2);
+    await Promise.race([bothHeld, Promise.all(asked)]);
+    bothHeld.catch(() => undefined);
+    gate.release();
+    const verdicts = await Promise.all(asked);
+    const yes = verdicts.filter((v) => v.ok);
+    expect(yes).toHaveLength(1);
+    expect(yes[0]).toMatchObject({ ok: true, claim: 'granted' });
+    const [winner, loser] = verdicts[0]!.ok ? [one, two] : [two, one];
+    const refused = verdicts.find((v) => !v.ok)!;
+    expect(refused).toMatchObject({
+      ok: false,
+      reason: 'used_on_another_till',
+      claim: 'refused',
+      journaled: true,
+      detail: { rule: 'use', discount: 3200, otherUse: { till: winner === one ? 'front-1' : 'front-2' } },
+    });
+    // the loser journals the refusal it gave, remembers no use of its own and sends none
+    expect((await journalOf(loser))[0]).toMatchObject({ ok: false, reason: 'used_on_another_till', claim: 'refused' });
+    expect(await peek(loser.idb, loser.dbName, (db) => db.outbox.count())).toBe(0);
+    expect(await peek(loser.idb, loser.dbName, (db) => db.tillUses.count())).toBe(0);
+    expect((await journalOf(winner))[0]).toMatchObject({ ok: true, claim: 'granted', shared: expect.any(Number) });
+    // the relay holds one use of it: the winner's
+    await winner.sync();
+    expect((await usesHeard(winner, winner.dbName))?.uses).toHaveLength(1);
+  });
+
+  it('a relay that does not answer the claim in time: the till decides by its own rules, says so, and sends the use as any other', async () => {
+    const gate = claimGate();
+    const one = till('front-1', { fetch: gate.fn, claimTimeoutMs: 200 });
+    await one.sync();
+    const v = await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' });
+    expect(v).toMatchObject({ ok: true, source: 'network', claim: 'timeout', journaled: true });
+    expect((await journalOf(one))[0]).toMatchObject({ ok: true, claim: 'timeout' });
+    gate.release();
+    // (the claim was given up: the use goes as a plain one, and is acknowledged)
+    await waitFor(async () => expect((await journalOf(one))[0]?.shared).toEqual(expect.any(Number)));
+    expect((await usesHeard(one, one.dbName))?.uses.map((u) => u.till)).toEqual(['front-1']);
   });
 
   it('offline: till 2 refuses from what it last heard', async () => {
@@ -366,7 +446,11 @@ describe('uses of issued coupons shared through the relay', () => {
     await two.sync();
     expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({ ok: true });
     await waitFor(async () => expect((await journalOf(one))[0]?.shared).toEqual(expect.any(Number)));
-    expect(await two.validateCoupon('IC-0000-TWO', { amount: 32000, orderId: 'B-1' })).toMatchObject({ ok: true });
+    // (its claim met the full store: the till's own rules decide, and the verdict says the claim failed)
+    expect(await two.validateCoupon('IC-0000-TWO', { amount: 32000, orderId: 'B-1' })).toMatchObject({
+      ok: true,
+      claim: 'failed',
+    });
     const report = await two.sync();
     expect(report.errors.map((e) => e.code)).toContain('uses_full');
     expect(report.errors.find((e) => e.code === 'uses_full')?.message).toMatch(/keeps at most 1 uses/);
@@ -419,7 +503,7 @@ describe('uses of issued coupons shared through the relay', () => {
     v6.version(5).stores({ feedStage: '[resource+key]' });
     v6.version(6).stores({ journal: '++id, at, &key', tillUses: 'key, code' });
     const key = 'ab'.repeat(16);
-    const sold: Omit<JournalEntry, 'id' | 'shared' | 'conflict'> = {
+    const sold: Omit<JournalEntry, 'id' | 'shared' | 'conflict' | 'claim' | 'action' | 'released'> = {
       key,
       code: CODE,
       amount: 32000,

@@ -1,6 +1,8 @@
 // validateCoupon: the checkout decision. Finds the record a code leads to (findCoupon: local first, the API when
 // online), runs the rules (decideCoupon), and journals every verdict given from local data (online or offline,
-// whatever kept the API from deciding) and every accepted issued coupon.
+// whatever kept the API from deciding) and every accepted issued coupon. Online, an accepted issued coupon is
+// claimed from the shop's relay before the answer: the relay records it only as the voucher's first use, so two
+// tills asked at once never both say yes (within a short bound; past it the till's own rules stand, and say so).
 import { ShopLookupError } from '../../src/protocol';
 import type {
   CouponOrder,
@@ -21,7 +23,8 @@ import type { CheckedOrder } from './ruleOutcome';
 import { assertTimeZone } from './shopTime';
 import { createOfflineJournal, type JournalHealth } from './offlineJournal';
 import { usedField } from './statusRule';
-import type { ShopDatabase } from '../store/store';
+import type { ClaimAnswer, OutgoingUse, ShopDatabase } from '../store/store';
+import { otherTillUseRule } from './otherTillUseRule';
 
 /**
  * The shop time zone naive coupon dates are read in, unless the host sets `timeZone`.
@@ -43,6 +46,11 @@ export interface CouponValidatorDeps {
   onJournal?: JournalHealth;
   /** Why the database is in memory (nothing survives a reload, so nothing is "journaled"); null: it is IndexedDB. */
   memoryOnly?: LookupError | null;
+  /**
+   * Sends an accepted issued coupon's use to the shop's relay as a claim and says what it answered (within its
+   * bound); `{ claim: null }` when the till syncs from no relay that takes its uses. Absent: no claims.
+   */
+  claimUse?: (use: OutgoingUse) => Promise<ClaimAnswer>;
   options: {
     couponPolicy?: Partial<CouponPolicy> | undefined;
     timeZone?: string | undefined;
@@ -127,11 +135,51 @@ export function createCouponValidator(deps: CouponValidatorDeps): CouponValidato
       // (no problem and online: a storefront's issued coupon, whose space is never asked)
       const cause =
         verdict.source === 'network' ? null : (outcome.problem?.code ?? (deps.isOffline() ? 'offline' : 'not_asked'));
-      const kept = await journal.record({ code, order: checked, verdict, at: now, cause });
+      // online, an issued coupon's "yes" is the relay's to give (an override accepts a second sale knowingly: no claim)
+      const claiming =
+        verdict.ok &&
+        verdict.kind === 'issued' &&
+        deps.claimUse !== undefined &&
+        !deps.isOffline() &&
+        !verdict.overrides?.includes('repeat_use');
+      const kept = await journal.record({ code, order: checked, verdict, at: now, cause, claiming });
       verdict.journaled = kept.journaled;
       if (!kept.journaled) verdict.journalError = kept.error;
+      if (claiming && kept.key !== null) return claim(verdict, kept.key, kept.use, rules.timeZone);
     }
     return verdict;
+  }
+
+  /** The verdict once the relay answered its claim (or did not in time): refused, it is `used_on_another_till`. */
+  async function claim(
+    verdict: CouponVerdict & { ok: true },
+    key: string,
+    use: OutgoingUse | null,
+    timeZone: string,
+  ): Promise<CouponVerdict> {
+    const answer: ClaimAnswer = use
+      ? await deps.claimUse!(use).catch((error: unknown): ClaimAnswer => ({ claim: 'failed', error }))
+      : { claim: null };
+    let final: CouponVerdict = verdict;
+    if (answer.claim === 'refused') {
+      const refusal = otherTillUseRule('issued', [answer.first], verdict.discount, timeZone);
+      const { journaled, journalError } = verdict;
+      if (!refusal.pass)
+        final = {
+          ok: false,
+          reason: refusal.reason,
+          coupon: verdict.coupon,
+          kind: 'issued',
+          syncedAt: verdict.syncedAt,
+          source: verdict.source,
+          detail: refusal.detail,
+          ...(journaled !== undefined ? { journaled } : {}),
+          ...(journalError ? { journalError } : {}),
+          claim: 'refused',
+        };
+    } else if (answer.claim !== null) verdict.claim = answer.claim;
+    await journal.settleClaim(key, answer, final).catch(() => undefined);
+    return final;
   }
 
   return {

@@ -194,6 +194,8 @@ function assembleEngine(
     clock,
     refreshCoupon: (code) => refreshes.refreshNow(planLookup({ kind: 'coupon', code }, options.coupons)),
     refreshIssuedCoupon: (code) => refreshes.refreshNow(planLookup({ kind: 'issuedCoupon', code })),
+    // (a storefront's issued coupons are not its checkout's: it claims nothing)
+    ...(options.coupons === 'byCode' ? {} : { claimUse: async (use) => (await load.network).claimUse(use) }),
   });
   const watches = createWatchRegistry({ ...core, claim, changes, cache, refresh: refreshes.refresh, listener });
   const engineSync = createEngineSync({ ...core, claim, network: load.network });

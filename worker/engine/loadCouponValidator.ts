@@ -9,7 +9,7 @@ import type { EngineCore } from './engineCore';
 
 export interface LoadCouponValidatorDeps
   extends EngineCore,
-    Pick<CouponValidatorDeps, 'refreshCoupon' | 'refreshIssuedCoupon'> {
+    Pick<CouponValidatorDeps, 'refreshCoupon' | 'refreshIssuedCoupon' | 'claimUse'> {
   claim: DatabaseClaim;
   /** Why the database is in memory (openEngineStore.ts); null: it is IndexedDB. */
   memoryOnly: LookupError | null;
@@ -42,6 +42,7 @@ export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
       refreshIssuedCoupon: deps.refreshIssuedCoupon,
       onJournal: (unsavedJournal, journalError) => deps.status.facts.set({ unsavedJournal, journalError }),
       memoryOnly: deps.memoryOnly,
+      ...(deps.claimUse ? { claimUse: deps.claimUse } : {}),
       options: { couponPolicy, timeZone, maxDataAgeMs, coupons, refreshIntervalMs: deps.refreshIntervalMs },
     }),
   );
