@@ -57,6 +57,7 @@ export interface EngineApi
     | 'trackProducts'
     | 'prefetchIssuedCoupons'
     | 'validateCoupon'
+    | 'releaseCoupon'
     | 'offlineJournal'
     | 'clearOfflineJournal'
     | 'clear'

@@ -494,6 +494,34 @@ export type CouponVerdict =
 export type UseClaim = 'granted' | 'refused' | 'timeout' | 'failed';
 
 /**
+ * A voided sale given back (`releaseCoupon`): what this till had of it, and where the release stands.
+ * @example const r = await lookup.releaseCoupon('IC-7F3K-2Q9M', { orderId: 'A-1017' }); if (r.released === 0) ask();
+ */
+export interface CouponRelease {
+  /** The code, in the one form every lookup uses. */
+  code: string;
+  orderId: string;
+  /**
+   * This till's uses of the code for that order that it gave back now: each is dropped here at once (the next check
+   * on this till passes) and sent to the shop's relay, which drops it for every till (offline: when the till is back;
+   * it waits in the outbox like a use). 0: this till holds no such use (none was made for that order, it was given
+   * back already, or the shop API shows the voucher used: then void it in the shop's order system).
+   */
+  released: number;
+  /** The journal entries of the releases (`action: 'release'`), one per use given back. */
+  journalIds: number[];
+}
+
+/**
+ * What to release (`releaseCoupon`): the order whose sale was voided.
+ * @example { orderId: 'A-1017' }
+ */
+export interface ReleaseOrder {
+  /** The `orderId` the sale was checked with (a use checked without one cannot be released). */
+  orderId: string;
+}
+
+/**
  * One journaled verdict: every verdict decided from local data (online or offline, whatever kept the API from
  * deciding), and every accepted issued coupon; kept so the shop can reconcile.
  * Entries kept from before schema version 6 read `key: 'v5-<id>'`, `source: 'local'`, `cause: 'offline'`,
@@ -553,9 +581,9 @@ export interface JournalEntry {
   /** The verdict's `claim` (an online check of an issued coupon on a relay that takes uses); null: none was made. */
   claim: UseClaim | null;
   /**
-   * `'release'`: not a verdict but a voided sale given back (`releaseCoupon`): `code` and `orderId` name the use
-   * released, `amount` and `discount` its sale's, `shared` when the relay took the release. Entries of verdicts read
-   * `'verdict'` (also those kept from before).
+   * `'release'`: not a verdict but a voided sale given back (`releaseCoupon`): `code`, `orderId`, `amount` and
+   * `orderAt` name the sale released, `ok: false` with no `reason` and no `discount` (it is no sale), `shared` when
+   * the relay took the release. Entries of verdicts read `'verdict'` (also those kept from before).
    */
   action: 'verdict' | 'release';
   /** A use this till later released (`releaseCoupon`): when, ms; null otherwise. */

@@ -242,6 +242,75 @@ describe('uses of issued coupons shared through the relay', () => {
     expect((await usesHeard(one, one.dbName))?.uses.map((u) => u.till)).toEqual(['front-1']);
   });
 
+  it('a voided sale gives its voucher back: released on its till, every till hears it, the next sale is a plain yes', async () => {
+    const one = till('front-1');
+    const two = till('front-2');
+    await one.sync();
+    await two.sync();
+    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({ ok: true });
+    await waitFor(async () => expect((await usesHeard(two, two.dbName))?.uses).toHaveLength(1));
+    // the sale is voided at till 1
+    const released = await one.releaseCoupon(` ${CODE}\u200b`, { orderId: 'A-1' });
+    expect(released).toMatchObject({ code: CODE, orderId: 'A-1', released: 1, journalIds: [expect.any(Number)] });
+    // journaled: the use says it was released, the release is an entry of its own (no sale), sent to the relay
+    await waitFor(async () => {
+      const [use, release] = await journalOf(one);
+      expect(use).toMatchObject({ ok: true, action: 'verdict', released: expect.any(Number) });
+      expect(release).toMatchObject({
+        id: released.journalIds[0],
+        action: 'release',
+        ok: false,
+        reason: null,
+        discount: null,
+        orderId: 'A-1',
+        amount: 32000,
+        shared: expect.any(Number),
+      });
+    });
+    // every till hears it like a use: the voucher's uses are gone from till 2's copy
+    await waitFor(async () => expect(await usesHeard(two, two.dbName)).toBeUndefined());
+    // the next sale, at either till, is a plain yes (no override, no manager)
+    expect(await two.validateCoupon(CODE, { amount: 32000, orderId: 'B-1' })).toMatchObject({
+      ok: true,
+      claim: 'granted',
+    });
+    // nothing left to release for that order; another till cannot release till 2's sale
+    expect(await one.releaseCoupon(CODE, { orderId: 'A-1' })).toMatchObject({ released: 0, journalIds: [] });
+    await expect(one.releaseCoupon(CODE, {} as never)).rejects.toMatchObject({ code: 'bad_request' });
+  });
+
+  it('a release made offline waits in the outbox and is sent when the till is back; one the relay refuses says release_refused', async () => {
+    const link = switchable();
+    const idb = new IDBFactory();
+    const one = till('front-1', { fetch: link.fn, indexedDB: idb });
+    const two = till('front-2');
+    await one.sync();
+    await two.sync();
+    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({ ok: true });
+    await waitFor(async () => expect((await usesHeard(two, two.dbName))?.uses).toHaveLength(1));
+    link.off = true;
+    expect((await one.sync()).ok).toBe(false);
+    expect(await one.releaseCoupon(CODE, { orderId: 'A-1' })).toMatchObject({ released: 1 });
+    // offline, the till itself passes the voucher again at once; the relay has not heard yet
+    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-2' })).toMatchObject({
+      ok: true,
+      source: 'local',
+    });
+    expect((await usesHeard(two, two.dbName))?.uses).toHaveLength(1);
+    link.off = false;
+    expect((await one.sync()).ok).toBe(true);
+    // the release reached the relay after the uses: A-1's use is gone, A-2's (offline) is the voucher's one use
+    await waitFor(async () => expect((await usesHeard(two, two.dbName))?.uses.map((u) => u.orderId)).toEqual(['A-2']));
+    // the same database under another till's name (a token handed to another till): it may not give back front-1's use
+    await one.close();
+    const renamed = till('front-9', { indexedDB: idb, dbName: one.dbName });
+    expect(await renamed.releaseCoupon(CODE, { orderId: 'A-2' })).toMatchObject({ released: 1 });
+    const report = await renamed.sync();
+    expect(report.errors.map((e) => e.code)).toContain('release_refused');
+    expect(report.errors.find((e) => e.code === 'release_refused')?.message).toMatch(/another till's name/);
+    expect((await usesHeard(two, two.dbName))?.uses.map((u) => u.orderId)).toEqual(['A-2']);
+  });
+
   it('offline: till 2 refuses from what it last heard', async () => {
     const one = till('front-1');
     const two = till('front-2');

@@ -47,6 +47,12 @@ export interface OfflineJournal {
    */
   settleClaim(key: string, answer: ClaimAnswer, refusal?: CouponVerdict): Promise<void>;
   /**
+   * Gives back this till's uses of `code` for `orderId` (a voided sale): each is forgotten here, its entry marked
+   * `released`, a release journaled (`action: 'release'`) and put in the outbox for the relay, in one transaction.
+   * Resolves the releases' journal ids (none: no such use was held).
+   */
+  release(code: string, orderId: string, at: number): Promise<number[]>;
+  /**
    * This till's uses of the issued coupon `code` (accepted verdicts of it) that the API has not confirmed: the ones
    * stored, and the ones waiting for storage (with no id yet).
    */
@@ -297,6 +303,66 @@ export function createOfflineJournal(
           await db.tillUses.delete(key);
           await db.outbox.delete(key);
         }
+      });
+    },
+    async release(code, orderId, at) {
+      await flush();
+      return db.transaction('rw', [db.journal, db.tillUses, db.outbox, db.meta], async () => {
+        const uses = (await db.tillUses.where('code').equals(code).toArray()).filter((u) => u.orderId === orderId);
+        if (uses.length === 0) return [];
+        const sold = await db.journal
+          .where('key')
+          .anyOf(uses.map((u) => u.key))
+          .toArray();
+        const device = await deviceIdOf(db);
+        const releases = uses.map((u): Entry => {
+          const entry = sold.find((e) => e.key === u.key);
+          return {
+            key: newEntryKey(),
+            code,
+            amount: u.amount,
+            orderId,
+            orderAt: u.orderAt,
+            // (no sale: a reconciliation that counts the "yes" entries never counts a release)
+            ok: false,
+            reason: null,
+            discount: null,
+            syncedAt: null,
+            at,
+            kind: 'issued',
+            couponCode: entry?.couponCode ?? null,
+            source: 'local',
+            cause: null,
+            overrides: [],
+            shared: null,
+            conflict: null,
+            claim: null,
+            action: 'release',
+            released: null,
+          };
+        });
+        const ids = await db.journal.bulkAdd(releases as JournalEntry[], { allKeys: true });
+        await db.journal
+          .where('key')
+          .anyOf(uses.map((u) => u.key))
+          .modify({ released: at });
+        await db.tillUses.bulkDelete(uses.map((u) => u.key));
+        await db.outbox.bulkPut(
+          releases.map(
+            (r, i): OutgoingUse => ({
+              entry: r.key,
+              // (under the device that made the use: the relay gives back that device's use)
+              device: uses[i]!.device ?? device,
+              code,
+              couponCode: r.couponCode,
+              orderId,
+              at,
+              override: false,
+              release: uses[i]!.key,
+            }),
+          ),
+        );
+        return ids as number[];
       });
     },
     async usesOf(code) {

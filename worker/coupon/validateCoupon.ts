@@ -7,10 +7,12 @@ import { ShopLookupError } from '../../src/protocol';
 import type {
   CouponOrder,
   CouponPolicy,
+  CouponRelease,
   CouponVerdict,
   JournalEntry,
   JournalPage,
   LookupError,
+  ReleaseOrder,
 } from '../../src/protocol';
 import { typedCode } from '@shop-lookup/shop-api';
 import { resolvePolicy } from './couponPolicy';
@@ -18,7 +20,7 @@ import { absentVerdict, decideCoupon } from './decideCoupon';
 import { findCoupon } from './findCoupon';
 import { findOtherTillUses } from './findOtherTillUses';
 import { DEFAULT_MAX_DATA_AGE_MS } from './freshnessRule';
-import { readOrder } from './readOrder';
+import { readOrder, readRelease } from './readOrder';
 import type { CheckedOrder } from './ruleOutcome';
 import { assertTimeZone } from './shopTime';
 import { createOfflineJournal, type JournalHealth } from './offlineJournal';
@@ -63,6 +65,8 @@ export interface CouponValidatorDeps {
 
 export interface CouponValidator {
   validate(code: string, order: CouponOrder): Promise<CouponVerdict>;
+  /** Gives back this till's use of an issued coupon for a voided sale (offlineJournal.ts `release`). */
+  release(code: string, order: ReleaseOrder): Promise<CouponRelease>;
   journal(page?: JournalPage): Promise<JournalEntry[]>;
   clearJournal(throughId: number): Promise<number>;
   /** Stops the journal's retries (the engine closes). */
@@ -189,6 +193,13 @@ export function createCouponValidator(deps: CouponValidatorDeps): CouponValidato
       const code = typedCode(typed);
       const checked = readOrder(code, order, deps.now());
       return oneAtATime(code, () => decide(code, checked, rules));
+    },
+    async release(typed, order) {
+      const code = typedCode(typed);
+      const orderId = readRelease(code, order);
+      // (after any check of the code under way: a release never overtakes the sale it gives back)
+      const journalIds = await oneAtATime(code, () => journal.release(code, orderId, deps.now()));
+      return { code, orderId, released: journalIds.length, journalIds };
     },
     journal: (page) => journal.list(page),
     clearJournal: (throughId) => journal.clear(throughId),

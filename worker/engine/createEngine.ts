@@ -206,6 +206,7 @@ function assembleEngine(
     setPersisted: (persisted) => status.facts.set({ persisted }),
     setNetworkOnline: (online) => connectivity.setOnline(online),
     validateCoupon: checkout.validateCoupon,
+    releaseCoupon: checkout.releaseCoupon,
     offlineJournal: checkout.offlineJournal,
     clearOfflineJournal: checkout.clearOfflineJournal,
     sync: () => engineSync.hostSync(),

@@ -17,7 +17,10 @@ export interface LoadCouponValidatorDeps
   clock: ServerClock;
 }
 
-export type Checkout = Pick<EngineApi, 'validateCoupon' | 'offlineJournal' | 'clearOfflineJournal'> & {
+export type Checkout = Pick<
+  EngineApi,
+  'validateCoupon' | 'releaseCoupon' | 'offlineJournal' | 'clearOfflineJournal'
+> & {
   /** Stops the journal's retries (close()). */
   dispose(): void;
   /** Writes the clock's offset again (clear() emptied the database). */
@@ -55,6 +58,7 @@ export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
   };
   return {
     validateCoupon: async (code, order) => (await ready()).validate(code, order),
+    releaseCoupon: async (code, order) => (await ready()).release(code, order),
     offlineJournal: async (page) => (await ready()).journal(page),
     clearOfflineJournal: async (throughId) => (await ready()).clearJournal(throughId),
     dispose: () =>
