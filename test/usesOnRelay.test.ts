@@ -311,6 +311,35 @@ describe('uses of issued coupons shared through the relay', () => {
     expect((await usesHeard(two, two.dbName))?.uses.map((u) => u.orderId)).toEqual(['A-2']);
   });
 
+  it('a relay that restarted and forgot every use hears them again from the till that holds them: the next till is refused', async () => {
+    const one = till('front-1');
+    await one.sync();
+    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({
+      ok: true,
+      claim: 'granted',
+    });
+    await waitFor(async () => expect((await journalOf(one))[0]?.shared).toEqual(expect.any(Number)));
+    const handle = (await relay.status()).handle;
+    // the relay (its memory store) restarts: a new feed, no use
+    await relay.close();
+    await startRelay();
+    expect((await relay.status()).handle).not.toBe(handle);
+    expect(await relay.listUses()).toEqual([]);
+    // till 1 finds the new feed (its next sync, or its live long-poll) and sends its use again
+    expect((await one.sync()).ok).toBe(true);
+    await waitFor(async () =>
+      expect((await relay.listUses()).map((r) => r.uses.map((u) => u.orderId))).toEqual([['A-1']]),
+    );
+    // a till that never heard of the sale asks for the voucher: the relay says no
+    const three = till('front-3');
+    await three.sync();
+    expect(await three.validateCoupon(CODE, { amount: 32000, orderId: 'C-1' })).toMatchObject({
+      ok: false,
+      reason: 'used_on_another_till',
+      detail: { otherUse: { till: 'front-1', orderId: 'A-1' } },
+    });
+  });
+
   it('offline: till 2 refuses from what it last heard', async () => {
     const one = till('front-1');
     const two = till('front-2');

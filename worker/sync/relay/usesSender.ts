@@ -41,7 +41,16 @@ export interface UsesSender {
    * to drop; no answer in time or an error, it is sent again as any use. `{ claim: null }`: the relay takes no uses.
    */
   claim(use: OutgoingUse, timeoutMs: number): Promise<ClaimAnswer>;
+  /**
+   * The relay started over (a new feed: a memory store restarted, Redis restarted empty): every use this database
+   * holds that the shop API has not confirmed (its till uses), accepted within REFILL_MS, goes back into the outbox to
+   * be sent again (the relay records each once). Only this database's own uses. Resolves how many.
+   */
+  refill(): Promise<number>;
 }
+
+/** Uses older than this are not sent again to a relay that started over (the relay's default retention). */
+const REFILL_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** A row sent as a claim is left alone by the batches this long (its claim settles it sooner; a crash, later). */
 const CLAIM_HOLD_MS = 30_000;
@@ -230,6 +239,34 @@ export function createUsesSender(deps: UsesSenderDeps): UsesSender {
       .catch(() => undefined);
 
   return {
+    refill: () =>
+      db.transaction('rw', [db.tillUses, db.journal, db.outbox, db.meta], async () => {
+        const since = deps.now() - REFILL_MS;
+        const held = (await db.tillUses.toArray()).filter((u) => u.at >= since);
+        const waiting = new Set((await db.outbox.bulkGet(held.map((u) => u.key))).flatMap((o) => (o ? [o.entry] : [])));
+        const again = held.filter((u) => !waiting.has(u.key));
+        if (again.length === 0) return 0;
+        const device = await deviceIdOf(db);
+        const entries = await db.journal
+          .where('key')
+          .anyOf(again.map((u) => u.key))
+          .toArray();
+        await db.outbox.bulkPut(
+          again.map((u): OutgoingUse => {
+            const e = entries.find((x) => x.key === u.key);
+            return {
+              entry: u.key,
+              device: u.device ?? device,
+              code: u.code,
+              couponCode: e?.couponCode ?? null,
+              orderId: u.orderId,
+              at: u.at,
+              override: e?.overrides.includes('repeat_use') ?? false,
+            };
+          }),
+        );
+        return again.length;
+      }),
     async claim(use, timeoutMs) {
       const claimUse = deps.client.claimUse;
       const timeout = AbortSignal.timeout(timeoutMs);
