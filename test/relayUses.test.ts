@@ -319,6 +319,21 @@ describe('relay uses', () => {
     ]);
   });
 
+  it("answers an issued coupon from the API each time (its answer is not kept for itemCacheMs): a use the API shows now is never 'not shown yet'", async () => {
+    const f = await relayWith({}, {}, { listed: true }); // (the default itemCacheMs: 2 s)
+    const path = `/v2/shop/issue-coupons/${encodeURIComponent(MOCK_CODES.issuedUnused)}`;
+    expect((await f.get(path)).body!.data).toMatchObject({ use_date: '' });
+    const open = f.api.data.issuedCoupons.find((c: any) => c.coupon_issue_code === MOCK_CODES.issuedUnused);
+    f.api.upsertIssuedCoupon({ ...open, use_date: '2026-11-27 10:00:00', shop_order_code: 'A-1' });
+    expect((await f.get(path)).body!.data).toMatchObject({ use_date: '2026-11-27 10:00:00' });
+    // (a coupon's answer is still kept: a storefront's many readers share it)
+    const coupon = `/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}`;
+    await f.get(coupon);
+    const before = f.api.requests.filter((r: any) => r.path === coupon).length;
+    await f.get(coupon);
+    expect(f.api.requests.filter((r: any) => r.path === coupon).length).toBe(before);
+  });
+
   it('drops uses past usesRetentionMs (by the relay clock) and answers 503 uses_full with Retry-After at maxUses', async () => {
     let clock = 1_000_000;
     const f = await relayWith({ now: () => clock, usesRetentionMs: 60_000, maxUses: 3 });

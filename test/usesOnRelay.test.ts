@@ -557,6 +557,31 @@ describe('uses of issued coupons shared through the relay', () => {
     expect(s.lastError?.message).not.toMatch(/Could not reach/);
   });
 
+  it("says till_uses_full when this till holds its share of the relay's uses; another till is not refused", async () => {
+    await relay.close();
+    await startRelay({ maxUsesPerTill: 1 });
+    const open = mock.data.issuedCoupons.find((c) => c.coupon_issue_code === CODE)!;
+    mock.upsertIssuedCoupon({ ...open, coupon_issue_code: 'IC-0000-TWO' });
+    const one = till('front-1');
+    const two = till('front-2');
+    await one.sync();
+    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({ claim: 'granted' });
+    expect(await one.validateCoupon('IC-0000-TWO', { amount: 32000, orderId: 'A-2' })).toMatchObject({
+      ok: true,
+      claim: 'failed',
+    });
+    const report = await one.sync();
+    expect(report.errors.find((e) => e.code === 'till_uses_full')).toMatchObject({ status: 429 });
+    expect(report.errors.find((e) => e.code === 'till_uses_full')?.message).toMatch(
+      /till front-1 holds its whole share/,
+    );
+    await two.sync();
+    expect(await two.validateCoupon('IC-0000-TWO', { amount: 32000, orderId: 'B-1' })).toMatchObject({
+      ok: true,
+      claim: 'granted',
+    });
+  });
+
   it('shares nothing with a relay that does not take uses from this till, nor without a relay', async () => {
     await relay.close();
     // this relay lets tills read the feed and the items, but takes no uses
