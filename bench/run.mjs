@@ -9,7 +9,9 @@
 // storefront (a storefront's first visit and 1,000 anonymous reads: storefrontBench.mjs), hub (the relay hub's heap
 // with 1, 100, 1,000 shops seeded through the store, --hub-shops a,b,c for others, a cold shop's first sync, listing
 // throughput with 1 and 3 instances: hubBench.mjs), uses (issued-coupon uses: 10,000 a minute from 100 tills, and a
-// use → another till's long-poll on 1 and 3 instances: usesBench.mjs)).
+// use → another till's long-poll on 1 and 3 instances: usesBench.mjs), claims (two tills asking for one voucher at
+// once, on 1 relay and on 3 instances on one Redis, and what the relay's claim adds to an online verdict:
+// claimBench.mjs)).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
@@ -22,6 +24,7 @@ import { benchLink } from './linkBench.mjs';
 import { benchRelay } from './relayBench.mjs';
 import { benchStorefront } from './storefrontBench.mjs';
 import { benchUses } from './usesBench.mjs';
+import { benchClaims } from './claimBench.mjs';
 import { createRandom, formatTable, median, quantile, sample } from './stats.mjs';
 import { attachWorker, sampleHeap, workerTargets } from './workerHeap.mjs';
 
@@ -638,6 +641,7 @@ try {
   }
   if (wants('storefront')) await benchStorefront({ root, sizes, log, row, results, smoke });
   if (wants('uses')) await benchUses({ root, log, row, results, smoke });
+  if (wants('claims')) await benchClaims({ root, log, row, results, smoke });
 
   // ---- every engine: the same page in Chromium, Firefox and WebKit, each against its own floors -------------------
   if (wants('engines'))

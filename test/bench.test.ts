@@ -61,6 +61,9 @@ const FIGURES = [
   'uses: 500 in 5 s across 10 tills of one shop: relay live heap growth',
   "uses: a use → another till's long-poll answered: p99 (1 relay)",
   "uses: a use → another till's long-poll answered: p99 (3 instances on one Redis)",
+  'claims: two tills ask for one voucher at once, a round each: exactly one yes (1 relay)',
+  'claims: two tills ask for one voucher at once, a round each: exactly one yes (3 instances on one Redis)',
+  "claims: an online verdict of an issued coupon with the relay's claim: p99",
 ];
 
 interface Row {

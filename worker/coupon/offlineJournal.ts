@@ -296,6 +296,8 @@ export function createOfflineJournal(
           : { claim: answer.claim };
       const waiting = unsaved.find((e) => e.key === key);
       if (waiting) Object.assign(waiting, change);
+      // (a stored entry of a granted claim says so already: usesSender.ts marked it with its acknowledgement)
+      if (answer.claim === 'granted') return;
       await db.transaction('rw', [db.journal, db.tillUses, db.outbox], async () => {
         await db.journal.where('key').equals(key).modify(change);
         // a use the relay refused is none: this till does not remember it, nobody is told of it

@@ -37,8 +37,9 @@ export interface UsesSender {
   send(call: <T>(step: () => Promise<T>) => Promise<T>, counter?: { requests: number }): Promise<number>;
   /**
    * Sends one use (its outbox row, written with its journal entry) as a claim and waits at most `timeoutMs`: granted,
-   * it leaves the outbox and its entry is marked shared, as an acknowledged use; refused, it stays for the checkout
-   * to drop; no answer in time or an error, it is sent again as any use. `{ claim: null }`: the relay takes no uses.
+   * it leaves the outbox and its entry is marked shared (and `claim: 'granted'`), as an acknowledged use; refused, it
+   * stays for the checkout to drop; no answer in time or an error, it is sent again as any use. `{ claim: null }`:
+   * the relay takes no uses.
    */
   claim(use: OutgoingUse, timeoutMs: number): Promise<ClaimAnswer>;
   /**
@@ -135,13 +136,23 @@ async function adoptEarlierUses(db: ShopDatabase): Promise<void> {
  * Takes the relay's word on a batch: acknowledged uses leave the outbox, their entries are marked shared (and
  * conflicting).
  */
-async function acknowledge(db: ShopDatabase, sent: UseSent[], acks: UseAck[], at: number): Promise<number> {
+async function acknowledge(
+  db: ShopDatabase,
+  sent: UseSent[],
+  acks: UseAck[],
+  at: number,
+  claimed = false,
+): Promise<number> {
   const ours = new Set(sent.map((u) => u.entry));
   const taken = acks.filter((a) => ours.has(a.entry));
   await db.transaction('rw', [db.outbox, db.journal], async () => {
     const entries = taken.map((a) => a.entry);
     await db.outbox.bulkDelete(entries);
-    await db.journal.where('key').anyOf(entries).modify({ shared: at });
+    // (a claim granted: its entry says so in the same write)
+    await db.journal
+      .where('key')
+      .anyOf(entries)
+      .modify(claimed ? { shared: at, claim: 'granted' } : { shared: at });
     await markConflicts(
       db,
       // (the answer's conflict is the code's first use: the one that keeps the voucher)
@@ -280,7 +291,7 @@ export function createUsesSender(deps: UsesSenderDeps): UsesSender {
         const ack = await claimUse(use.device, sent, { signal });
         if (!ack.claimed) return { claim: 'refused', first: ack.first };
         // (its journal entry may still wait for storage: then only the outbox row is gone, and it is sent again)
-        await acknowledge(db, [sent], [{ entry: use.entry, recorded: true, conflict: null }], deps.now());
+        await acknowledge(db, [sent], [{ entry: use.entry, recorded: true, conflict: null }], deps.now(), true);
         return { claim: 'granted' };
       } catch (error) {
         await release(use.entry);

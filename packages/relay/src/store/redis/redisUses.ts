@@ -186,10 +186,12 @@ export function redisUses(deps: RedisUsesDeps) {
           ),
         ];
         const names = [...new Set(commit.batches.map((b) => b.till))];
-        const [values, count, heardValues] = await Promise.all([
+        // (one round trip: the records, the count, the tills' counts and hearing)
+        const [values, count, heardValues, tillValues] = await Promise.all([
           codes.length === 0 ? [] : (tx.hmGet(records, codes) as Promise<(string | null)[]>),
           tx.get(keys.usesCount) as Promise<string | null>,
           tx.hmGet(keys.usesHeard, names) as Promise<(string | null)[]>,
+          tx.hmGet(keys.usesTills, names) as Promise<(string | null)[]>,
         ]);
         const touched = new Map(codes.map((code, i) => [code, parse(values[i])]));
         let kept = Number(count ?? 0);
@@ -197,7 +199,13 @@ export function redisUses(deps: RedisUsesDeps) {
         let old = new Map<string, UsesRecord | null>();
         if (kept + commit.batches.reduce((n, b) => n + b.uses.length, 0) > commit.max)
           old = await expired(tx, commit.expiredBefore);
-        const tills = await readTills(tx, [...names, ...tillsOf(old.values())]);
+        const tills = new Map<string, TillCounts>();
+        for (const [i, till] of names.entries()) {
+          const c = parseJson<TillCounts>(tillValues[i]);
+          if (c) tills.set(till, c);
+        }
+        const others = [...tillsOf(old.values())].filter((till) => !names.includes(till));
+        for (const [till, c] of await readTills(tx, others)) tills.set(till, c);
         for (const [code, record] of old) {
           if (record)
             kept -= dropFrom(record, { why: 'expired' }, tills, commit.expiredBefore, commit.expiredBefore).uses;
