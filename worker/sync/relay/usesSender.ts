@@ -5,7 +5,7 @@
 // sends it again, which the relay records once. An online verdict's use is first sent alone as a claim (`claim`),
 // within a short bound: the relay records it only as the voucher's first. Only to a relay whose discovery lists `uses`
 // for this client; a till without one keeps them in its outbox.
-import { badResponseError } from '@shop-lookup/shop-api';
+import { type ApiError, badResponseError, sleep } from '@shop-lookup/shop-api';
 import { deviceIdOf } from '../../store/deviceId';
 import { ShopLookupError } from '../../../src/protocol';
 import type { ClaimAnswer, OutgoingUse, ShopDatabase, TillUse } from '../../store/store';
@@ -288,7 +288,18 @@ export function createUsesSender(deps: UsesSenderDeps): UsesSender {
           return { claim: null };
         }
         const sent = asSentUse(use);
-        const ack = await claimUse(use.device, sent, { signal });
+        let ack: Awaited<ReturnType<typeof claimUse>>;
+        for (;;) {
+          try {
+            ack = await claimUse(use.device, sent, { signal });
+            break;
+          } catch (error) {
+            // the relay's bound for this client (a burst of the till's own requests): asked again within the bound
+            const e = error as ApiError;
+            if (e?.code !== 'rate_limited') throw error;
+            await sleep(Math.min(e.retryAfterMs ?? 250, 1_000), signal);
+          }
+        }
         if (!ack.claimed) return { claim: 'refused', first: ack.first };
         // (its journal entry may still wait for storage: then only the outbox row is gone, and it is sent again)
         await acknowledge(db, [sent], [{ entry: use.entry, recorded: true, conflict: null }], deps.now(), true);
