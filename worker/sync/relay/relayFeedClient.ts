@@ -68,7 +68,7 @@ export interface UseAck {
 }
 
 /** The relay's word on a claim (an online verdict's use, sent before the verdict). */
-export type ClaimAck =
+type ClaimAck =
   | { claimed: true }
   | { claimed: false; first: { till: string; device: string; at: number; orderId: string | null } };
 

@@ -128,7 +128,7 @@ function answerSays(answer: ProxyAnswer | undefined): 'used' | 'exists' | 'unkno
 }
 
 /** The till a request is, by its token's name when the host identified it, else by the device it names. */
-export const tillName = (client: Client, device: string): string =>
+const tillName = (client: Client, device: string): string =>
   client.identified ? client.id.replace(/^till:/, '') : device;
 
 /**

@@ -62,7 +62,7 @@ export function notReadyReason(r: ReadinessInputs): string | null {
 }
 
 /** One shop's uses, for the operators' routes (hub mode: the shop named by `?shop=` or the body's `shop`). */
-export interface OpsUses {
+interface OpsUses {
   list(shop: string | null, filter: { till?: string; codes?: string[]; limit?: number }): Promise<UsesList>;
   drop(
     shop: string | null,

@@ -3,9 +3,9 @@
 // `at` (a clock far behind, a forged 0) is moved up to what the relay can trust. Both stores keep one per till.
 
 /** Requests of one till further apart than this: it was away between them (the engine re-polls every ≤ 25 s). */
-export const HEARD_GAP_MS = 120_000;
+const HEARD_GAP_MS = 120_000;
 /** A till's first moments back after being away: what it accepted while away arrives now, with its own times. */
-export const FLUSH_GRACE_MS = 30_000;
+const FLUSH_GRACE_MS = 30_000;
 
 /** What the relay heard of one till (its feed requests, its uses, claims and releases), by the relay's clock. */
 export interface TillHeard {

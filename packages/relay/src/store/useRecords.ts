@@ -28,7 +28,7 @@ export interface ReleaseInput {
 }
 
 /** One use as the relay keeps it and the feed carries it. */
-export interface StoredUse {
+interface StoredUse {
   /** The till's name (its token's), or its device id when it has none. */
   till: string;
   device: string;
@@ -179,13 +179,6 @@ function resultOf(record: UsesRecord | null | undefined, device: string, entry: 
   const first = record?.uses[0];
   return { entry, recorded, conflict: use?.conflict && first ? conflictOf(first) : null };
 }
-
-/** How many uses the records hold. */
-export const usesIn = (records: Iterable<UsesRecord | null | undefined>): number => {
-  let n = 0;
-  for (const r of records) n += r?.uses.length ?? 0;
-  return n;
-};
 
 /** The newest receivedAt of a record (or its confirmation): retention counts from it (the code's uses go together). */
 export const newestReceived = (record: UsesRecord): number =>
