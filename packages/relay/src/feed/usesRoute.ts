@@ -192,7 +192,7 @@ export function createUsesRoute(deps: UsesRouteDeps): UsesRoute {
     });
 
   async function drop(
-    filter: { codes?: string[]; till?: string; expiredBefore?: number },
+    filter: { codes?: string[]; till?: string; expiredBefore?: number; strikesFrom?: number },
     why: UsesDropWhy,
   ): Promise<{ codes: number; uses: number }> {
     const { dropped, uses } = await store.dropUses({ ...filter, why, at: deps.now() });
@@ -201,7 +201,7 @@ export function createUsesRoute(deps: UsesRouteDeps): UsesRoute {
   }
 
   /** A drop that runs on its own: a failure waits for the next sweep. */
-  const dropLater = (filter: { codes?: string[]; expiredBefore?: number }, why: UsesDropWhy) =>
+  const dropLater = (filter: { codes?: string[]; strikesFrom?: number }, why: UsesDropWhy) =>
     void drop(filter, why).catch((error) =>
       deps.log('warn', `dropping uses (${why}) failed; they are dropped at the next sweep`, error),
     );
@@ -274,7 +274,7 @@ export function createUsesRoute(deps: UsesRouteDeps): UsesRoute {
       if (says === null) return;
       if (says === 'unknown') {
         // the API says so: the uses of a code the shop does not have go, counted against the tills that sent them
-        dropLater({ codes: [code], expiredBefore: deps.now() - deps.retentionMs }, 'unknown');
+        dropLater({ codes: [code], strikesFrom: deps.now() - deps.retentionMs }, 'unknown');
         return;
       }
       know(code);
@@ -300,7 +300,7 @@ export function createUsesRoute(deps: UsesRouteDeps): UsesRoute {
       if (exists) {
         know(code);
         await store.checkedUses([code]);
-      } else await drop({ codes: [code], expiredBefore: deps.now() - deps.retentionMs }, 'unknown');
+      } else await drop({ codes: [code], strikesFrom: deps.now() - deps.retentionMs }, 'unknown');
     },
     async drop(filter, who) {
       const codes = filter.codes?.filter((c) => c !== '');

@@ -269,7 +269,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
       for (const code of codes) {
         const record = usesRecord(code);
         if (!record) continue;
-        const { next, uses: n } = dropFrom(record, drop, tillCounts, at, expiredBefore ?? Number.NEGATIVE_INFINITY);
+        const from = drop.strikesFrom ?? expiredBefore ?? Number.NEGATIVE_INFINITY;
+        const { next, uses: n } = dropFrom(record, drop, tillCounts, at, from);
         if (next === undefined) continue;
         writeUses(code, next);
         dropped.push(code);

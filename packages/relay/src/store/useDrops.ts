@@ -16,6 +16,8 @@ export interface UsesDrop {
   till?: string;
   /** Also every code whose newest use was received before this, whole (retention). */
   expiredBefore?: number;
+  /** Strikes counted before this are forgotten when new ones are counted (the retention's start); default none. */
+  strikesFrom?: number;
   /** Default 'operator'. */
   why?: UsesDropWhy;
   /** When (a confirmation's mark, a strike), ms; default now by the store's clock. */

@@ -270,7 +270,8 @@ export function redisUses(deps: RedisUsesDeps) {
         }
         for (const [code, record] of scope) {
           if (!record) continue;
-          const { next, uses: n } = dropFrom(record, drop, tills, at, drop.expiredBefore ?? Number.NEGATIVE_INFINITY);
+          const from = drop.strikesFrom ?? drop.expiredBefore ?? Number.NEGATIVE_INFINITY;
+          const { next, uses: n } = dropFrom(record, drop, tills, at, from);
           if (next === undefined) continue;
           touched.set(code, next);
           uses += n;
