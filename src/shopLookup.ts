@@ -66,6 +66,8 @@ export interface ShopLookup {
    * Decides whether a coupon or issued-coupon code applies to an order and how much it takes off: from a fresh API
    * answer when online, from local data when offline (and then says how old that data is). Never rejects for API
    * trouble: the verdict says what is known. Surrounding spaces and invisible characters of `code` are dropped, and it is read in Unicode's composed form (NFC), online and offline alike.
+   * Online on a relay that takes this till's uses, an issued coupon's "yes" is the relay's to give: its claim (the
+   * verdict's `claim`) records it only as the voucher's first use, within `claimTimeoutMs`.
    * @example const v = await lookup.validateCoupon(code, { amount: 32000 }); if (v.ok) total -= v.discount;
    */
   validateCoupon(code: string, order: CouponOrder): Promise<CouponVerdict>;
