@@ -9,8 +9,13 @@ import { packageTests, sharedTest } from './vitest.shared.ts';
 // under the mock's real rate limits, run alone (see test.projects): the relay as processes, the proxy and the
 // engine's own limiter; by package
 const PROCESS_TESTS: Record<string, string[]> = {
-  'shop-lookup': ['test/relayScale.test.ts', 'test/relayHubScale.test.ts', 'test/rateLimiter.test.ts'],
-  relay: ['test/relayUsesProcesses.test.ts', 'test/proxy.test.ts'],
+  'shop-lookup': [
+    'test/relayScale.test.ts',
+    'test/relayHubScale.test.ts',
+    'test/rateLimiter.test.ts',
+    'test/relayUsesProcesses.test.ts',
+  ],
+  relay: ['test/proxy.test.ts'],
 };
 
 // what packs, installs or benchmarks: the packed tarballs in users' apps, the smoke bench

@@ -10,7 +10,9 @@
 // with 1, 100, 1,000 shops seeded through the store, --hub-shops a,b,c for others, a cold shop's first sync, listing
 // throughput with 1 and 3 instances: hubBench.mjs), uses (issued-coupon uses: 10,000 a minute from 100 tills, and a
 // use → another till's long-poll on 1 and 3 instances: usesBench.mjs), cursors (a till token in the wrong hands asking
-// made-up snapshot cursors at 20/s: the relay's CPU, Redis's growth, a second till's p99: cursorBench.mjs)).
+// made-up snapshot cursors at 20/s: the relay's CPU, Redis's growth, a second till's p99: cursorBench.mjs), claims
+// (two tills asking for one voucher at once, on 1 relay and on 3 instances on one Redis, and what the relay's claim
+// adds to an online verdict: claimBench.mjs)).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
@@ -24,6 +26,7 @@ import { benchRelay } from './relayBench.mjs';
 import { benchStorefront } from './storefrontBench.mjs';
 import { benchUses } from './usesBench.mjs';
 import { benchCursors } from './cursorBench.mjs';
+import { benchClaims } from './claimBench.mjs';
 import { createRandom, formatTable, median, quantile, sample } from './stats.mjs';
 import { attachWorker, sampleHeap, workerTargets } from './workerHeap.mjs';
 
@@ -641,6 +644,7 @@ try {
   if (wants('storefront')) await benchStorefront({ root, sizes, log, row, results, smoke });
   if (wants('uses')) await benchUses({ root, log, row, results, smoke });
   if (wants('cursors')) await benchCursors({ root, log, row, results, smoke });
+  if (wants('claims')) await benchClaims({ root, log, row, results, smoke });
 
   // ---- every engine: the same page in Chromium, Firefox and WebKit, each against its own floors -------------------
   if (wants('engines'))

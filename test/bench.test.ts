@@ -64,6 +64,9 @@ const FIGURES = [
   'cursors: a till asking made-up cursors at 20/s for 3 s: relay CPU',
   'cursors: a till asking made-up cursors at 20/s for 3 s: Redis memory growth',
   "cursors: a till asking made-up cursors at 20/s for 3 s: a second till's p99",
+  'claims: two tills ask for one voucher at once, a round each: exactly one yes (1 relay)',
+  'claims: two tills ask for one voucher at once, a round each: exactly one yes (3 instances on one Redis)',
+  "claims: an online verdict of an issued coupon with the relay's claim: p99",
 ];
 
 interface Row {

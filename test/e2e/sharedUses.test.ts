@@ -1,11 +1,13 @@
 // Two tills of the demo (two browser contexts, opened as /?till=1 and /?till=2) on its one relay: a voucher accepted
-// at till 1 is refused at till 2, naming till 1, as the page shows it.
+// at till 1 is refused at till 2, naming till 1, as the page shows it; asked at once, the relay's claim gives one of
+// them the yes; a voided sale released at till 1 is a plain yes at till 2.
 import { expect, it } from 'vitest';
 import { MOCK_CODES } from '../../packages/mock-server/src';
 import {
   applyCoupon,
   attrOf,
   e2eSuite,
+  readIndexedDb,
   textOf,
   tid,
   waitFor,
@@ -59,6 +61,56 @@ e2eSuite('a voucher shared between two tills', { timeout: 150_000 }, (t) => {
       expect(await textOf(two, 'verdict-reason')).toBe('Already used on another till');
       expect(await textOf(two, 'verdict-message')).toMatch(/^Till till-1 accepted this issued coupon at /);
       await demo.screenshot(two, 'voucher-used-at-another-till');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("two tills asking for one voucher at once: the relay's claim gives one yes; released at its till, the other till's next sale is a yes", async () => {
+    const { demo } = t;
+    const open = demo.mock.data.issuedCoupons.find((c) => c.coupon_issue_code === VOUCHER)!;
+    const code = 'IC-E2E-CLAIM-1';
+    demo.mock.upsertIssuedCoupon({ ...open, coupon_issue_code: code });
+    const [a, b] = [await demo.newContext(), await demo.newContext()];
+    try {
+      const one = await openTillNo(a, 1);
+      const two = await openTillNo(b, 2);
+      type Verdict = { ok: boolean; reason?: string; claim?: string };
+      const ask = (page: typeof one, orderId: string) =>
+        page.evaluate(
+          async ({ code, orderId }) => {
+            const lookup = (
+              globalThis as unknown as { shopLookup: { validateCoupon(c: string, o: object): Promise<Verdict> } }
+            ).shopLookup;
+            const v = await lookup.validateCoupon(code, { amount: 32_000, orderId });
+            return { ok: v.ok, reason: v.reason, claim: v.claim };
+          },
+          { code, orderId },
+        );
+      const verdicts = await Promise.all([ask(one, 'A-1'), ask(two, 'B-1')]);
+      expect(verdicts.filter((v) => v.ok)).toEqual([{ ok: true, claim: 'granted' }]);
+      expect(verdicts.find((v) => !v.ok)).toMatchObject({ reason: 'used_on_another_till' });
+      const [seller, other, order] = verdicts[0]!.ok ? [one, two, 'A-1'] : [two, one, 'B-1'];
+      // the sale is voided at the till that made it
+      const released = await seller.evaluate(
+        ({ code, order }) =>
+          (
+            globalThis as unknown as {
+              shopLookup: { releaseCoupon(c: string, o: object): Promise<{ released: number }> };
+            }
+          ).shopLookup.releaseCoupon(code, { orderId: order }),
+        { code, order },
+      );
+      expect(released).toMatchObject({ released: 1 });
+      // the release reaches the relay; the other till's copy loses the use (the feed); its next sale is a yes
+      const otherDb = `shop-lookup:till-${other === one ? 1 : 2}`;
+      const deadline = Date.now() + 30_000;
+      while ((await readIndexedDb(other, otherDb, 'sharedUses', code)).rows?.[0] !== undefined) {
+        if (Date.now() > deadline) throw new Error('timed out waiting for the other till to hear the release');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await ask(other, 'C-1')).toEqual({ ok: true, claim: 'granted' });
     } finally {
       await a.close();
       await b.close();

@@ -36,7 +36,8 @@ import { listAnswer } from './feed/snapshotList';
 import { storeTokenSlot } from './store/storeTokenSlot';
 import type { RelayStatus, ShopRelay, ShopRelayOptions } from './types';
 import { createUpstreamSync, type UpstreamSync } from './upstream/upstreamSync';
-import { createUsesRoute, type UsesRoute } from './feed/usesRoute';
+import { createUsesRoute, defaultUsesPerTill, type UsesRoute } from './feed/usesRoute';
+import { startUsedCodeChecks } from './upstream/usedCodeChecks';
 
 const RELAY_ROUTES: Record<string, { name: RouteName; methods: string[] }> = {
   '/relay/v1': { name: 'discovery', methods: ['GET'] },
@@ -73,6 +74,8 @@ interface Running {
   uses: UsesRoute;
   /** The sweep that drops uses past usesRetentionMs. */
   usesSweep: ReturnType<typeof setInterval>;
+  /** The checks of the codes of uses no till read (usedCodeChecks.ts). */
+  codeChecks: ReturnType<typeof startUsedCodeChecks>;
 }
 
 /** The store as the sync sees it, telling `held` whenever this instance takes or gives up the sync lease. */
@@ -300,16 +303,33 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       log,
     });
     const retentionMs = options.usesRetentionMs ?? DEFAULT_USES_RETENTION_MS;
-    const uses = createUsesRoute({ store, now, max: options.maxUses ?? DEFAULT_MAX_USES, retentionMs, log });
+    const maxUses = options.maxUses ?? DEFAULT_MAX_USES;
+    const uses = createUsesRoute({
+      store,
+      now,
+      max: maxUses,
+      maxPerTill: options.maxUsesPerTill ?? defaultUsesPerTill(maxUses),
+      retentionMs,
+      log,
+      observe: observer.uses && ((event) => observer.uses!(event)),
+    });
     // hourly, or as often as a short retention needs (a minute at most often)
     const usesSweep = setInterval(() => void uses.prune(), Math.min(USES_SWEEP_MS, Math.max(60_000, retentionMs)));
     usesSweep.unref();
+    // only when no client waits for the shop API: never ahead of a till's own read
+    const codeChecks = startUsedCodeChecks({
+      uses,
+      client,
+      idle: () => fair.waiting() === 0,
+      signal: closing.signal,
+      log,
+    });
     if (options.products?.length) await store.trackProducts(options.products, { at: now() });
     await mirror.catchUp();
     const head = mirror.head();
     if (head) await cursors.prepare(head.handle);
     void sync.run().then(() => mirror.catchUp());
-    return { store, owned, mirror, sync, feed, offHealth, fair, products, uses, usesSweep };
+    return { store, owned, mirror, sync, feed, offHealth, fair, products, uses, usesSweep, codeChecks };
   }
 
   const started = start();
@@ -368,12 +388,14 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     // identical requests share one upstream call (in the turn of the client that asked first); a call still waiting
     // for its turn is given up once every client waiting for it hung up, one already sent finishes (and is kept for
     // later ones when it succeeded)
+    // (an issued coupon's answer is shared by the requests under way, never kept after: a till asks it at checkout,
+    // and a use the API shows a moment later must not be answered "unused")
     const answer = await items.run(
       `${route.path}${route.query}`,
       async (abandoned) =>
         (await forwarder!.forward(route, closing.signal, r.fair.forClient(client, abandoned))) ??
         (abandoned.aborted ? undefined : forwarder!.closedAnswer()),
-      (answer) => answer?.shareable === true,
+      (answer) => answer?.shareable === true && route.name !== 'issuedCoupon',
       clientGone,
     );
     // an issued coupon the API shows used: the uses the tills reported of it are confirmed, and dropped
@@ -406,6 +428,8 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
         const tag = req.headers['if-none-match'];
         // the feed carries the coupon list only to a client that may list coupons
         const coupons = (await checkAccess(access, req, 'coupons')) === null;
+        // a till on the feed is connected: what bounds the times of the uses it sends (tillHeard.ts)
+        r.uses.hear(client);
         // a client refused meanwhile (its token revoked: reauthorize) gets its refusal, not what its poll waited for
         const ended = new AbortController();
         let refusal: ProxyAnswer | null = null;
@@ -468,8 +492,16 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     const r = await started;
     await r.sync.run(due ? {} : { force: true });
     await r.uses.prune();
+    await r.codeChecks.round();
     await r.mirror.catchUp();
   };
+  relay.dropUses = async ({ till, codes, by = 'the host (relay.dropUses)' }) => {
+    const r = await started;
+    const done = await r.uses.drop({ ...(till !== undefined ? { till } : {}), ...(codes ? { codes } : {}) }, by);
+    await r.mirror.catchUp();
+    return done;
+  };
+  relay.listUses = async (filter = {}) => (await started).uses.list(filter);
   relay.status = async () => status(await started);
   relay.reauthorize = async () => {
     const format = markedRefusals(feedError, 'feed', 'relay');
@@ -493,6 +525,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       if (!r) return;
       r.sync.close();
       clearInterval(r.usesSweep);
+      r.codeChecks.stop();
       // the run under way ends first: a commit already sent finishes, and the sync lease is released, so another
       // instance lists at once instead of waiting for the lease to run out
       await r.sync.run().catch(() => undefined);

@@ -28,4 +28,6 @@ export type {
   RouteName,
   ShopRelay,
   ShopRelayOptions,
+  UsesEvent,
+  UsesList,
 } from './types';

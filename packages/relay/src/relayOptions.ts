@@ -41,6 +41,10 @@ const STORE_METHODS = [
   'commitListing',
   'commitUses',
   'dropUses',
+  'hearTill',
+  'uncheckedUses',
+  'checkedUses',
+  'listUses',
   'readCheckpoint',
   'stagePage',
   'readStaged',
@@ -92,6 +96,7 @@ const relayShape = {
   productTtlMs: z.optional(wholeNumber(1)),
   maxLongPolls: z.optional(wholeNumber(1)),
   maxUses: z.optional(wholeNumber(0)),
+  maxUsesPerTill: z.optional(wholeNumber(0)),
   usesRetentionMs: z.optional(wholeNumber(1)),
   cors: z.optional(
     z.strictObject({
@@ -106,7 +111,8 @@ const relayShape = {
         value !== null &&
         Object.entries(value).every(
           ([k, v]) =>
-            ['listing', 'lease', 'storeHealth', 'log'].includes(k) && (v === undefined || typeof v === 'function'),
+            ['listing', 'lease', 'storeHealth', 'log', 'uses'].includes(k) &&
+            (v === undefined || typeof v === 'function'),
         ),
     ),
   ),
@@ -133,6 +139,7 @@ const RELAY_EXPECTED: Record<string, string> = {
   productTtlMs: 'a whole number of milliseconds, at least 1',
   maxLongPolls: 'a whole number, at least 1',
   maxUses: 'a whole number, at least 0',
+  maxUsesPerTill: 'a whole number, at least 0',
   usesRetentionMs: 'a whole number of milliseconds, at least 1',
   cors: '{ origins, anyOriginRoutes? }',
   'cors.origins':

@@ -2,6 +2,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authorize, ClientId, ClientLimits, CorsOptions } from './door/types';
 import type { RelayStore, ResourceId, StoreHealth } from './store/relayStore';
+import type { UsesEvent } from './feed/usesRoute';
+
+export type { UsesEvent };
 
 export type { Authorize, ClientId, ClientLimits, CorsOptions, RouteName } from './door/types';
 
@@ -157,10 +160,20 @@ export interface ShopRelayOptions {
   /**
    * Issued-coupon uses the tills reported (POST relay/v1/uses) kept per shop; past it the expired codes go first,
    * then a POST is answered 503 `uses_full` with Retry-After. A use is kept until the shop API shows its code used
-   * or `usesRetentionMs` passes. The memory store keeps them in this process only (lost on restart). Default 100_000.
+   * (then a mark of it stays for retention), its till releases it, an operator drops it (`dropUses`), its code turns
+   * out not to exist, or `usesRetentionMs` passes. The memory store keeps them in this process only (lost on
+   * restart: the tills send theirs again when they see the relay's new feed). Default 100_000.
    * @example { maxUses: 20_000 }
    */
   maxUses?: number | undefined;
+  /**
+   * One till's share of `maxUses` (by its till token's name, else its device): past it that till's POSTs are
+   * answered 429 `till_uses_full` and nobody else's, so one till (a stolen token) cannot fill the shop's uses. Uses
+   * of codes the shop does not have count against it until `usesRetentionMs` passes. Default a twentieth of
+   * `maxUses`, at least 100 (5,000 of the default 100,000).
+   * @example { maxUsesPerTill: 2_000 }
+   */
+  maxUsesPerTill?: number | undefined;
   /**
    * How long a code's uses are kept after the newest of them was received, ms. Default 30 days.
    * @example { usesRetentionMs: 7 * 86_400_000 }
@@ -200,7 +213,32 @@ export interface RelayObserver {
    * threw): its message redacted (no key, secret, token or password), and the error as it was thrown.
    */
   log?(level: 'warn' | 'error', message: string, error?: unknown): void;
+  /** What happened to the tills' uses of issued coupons (recorded, released, dropped, refused): for metrics. */
+  uses?(event: UsesEvent): void;
 }
+
+/**
+ * The uses an operator lists (`relay.listUses`, `GET /ops/uses`): per issued code, the uses the relay holds, each with
+ * the till that sent it, its order and times (`at`: as the relay orders it; `claimedAt`: the till's own), and whether
+ * it conflicts with the first; `confirmed`: when the shop API was seen showing the code used.
+ * @example for (const r of await relay.listUses()) console.log(r.code, r.uses.map((u) => u.till));
+ */
+export type UsesList = {
+  code: string;
+  couponCode: string | null;
+  confirmed?: number;
+  uses: {
+    till: string;
+    device: string;
+    entry: string;
+    orderId: string | null;
+    at: number;
+    claimedAt: number;
+    receivedAt: number;
+    override: boolean;
+    conflict: boolean;
+  }[];
+}[];
 
 /** Where the relay stands, as `GET {basePath}/relay/v1/status` answers it. */
 export interface RelayStatus {
@@ -259,6 +297,20 @@ export interface ShopRelay {
    * ended. @example tokens.revoke('front-2'); await relay.reauthorize();
    */
   reauthorize(): Promise<number>;
+  /**
+   * Drops the tills' uses of issued coupons the relay holds: every use of `till` (its till token's name, or the
+   * device id of a till without one), the uses of `codes`, or that till's uses of those codes (at least one of the
+   * two). Every till hears it through the feed at once; logged with `by` and how many. For a voucher marked used by
+   * mistake (a stolen till token, a sale voided on a till that is gone). Resolves how many codes and uses went.
+   * @example await relay.dropUses({ till: 'front-3' }); await relay.dropUses({ codes: ['IC-7F3K-2Q9M'] });
+   */
+  dropUses(filter: { till?: string; codes?: string[]; by?: string }): Promise<{ codes: number; uses: number }>;
+  /**
+   * Lists the uses the relay holds (every till's, or `till`'s; every code, or `codes`), at most `limit` codes (default
+   * and at most 1,000): what an operator checks before dropping.
+   * @example const held = await relay.listUses({ till: 'front-3' });
+   */
+  listUses(filter?: { till?: string; codes?: string[]; limit?: number }): Promise<UsesList>;
   /**
    * Stops the sync, answers parked long-polls, aborts upstream requests, closes the store.
    * @example server.on('close', () => relay.close());

@@ -616,6 +616,52 @@ describe('relay command: serving', () => {
     }
   });
 
+  it("lets an operator list and drop the tills' uses (GET /ops/uses, POST /ops/uses/drop): OPS_TOKEN only, logged with who, counted in the metrics", async () => {
+    const ops = await startServer({ OPS_TOKEN });
+    try {
+      await ready(ops.origin);
+      const opsUrl = `${ops.origin}${BASE}`;
+      const json = { 'content-type': 'application/json' };
+      const posted = await fetch(`${opsUrl}/relay/v1/uses`, {
+        method: 'POST',
+        headers: { ...json, ...bearer(STATIC_TOKEN) },
+        body: JSON.stringify({
+          device: 'd1',
+          uses: [{ entry: 'e1', code: 'IC-STOLEN', couponCode: null, orderId: 'A-1', at: 1, override: false }],
+        }),
+      });
+      expect(posted.status).toBe(200);
+      // a till's token opens no operators' route
+      expect((await fetch(`${ops.origin}/ops/uses`, { headers: bearer(STATIC_TOKEN) })).status).toBe(403);
+      const list = await fetch(`${ops.origin}/ops/uses?till=front-1`, { headers: bearer(OPS_TOKEN) });
+      expect(list.status).toBe(200);
+      expect(((await list.json()) as { uses: { code: string; uses: { till: string }[] }[] }).uses).toMatchObject([
+        { code: 'IC-STOLEN', uses: [{ till: 'front-1', orderId: 'A-1' }] },
+      ]);
+      expect((await fetch(`${ops.origin}/ops/uses/drop`, { headers: bearer(OPS_TOKEN) })).status).toBe(405);
+      const nothing = await fetch(`${ops.origin}/ops/uses/drop`, {
+        method: 'POST',
+        headers: { ...json, ...bearer(OPS_TOKEN) },
+        body: '{}',
+      });
+      expect(nothing.status).toBe(400);
+      const dropped = await fetch(`${ops.origin}/ops/uses/drop`, {
+        method: 'POST',
+        headers: { ...json, ...bearer(OPS_TOKEN) },
+        body: JSON.stringify({ till: 'front-1' }),
+      });
+      expect(await dropped.json()).toEqual({ codes: 1, uses: 1 });
+      expect(ops.lines.find((l) => /uses dropped by operator/.test(String(l.msg)))?.msg).toMatch(
+        /uses dropped by operator 127\.0\.0\.1: 1 uses of 1 codes \(till front-1/,
+      );
+      const metrics = (await ask(`${ops.origin}/metrics`, bearer(OPS_TOKEN))).body as string;
+      expect(metrics).toMatch(/^shop_relay_uses_total\{event="recorded"\} 1$/m);
+      expect(metrics).toMatch(/^shop_relay_uses_dropped_total\{why="operator"\} 1$/m);
+    } finally {
+      await ops.stop('test end');
+    }
+  });
+
   it('bounds OPS_TOKEN guesses per client: past ten a minute /metrics is 429 before the token is compared', async () => {
     const ops = await startServer({ OPS_TOKEN });
     try {

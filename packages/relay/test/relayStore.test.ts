@@ -493,4 +493,200 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
     expect((await store.dropUses({ codes: [], expiredBefore: 2_500 })).dropped).toEqual(['IC-3']);
     expect((await store.readSnapshot(null, 100)).records.map((r) => r.key).sort()).toEqual(['IC-4', 'IC-5']);
   });
+
+  it('records a claim only as the first use of its code (or the same sale), in commit order, and says who has it', async () => {
+    store = await make();
+    const claim = (device: string, entry: string, orderId: string, receivedAt: number): UsesBatch => ({
+      ...batch(device, [useOf(entry, 'IC-1', 5, orderId)], receivedAt),
+      claim: true,
+    });
+    // two tills claim one voucher in one commit: the first in the commit has it, the second is refused, not recorded
+    const both = await store.commitUses({
+      batches: [claim('d1', 'e1', 'A-1', 2_000), claim('d2', 'x1', 'B-1', 2_000)],
+      max: 100,
+      expiredBefore: 0,
+    });
+    expect(both.outcomes).toEqual([
+      { results: [{ entry: 'e1', recorded: true, conflict: null, claimed: true }] },
+      {
+        results: [
+          {
+            entry: 'x1',
+            recorded: false,
+            conflict: null,
+            claimed: false,
+            first: { till: 'till-d1', device: 'd1', at: 2_000, orderId: 'A-1' },
+          },
+        ],
+      },
+    ]);
+    expect(both.counts).toEqual({ recorded: 1, conflicts: 0, claimsRefused: 1, released: 0 });
+    // a claim's time is the relay's (it is made online): 2_000, not the till's 5
+    const record = (await store.readRecord('uses', 'IC-1')) as UsesRecord;
+    expect(record.uses.map((u) => [u.entry, u.at, u.claimedAt])).toEqual([['e1', 2_000, 5]]);
+    // the same sale claimed again (the order re-checked on its till) is granted; a resend answers as it stands
+    const same = await store.commitUses({ batches: [claim('d1', 'e2', 'A-1', 3_000)], max: 100, expiredBefore: 0 });
+    expect(same.outcomes).toEqual([{ results: [{ entry: 'e2', recorded: true, conflict: null, claimed: true }] }]);
+    const resend = await store.commitUses({ batches: [claim('d1', 'e1', 'A-1', 4_000)], max: 100, expiredBefore: 0 });
+    expect(resend.outcomes).toEqual([{ results: [{ entry: 'e1', recorded: false, conflict: null, claimed: true }] }]);
+    // another till's order of the same id is another sale
+    const sameId = await store.commitUses({ batches: [claim('d2', 'x2', 'A-1', 5_000)], max: 100, expiredBefore: 0 });
+    expect(sameId.outcomes).toMatchObject([{ results: [{ entry: 'x2', recorded: false, claimed: false }] }]);
+    expect(((await store.readRecord('uses', 'IC-1')) as UsesRecord).uses).toHaveLength(2);
+  });
+
+  it("releases a till's own use (the code goes when none is left) and refuses to release another till's", async () => {
+    store = await make();
+    await store.commitUses({
+      batches: [batch('d1', [useOf('e1', 'IC-1', 10)]), batch('d2', [useOf('x1', 'IC-1', 20)])],
+      max: 100,
+      expiredBefore: 0,
+    });
+    const h0 = await store.head();
+    // d2 tries to give back d1's use (same device id, another till name): refused; then d1 gives back its own
+    const done = await store.commitUses({
+      batches: [
+        { ...batch('d1', []), till: 'till-d2', releases: [{ entry: 'r0', code: 'IC-1', use: 'e1' }] },
+        { ...batch('d1', []), releases: [{ entry: 'r1', code: 'IC-1', use: 'e1' }] },
+      ],
+      max: 100,
+      expiredBefore: 0,
+    });
+    expect(done.outcomes).toEqual([
+      { results: [], releases: [{ entry: 'r0', released: false, refused: true }] },
+      { results: [], releases: [{ entry: 'r1', released: true }] },
+    ]);
+    // the use left is the first now: no conflict
+    const left = (await store.readRecord('uses', 'IC-1')) as UsesRecord;
+    expect(left.uses.map((u) => [u.entry, u.conflict])).toEqual([['x1', false]]);
+    // a release of what is gone already is no error: nothing to give back
+    const again = await store.commitUses({
+      batches: [{ ...batch('d1', []), releases: [{ entry: 'r1', code: 'IC-1', use: 'e1' }] }],
+      max: 100,
+      expiredBefore: 0,
+    });
+    expect(again.outcomes).toEqual([{ results: [], releases: [{ entry: 'r1', released: false }] }]);
+    await store.commitUses({
+      batches: [{ ...batch('d2', []), releases: [{ entry: 'r2', code: 'IC-1', use: 'x1' }] }],
+      max: 100,
+      expiredBefore: 0,
+    });
+    expect(await store.readRecord('uses', 'IC-1')).toBeNull();
+    const changes = (await store.readChanges(h0.version, 100))!;
+    expect(changes.map((c) => `${c.op} ${c.key}`)).toEqual(['upsert IC-1', 'delete IC-1']);
+    // a new use of the code is the first again
+    const fresh = await store.commitUses({
+      batches: [batch('d3', [useOf('y1', 'IC-1', 30)])],
+      max: 100,
+      expiredBefore: 0,
+    });
+    expect(fresh.outcomes).toEqual([{ results: [{ entry: 'y1', recorded: true, conflict: null }] }]);
+  });
+
+  it("refuses a till past its share of the cap (tillFull), nobody else's, and counts its unknown codes against it until retention", async () => {
+    store = await make();
+    const commit3 = (b: UsesBatch, expiredBefore = 0) =>
+      store.commitUses({ batches: [b], max: 100, maxPerTill: 3, expiredBefore });
+    expect((await commit3(batch('d1', [useOf('e1', 'IC-1', 1), useOf('e2', 'IC-2', 2)]))).outcomes[0]).toHaveProperty(
+      'results',
+    );
+    expect((await commit3(batch('d1', [useOf('e3', 'IC-3', 3), useOf('e4', 'IC-4', 4)]))).outcomes).toEqual([
+      { tillFull: true, held: 2 },
+    ]);
+    // another till is not affected
+    expect((await commit3(batch('d2', [useOf('x1', 'IC-3', 3)]))).outcomes[0]).toHaveProperty('results');
+    // the API says IC-1 and IC-2 do not exist: their uses go, and count against d1 (a strike each) until retention
+    clock += 1_000;
+    const unknown = await store.dropUses({ codes: ['IC-1', 'IC-2'], why: 'unknown' });
+    expect(unknown).toMatchObject({ dropped: ['IC-1', 'IC-2'], uses: 2 });
+    expect((await commit3(batch('d1', [useOf('e3', 'IC-3', 3), useOf('e4', 'IC-4', 4)]))).outcomes).toEqual([
+      { tillFull: true, held: 0 },
+    ]);
+    expect((await commit3(batch('d1', [useOf('e3', 'IC-3', 3)]))).outcomes[0]).toHaveProperty('results');
+    // past retention the strikes are forgotten
+    expect(
+      (await commit3(batch('d1', [useOf('e4', 'IC-4', 4), useOf('e5', 'IC-5', 5)]), clock + 1)).outcomes[0],
+    ).toHaveProperty('results');
+  });
+
+  it("bounds a use's time by when it last heard from the till: a connected till's back-dated use is not first", async () => {
+    store = await make();
+    const t0 = 10_000_000;
+    await store.hearTill('till-d2', t0); // till 2 reads the feed from t0 on
+    await store.hearTill('till-d2', t0 + 50_000);
+    await store.commitUses({
+      batches: [batch('d1', [useOf('e1', 'IC-1', t0 + 60_000)], t0 + 60_000)],
+      max: 100,
+      expiredBefore: 0,
+    });
+    // till 2, connected for a minute, says it sold it at 0 (or by a clock an hour behind)
+    await store.commitUses({
+      batches: [batch('d2', [useOf('x1', 'IC-1', 0), useOf('x2', 'IC-2', t0 - 3_600_000)], t0 + 61_000)],
+      max: 100,
+      expiredBefore: 0,
+    });
+    const record = (await store.readRecord('uses', 'IC-1')) as UsesRecord;
+    expect(record.uses.map((u) => [u.entry, u.at, u.claimedAt, u.conflict])).toEqual([
+      ['e1', t0 + 60_000, t0 + 60_000, false],
+      ['x1', t0 + 61_000, 0, true],
+    ]);
+    // a till back after being away: what it sold meanwhile keeps its time (not before it was last heard)
+    await store.hearTill('till-d3', t0);
+    await store.commitUses({
+      batches: [batch('d3', [useOf('y1', 'IC-3', t0 + 200_000), useOf('y2', 'IC-4', t0 - 1)], t0 + 600_000)],
+      max: 100,
+      expiredBefore: 0,
+    });
+    expect(((await store.readRecord('uses', 'IC-3')) as UsesRecord).uses[0]).toMatchObject({ at: t0 + 200_000 });
+    expect(((await store.readRecord('uses', 'IC-4')) as UsesRecord).uses[0]).toMatchObject({
+      at: t0,
+      claimedAt: t0 - 1,
+    });
+    // and never later than it arrived (a clock ahead)
+    await store.commitUses({
+      batches: [batch('d4', [useOf('z1', 'IC-5', t0 + 9e9)], t0 + 700_000)],
+      max: 100,
+      expiredBefore: 0,
+    });
+    expect(((await store.readRecord('uses', 'IC-5')) as UsesRecord).uses[0]).toMatchObject({ at: t0 + 700_000 });
+  });
+
+  it("lists uses for an operator, drops a till's uses or a code's, and keeps the codes no API answer named for checking", async () => {
+    store = await make();
+    await store.commitUses({
+      batches: [
+        batch('d1', [useOf('e1', 'IC-1', 1), useOf('e2', 'IC-2', 2)], 1_000),
+        batch('d2', [useOf('x1', 'IC-1', 3)], 2_000),
+      ],
+      max: 100,
+      expiredBefore: 0,
+      known: ['IC-2'],
+    });
+    expect(
+      (await store.listUses({ till: 'till-d2', limit: 10 })).map((r) => [r.code, r.uses.map((u) => u.entry)]),
+    ).toEqual([['IC-1', ['x1']]]);
+    expect((await store.listUses({ codes: ['IC-2', 'IC-9'], limit: 10 })).map((r) => r.code)).toEqual(['IC-2']);
+    expect((await store.listUses({ limit: 1 })).length).toBe(1);
+    // IC-2 was known: only IC-1 waits to be checked, once old enough
+    expect(await store.uncheckedUses(1_000, 10)).toEqual([]);
+    expect(await store.uncheckedUses(5_000, 10)).toEqual(['IC-1']);
+    await store.checkedUses(['IC-1']);
+    expect(await store.uncheckedUses(5_000, 10)).toEqual([]);
+    // the operator drops till 1's uses: IC-2 goes, IC-1 keeps till 2's (now the first)
+    const dropped = await store.dropUses({ till: 'till-d1' });
+    expect(dropped).toMatchObject({ uses: 2 });
+    expect(dropped.dropped.sort()).toEqual(['IC-1', 'IC-2']);
+    expect(((await store.readRecord('uses', 'IC-1')) as UsesRecord).uses.map((u) => [u.entry, u.conflict])).toEqual([
+      ['x1', false],
+    ]);
+    expect(await store.readRecord('uses', 'IC-2')).toBeNull();
+    // a confirmation keeps the first use as a mark; a second changes nothing
+    await store.commitUses({ batches: [batch('d3', [useOf('y1', 'IC-1', 9)], 3_000)], max: 100, expiredBefore: 0 });
+    expect(await store.dropUses({ codes: ['IC-1'], why: 'confirmed', at: 4_000 })).toMatchObject({ uses: 1 });
+    expect(await store.readRecord('uses', 'IC-1')).toMatchObject({ confirmed: 4_000, uses: [{ entry: 'x1' }] });
+    expect(await store.dropUses({ codes: ['IC-1'], why: 'confirmed', at: 5_000 })).toMatchObject({
+      dropped: [],
+      uses: 0,
+    });
+  });
 });

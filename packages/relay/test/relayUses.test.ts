@@ -148,6 +148,118 @@ describe('relay uses', () => {
     ]);
   });
 
+  it("orders uses by a time the relay can trust: a connected till's back-dated use (at 0, a clock an hour behind) is never first over a sale it already had", async () => {
+    let clock = 1_800_000_000_000;
+    const f = await relayWith(
+      { public: false, authorize: tillAuth, clientId: tillClient, now: () => clock },
+      {},
+      { listed: true },
+    );
+    const feed = (till: string) => f.get('/relay/v1/feed?limit=1', { headers: { 'x-till': till } });
+    // till 2 is on the feed (its live long-poll) for a minute
+    expect((await feed('front-2')).status).toBe(200);
+    clock += 25_000;
+    await feed('front-2');
+    clock += 25_000;
+    await feed('front-2');
+    // till 1 sells the voucher
+    clock += 10_000;
+    const sold = clock;
+    const real = await post(f, { device: 'd1', uses: [use('e1', { at: sold })] }, { till: 'front-1' });
+    expect(real.body!.uses[0].conflict).toBeNull();
+    // a second later till 2 sends a use of it dated 0, and one of another voucher by a clock an hour behind
+    clock += 1_000;
+    const late = await post(
+      f,
+      {
+        device: 'd2',
+        uses: [use('x1', { at: 0 }), use('x2', { at: clock - 3_600_000, code: MOCK_CODES.issuedUsed })],
+      },
+      { till: 'front-2' },
+    );
+    expect(late.body!.uses[0]).toEqual({
+      entry: 'x1',
+      recorded: true,
+      conflict: { till: 'front-1', at: sold, orderId: 'order-e1' },
+    });
+    const { records } = await usesIn(f, { 'x-till': 'front-1' });
+    expect(records.get(MOCK_CODES.issuedUnused).uses.map((u: any) => [u.till, u.at, u.claimedAt, u.conflict])).toEqual([
+      ['front-1', sold, sold, false],
+      ['front-2', clock, 0, true],
+    ]);
+    expect(records.get(MOCK_CODES.issuedUsed).uses[0]).toMatchObject({ at: clock, claimedAt: clock - 3_600_000 });
+  });
+
+  it("no till can fill the shop's uses: past its share only its POSTs are refused, its made-up codes go once the API says so and still count against it", async () => {
+    let clock = 1_800_000_000_000;
+    const f = await relayWith(
+      { public: false, authorize: tillAuth, clientId: tillClient, now: () => clock, maxUses: 200 },
+      {},
+      { listed: true },
+    );
+    // a stolen till token posts uses of made-up codes, 50 a request
+    const made = (round: number) =>
+      Array.from({ length: 50 }, (_, j) => use(`m${round}-${j}`, { code: `FAKE-${round}-${j}`, at: clock }));
+    const statuses: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      const answer = await post(f, { device: 'dx', uses: made(round) }, { till: 'thief' });
+      statuses.push(answer.status);
+      if (answer.status !== 200) {
+        expect(answer.body).toMatchObject({ code: 'till_uses_full', message: expect.stringContaining('thief') });
+        expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+    }
+    // its share (a twentieth of maxUses, at least 100) is full after two requests; nobody else is refused
+    expect(statuses).toEqual([200, 200, 429, 429]);
+    const honest = await post(f, { device: 'd1', uses: [use('e1')] }, { till: 'front-1' });
+    expect(honest.status).toBe(200);
+    expect(honest.body!.uses).toEqual([{ entry: 'e1', recorded: true, conflict: null }]);
+    // five minutes on, the relay checks the codes no till read, at the API's pace: the shop has none of them
+    clock += 6 * 60_000;
+    for (let round = 0; round < 12; round++) await f.relay.refresh();
+    expect((await f.relay.listUses({ till: 'thief' })).length).toBe(0);
+    // the honest till's code, read by nobody either, exists: its use stays
+    expect((await f.relay.listUses({ till: 'front-1' })).map((r) => r.code)).toEqual([MOCK_CODES.issuedUnused]);
+    // the dropped uses still count against the till that sent them (until retention)
+    expect((await post(f, { device: 'dx', uses: made(9).slice(0, 1) }, { till: 'thief' })).status).toBe(429);
+    expect(
+      (await post(f, { device: 'd1', uses: [use('e2', { code: MOCK_CODES.issuedUsed })] }, { till: 'front-1' })).status,
+    ).toBe(200);
+  });
+
+  it('an operator drops what a stolen till token marked: the voucher is free again at every till, and the drop is logged', async () => {
+    const lines: string[] = [];
+    const f = await relayWith(
+      {
+        public: false,
+        authorize: tillAuth,
+        clientId: tillClient,
+        observer: { log: (_level, message) => void lines.push(message) },
+      },
+      {},
+      { listed: true },
+    );
+    const start = await usesIn(f, { 'x-till': 'front-1' });
+    await post(f, { device: 'dx', uses: [use('s1'), use('s2', { code: MOCK_CODES.issuedUsed })] }, { till: 'thief' });
+    await post(f, { device: 'd1', uses: [use('e1', { code: MOCK_CODES.issuedUsed, at: 500 })] }, { till: 'front-1' });
+    expect((await f.relay.listUses({ till: 'thief' })).map((r) => r.code).sort()).toEqual(
+      [MOCK_CODES.issuedUnused, MOCK_CODES.issuedUsed].sort(),
+    );
+    expect(await f.relay.dropUses({ till: 'thief', by: 'the shop manager' })).toEqual({ codes: 2, uses: 2 });
+    expect(lines.join('\n')).toMatch(/uses dropped by the shop manager: 2 uses of 2 codes \(till thief/);
+    // every till hears it: the stolen use's code is deleted; the honest sale of the other stays, now without conflict
+    const changes = await f.get(`/relay/v1/feed?since=${start.version}&handle=${start.handle}`, {
+      headers: { 'x-till': 'front-1' },
+    });
+    expect(changes.body!.deletes).toEqual([{ resource: 'uses', key: MOCK_CODES.issuedUnused }]);
+    const { records } = await usesIn(f, { 'x-till': 'front-1' });
+    expect([...records.keys()]).toEqual([MOCK_CODES.issuedUsed]);
+    expect(records.get(MOCK_CODES.issuedUsed).uses.map((u: any) => [u.till, u.conflict])).toEqual([['front-1', false]]);
+    // and a voucher's uses by code
+    expect(await f.relay.dropUses({ codes: [MOCK_CODES.issuedUsed] })).toEqual({ codes: 1, uses: 1 });
+    expect(await f.relay.dropUses({})).toEqual({ codes: 0, uses: 0 }); // (nothing named: nothing dropped)
+  });
+
   it('carries uses only to clients allowed the coupons: snapshot, changes and a long-poll woken by a use', async () => {
     const noCoupons: Authorize = (req, route) =>
       typeof req.headers['x-till'] === 'string' ||
@@ -172,22 +284,54 @@ describe('relay uses', () => {
     expect([...changes.body!.upserts, ...changes.body!.deletes].filter((u: any) => u.resource === 'uses')).toEqual([]);
   });
 
-  it("drops a code's uses (a delete in the feed) once an issued-coupon answer the relay reads shows it used", async () => {
+  it('keeps a mark of a code once an issued-coupon answer the relay reads shows it used: its first use only, and a later use is a conflict', async () => {
     const f = await relayWith({ itemCacheMs: 0 }, {}, { listed: true });
-    await post(f, { device: 'd1', uses: [use('e1'), use('e2', { code: MOCK_CODES.issuedUsed })] });
+    await post(f, {
+      device: 'd1',
+      uses: [
+        use('e1'),
+        use('e2', { code: MOCK_CODES.issuedUsed }),
+        use('e3', { code: MOCK_CODES.issuedUsed, at: 2_000 }),
+      ],
+    });
     const before = await usesIn(f);
     expect([...before.records.keys()].sort()).toEqual([MOCK_CODES.issuedUnused, MOCK_CODES.issuedUsed].sort());
-    // read through: unused stays, used goes
+    // read through: unused stays as it is, used becomes a mark (its first use, confirmed)
     expect((await f.get(`/v2/shop/issue-coupons/${encodeURIComponent(MOCK_CODES.issuedUnused)}`)).status).toBe(200);
     expect((await f.get(`/v2/shop/issue-coupons/${encodeURIComponent(MOCK_CODES.issuedUsed)}`)).status).toBe(200);
-    await expect.poll(async () => [...(await usesIn(f)).records.keys()]).toEqual([MOCK_CODES.issuedUnused]);
+    await expect
+      .poll(async () => (await usesIn(f)).records.get(MOCK_CODES.issuedUsed))
+      .toMatchObject({ confirmed: expect.any(Number), uses: [{ entry: 'e2', conflict: false }] });
+    expect((await usesIn(f)).records.get(MOCK_CODES.issuedUnused).uses).toHaveLength(1);
     const changes = await f.get(`/relay/v1/feed?since=${before.version}&handle=${before.handle}`);
-    expect(changes.body!.deletes).toEqual([{ resource: 'uses', key: MOCK_CODES.issuedUsed }]);
-    // the API now says the open one is used too (its order recorded)
+    expect(changes.body!.upserts.map((u: any) => u.key)).toEqual([MOCK_CODES.issuedUsed]);
+    // reading it again changes nothing
+    await f.get(`/v2/shop/issue-coupons/${encodeURIComponent(MOCK_CODES.issuedUsed)}`);
+    // a use that arrives after (an offline till's) is a conflict with the sale the API shows
+    const late = await post(f, { device: 'd2', uses: [use('x1', { code: MOCK_CODES.issuedUsed, at: 500 })] });
+    expect(late.body!.uses).toEqual([
+      { entry: 'x1', recorded: true, conflict: { till: 'd1', at: 1_000, orderId: 'order-e2' } },
+    ]);
+    const mark = (await usesIn(f)).records.get(MOCK_CODES.issuedUsed);
+    expect(mark.uses.map((u: any) => [u.entry, u.conflict])).toEqual([
+      ['e2', false],
+      ['x1', true],
+    ]);
+  });
+
+  it("answers an issued coupon from the API each time (its answer is not kept for itemCacheMs): a use the API shows now is never 'not shown yet'", async () => {
+    const f = await relayWith({}, {}, { listed: true }); // (the default itemCacheMs: 2 s)
+    const path = `/v2/shop/issue-coupons/${encodeURIComponent(MOCK_CODES.issuedUnused)}`;
+    expect((await f.get(path)).body!.data).toMatchObject({ use_date: '' });
     const open = f.api.data.issuedCoupons.find((c: any) => c.coupon_issue_code === MOCK_CODES.issuedUnused);
-    f.api.upsertIssuedCoupon({ ...open, shop_order_code: '202611270001' });
-    await f.get(`/v2/shop/issue-coupons/${encodeURIComponent(MOCK_CODES.issuedUnused)}`);
-    await expect.poll(async () => (await usesIn(f)).records.size).toBe(0);
+    f.api.upsertIssuedCoupon({ ...open, use_date: '2026-11-27 10:00:00', shop_order_code: 'A-1' });
+    expect((await f.get(path)).body!.data).toMatchObject({ use_date: '2026-11-27 10:00:00' });
+    // (a coupon's answer is still kept: a storefront's many readers share it)
+    const coupon = `/v2/shop/coupons/${MOCK_CODES.welcomeCoupon}`;
+    await f.get(coupon);
+    const before = f.api.requests.filter((r: any) => r.path === coupon).length;
+    await f.get(coupon);
+    expect(f.api.requests.filter((r: any) => r.path === coupon).length).toBe(before);
   });
 
   it('drops uses past usesRetentionMs (by the relay clock) and answers 503 uses_full with Retry-After at maxUses', async () => {

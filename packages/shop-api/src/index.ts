@@ -41,7 +41,7 @@ export { createExchange, pauseIfThrottled } from './api/exchange';
 export type { Exchange, Exchanged, ExchangeOptions, ExchangeRequest } from './api/exchange';
 export { createTransport } from './api/httpTransport';
 export type { Answer, RequestSpec, Transport, TransportOptions } from './api/httpTransport';
-export { codeProblem, segment, typedCode } from './api/pathSegment';
+export { codeProblem, quoteCode, segment, typedCode } from './api/pathSegment';
 export { createRateLimiter, DEFAULT_RATE_LIMITS } from './api/rateLimiter';
 export type { RateLimiterDeps } from './api/rateLimiter';
 export type { Priority, RateLimiter, RequestClass } from './api/rateLimiterTypes';

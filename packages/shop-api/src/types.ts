@@ -101,6 +101,10 @@ export type LookupErrorCode =
   | 'relay_not_ready'
   | 'shop_mismatch'
   | 'journal_not_empty'
+  // the shop's relay about this till's uses of issued coupons
+  | 'uses_full'
+  | 'till_uses_full'
+  | 'release_refused'
   // the device's storage
   | 'quota_exceeded'
   | 'storage_unavailable'
@@ -121,7 +125,8 @@ export type ServerErrorCode =
   | 'redis_unreachable'
   | 'too_many_requests'
   | 'too_many_products'
-  | 'uses_full';
+  | 'uses_full'
+  | 'till_uses_full';
 
 /**
  * An error as plain data: it survives the worker boundary (structured clone drops classes), so match on `code`.

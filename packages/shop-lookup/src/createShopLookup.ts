@@ -102,6 +102,7 @@ export function createShopLookup(options: ShopLookupOptions): ShopLookup {
     trackProducts: (productNos) => call((c) => c.api.trackProducts(productNos)),
     prefetchIssuedCoupons: (codes) => call((c) => c.api.prefetchIssuedCoupons(codes)),
     validateCoupon: (code, order) => call((c) => c.api.validateCoupon(code, order)),
+    releaseCoupon: (code, order) => call((c) => c.api.releaseCoupon(code, order)),
     offlineJournal: (page) => call((c) => c.api.offlineJournal(page)),
     clearOfflineJournal: (throughId) => call((c) => c.api.clearOfflineJournal(throughId)),
     clear: (o) => call((c) => c.api.clear(o)),

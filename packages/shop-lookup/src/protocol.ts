@@ -37,6 +37,7 @@ export type EngineOptions = Pick<
   | 'couponPolicy'
   | 'timeZone'
   | 'maxDataAgeMs'
+  | 'claimTimeoutMs'
 >;
 
 /**
@@ -56,6 +57,7 @@ export interface EngineApi
     | 'trackProducts'
     | 'prefetchIssuedCoupons'
     | 'validateCoupon'
+    | 'releaseCoupon'
     | 'offlineJournal'
     | 'clearOfflineJournal'
     | 'clear'

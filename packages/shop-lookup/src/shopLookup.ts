@@ -5,12 +5,14 @@ import type {
   ClearOptions,
   Coupon,
   CouponOrder,
+  CouponRelease,
   CouponVerdict,
   JournalEntry,
   JournalPage,
   IssuedCoupon,
   LookupResult,
   ProductOption,
+  ReleaseOrder,
   SyncReport,
   SyncStatus,
 } from './types';
@@ -63,10 +65,20 @@ export interface ShopLookup {
   /**
    * Decides whether a coupon or issued-coupon code applies to an order and how much it takes off: from a fresh API
    * answer when online, from local data when offline (and then says how old that data is). Never rejects for API
-   * trouble: the verdict says what is known. Surrounding spaces of `code` are dropped (online and offline alike).
+   * trouble: the verdict says what is known. Surrounding spaces and invisible characters of `code` are dropped, and it is read in Unicode's composed form (NFC), online and offline alike.
+   * Online on a relay that takes this till's uses, an issued coupon's "yes" is the relay's to give: its claim (the
+   * verdict's `claim`) records it only as the voucher's first use, within `claimTimeoutMs`.
    * @example const v = await lookup.validateCoupon(code, { amount: 32000 }); if (v.ok) total -= v.discount;
    */
   validateCoupon(code: string, order: CouponOrder): Promise<CouponVerdict>;
+  /**
+   * Gives back an issued coupon this till accepted for an order whose sale was voided: this till's use of it for that
+   * order is dropped (journaled as a release), and the shop's relay drops it for every till (offline: once the till
+   * is back). The next check of the code passes, on this till and the others. Only the till that made the sale can
+   * give it back (the relay refuses it to any other: `release_refused`).
+   * @example await lookup.releaseCoupon('IC-7F3K-2Q9M', { orderId: 'A-1017' }); // { released: 1, ... }
+   */
+  releaseCoupon(code: string, order: ReleaseOrder): Promise<CouponRelease>;
   /**
    * Verdicts given from local data while offline, oldest first, for reconciling later: one page (default the
    * oldest 1,000); the next page starts after the last id of this one.

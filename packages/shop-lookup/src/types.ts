@@ -123,6 +123,12 @@ export interface UseConflict {
   at: number;
   /** That sale's `orderId` (null when it had none). */
   orderId: string | null;
+  /**
+   * Which sale keeps the voucher, by the relay's order (the tills' own times bounded by what the relay can trust:
+   * docs/checkout.md, "Conflicts"): true when that other sale is the first (this entry's sale is the one to recover),
+   * false when this entry's sale is. Absent on marks made by a release before this field.
+   */
+  first?: boolean;
 }
 
 /**
@@ -281,6 +287,14 @@ export interface ShopLookupOptions {
    * data). Default 24 h.
    */
   maxDataAgeMs?: number | undefined;
+  /**
+   * On a relay that takes this till's uses: how long an online `validateCoupon` of an issued coupon waits for the
+   * relay's claim (the relay records the use only if it is the voucher's first, so two tills never both say yes);
+   * past it the verdict is decided by this till's own rules and says so (`claim: 'timeout'`), and the use is sent as
+   * any other. Default 1_500 ms.
+   * @example { claimTimeoutMs: 3_000 }
+   */
+  claimTimeoutMs?: number | undefined;
 }
 
 /**
@@ -316,8 +330,9 @@ export interface CouponOrder {
    * Accept an issued coupon again although this till (`used_on_this_till`) or another till of the shop
    * (`used_on_another_till`, heard through the relay) already accepted it for another order and the API does not
    * show that use yet (default false: such a verdict is refused). The verdict and its journal entry say so
-   * (`overrides: ['repeat_use']`), and the use is shared like any other. The same `orderId` checked again is never a
-   * second use.
+   * (`overrides: ['repeat_use']`), and the use is shared like any other. The same `orderId` checked again on the same
+   * till is never a second use (another till's order of the same id is: each till numbers its own). A voided sale
+   * is better released (`releaseCoupon`): that gives the voucher back to every till.
    */
   acceptRepeatUse?: boolean | undefined;
 }
@@ -442,6 +457,8 @@ export type CouponVerdict =
       /** On a verdict that goes into the journal (see the rejection's `journaled`); `journalError` says why not. */
       journaled?: boolean;
       journalError?: LookupError;
+      /** An issued coupon checked online on a relay that takes uses: what the relay's claim said (see UseClaim). */
+      claim?: UseClaim;
     }
   | {
       ok: false;
@@ -461,7 +478,48 @@ export type CouponVerdict =
        */
       journaled?: boolean;
       journalError?: LookupError;
+      /** `'refused'`: the relay's claim found the voucher another sale's (`used_on_another_till`). See UseClaim. */
+      claim?: UseClaim;
     };
+
+/**
+ * What the relay said to an online `validateCoupon` of an issued coupon, asked before the verdict (on a relay whose
+ * discovery lists `uses`, unless `acceptRepeatUse` let it through: docs/checkout.md, "Online, the relay decides"):
+ * `'granted'`: the relay recorded this sale as the voucher's first use (or the same sale checked again), so no other
+ * till can be told yes; `'refused'`: another sale has it (`used_on_another_till`, `detail.otherUse` names it);
+ * `'timeout'`: no answer within `claimTimeoutMs`, and `'failed'`: the relay answered an error (`uses_full`,
+ * `till_uses_full`, unreachable): the verdict was decided by this till's own rules, and the use is sent as any other.
+ * @example if (v.ok && v.claim !== undefined && v.claim !== 'granted') note('decided without the relay');
+ */
+export type UseClaim = 'granted' | 'refused' | 'timeout' | 'failed';
+
+/**
+ * A voided sale given back (`releaseCoupon`): what this till had of it, and where the release stands.
+ * @example const r = await lookup.releaseCoupon('IC-7F3K-2Q9M', { orderId: 'A-1017' }); if (r.released === 0) ask();
+ */
+export interface CouponRelease {
+  /** The code, in the one form every lookup uses. */
+  code: string;
+  orderId: string;
+  /**
+   * This till's uses of the code for that order that it gave back now: each is dropped here at once (the next check
+   * on this till passes) and sent to the shop's relay, which drops it for every till (offline: when the till is back;
+   * it waits in the outbox like a use). 0: this till holds no such use (none was made for that order, it was given
+   * back already, or the shop API shows the voucher used: then void it in the shop's order system).
+   */
+  released: number;
+  /** The journal entries of the releases (`action: 'release'`), one per use given back. */
+  journalIds: number[];
+}
+
+/**
+ * What to release (`releaseCoupon`): the order whose sale was voided.
+ * @example { orderId: 'A-1017' }
+ */
+export interface ReleaseOrder {
+  /** The `orderId` the sale was checked with (a use checked without one cannot be released). */
+  orderId: string;
+}
 
 /**
  * One journaled verdict: every verdict decided from local data (online or offline, whatever kept the API from
@@ -520,6 +578,16 @@ export interface JournalEntry {
    * "Uses shared between tills"): that till, when and for which order. null: none known.
    */
   conflict: UseConflict | null;
+  /** The verdict's `claim` (an online check of an issued coupon on a relay that takes uses); null: none was made. */
+  claim: UseClaim | null;
+  /**
+   * `'release'`: not a verdict but a voided sale given back (`releaseCoupon`): `code`, `orderId`, `amount` and
+   * `orderAt` name the sale released, `ok: false` with no `reason` and no `discount` (it is no sale), `shared` when
+   * the relay took the release. Entries of verdicts read `'verdict'` (also those kept from before).
+   */
+  action: 'verdict' | 'release';
+  /** A use this till later released (`releaseCoupon`): when, ms; null otherwise. */
+  released: number | null;
 }
 
 /**

@@ -350,6 +350,9 @@ describe('the store, one schema version back', () => {
         overrides: [],
         shared: null,
         conflict: null,
+        claim: null,
+        action: 'verdict',
+        released: null,
       });
       expect(journal).toEqual(sold.map((e, i) => ({ ...e, id: i + 1, key: `v5-${i + 1}`, ...context(e.at) })));
       expect((await lookup.sync()).ok).toBe(true);

@@ -47,6 +47,42 @@ function usesFetch() {
   return { fn, posts, dropNextAnswer: () => (dropNext = true) };
 }
 
+/** A fetch that holds every claim (a POST of uses with `claim: true`) until `release()`; then they go on. */
+function claimGate(fetchFn: typeof fetch = fetch) {
+  const held: (() => void)[] = [];
+  let open = false;
+  const gate = {
+    held: () => held.length,
+    release() {
+      open = true;
+      for (const go of held.splice(0)) go();
+    },
+    fn: (async (input, init) => {
+      const body = typeof init?.body === 'string' ? init.body : '';
+      if (!open && new URL(String(input)).pathname.endsWith(USES) && body.includes('"claim":true'))
+        await new Promise<void>((go, stop) => {
+          held.push(go);
+          // (as a request on the wire: given up when its signal aborts)
+          init?.signal?.addEventListener('abort', () => stop(init.signal!.reason), { once: true });
+        });
+      return fetchFn(input, init);
+    }) as typeof fetch,
+  };
+  return gate;
+}
+
+/** A fetch that fails like a dropped network while `off` is set (one till offline, the others not). */
+function switchable() {
+  const link = {
+    off: false,
+    fn: (async (input, init) => {
+      if (link.off) throw new TypeError('fetch failed: the network is down');
+      return fetch(input, init);
+    }) as typeof fetch,
+  };
+  return link;
+}
+
 const deviceOf = (t: { idb: IDBFactory }, dbName: string) =>
   peek(t.idb, dbName, async (db) => ((await db.meta.get('@device')) as DeviceRow | undefined)?.id);
 const usesHeard = (t: { idb: IDBFactory }, dbName: string) => peek(t.idb, dbName, (db) => db.sharedUses.get(CODE));
@@ -104,9 +140,10 @@ describe('uses of issued coupons shared through the relay', () => {
     expect((await one.sync()).ok).toBe(true);
     expect((await two.sync()).ok).toBe(true);
     const sold = await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' });
-    expect(sold).toMatchObject({ ok: true, kind: 'issued', source: 'network', journaled: true });
+    // the relay recorded it as the voucher's first use before the till said yes
+    expect(sold).toMatchObject({ ok: true, kind: 'issued', source: 'network', journaled: true, claim: 'granted' });
     // sent at once, acknowledged
-    const [entry] = await waitFor(async () => {
+    await waitFor(async () => {
       const j = await journalOf(one);
       expect(j[0]?.shared).toEqual(expect.any(Number));
       return j;
@@ -121,14 +158,14 @@ describe('uses of issued coupons shared through the relay', () => {
       detail: {
         rule: 'use',
         discount: 3200,
-        otherUse: { till: 'front-1', at: entry!.at, orderId: 'A-1', device: await deviceOf(one, one.dbName) },
+        // (at: when the relay recorded till 1's claim)
+        otherUse: { till: 'front-1', at: expect.any(Number), orderId: 'A-1', device: await deviceOf(one, one.dbName) },
       },
     });
     expect(again.detail?.message).toMatch(
-      /Till front-1 accepted this issued coupon at \d{4}-\d\d-\d\d \d\d:\d\d.*order A-1.*acceptRepeatUse/,
+      /Till front-1 accepted this issued coupon at \d{4}-\d\d-\d\d \d\d:\d\d.*order A-1.*Ask a manager to check order A-1 at till front-1/,
     );
-    // the same order checked again at till 2 is no second sale
-    expect(await two.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({ ok: true });
+    expect(again.detail?.message).not.toContain('acceptRepeatUse'); // (a developer's word, not a cashier's next step)
     // the manager overrides: journaled with its override, sent, and the relay answers that it conflicts with till 1's
     const overridden = await two.validateCoupon(CODE, { amount: 32000, orderId: 'B-2', acceptRepeatUse: true });
     expect(overridden).toMatchObject({ ok: true, overrides: ['repeat_use'], journaled: true });
@@ -137,9 +174,11 @@ describe('uses of issued coupons shared through the relay', () => {
       expect(e?.shared).toEqual(expect.any(Number));
       return e!;
     });
+    // (an override is a second sale knowingly: sent as a use, not claimed)
     expect(override).toMatchObject({
       overrides: ['repeat_use'],
-      conflict: { till: 'front-1', at: entry!.at, orderId: 'A-1' },
+      claim: null,
+      conflict: { till: 'front-1', at: again.ok ? 0 : again.detail.otherUse!.at, orderId: 'A-1', first: true },
     });
     await waitFor(async () => {
       const heard = await usesHeard(one, one.dbName);
@@ -148,6 +187,156 @@ describe('uses of issued coupons shared through the relay', () => {
         override: true,
         conflict: true,
       });
+    });
+  });
+
+  it('two online tills asked for one voucher at the same moment: exactly one says yes, the relay decides', async () => {
+    const gate = claimGate();
+    const one = till('front-1', { fetch: gate.fn });
+    const two = till('front-2', { fetch: gate.fn });
+    await one.sync();
+    await two.sync();
+    // both read the voucher (unused, heard of no use) and ask the relay at once: their claims meet there
+    const asked = [
+      one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' }),
+      two.validateCoupon(CODE, { amount: 32000, orderId: 'B-1' }),
+    ];
+    // (a till that asked the relay nothing answers by itself: then both say yes, which is what this guards against)
+    const bothHeld = expect.poll(() => gate.held(), { timeout: 15_000 }).toBe(2);
+    await Promise.race([bothHeld, Promise.all(asked)]);
+    bothHeld.catch(() => undefined);
+    gate.release();
+    const verdicts = await Promise.all(asked);
+    const yes = verdicts.filter((v) => v.ok);
+    expect(yes).toHaveLength(1);
+    expect(yes[0]).toMatchObject({ ok: true, claim: 'granted' });
+    const [winner, loser] = verdicts[0]!.ok ? [one, two] : [two, one];
+    const refused = verdicts.find((v) => !v.ok)!;
+    expect(refused).toMatchObject({
+      ok: false,
+      reason: 'used_on_another_till',
+      claim: 'refused',
+      journaled: true,
+      detail: { rule: 'use', discount: 3200, otherUse: { till: winner === one ? 'front-1' : 'front-2' } },
+    });
+    // the loser journals the refusal it gave, remembers no use of its own and sends none
+    expect((await journalOf(loser))[0]).toMatchObject({ ok: false, reason: 'used_on_another_till', claim: 'refused' });
+    expect(await peek(loser.idb, loser.dbName, (db) => db.outbox.count())).toBe(0);
+    expect(await peek(loser.idb, loser.dbName, (db) => db.tillUses.count())).toBe(0);
+    expect((await journalOf(winner))[0]).toMatchObject({ ok: true, claim: 'granted', shared: expect.any(Number) });
+    // the relay holds one use of it: the winner's
+    await winner.sync();
+    expect((await usesHeard(winner, winner.dbName))?.uses).toHaveLength(1);
+  });
+
+  it('a relay that does not answer the claim in time: the till decides by its own rules, says so, and sends the use as any other', async () => {
+    const gate = claimGate();
+    const one = till('front-1', { fetch: gate.fn, claimTimeoutMs: 200 });
+    await one.sync();
+    const v = await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' });
+    expect(v).toMatchObject({ ok: true, source: 'network', claim: 'timeout', journaled: true });
+    expect((await journalOf(one))[0]).toMatchObject({ ok: true, claim: 'timeout' });
+    gate.release();
+    // (the claim was given up: the use goes as a plain one, and is acknowledged)
+    await waitFor(async () => expect((await journalOf(one))[0]?.shared).toEqual(expect.any(Number)));
+    expect((await usesHeard(one, one.dbName))?.uses.map((u) => u.till)).toEqual(['front-1']);
+  });
+
+  it('a voided sale gives its voucher back: released on its till, every till hears it, the next sale is a plain yes', async () => {
+    const one = till('front-1');
+    const two = till('front-2');
+    await one.sync();
+    await two.sync();
+    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({ ok: true });
+    await waitFor(async () => expect((await usesHeard(two, two.dbName))?.uses).toHaveLength(1));
+    // the sale is voided at till 1
+    const released = await one.releaseCoupon(` ${CODE}\u200b`, { orderId: 'A-1' });
+    expect(released).toMatchObject({ code: CODE, orderId: 'A-1', released: 1, journalIds: [expect.any(Number)] });
+    // journaled: the use says it was released, the release is an entry of its own (no sale), sent to the relay
+    await waitFor(async () => {
+      const [use, release] = await journalOf(one);
+      expect(use).toMatchObject({ ok: true, action: 'verdict', released: expect.any(Number) });
+      expect(release).toMatchObject({
+        id: released.journalIds[0],
+        action: 'release',
+        ok: false,
+        reason: null,
+        discount: null,
+        orderId: 'A-1',
+        amount: 32000,
+        shared: expect.any(Number),
+      });
+    });
+    // every till hears it like a use: the voucher's uses are gone from till 2's copy
+    await waitFor(async () => expect(await usesHeard(two, two.dbName)).toBeUndefined());
+    // the next sale, at either till, is a plain yes (no override, no manager)
+    expect(await two.validateCoupon(CODE, { amount: 32000, orderId: 'B-1' })).toMatchObject({
+      ok: true,
+      claim: 'granted',
+    });
+    // nothing left to release for that order; another till cannot release till 2's sale
+    expect(await one.releaseCoupon(CODE, { orderId: 'A-1' })).toMatchObject({ released: 0, journalIds: [] });
+    await expect(one.releaseCoupon(CODE, {} as never)).rejects.toMatchObject({ code: 'bad_request' });
+  });
+
+  it('a release made offline waits in the outbox and is sent when the till is back; one the relay refuses says release_refused', async () => {
+    const link = switchable();
+    const idb = new IDBFactory();
+    const one = till('front-1', { fetch: link.fn, indexedDB: idb });
+    const two = till('front-2');
+    await one.sync();
+    await two.sync();
+    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({ ok: true });
+    await waitFor(async () => expect((await usesHeard(two, two.dbName))?.uses).toHaveLength(1));
+    link.off = true;
+    expect((await one.sync()).ok).toBe(false);
+    expect(await one.releaseCoupon(CODE, { orderId: 'A-1' })).toMatchObject({ released: 1 });
+    // offline, the till itself passes the voucher again at once; the relay has not heard yet
+    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-2' })).toMatchObject({
+      ok: true,
+      source: 'local',
+    });
+    expect((await usesHeard(two, two.dbName))?.uses).toHaveLength(1);
+    link.off = false;
+    expect((await one.sync()).ok).toBe(true);
+    // the release reached the relay after the uses: A-1's use is gone, A-2's (offline) is the voucher's one use
+    await waitFor(async () => expect((await usesHeard(two, two.dbName))?.uses.map((u) => u.orderId)).toEqual(['A-2']));
+    // the same database under another till's name (a token handed to another till): it may not give back front-1's use
+    await one.close();
+    const renamed = till('front-9', { indexedDB: idb, dbName: one.dbName });
+    expect(await renamed.releaseCoupon(CODE, { orderId: 'A-2' })).toMatchObject({ released: 1 });
+    const report = await renamed.sync();
+    expect(report.errors.map((e) => e.code)).toContain('release_refused');
+    expect(report.errors.find((e) => e.code === 'release_refused')?.message).toMatch(/another till's name/);
+    expect((await usesHeard(two, two.dbName))?.uses.map((u) => u.orderId)).toEqual(['A-2']);
+  });
+
+  it('a relay that restarted and forgot every use hears them again from the till that holds them: the next till is refused', async () => {
+    const one = till('front-1');
+    await one.sync();
+    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({
+      ok: true,
+      claim: 'granted',
+    });
+    await waitFor(async () => expect((await journalOf(one))[0]?.shared).toEqual(expect.any(Number)));
+    const handle = (await relay.status()).handle;
+    // the relay (its memory store) restarts: a new feed, no use
+    await relay.close();
+    await startRelay();
+    expect((await relay.status()).handle).not.toBe(handle);
+    expect(await relay.listUses()).toEqual([]);
+    // till 1 finds the new feed (its next sync, or its live long-poll) and sends its use again
+    expect((await one.sync()).ok).toBe(true);
+    await waitFor(async () =>
+      expect((await relay.listUses()).map((r) => r.uses.map((u) => u.orderId))).toEqual([['A-1']]),
+    );
+    // a till that never heard of the sale asks for the voucher: the relay says no
+    const three = till('front-3');
+    await three.sync();
+    expect(await three.validateCoupon(CODE, { amount: 32000, orderId: 'C-1' })).toMatchObject({
+      ok: false,
+      reason: 'used_on_another_till',
+      detail: { otherUse: { till: 'front-1', orderId: 'A-1' } },
     });
   });
 
@@ -170,6 +359,26 @@ describe('uses of issued coupons shared through the relay', () => {
     });
   });
 
+  it("counts another till's order of the same id as another sale: tills that number receipts separately", async () => {
+    const one = till('front-1');
+    const two = till('front-2');
+    await one.sync();
+    expect((await two.prefetchIssuedCoupons([CODE])).ok).toBe(true);
+    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: '1001' })).toMatchObject({ ok: true });
+    await waitFor(async () => expect((await usesHeard(two, two.dbName))?.uses).toHaveLength(1));
+    down = true;
+    expect((await two.sync()).ok).toBe(false);
+    // till 2's own order 1001 is another sale than till 1's order 1001
+    expect(await two.validateCoupon(CODE, { amount: 32000, orderId: '1001' })).toMatchObject({
+      ok: false,
+      reason: 'used_on_another_till',
+      source: 'local',
+      detail: { otherUse: { till: 'front-1', orderId: '1001' } },
+    });
+    // (till 1 checking its own order 1001 again is the same sale)
+    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: '1001' })).toMatchObject({ ok: true });
+  });
+
   it('two offline tills that both accepted a voucher both see the conflict once they are back, in status() and the journal', async () => {
     const one = till('front-1');
     const two = till('front-2');
@@ -190,10 +399,16 @@ describe('uses of issued coupons shared through the relay', () => {
     const [b] = await journalOf(two);
     expect(a!.shared).toEqual(expect.any(Number));
     // till 2 sold later: the relay's answer named till 1's sale
-    expect(b).toMatchObject({ shared: expect.any(Number), conflict: { till: 'front-1', at: a!.at, orderId: 'A-1' } });
+    // (till 1's sale is the first: it keeps the voucher)
+    expect(b).toMatchObject({
+      shared: expect.any(Number),
+      conflict: { till: 'front-1', at: a!.at, orderId: 'A-1', first: true },
+    });
     // till 1 hears of it from the feed (its next sync, or its live long-poll)
     await one.sync();
-    expect((await journalOf(one))[0]).toMatchObject({ conflict: { till: 'front-2', at: b!.at, orderId: 'B-1' } });
+    expect((await journalOf(one))[0]).toMatchObject({
+      conflict: { till: 'front-2', at: b!.at, orderId: 'B-1', first: false },
+    });
     for (const [t, e, other] of [
       [one, a!, 'front-2'],
       [two, b!, 'front-1'],
@@ -282,23 +497,89 @@ describe('uses of issued coupons shared through the relay', () => {
     expect(f.posts[1]!.body).toMatchObject({ device: after, uses: [{ override: true }] });
   });
 
-  it("drops a code's uses once the API shows the voucher used", async () => {
+  it('a voucher the API shows used, sold again by a till that was offline: both journals show the double sale', async () => {
     await relay.close();
     await startRelay({ itemCacheMs: 0 }); // (the relay answers the item from the API, not from its last answer)
+    const link = switchable();
+    const one = till('front-1');
+    const two = till('front-2', { fetch: link.fn });
+    await one.sync();
+    expect((await two.prefetchIssuedCoupons([CODE])).ok).toBe(true);
+    link.off = true; // till 2 goes offline before it hears of anything
+    expect((await two.sync()).ok).toBe(false);
+    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({ ok: true });
+    await waitFor(async () => expect((await journalOf(one))[0]?.shared).toEqual(expect.any(Number)));
+    // the shop's order system records the sale; till 1 checks the voucher again: the API's word, used
+    const open = mock.data.issuedCoupons.find((c) => c.coupon_issue_code === CODE)!;
+    mock.upsertIssuedCoupon({ ...open, use_date: '2026-11-27 10:00:00', shop_order_code: 'A-1' });
+    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-2' })).toMatchObject({
+      ok: false,
+      reason: 'inactive',
+    });
+    // the relay keeps a mark of the sale the API shows
+    await waitFor(async () => expect((await usesHeard(one, one.dbName))?.uses).toHaveLength(1));
+    // till 2, still offline, sells it too; back online it sends the use
+    expect(await two.validateCoupon(CODE, { amount: 32000, orderId: 'B-1' })).toMatchObject({
+      ok: true,
+      source: 'local',
+    });
+    link.off = false;
+    expect((await two.sync()).ok).toBe(true);
+    const [b] = await journalOf(two);
+    expect(b).toMatchObject({ conflict: { till: 'front-1', orderId: 'A-1' } });
+    await one.sync();
+    expect((await journalOf(one)).find((e) => e.orderId === 'A-1')).toMatchObject({
+      conflict: { till: 'front-2', orderId: 'B-1' },
+    });
+  });
+
+  it('says uses_full, never network_error, when the relay keeps no more uses: in the sync report and status()', async () => {
+    await relay.close();
+    await startRelay({ maxUses: 1 });
+    const open = mock.data.issuedCoupons.find((c) => c.coupon_issue_code === CODE)!;
+    mock.upsertIssuedCoupon({ ...open, coupon_issue_code: 'IC-0000-TWO' });
     const one = till('front-1');
     const two = till('front-2');
     await one.sync();
     await two.sync();
     expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({ ok: true });
-    await waitFor(async () => expect(await usesHeard(two, two.dbName)).toBeDefined());
-    const open = mock.data.issuedCoupons.find((c) => c.coupon_issue_code === CODE)!;
-    mock.upsertIssuedCoupon({ ...open, use_date: '2026-11-27 10:00:00', shop_order_code: 'A-1' });
-    // till 2 reads it through the relay: the API's word decides, and the relay drops the uses it confirms
-    expect(await two.validateCoupon(CODE, { amount: 32000, orderId: 'B-1' })).toMatchObject({
-      ok: false,
-      reason: 'inactive',
+    await waitFor(async () => expect((await journalOf(one))[0]?.shared).toEqual(expect.any(Number)));
+    // (its claim met the full store: the till's own rules decide, and the verdict says the claim failed)
+    expect(await two.validateCoupon('IC-0000-TWO', { amount: 32000, orderId: 'B-1' })).toMatchObject({
+      ok: true,
+      claim: 'failed',
     });
-    await waitFor(async () => expect(await usesHeard(one, one.dbName)).toBeUndefined());
+    const report = await two.sync();
+    expect(report.errors.map((e) => e.code)).toContain('uses_full');
+    expect(report.errors.find((e) => e.code === 'uses_full')?.message).toMatch(/keeps at most 1 uses/);
+    const s = await next(two.status(), (x) => x.lastError !== null && x.phase !== 'syncing');
+    expect(s.lastError).toMatchObject({ code: 'uses_full', status: 503 });
+    expect(s.lastError?.message).not.toMatch(/Could not reach/);
+  });
+
+  it("says till_uses_full when this till holds its share of the relay's uses; another till is not refused", async () => {
+    await relay.close();
+    await startRelay({ maxUsesPerTill: 1 });
+    const open = mock.data.issuedCoupons.find((c) => c.coupon_issue_code === CODE)!;
+    mock.upsertIssuedCoupon({ ...open, coupon_issue_code: 'IC-0000-TWO' });
+    const one = till('front-1');
+    const two = till('front-2');
+    await one.sync();
+    expect(await one.validateCoupon(CODE, { amount: 32000, orderId: 'A-1' })).toMatchObject({ claim: 'granted' });
+    expect(await one.validateCoupon('IC-0000-TWO', { amount: 32000, orderId: 'A-2' })).toMatchObject({
+      ok: true,
+      claim: 'failed',
+    });
+    const report = await one.sync();
+    expect(report.errors.find((e) => e.code === 'till_uses_full')).toMatchObject({ status: 429 });
+    expect(report.errors.find((e) => e.code === 'till_uses_full')?.message).toMatch(
+      /till front-1 holds its whole share/,
+    );
+    await two.sync();
+    expect(await two.validateCoupon('IC-0000-TWO', { amount: 32000, orderId: 'B-1' })).toMatchObject({
+      ok: true,
+      claim: 'granted',
+    });
   });
 
   it('shares nothing with a relay that does not take uses from this till, nor without a relay', async () => {
@@ -345,7 +626,7 @@ describe('uses of issued coupons shared through the relay', () => {
     v6.version(5).stores({ feedStage: '[resource+key]' });
     v6.version(6).stores({ journal: '++id, at, &key', tillUses: 'key, code' });
     const key = 'ab'.repeat(16);
-    const sold: Omit<JournalEntry, 'id' | 'shared' | 'conflict'> = {
+    const sold: Omit<JournalEntry, 'id' | 'shared' | 'conflict' | 'claim' | 'action' | 'released'> = {
       key,
       code: CODE,
       amount: 32000,

@@ -113,4 +113,54 @@ describe('usesSender', () => {
     expect(await b).toBe(2);
     expect(posts).toEqual([['e00001'], ['e00002']]);
   });
+
+  it("claims a use within its bound: granted, it leaves the outbox shared; a relay's 429 is asked again in time; no answer in time is a timeout and the use is left to send", async () => {
+    db = openStore('sender-claim', { indexedDB: new IDBFactory(), IDBKeyRange });
+    const claiming = use(1, { claiming: 1 });
+    await db.outbox.put(claiming);
+    await db.journal.add({ key: claiming.entry, shared: null, claim: null } as never);
+    let calls = 0;
+    const s = createUsesSender({
+      db,
+      client: {
+        postUses: async () => [],
+        async claimUse(_device, sent) {
+          // the relay's bound for this client, once (a burst of the till's own requests)
+          if (++calls === 1)
+            throw Object.assign(new Error('429 TOO MANY REQUESTS'), { code: 'rate_limited', retryAfterMs: 5 });
+          expect(sent).toEqual({
+            entry: claiming.entry,
+            code: claiming.code,
+            couponCode: 'WELCOME10',
+            orderId: claiming.orderId,
+            at: claiming.at,
+            override: false,
+          });
+          return { claimed: true };
+        },
+      },
+      takesUses: async () => true,
+      now: () => 42,
+    });
+    expect(await s.claim(claiming, 5_000)).toEqual({ claim: 'granted' });
+    expect(calls).toBe(2);
+    expect(await db.outbox.count()).toBe(0);
+    expect(await db.journal.toArray()).toMatchObject([{ key: claiming.entry, shared: 42, claim: 'granted' }]);
+
+    const late = use(2, { claiming: 1 });
+    await db.outbox.put(late);
+    const slow = createUsesSender({
+      db,
+      client: {
+        postUses: async () => [],
+        claimUse: (_d, _u, o) =>
+          new Promise((_, reject) => o?.signal?.addEventListener('abort', () => reject(o.signal!.reason))),
+      },
+      takesUses: async () => true,
+      now: () => 42,
+    });
+    expect(await slow.claim(late, 20)).toEqual({ claim: 'timeout' });
+    // (left to the batches: no longer marked as out for a claim)
+    expect(await db.outbox.get(late.entry)).toEqual(use(2));
+  });
 });

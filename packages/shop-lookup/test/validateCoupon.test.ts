@@ -966,6 +966,29 @@ describe('validateCoupon', () => {
       expect(await lookup.offlineJournal()).toMatchObject([{ code: 'WELCOME10' }]);
       expect((await next(lookup.coupon(' WELCOME10 '))).data?.coupon_code).toBe('WELCOME10');
     });
+
+    it('finds a code typed in another Unicode form (NFD) or with invisible characters (zero-width space, BOM), online and offline', async () => {
+      const korean = { ...mock.data.coupons.find((c) => c.coupon_code === MOCK_CODES.welcomeCoupon)! };
+      korean.coupon_code = '환영쿠폰10'; // NFC, as the shop API keeps it
+      mock.upsertCoupon(korean);
+      expect((await lookup.sync()).ok).toBe(true);
+      const nfd = '환영쿠폰10'.normalize('NFD');
+      expect(nfd).not.toBe(korean.coupon_code); // (as some Korean keyboards send it)
+      for (const typed of [nfd, `\u200b${MOCK_CODES.welcomeCoupon}`, `\ufeffWELCOME\u200d10\u2060`]) {
+        expect(await lookup.validateCoupon(typed, { amount: 32000 }), JSON.stringify(typed)).toMatchObject({
+          ok: true,
+          discount: 3200,
+          source: 'network',
+        });
+      }
+      expect((await next(lookup.coupon(nfd))).data?.coupon_code).toBe('환영쿠폰10');
+      await goOffline(mock, lookup);
+      expect(await lookup.validateCoupon(nfd, { amount: 32000 })).toMatchObject({ ok: true, source: 'local' });
+      expect((await lookup.offlineJournal()).at(-1)).toMatchObject({ code: '환영쿠폰10' });
+      // a code that is really unknown is quoted with what cannot be seen escaped
+      const unknown = await lookup.validateCoupon('NOPE\u00a01', { amount: 32000 });
+      expect(unknown.ok ? '' : unknown.detail.message).toContain('"NOPE\\u00a01"');
+    });
   });
 
   describe('a till set up wrong says what happened, with the URL it asked', () => {

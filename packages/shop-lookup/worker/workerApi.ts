@@ -43,6 +43,7 @@ export function createWorkerApi(deps: EngineDeps = {}): WorkerApi {
     trackProducts: (nos) => asData(started().trackProducts(nos)),
     prefetchIssuedCoupons: (codes) => started().prefetchIssuedCoupons(codes),
     validateCoupon: (code, order) => asData(started().validateCoupon(code, order)),
+    releaseCoupon: (code, order) => asData(started().releaseCoupon(code, order)),
     offlineJournal: (page) => asData(started().offlineJournal(page)),
     clearOfflineJournal: (throughId) => asData(started().clearOfflineJournal(throughId)),
     clear: (o) => asData(started().clear(o)),

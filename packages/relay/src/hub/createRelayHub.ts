@@ -247,6 +247,7 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
           log: (level, message, error) => log(level, `shop ${shopId}: ${message}`, error),
           ...(observer.listing ? { listing: (event) => observer.listing!({ ...event, shopId }) } : {}),
           ...(observer.lease ? { lease: (held) => observer.lease!({ shopId, held }) } : {}),
+          ...(observer.uses ? { uses: (event) => observer.uses!({ ...event, shopId }) } : {}),
         },
       },
       { ...(holding ? { holding } : {}), refusals: NO_REFUSAL_BOUNDS },
@@ -398,15 +399,19 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
     });
   }) as RelayHub;
 
-  hub.refresh = async (shopId) => {
+  /** Runs `work` on one shop's relay, holding it hot meanwhile; rejects for a shop the credentials do not know. */
+  async function withShop<T>(shopId: string, work: (relay: ShopRelay) => Promise<T>): Promise<T> {
     const entry = await acquire(shopId);
     if (!entry) throw new Error(`createRelayHub: no shop "${shopId}" (its credentials function answered null)`);
     try {
-      await entry.value.relay.refresh();
+      return await work(entry.value.relay);
     } finally {
       entry.inFlight--;
     }
-  };
+  }
+  hub.refresh = (shopId) => withShop(shopId, (relay) => relay.refresh());
+  hub.dropUses = (shopId, filter) => withShop(shopId, (relay) => relay.dropUses(filter));
+  hub.listUses = (shopId, filter) => withShop(shopId, (relay) => relay.listUses(filter));
   hub.forget = async (shopId) => {
     unknown.delete(shopId);
     await opening.get(shopId)?.catch(() => null);

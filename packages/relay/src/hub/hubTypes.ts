@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RouteName } from '../door/types';
 import type { StoreHealth } from '../store/relayStore';
-import type { RelayObserver, RelayStatus, ShopRelayOptions } from '../types';
+import type { RelayObserver, RelayStatus, ShopRelayOptions, UsesEvent, UsesList } from '../types';
 
 /**
  * One shop's upstream credentials, as the host's `credentials(shopId)` gives them (its database, its secret store).
@@ -52,6 +52,7 @@ export type HubShopOptions = Pick<
   | 'maxLongPolls'
   | 'cors'
   | 'maxUses'
+  | 'maxUsesPerTill'
   | 'usesRetentionMs'
 >;
 
@@ -135,6 +136,8 @@ export interface RelayHubObserver {
   storeHealth?(health: StoreHealth): void;
   /** A line the hub (or one of its shops) would write to the console, redacted. */
   log?(level: 'warn' | 'error', message: string, error?: unknown): void;
+  /** What happened to a shop's tills' uses of issued coupons (createShopRelay's `uses` hook, with the shop). */
+  uses?(event: UsesEvent & { shopId: string }): void;
 }
 
 /** Where a hub stands. */
@@ -172,6 +175,16 @@ export interface RelayHub {
    * the next request asks `credentials` again. @example await hub.forget('shop-7f3a');
    */
   forget(shopId: string): Promise<void>;
+  /**
+   * One shop's `relay.dropUses` (making it hot): drops the tills' uses of issued coupons by till and/or codes, logged
+   * with `by`. Rejects for an unknown shop. @example await hub.dropUses('shop-7f3a', { till: 'front-3' });
+   */
+  dropUses(
+    shopId: string,
+    filter: { till?: string; codes?: string[]; by?: string },
+  ): Promise<{ codes: number; uses: number }>;
+  /** One shop's `relay.listUses`. Rejects for an unknown shop. @example await hub.listUses('shop-7f3a', { till }); */
+  listUses(shopId: string, filter?: { till?: string; codes?: string[]; limit?: number }): Promise<UsesList>;
   /** @example hub.status().hot.length */
   status(): RelayHubStatus;
   /**

@@ -1,12 +1,31 @@
 // The operators' routes of the relay command, outside BASE_PATH and outside the tills' authorize: GET /healthz (the
-// process answers), GET /readyz (the store answers and a snapshot is loaded; 503 with the reason otherwise), and
-// GET /metrics (Prometheus text; OPS_TOKEN or loopback). None of them shows any of the shop's data.
+// process answers), GET /readyz (the store answers and a snapshot is loaded; 503 with the reason otherwise),
+// GET /metrics (Prometheus text), and the tills' uses of issued coupons: GET /ops/uses (list) and POST
+// /ops/uses/drop (drop a till's or a code's, logged with who asked). The last three: OPS_TOKEN or loopback. Only the
+// uses routes show any of the shop's data (the uses, for the operator who drops them).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RelayStatus } from '../types';
+import { described, readJsonBody } from '../door/jsonBody';
+import type { RelayStatus, UsesList } from '../types';
 
-export type OpsRoute = 'healthz' | 'readyz' | 'metrics';
+export type OpsRoute = 'healthz' | 'readyz' | 'metrics' | 'uses' | 'dropUses';
 
-const OPS_PATHS: Record<string, OpsRoute> = { '/healthz': 'healthz', '/readyz': 'readyz', '/metrics': 'metrics' };
+const OPS_PATHS: Record<string, OpsRoute> = {
+  '/healthz': 'healthz',
+  '/readyz': 'readyz',
+  '/metrics': 'metrics',
+  '/ops/uses': 'uses',
+  '/ops/uses/drop': 'dropUses',
+};
+/** The method each route answers (HEAD too where GET). */
+const METHODS: Record<OpsRoute, 'GET' | 'POST'> = {
+  healthz: 'GET',
+  readyz: 'GET',
+  metrics: 'GET',
+  uses: 'GET',
+  dropUses: 'POST',
+};
+/** A drop's body, at most. */
+const DROP_BODY_BYTES = 64 * 1024;
 
 /** The operators' route a request URL names, or null. @example opsRouteOf('/readyz?verbose=1') // 'readyz' */
 export function opsRouteOf(url: string | undefined): OpsRoute | null {
@@ -42,11 +61,46 @@ export function notReadyReason(r: ReadinessInputs): string | null {
   return null;
 }
 
+/** One shop's uses, for the operators' routes (hub mode: the shop named by `?shop=` or the body's `shop`). */
+interface OpsUses {
+  list(shop: string | null, filter: { till?: string; codes?: string[]; limit?: number }): Promise<UsesList>;
+  drop(
+    shop: string | null,
+    filter: { till?: string; codes?: string[] },
+    by: string,
+  ): Promise<{ codes: number; uses: number }>;
+}
+
 export interface OpsRoutesDeps {
   readiness(): Promise<ReadinessInputs>;
-  /** Whether /metrics may be answered: true; false (403); or the seconds to wait (429: OPS_TOKEN guessed too often). */
+  /**
+   * Whether /metrics (and the uses routes) may be answered: true; false (403); or the seconds to wait (429: OPS_TOKEN
+   * guessed too often).
+   */
   mayOperate(req: IncomingMessage): Promise<boolean | { retryAfterS: number }>;
   scrape(): Promise<{ text: string; contentType: string }>;
+  uses?: OpsUses;
+  /** Who asked, for the log line of a drop (the client's address). */
+  who?(req: IncomingMessage): string;
+}
+
+/** A filter's till and codes from a query or a body; a string naming what is wrong. */
+function readFilter(v: {
+  till?: unknown;
+  codes?: unknown;
+  shop?: unknown;
+}): { till?: string; codes?: string[]; shop: string | null } | string {
+  const text = (x: unknown) => typeof x === 'string' && x.length > 0 && x.length <= 200;
+  if (v.till !== undefined && !text(v.till))
+    return `till must be a till's name (1 to 200 characters), got ${described(v.till)}`;
+  if (v.codes !== undefined && !(Array.isArray(v.codes) && v.codes.length <= 1_000 && v.codes.every(text)))
+    return `codes must be an array of at most 1,000 issued coupon codes, got ${described(v.codes)}`;
+  if (v.shop !== undefined && !text(v.shop)) return `shop must be a shop's id, got ${described(v.shop)}`;
+  return {
+    ...(v.till !== undefined ? { till: v.till as string } : {}),
+    ...(v.codes !== undefined ? { codes: v.codes as string[] } : {}),
+    shop: (v.shop as string | undefined) ?? null,
+  };
 }
 
 function send(
@@ -77,12 +131,14 @@ export async function serveOps(
   res: ServerResponse,
   deps: OpsRoutesDeps,
 ): Promise<void> {
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
+  const method = METHODS[route];
+  if (method === 'GET' ? req.method !== 'GET' && req.method !== 'HEAD' : req.method !== method) {
+    req.resume();
     return json(
       res,
       405,
-      { code: 'method_not_allowed', message: `METHOD NOT ALLOWED: /${route} answers GET.` },
-      { allow: 'GET, HEAD' },
+      { code: 'method_not_allowed', message: `METHOD NOT ALLOWED: ${pathOf(route)} answers ${method}.` },
+      { allow: method === 'GET' ? 'GET, HEAD' : method },
     );
   }
   switch (route) {
@@ -94,22 +150,74 @@ export async function serveOps(
         ? json(res, 200, { ready: true })
         : json(res, 503, { ready: false, reason }, { 'retry-after': '5' });
     }
-    case 'metrics': {
+    default: {
       const may = await deps.mayOperate(req);
       if (typeof may === 'object') {
+        req.resume();
         const message =
           'TOO MANY REFUSED REQUESTS: this client was refused too often within the last minute; try again after the Retry-After delay.';
         return json(res, 429, { code: 'too_many_requests', message }, { 'retry-after': String(may.retryAfterS) });
       }
       if (!may) {
+        req.resume();
         return json(res, 403, {
           code: 'forbidden',
-          message:
-            'FORBIDDEN: /metrics is for operators: send Authorization: Bearer <OPS_TOKEN> (or ask from this machine when OPS_TOKEN is not set).',
+          message: `FORBIDDEN: ${pathOf(route)} is for operators: send Authorization: Bearer <OPS_TOKEN> (or ask from this machine when OPS_TOKEN is not set).`,
         });
       }
-      const { text, contentType } = await deps.scrape();
-      return send(res, 200, text, contentType);
+      if (route === 'metrics') {
+        const { text, contentType } = await deps.scrape();
+        return send(res, 200, text, contentType);
+      }
+      return serveUses(route, req, res, deps);
     }
+  }
+}
+
+const pathOf = (route: OpsRoute): string => Object.entries(OPS_PATHS).find(([, r]) => r === route)![0];
+
+/** GET /ops/uses?till=&code=&code=&limit=&shop=, POST /ops/uses/drop { till?, codes?, shop? } (an operator's). */
+async function serveUses(route: 'uses' | 'dropUses', req: IncomingMessage, res: ServerResponse, deps: OpsRoutesDeps) {
+  const bad = (why: string) => json(res, 400, { code: 'bad_request', message: `BAD REQUEST: ${why}.` });
+  if (!deps.uses)
+    return json(res, 503, { code: 'relay_unavailable', message: 'RELAY UNAVAILABLE: the relay is starting.' });
+  try {
+    if (route === 'uses') {
+      const query = new URL(req.url ?? '/', 'http://relay').searchParams;
+      const codes = query.getAll('code');
+      const filter = readFilter({
+        till: query.get('till') ?? undefined,
+        codes: codes.length > 0 ? codes : undefined,
+        shop: query.get('shop') ?? undefined,
+      });
+      if (typeof filter === 'string') return bad(filter);
+      const limit = Number(query.get('limit') ?? 1_000);
+      if (!Number.isSafeInteger(limit) || limit < 1) return bad('limit must be a whole number of at least 1');
+      const { shop, ...rest } = filter;
+      return json(res, 200, { uses: await deps.uses.list(shop, { ...rest, limit }) });
+    }
+    const body = await readJsonBody(
+      req,
+      DROP_BODY_BYTES,
+      `the body must be at most ${DROP_BODY_BYTES} bytes`,
+      'the body must be JSON: { "till"?: "…", "codes"?: [ … ] }',
+    );
+    if (!body.ok) return bad(body.why);
+    if (typeof body.value !== 'object' || body.value === null || Array.isArray(body.value))
+      return bad('the body must be { "till"?: "…", "codes"?: [ … ] }');
+    const filter = readFilter(body.value as Record<string, unknown>);
+    if (typeof filter === 'string') return bad(filter);
+    const { shop, ...rest } = filter;
+    if (rest.till === undefined && (rest.codes?.length ?? 0) === 0)
+      return bad('name the till, the codes, or both, whose uses to drop');
+    const dropped = await deps.uses.drop(shop, rest, `operator ${deps.who?.(req) ?? 'unknown'}`);
+    return json(res, 200, dropped);
+  } catch (error) {
+    const message = (error as Error)?.message ?? '';
+    if (/^name the shop/.test(message)) return bad(message);
+    if (/no shop/.test(message)) return json(res, 404, { code: 'unknown_shop', message: `NO SUCH SHOP: ${message}.` });
+    if (/starting/.test(message))
+      return json(res, 503, { code: 'relay_unavailable', message: 'RELAY UNAVAILABLE: the relay is starting.' });
+    throw error;
   }
 }

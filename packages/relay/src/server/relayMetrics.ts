@@ -5,7 +5,7 @@
 // read at each scrape (of every open shop in hub mode: the only metrics labelled by shop, bounded by MAX_HOT_SHOPS).
 import { matchAllowedPath } from '../door/allowedPaths';
 import type { StoreHealth } from '../store/relayStore';
-import type { RelayObserver, RelayStatus } from '../types';
+import type { RelayObserver, RelayStatus, UsesEvent } from '../types';
 import type { PromClient } from './optionalPeers';
 
 export interface RelayMetrics {
@@ -15,6 +15,8 @@ export interface RelayMetrics {
     /** A sync lease taken or given up; in hub mode, of the shop named. */
     lease(held: boolean, shopId?: string): void;
     storeHealth(health: StoreHealth): void;
+    /** What happened to the tills' uses of issued coupons (in hub mode summed over the shops). */
+    uses(event: UsesEvent): void;
   };
   /** Counts every upstream call of `fetch` by route and status. */
   observeFetch(fetch: typeof globalThis.fetch): typeof globalThis.fetch;
@@ -103,6 +105,24 @@ export function createRelayMetrics(prom: PromClient, options: RelayMetricsOption
   const refused = new prom.Counter({
     name: 'shop_relay_refused_total',
     help: 'Clients refused or throttled, by reason (no_token, unknown_token, bad_signature, expired, wrong_shop, malformed, ops_only, throttled, over_capacity).',
+    labelNames: ['reason'],
+    registers,
+  });
+  const uses = new prom.Counter({
+    name: 'shop_relay_uses_total',
+    help: "Tills' uses of issued coupons: recorded, of which conflicting with an earlier sale (conflict), and released by their till (a voided sale).",
+    labelNames: ['event'],
+    registers,
+  });
+  const usesDropped = new prom.Counter({
+    name: 'shop_relay_uses_dropped_total',
+    help: 'Uses dropped, by why: expired (usesRetentionMs), confirmed (the shop API shows the code used: a mark stays), operator (dropUses), unknown (a code the shop does not have).',
+    labelNames: ['why'],
+    registers,
+  });
+  const usesRefused = new prom.Counter({
+    name: 'shop_relay_uses_refused_total',
+    help: "POST relay/v1/uses refused, or a part of one, by reason: uses_full, till_uses_full, claim_refused (another sale has the voucher), release_refused (another till's use), bad_request, relay_unavailable.",
     labelNames: ['reason'],
     registers,
   });
@@ -203,6 +223,14 @@ export function createRelayMetrics(prom: PromClient, options: RelayMetricsOption
       storeHealth(health) {
         if (!health.ok && storeUp === 1) storeErrors.inc();
         storeUp = health.ok ? 1 : 0;
+      },
+      uses(e) {
+        if (e.kind === 'recorded') {
+          uses.inc({ event: 'recorded' }, e.uses);
+          if (e.conflicts > 0) uses.inc({ event: 'conflict' }, e.conflicts);
+        } else if (e.kind === 'released') uses.inc({ event: 'released' }, e.uses);
+        else if (e.kind === 'dropped') usesDropped.inc({ why: e.why }, e.uses);
+        else usesRefused.inc({ reason: e.reason });
       },
     },
     observeFetch(fetch) {

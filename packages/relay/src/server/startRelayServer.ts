@@ -11,7 +11,7 @@ import { createMemoryStore } from '../store/memoryStore';
 import { createRelayHub } from '../hub/createRelayHub';
 import type { RelayHub } from '../hub/hubTypes';
 import type { StoreHealth } from '../store/relayStore';
-import type { CorsOptions, RelayStatus, RouteName, ShopRelay } from '../types';
+import type { CorsOptions, RelayStatus, RouteName, ShopRelay, UsesEvent } from '../types';
 import { createHubAccess, type HubAccess } from './hubAccess';
 import { configWarnings } from './configWarnings';
 import { guardConnections, serverOptions } from './connectionGuard';
@@ -271,6 +271,20 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
   const inFlight = new Set<ServerResponse>();
   let relay: ShopRelay | undefined;
   let hub: RelayHub | undefined;
+  /** An operator's call on the relay, or (hub mode) on the shop it names. */
+  async function onShop<T>(
+    shopId: string | null,
+    single: (relay: ShopRelay) => Promise<T>,
+    many: (hub: RelayHub, shopId: string) => Promise<T>,
+  ): Promise<T> {
+    if (hub) {
+      if (shopId === null) throw new Error('name the shop: ?shop=<id> (or "shop" in the body)');
+      return many(hub, shopId);
+    }
+    if (!relay) throw new Error('the relay is starting');
+    if (shopId !== null && shopId !== shop) throw new Error(`no shop "${shopId}" here (this relay serves "${shop}")`);
+    return single(relay);
+  }
 
   // the token the relay sends upstream is seen here, so that no log line can ever carry it
   const baseFetch = deps.fetch ?? globalThis.fetch;
@@ -322,6 +336,21 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
         readiness,
         mayOperate: (r) => access.operate(r),
         scrape: metrics.scrape,
+        who: (r) => access.identify(r).address,
+        uses: {
+          list: (shopId, filter) =>
+            onShop(
+              shopId,
+              (relay) => relay.listUses(filter),
+              (h, id) => h.listUses(id, filter),
+            ),
+          drop: (shopId, filter, by) =>
+            onShop(
+              shopId,
+              (relay) => relay.dropUses({ ...filter, by }),
+              (h, id) => h.dropUses(id, { ...filter, by }),
+            ),
+        },
       }).catch((error: unknown) => {
         log.error({ err: error }, "an operators' route failed");
         if (!res.headersSent) res.writeHead(500).end();
@@ -430,6 +459,7 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
         lease: ({ shopId, held }) => told.lease(held, shopId),
         storeHealth: told.storeHealth,
         log: told.log,
+        uses: ({ shopId: _shop, ...e }) => metrics.observer.uses(e as UsesEvent),
       },
     });
   const makeRelay = (c: RelayServerConfig): ShopRelay =>
@@ -459,6 +489,7 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
         lease: (held) => told.lease(held),
         storeHealth: told.storeHealth,
         log: told.log,
+        uses: metrics.observer.uses,
       },
     });
 

@@ -4,8 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import { createRateLimiter, type RateLimiter } from '@shop-lookup/shop-api';
 import { tooManyProducts } from './tooManyProducts';
-import { mergeUses, newestReceived, usesIn, type UsesRecord } from './useRecords';
 import { KEPT_BYTES_PER_SHOP } from './keptBytesPerShop';
+import { dropFrom } from './useDrops';
+import { heardAt, type TillHeard } from './tillHeard';
+import { mergeUses, newestReceived, strikesOf, type TillCounts, type UsesRecord } from './useRecords';
 import type {
   FeedChange,
   FeedHead,
@@ -89,6 +91,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
   }
 
   let usesKept = 0; // uses held by the `uses` records
+  const tillCounts = new Map<string, TillCounts>(); // each till's uses held and strikes
+  const tillHeard = new Map<string, TillHeard>(); // when the relay last heard from each till
+  const unchecked = new Map<string, number>(); // codes not seen in an API answer → when first recorded
 
   /** Sets one record (one frozen copy, shared by the snapshot, the log and every reader) and logs the upsert. */
   function put(resource: ResourceId, key: string, value: unknown, hash: string): void {
@@ -119,6 +124,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
     return head;
   }
 
+  const usesRecord = (code: string) => (snapshot.get('uses')?.get(code)?.record as UsesRecord | undefined) ?? null;
+
   function codesExpiredBefore(at: number): string[] {
     const expired: string[] = [];
     for (const [code, entry] of snapshot.get('uses') ?? [])
@@ -126,16 +133,26 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
     return expired;
   }
 
-  /** Drops the uses of `codes` (the ones held), a delete each; returns the codes dropped. */
-  function dropCodes(codes: string[]): string[] {
-    const dropped: string[] = [];
-    for (const code of codes) {
-      const entry = snapshot.get('uses')?.get(code);
-      if (!entry || !remove('uses', code)) continue;
-      usesKept -= usesIn([entry.record as UsesRecord]);
-      dropped.push(code);
+  /** Writes one code's record after a change (null: it goes). */
+  function writeUses(code: string, record: UsesRecord | null): void {
+    if (record) put('uses', code, record, '');
+    else {
+      remove('uses', code);
+      unchecked.delete(code);
     }
-    return dropped;
+  }
+
+  /** Drops the whole records of the codes expired before `at` (retention); returns the codes and uses dropped. */
+  function dropExpired(at: number): { codes: string[]; uses: number } {
+    const codes = codesExpiredBefore(at);
+    let uses = 0;
+    for (const code of codes) {
+      const { uses: n } = dropFrom(usesRecord(code)!, { why: 'expired' }, tillCounts, at, at);
+      writeUses(code, null);
+      uses += n;
+    }
+    usesKept -= uses;
+    return { codes, uses };
   }
 
   function keysInOrder(): string[] {
@@ -215,32 +232,92 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore 
     },
 
     async commitUses(commit) {
-      const uses = snapshot.get('uses');
       const touched = new Map<string, UsesRecord | null>();
       const load = () => {
         touched.clear();
-        for (const batch of commit.batches)
-          for (const use of batch.uses)
-            touched.set(use.code, (uses?.get(use.code)?.record as UsesRecord | undefined) ?? null);
+        for (const batch of commit.batches) {
+          for (const use of batch.uses) touched.set(use.code, usesRecord(use.code));
+          for (const release of batch.releases ?? []) touched.set(release.code, usesRecord(release.code));
+        }
       };
       load();
       const asked = commit.batches.reduce((n, b) => n + b.uses.length, 0);
       // near the cap: the expired codes go first
-      if (usesKept + asked > commit.max) {
-        dropCodes(codesExpiredBefore(commit.expiredBefore));
+      let changed = false;
+      if (usesKept + asked > commit.max && dropExpired(commit.expiredBefore).codes.length > 0) {
+        changed = true;
         load();
       }
-      const { outcomes, changed, kept } = mergeUses(touched, commit, usesKept);
-      for (const code of changed) put('uses', code, touched.get(code)!, '');
-      usesKept = kept;
-      return { outcomes, head: changed.size > 0 ? committed() : currentHead() };
+      const heard = new Map(commit.batches.map((b) => [b.till, tillHeard.get(b.till) ?? null]));
+      const merged = mergeUses(touched, commit, usesKept, tillCounts, heard);
+      for (const [till, h] of heard) if (h) tillHeard.set(till, h);
+      for (const code of merged.changed) writeUses(code, touched.get(code) ?? null);
+      const known = new Set(commit.known ?? []);
+      for (const code of merged.created) {
+        const record = touched.get(code);
+        if (record && !known.has(code)) unchecked.set(code, newestReceived(record));
+      }
+      usesKept = merged.kept;
+      const head = changed || merged.changed.size > 0 ? committed() : currentHead();
+      return { outcomes: merged.outcomes, head, counts: merged.counts };
     },
 
-    async dropUses({ codes, expiredBefore }) {
-      const dropped = dropCodes([
-        ...new Set([...codes, ...(expiredBefore === undefined ? [] : codesExpiredBefore(expiredBefore))]),
-      ]);
-      return { dropped, head: dropped.length > 0 ? committed() : currentHead() };
+    async dropUses(drop) {
+      const at = drop.at ?? now();
+      const expiredBefore = drop.expiredBefore;
+      const expired = expiredBefore === undefined ? { codes: [], uses: 0 } : dropExpired(expiredBefore);
+      const dropped = [...expired.codes];
+      let uses = expired.uses;
+      const codes = drop.codes?.length
+        ? [...new Set(drop.codes)]
+        : drop.till !== undefined
+          ? [...(snapshot.get('uses')?.keys() ?? [])]
+          : [];
+      for (const code of codes) {
+        const record = usesRecord(code);
+        if (!record) continue;
+        const from = drop.strikesFrom ?? expiredBefore ?? Number.NEGATIVE_INFINITY;
+        const { next, uses: n } = dropFrom(record, drop, tillCounts, at, from);
+        if (next === undefined) continue;
+        writeUses(code, next);
+        dropped.push(code);
+        uses += n;
+      }
+      usesKept -= uses;
+      if (expiredBefore !== undefined) {
+        // the sweep: tills not heard from within retention, and holding nothing, are forgotten
+        for (const [till, h] of tillHeard) if (h.heard < expiredBefore) tillHeard.delete(till);
+        for (const [till, c] of tillCounts)
+          if (c.held === 0 && strikesOf(c, expiredBefore) === 0) tillCounts.delete(till);
+      }
+      return { dropped, uses, head: dropped.length > 0 ? committed() : currentHead() };
+    },
+
+    async hearTill(till, at) {
+      tillHeard.set(till, heardAt(tillHeard.get(till), at));
+    },
+
+    async uncheckedUses(before, limit) {
+      return [...unchecked]
+        .filter(([, at]) => at < before)
+        .sort((a, b) => a[1] - b[1])
+        .slice(0, limit)
+        .map(([code]) => code);
+    },
+
+    async checkedUses(codes) {
+      for (const code of codes) unchecked.delete(code);
+    },
+
+    async listUses({ till, codes, limit }) {
+      const out: UsesRecord[] = [];
+      for (const code of codes ?? [...(snapshot.get('uses')?.keys() ?? [])]) {
+        if (out.length >= limit) break;
+        const record = usesRecord(code);
+        const uses = record?.uses.filter((u) => till === undefined || u.till === till) ?? [];
+        if (record && uses.length > 0) out.push(clone({ ...record, uses }));
+      }
+      return out;
     },
 
     async readCheckpoint(resource) {

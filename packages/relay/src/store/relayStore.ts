@@ -4,7 +4,8 @@
 // the listing checkpoint and its staged pages, the shop-wide tracked products, the upstream token, the upstream rate
 // limit, the sync lease, and the wake-up signal for long-polls.
 import type { RateLimiter } from '@shop-lookup/shop-api';
-import type { UsesCommit, UsesOutcome } from './useRecords';
+import type { UsesDrop, UsesDropped } from './useDrops';
+import type { UsesCommit, UsesMerged, UsesOutcome, UsesRecord } from './useRecords';
 
 /**
  * A feed resource: the coupons, the options of one product ('options:13805'), or the issued coupons' uses the tills
@@ -166,16 +167,35 @@ export interface RelayStore {
 
   // -- the issued coupons' uses the tills reported: the `uses` resource of the feed --
   /**
-   * Records the uses of several POSTs in one atomic step: each changed code's record upserted (a version each), in
-   * the same step as the feed change. Idempotent by (device, entry). A batch that would take the shop past
-   * `commit.max` uses drops the codes expired before `commit.expiredBefore` first; still past it, it is `full`.
+   * Records the uses (claims, releases) of several POSTs in one atomic step, in order: each changed code's record
+   * upserted or deleted (a version each), in the same step as the feed change, with each till's count and when the
+   * relay heard from it. Idempotent by (device, entry). A batch that would take the shop past `commit.max` uses drops
+   * the codes expired before `commit.expiredBefore` first; still past it, it is `full`; one that would take its till
+   * past `commit.maxPerTill`, `tillFull`. A code no record held before is checked with the shop API later
+   * (`uncheckedUses`) unless `commit.known` names it.
    */
-  commitUses(commit: UsesCommit): Promise<{ outcomes: UsesOutcome[]; head: FeedHead }>;
+  commitUses(commit: UsesCommit): Promise<{ outcomes: UsesOutcome[]; head: FeedHead; counts: UsesMerged['counts'] }>;
   /**
-   * Drops every use of `codes` (the API shows them used) and, with `expiredBefore`, of the codes whose newest use
-   * was received before it: a delete of each code in the feed. Returns the codes dropped.
+   * Drops uses (useDrops.ts): the codes' (or, with `till`, that till's), as `why` says (a confirmation keeps a mark,
+   * an unknown code counts against its tills), and with `expiredBefore` every code whose newest use was received
+   * before it (the sweep: also forgets the tills not heard from since). Returns the codes whose record changed and
+   * how many uses went.
    */
-  dropUses(drop: { codes: string[]; expiredBefore?: number }): Promise<{ dropped: string[]; head: FeedHead }>;
+  dropUses(drop: UsesDrop): Promise<UsesDropped>;
+  /** Notes a request of `till` at `at` (its feed requests: what bounds its uses' times, tillHeard.ts). */
+  hearTill(till: string, at: number): Promise<void>;
+  /**
+   * Codes of uses whose code the relay has not seen the shop API answer for, first recorded before `before`, oldest
+   * first, at most `limit`.
+   */
+  uncheckedUses(before: number, limit: number): Promise<string[]>;
+  /** The shop API answered for these codes (they exist): they are not checked again. */
+  checkedUses(codes: string[]): Promise<void>;
+  /**
+   * The `uses` records of `codes` (else every one), with only `till`'s uses when given (records without any left
+   * out), at most `limit` records: what an operator lists.
+   */
+  listUses(filter: { till?: string | undefined; codes?: string[] | undefined; limit: number }): Promise<UsesRecord[]>;
 
   // -- the running listing, resumable by any instance --
   readCheckpoint(resource: ResourceId): Promise<ListingCheckpoint | null>;

@@ -1,7 +1,10 @@
 // The shop's issued-coupon uses as the feed carries them (resource `uses`, one record per issued code) and how a
-// batch of uses a till sent merges into them: idempotent by (device, entry), sorted by when the till accepted each,
-// every use after the first that is not the same sale (device and order) marked as a conflict. Both stores use it.
+// batch a till sent merges into them: idempotent by (device, entry); each use ordered by a time the relay can trust
+// (the till's `at`, bounded: tillHeard.ts); every use after the first that is not the same sale (device and order)
+// marked as a conflict; a claim (an online verdict) recorded only as the first use; a release dropping the till's
+// own use; each till within its share of the shop's cap. Both stores use it.
 import { ShopLookupError } from '@shop-lookup/shop-api';
+import { earliestAt, heardAt, type TillHeard } from './tillHeard';
 
 /** One use as a till sends it (POST relay/v1/uses). */
 export interface UseInput {
@@ -16,6 +19,14 @@ export interface UseInput {
   override: boolean;
 }
 
+/** A release a till sends (a voided sale): its journal entry, and the use (its entry) it gives back. */
+export interface ReleaseInput {
+  entry: string;
+  code: string;
+  /** The journal entry of the use released (of the same device). */
+  use: string;
+}
+
 /** One use as the relay keeps it and the feed carries it. */
 interface StoredUse {
   /** The till's name (its token's), or its device id when it has none. */
@@ -23,7 +34,13 @@ interface StoredUse {
   device: string;
   entry: string;
   orderId: string | null;
+  /**
+   * When it was accepted, as the relay orders it: the till's `at` bounded (not later than received, not earlier than
+   * the relay last heard from that till before; a claim: when the relay recorded it).
+   */
   at: number;
+  /** The till's own `at`, as it sent it. */
+  claimedAt: number;
   /** When the relay recorded it (ms, the relay's clock): what retention counts from. */
   receivedAt: number;
   override: boolean;
@@ -36,6 +53,21 @@ export interface UsesRecord {
   code: string;
   couponCode: string | null;
   uses: StoredUse[];
+  /**
+   * When the shop API was seen showing the code used: the record is kept as a mark (its first use only) for
+   * retention from then, and every use that arrives after it is a conflict.
+   */
+  confirmed?: number;
+}
+
+/** A till's standing in the shop's uses. */
+export interface TillCounts {
+  /** Uses of it the shop holds now. */
+  held: number;
+  /** Its uses of codes the shop does not have, dropped: they count against its share until retention passes. */
+  strikes: number;
+  /** When the first of those strikes was counted (null: none). */
+  strikesSince: number | null;
 }
 
 /** The earlier use a conflicting one conflicts with. */
@@ -48,17 +80,34 @@ interface UseConflict {
 /** The answer for one use of a POST. */
 interface UseResult {
   entry: string;
-  /** false: this (device, entry) was recorded before (a resend). */
+  /** false: this (device, entry) was recorded before (a resend), or a claim refused. */
   recorded: boolean;
   conflict: UseConflict | null;
+  /** A claim: whether it is the first use of its code (or the same sale as the first); only on claims. */
+  claimed?: boolean;
+  /** A claim refused: the first use of the code (the sale that has it). */
+  first?: UseConflict & { device: string };
 }
 
-/** The uses of one POST: one device, one till. */
+/** The answer for one release. */
+interface ReleaseResult {
+  entry: string;
+  /** false: the relay holds no such use (never recorded, or dropped since): nothing to give back. */
+  released: boolean;
+  /** The use is another till's (by name): it stays. */
+  refused?: true;
+}
+
+/** The uses (and releases) of one POST: one device, one till. */
 export interface UsesBatch {
   device: string;
   till: string;
   uses: UseInput[];
   receivedAt: number;
+  /** The uses are claims: recorded only as the first use of their code (or the same sale as the first). */
+  claim?: boolean;
+  /** Given back after the uses (voided sales). */
+  releases?: ReleaseInput[];
 }
 
 /** What a store commits at once: batches of several POSTs, and what it may drop first. */
@@ -66,84 +115,157 @@ export interface UsesCommit {
   batches: UsesBatch[];
   /** The shop's cap on kept uses (maxUses): a batch that would pass it is refused as `full`. */
   max: number;
-  /** Codes whose newest use was received before this are dropped first (retention). */
+  /** One till's share of the cap (maxUsesPerTill): a batch that would take its till past it is `tillFull`. */
+  maxPerTill?: number;
+  /** Codes whose newest use was received before this are dropped first (retention); strikes before it expired. */
   expiredBefore: number;
+  /** Codes the relay saw the shop API answer for (they exist): not checked again. */
+  known?: string[];
 }
 
-/** Per batch: its answers, or `full` (nothing of it kept). */
-export type UsesOutcome = { results: UseResult[] } | { full: true };
+/** Per batch: its answers, or `full` / `tillFull` (nothing of it kept). */
+export type UsesOutcome =
+  | { results: UseResult[]; releases?: ReleaseResult[] }
+  | { full: true }
+  | { tillFull: true; held: number };
 
-/** A use's record, its code's position in the snapshot: by `at`, then by when the relay received it. */
-const byAt = (a: StoredUse, b: StoredUse): number => a.at - b.at || a.receivedAt - b.receivedAt;
+/** What a merge changed besides the records. */
+export interface UsesMerged {
+  outcomes: UsesOutcome[];
+  /** Codes whose record changed (set to null in `records`: delete it). */
+  changed: Set<string>;
+  /** Codes that had no record before. */
+  created: Set<string>;
+  kept: number;
+  /** Uses recorded, conflicts among them, claims refused and releases done: for the metrics. */
+  counts: { recorded: number; conflicts: number; claimsRefused: number; released: number };
+}
 
-/** The record with its uses sorted and their conflict marks set. */
-function markConflicts(record: UsesRecord): UsesRecord {
-  const uses = [...record.uses].sort(byAt);
+const NONE: TillCounts = { held: 0, strikes: 0, strikesSince: null };
+
+/** The strikes of a till still counted (those of the retention window). */
+export const strikesOf = (c: TillCounts | undefined, expiredBefore: number): number =>
+  c && c.strikesSince !== null && c.strikesSince >= expiredBefore ? c.strikes : 0;
+
+/** A use's position among its code's: the relay's time, then the till's, then arrival. */
+const byAt = (a: StoredUse, b: StoredUse): number =>
+  a.at - b.at || (a.claimedAt ?? a.at) - (b.claimedAt ?? b.at) || a.receivedAt - b.receivedAt;
+
+const sameSale = (a: StoredUse, b: { device: string; orderId: string | null }) =>
+  a.device === b.device && a.orderId === b.orderId;
+
+/** The record with its uses sorted and their conflict marks set (a confirmed mark's first use stays first). */
+export function markConflicts(record: UsesRecord): UsesRecord {
+  const uses =
+    record.confirmed !== undefined && record.uses.length > 0
+      ? [record.uses[0]!, ...record.uses.slice(1).sort(byAt)]
+      : [...record.uses].sort(byAt);
   const first = uses[0];
+  const confirmed = record.confirmed !== undefined;
   return {
     ...record,
     uses: uses.map((use, i) => ({
       ...use,
-      conflict: i > 0 && first !== undefined && !(use.device === first.device && use.orderId === first.orderId),
+      conflict: i > 0 && first !== undefined && (confirmed || !sameSale(use, first)),
     })),
   };
 }
 
+const conflictOf = (u: StoredUse): UseConflict => ({ till: u.till, at: u.at, orderId: u.orderId });
+
 /** What a POST answers for `entry` of `device`, from the record that holds it. */
-function resultOf(record: UsesRecord, device: string, entry: string, recorded: boolean): UseResult {
-  const use = record.uses.find((u) => u.device === device && u.entry === entry);
-  const first = record.uses[0]!;
-  return {
-    entry,
-    recorded,
-    conflict: use?.conflict ? { till: first.till, at: first.at, orderId: first.orderId } : null,
-  };
+function resultOf(record: UsesRecord | null | undefined, device: string, entry: string, recorded: boolean): UseResult {
+  const use = record?.uses.find((u) => u.device === device && u.entry === entry);
+  const first = record?.uses[0];
+  return { entry, recorded, conflict: use?.conflict && first ? conflictOf(first) : null };
 }
 
-/** How many uses the records hold. */
-export const usesIn = (records: Iterable<UsesRecord | null | undefined>): number => {
-  let n = 0;
-  for (const r of records) n += r?.uses.length ?? 0;
-  return n;
-};
+/** The newest receivedAt of a record (or its confirmation): retention counts from it (the code's uses go together). */
+export const newestReceived = (record: UsesRecord): number =>
+  Math.max(0, record.confirmed ?? 0, ...record.uses.map((u) => u.receivedAt));
 
-/** The newest receivedAt of a record: retention counts from it (the code's uses go together). */
-export const newestReceived = (record: UsesRecord): number => Math.max(0, ...record.uses.map((u) => u.receivedAt));
+/** Adds `delta` uses to a till's count (delta < 0: dropped). */
+export function addHeld(tills: Map<string, TillCounts>, till: string, delta: number): void {
+  const c = tills.get(till) ?? NONE;
+  tills.set(till, { ...c, held: Math.max(0, c.held + delta) });
+}
+
+/** Counts `n` strikes against a till at `at` (a strike older than `expiredBefore` is forgotten first). */
+export function addStrikes(tills: Map<string, TillCounts>, till: string, n: number, at: number, expiredBefore: number) {
+  const c = tills.get(till) ?? NONE;
+  const kept = strikesOf(c, expiredBefore);
+  tills.set(till, { ...c, strikes: kept + n, strikesSince: kept > 0 ? c.strikesSince : at });
+}
 
 /**
  * Merges `commit`'s batches into the records they touch, in order. `records` holds the current record of every code
- * the batches name (null: none) and is updated in place; `kept` is how many uses the shop holds now. Returns each
- * batch's outcome, the codes whose record changed, and how many uses the shop holds after.
- * @example const { outcomes, changed } = mergeUses(records, commit, 120);
+ * the batches name (null: none) and is updated in place (null: delete); so are `tills` (every till of the batches
+ * and of the uses they release) and `heard` (every till of the batches). `kept` is how many uses the shop holds now.
+ * @example const { outcomes, changed } = mergeUses(records, commit, 120, tills, heard);
  */
 export function mergeUses(
   records: Map<string, UsesRecord | null>,
-  commit: Pick<UsesCommit, 'batches' | 'max'>,
+  commit: Pick<UsesCommit, 'batches' | 'max' | 'maxPerTill' | 'expiredBefore'>,
   kept: number,
-): { outcomes: UsesOutcome[]; changed: Set<string>; kept: number } {
+  tills: Map<string, TillCounts>,
+  heard: Map<string, TillHeard | null>,
+): UsesMerged {
   const changed = new Set<string>();
-  // per batch: null (full) or the index of each use that was recorded by it
-  const taken: (Set<number> | null)[] = [];
+  const created = new Set<string>();
+  const counts = { recorded: 0, conflicts: 0, claimsRefused: 0, released: 0 };
+  const perTill = commit.maxPerTill ?? Number.POSITIVE_INFINITY;
+  // per batch: null (full), the indexes recorded by it, the claims refused (index → the first use), the releases
+  const done: (
+    | { refused: UsesOutcome }
+    | { taken: Set<number>; refused: Map<number, StoredUse>; releases?: ReleaseResult[] }
+  )[] = [];
   for (const batch of commit.batches) {
+    const before = heard.get(batch.till) ?? null;
+    // a claim is made online, now: the relay's own time orders it
+    const floor = batch.claim ? batch.receivedAt : earliestAt(before, batch.receivedAt);
+    heard.set(batch.till, heardAt(before, batch.receivedAt));
     const known = (use: UseInput) =>
       records.get(use.code)?.uses.some((u) => u.device === batch.device && u.entry === use.entry) === true;
     // a resend of an entry within one batch counts once too
     const fresh = [...batch.uses.keys()].filter(
       (i) => !known(batch.uses[i]!) && batch.uses.findIndex((u) => u.entry === batch.uses[i]!.entry) === i,
     );
-    if (kept + fresh.length > commit.max && fresh.length > 0) {
-      taken.push(null);
+    // a claim of a code whose first use is another sale is refused, and not recorded
+    const refused = new Map<number, StoredUse>();
+    if (batch.claim)
+      for (const i of fresh) {
+        const use = batch.uses[i]!;
+        const first = records.get(use.code)?.uses[0];
+        const record = records.get(use.code);
+        if (
+          first &&
+          (record?.confirmed !== undefined || !sameSale(first, { device: batch.device, orderId: use.orderId }))
+        )
+          refused.set(i, first);
+      }
+    const taking = fresh.filter((i) => !refused.has(i));
+    const till = tills.get(batch.till) ?? NONE;
+    if (taking.length > 0 && till.held + strikesOf(till, commit.expiredBefore) + taking.length > perTill) {
+      done.push({ refused: { tillFull: true, held: till.held } });
       continue;
     }
-    for (const i of fresh) {
+    if (taking.length > 0 && kept + taking.length > commit.max) {
+      done.push({ refused: { full: true } });
+      continue;
+    }
+    for (const i of taking) {
       const use = batch.uses[i]!;
-      const record = records.get(use.code) ?? { code: use.code, couponCode: use.couponCode, uses: [] };
+      const held = records.get(use.code);
+      if (!held) created.add(use.code);
+      const record = held ?? { code: use.code, couponCode: use.couponCode, uses: [] };
+      const at = Math.max(Math.min(use.at, batch.receivedAt), floor ?? Number.NEGATIVE_INFINITY);
       const stored: StoredUse = {
         till: batch.till,
         device: batch.device,
         entry: use.entry,
         orderId: use.orderId,
-        at: use.at,
+        at,
+        claimedAt: use.at,
         receivedAt: batch.receivedAt,
         override: use.override,
         conflict: false,
@@ -154,18 +276,46 @@ export function mergeUses(
       );
       changed.add(use.code);
     }
-    kept += fresh.length;
-    taken.push(new Set(fresh));
+    addHeld(tills, batch.till, taking.length);
+    kept += taking.length;
+    counts.recorded += taking.length;
+    counts.claimsRefused += refused.size;
+    const releases = batch.releases?.map((release): ReleaseResult => {
+      const record = records.get(release.code);
+      const use = record?.uses.find((u) => u.device === batch.device && u.entry === release.use);
+      if (!record || !use) return { entry: release.entry, released: false };
+      if (use.till !== batch.till) return { entry: release.entry, released: false, refused: true };
+      const rest = record.uses.filter((u) => u !== use);
+      records.set(release.code, rest.length === 0 ? null : markConflicts({ ...record, uses: rest }));
+      changed.add(release.code);
+      addHeld(tills, use.till, -1);
+      kept -= 1;
+      counts.released += 1;
+      return { entry: release.entry, released: true };
+    });
+    done.push({ taken: new Set(taking), refused, ...(releases ? { releases } : {}) });
   }
   // answered from the records as the whole commit leaves them: a later batch's earlier use shows as the conflict
   const outcomes = commit.batches.map((batch, b): UsesOutcome => {
-    const fresh = taken[b];
-    if (!fresh) return { full: true };
-    return {
-      results: batch.uses.map((use, i) => resultOf(records.get(use.code)!, batch.device, use.entry, fresh.has(i))),
-    };
+    const d = done[b]!;
+    if (!('taken' in d)) return d.refused;
+    const results = batch.uses.map((use, i) => {
+      const first = d.refused.get(i);
+      if (first)
+        return {
+          entry: use.entry,
+          recorded: false,
+          conflict: null,
+          claimed: false,
+          first: { ...conflictOf(first), device: first.device },
+        };
+      const result = resultOf(records.get(use.code), batch.device, use.entry, d.taken.has(i));
+      if (d.taken.has(i) && result.conflict) counts.conflicts++;
+      return batch.claim ? { ...result, claimed: result.conflict === null } : result;
+    });
+    return d.releases ? { results, releases: d.releases } : { results };
   });
-  return { outcomes, changed, kept };
+  return { outcomes, changed, created, kept, counts };
 }
 
 /**
@@ -178,5 +328,18 @@ export function usesFull(max: number): ShopLookupError {
     `USES FULL: this shop's relay keeps at most ${max} uses (maxUses) and none has expired or been confirmed by the shop API yet; ` +
       'send them again after Retry-After, or raise maxUses / shorten usesRetentionMs on the relay.',
     { status: 503 },
+  );
+}
+
+/**
+ * The error of a till that holds its whole share of the shop's uses (maxUsesPerTill).
+ * @example throw tillUsesFull('front-1', 5_000);
+ */
+export function tillUsesFull(till: string, share: number): ShopLookupError {
+  return new ShopLookupError(
+    'till_uses_full',
+    `TILL USES FULL: till ${till} holds its whole share of this shop's uses on the relay (${share}, maxUsesPerTill; uses of codes the shop does not have count until they expire); ` +
+      "none of these was kept. The other tills are not affected. Send them again after Retry-After; the relay's operator can list and drop this till's uses.",
+    { status: 429 },
   );
 }

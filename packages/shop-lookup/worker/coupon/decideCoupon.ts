@@ -14,6 +14,7 @@ import type {
   IssuedCoupon,
   OtherTillUse,
 } from '../../src/protocol';
+import { quoteCode } from '@shop-lookup/shop-api';
 import { appRule } from './appRule';
 import { combinationRule } from './combinationRule';
 import { dataAge } from '../store/dataAge';
@@ -87,7 +88,7 @@ export function decideCoupon(found: FoundCoupon, order: CheckedOrder, settings: 
   const repeat = repeatUseRule(kind, found.uses ?? [], order, discount.discount, settings.timeZone);
   if (!repeat.pass && !order.acceptRepeatUse)
     return { ok: false, reason: repeat.reason, coupon: record, kind, syncedAt, source, detail: repeat.detail };
-  const other = otherTillUseRule(kind, found.otherUses ?? [], order, discount.discount, settings.timeZone);
+  const other = otherTillUseRule(kind, found.otherUses ?? [], discount.discount, settings.timeZone);
   if (!other.pass && !order.acceptRepeatUse)
     return { ok: false, reason: other.reason, coupon: record, kind, syncedAt, source, detail: other.detail };
   if (!repeat.pass || !other.pass) overrides.push('repeat_use');
@@ -138,12 +139,12 @@ export function absentVerdict(
 ): CouponVerdict {
   const message =
     reason === 'not_found'
-      ? `No coupon or issued coupon with code ${JSON.stringify(code)} exists in this shop (confirmed by the shop API).`
+      ? `No coupon or issued coupon with code ${quoteCode(code)} exists in this shop (confirmed by the shop API).`
       : reason === 'unreadable'
-        ? `The shop API sent a record for code ${JSON.stringify(code)} that this till cannot read; check the coupon in the shop admin. (${why})`
+        ? `The shop API sent a record for code ${quoteCode(code)} that this till cannot read; check the coupon in the shop admin. (${why})`
         : reason === 'unchecked'
-          ? `Code ${JSON.stringify(code)} is not known on this till, and the shop API did not check it: ${why}`
-          : `Code ${JSON.stringify(code)} is not known on this till, and the shop API cannot be reached to check it.`;
+          ? `Code ${quoteCode(code)} is not known on this till, and the shop API did not check it: ${why}`
+          : `Code ${quoteCode(code)} is not known on this till, and the shop API cannot be reached to check it.`;
   return {
     ok: false,
     reason,

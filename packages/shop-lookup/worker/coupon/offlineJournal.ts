@@ -8,7 +8,7 @@ import type { CheckedOrder } from './ruleOutcome';
 import { deviceIdOf } from '../store/deviceId';
 import { newEntryKey } from '../store/newEntryKey';
 import { engineError } from '../store/storageErrors';
-import type { OutgoingUse, ShopDatabase, TillUse } from '../store/store';
+import type { ClaimAnswer, OutgoingUse, ShopDatabase, TillUse } from '../store/store';
 
 /** Entries waiting in memory for storage at most; beyond that only the verdict (`journaled: false`) tells. */
 const MAX_UNSAVED_ENTRIES = 10_000;
@@ -27,6 +27,8 @@ interface JournalRecord {
   at: number;
   /** JournalEntry.cause: 'offline', the code of the API's problem, or null (the API decided). */
   cause: string | null;
+  /** An accepted issued coupon the checkout sends to the relay as a claim before answering (settleClaim). */
+  claiming?: boolean;
 }
 
 /** Whether an entry is in IndexedDB, and why not. */
@@ -35,9 +37,21 @@ type Journaled = { journaled: true } | { journaled: false; error: LookupError };
 export interface OfflineJournal {
   /**
    * Appends one verdict; `journaled: true` once it is in IndexedDB; false when storage refused it (it waits in memory)
-   * or the database is in memory itself (`memoryOnly`), with the error that says so.
+   * or the database is in memory itself (`memoryOnly`), with the error that says so. With `claiming`: the use as the
+   * relay is to be asked for it (null when this device's id cannot be read).
    */
-  record(what: JournalRecord): Promise<Journaled>;
+  record(what: JournalRecord): Promise<Journaled & { key: string | null; use: OutgoingUse | null }>;
+  /**
+   * The relay's answer to the claim of the entry `key`: said on the entry (`claim`); refused, the entry becomes the
+   * refusal it is (`refusal`: its reason and discount) and is no use (no till use, nothing to send).
+   */
+  settleClaim(key: string, answer: ClaimAnswer, refusal?: CouponVerdict): Promise<void>;
+  /**
+   * Gives back this till's uses of `code` for `orderId` (a voided sale): each is forgotten here, its entry marked
+   * `released`, a release journaled (`action: 'release'`) and put in the outbox for the relay, in one transaction.
+   * Resolves the releases' journal ids (none: no such use was held).
+   */
+  release(code: string, orderId: string, at: number): Promise<number[]>;
   /**
    * This till's uses of the issued coupon `code` (accepted verdicts of it) that the API has not confirmed: the ones
    * stored, and the ones waiting for storage (with no id yet).
@@ -86,6 +100,9 @@ function entryOf({ code, order, verdict, at, cause }: JournalRecord): Entry {
     overrides: verdict.ok ? (verdict.overrides ?? []) : [],
     shared: null,
     conflict: null,
+    claim: null,
+    action: 'verdict',
+    released: null,
   };
 }
 
@@ -109,8 +126,15 @@ const readEntry = (e: JournalEntry): JournalEntry => {
           overrides: [],
           key: `v5-${e.id}`,
         };
-  // (schema version 6 and before: nothing was shared yet)
-  return { ...kept, shared: kept.shared ?? null, conflict: kept.conflict ?? null };
+  // (schema version 6 and before: nothing was shared yet; before claims and releases, none was made)
+  return {
+    ...kept,
+    shared: kept.shared ?? null,
+    conflict: kept.conflict ?? null,
+    claim: kept.claim ?? null,
+    action: kept.action ?? 'verdict',
+    released: kept.released ?? null,
+  };
 };
 
 /** An accepted issued coupon: a use of it on this till. */
@@ -176,6 +200,8 @@ export function createOfflineJournal(
   memoryOnly: LookupError | null = null,
 ): OfflineJournal {
   const unsaved: Entry[] = [];
+  /** Entries whose use is out as a claim now (key → when): their outbox row is written marked so. */
+  const claiming = new Map<string, number>();
   let lastError: LookupError | null = null;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let flushing: Promise<boolean> | null = null;
@@ -213,7 +239,13 @@ export function createOfflineJournal(
             if (uses.length === 0) return;
             const device = await deviceIdOf(db);
             await db.tillUses.bulkPut(uses.map(([e, id]) => tillUse(e, id, device)));
-            await db.outbox.bulkPut(uses.map(([e]) => outgoingUse(e, device)));
+            await db.outbox.bulkPut(
+              uses.map(([e]) => {
+                const use = outgoingUse(e, device);
+                const at = claiming.get(e.key);
+                return at === undefined ? use : { ...use, claiming: at };
+              }),
+            );
           });
           unsaved.splice(0, batch.length); // (entries added meanwhile stay for the next round)
         }
@@ -239,14 +271,101 @@ export function createOfflineJournal(
     async record(what) {
       if (unsaved.length >= MAX_UNSAVED_ENTRIES) {
         health(unsaved.length, lastError);
-        return { journaled: false, error: lastError ?? refusedAll() };
+        return { journaled: false, error: lastError ?? refusedAll(), key: null, use: null };
       }
       // behind the waiting entries, so ids stay in the order the verdicts were given
       const entry = entryOf(what);
+      if (what.claiming) claiming.set(entry.key, what.at);
       unsaved.push(entry);
       await flush();
-      if (unsaved.includes(entry)) return { journaled: false, error: lastError ?? refusedAll() };
-      return memoryOnly ? { journaled: false, error: memoryOnly } : { journaled: true };
+      let use: OutgoingUse | null = null;
+      if (what.claiming) {
+        const device = await deviceIdOf(db).catch(() => null);
+        use = device === null ? null : { ...outgoingUse(entry, device), claiming: what.at };
+      }
+      const key = entry.key;
+      if (unsaved.includes(entry)) return { journaled: false, error: lastError ?? refusedAll(), key, use };
+      return memoryOnly ? { journaled: false, error: memoryOnly, key, use } : { journaled: true, key, use };
+    },
+    async settleClaim(key, answer, refusal) {
+      claiming.delete(key);
+      if (answer.claim === null) return;
+      const change: Partial<Entry> =
+        answer.claim === 'refused' && refusal && !refusal.ok
+          ? { ok: false, reason: refusal.reason, discount: null, overrides: [], claim: 'refused' }
+          : { claim: answer.claim };
+      const waiting = unsaved.find((e) => e.key === key);
+      if (waiting) Object.assign(waiting, change);
+      // (a stored entry of a granted claim says so already: usesSender.ts marked it with its acknowledgement)
+      if (answer.claim === 'granted') return;
+      await db.transaction('rw', [db.journal, db.tillUses, db.outbox], async () => {
+        await db.journal.where('key').equals(key).modify(change);
+        // a use the relay refused is none: this till does not remember it, nobody is told of it
+        if (change.ok === false) {
+          await db.tillUses.delete(key);
+          await db.outbox.delete(key);
+        }
+      });
+    },
+    async release(code, orderId, at) {
+      await flush();
+      return db.transaction('rw', [db.journal, db.tillUses, db.outbox, db.meta], async () => {
+        const uses = (await db.tillUses.where('code').equals(code).toArray()).filter((u) => u.orderId === orderId);
+        if (uses.length === 0) return [];
+        const sold = await db.journal
+          .where('key')
+          .anyOf(uses.map((u) => u.key))
+          .toArray();
+        const device = await deviceIdOf(db);
+        const releases = uses.map((u): Entry => {
+          const entry = sold.find((e) => e.key === u.key);
+          return {
+            key: newEntryKey(),
+            code,
+            amount: u.amount,
+            orderId,
+            orderAt: u.orderAt,
+            // (no sale: a reconciliation that counts the "yes" entries never counts a release)
+            ok: false,
+            reason: null,
+            discount: null,
+            syncedAt: null,
+            at,
+            kind: 'issued',
+            couponCode: entry?.couponCode ?? null,
+            source: 'local',
+            cause: null,
+            overrides: [],
+            shared: null,
+            conflict: null,
+            claim: null,
+            action: 'release',
+            released: null,
+          };
+        });
+        const ids = await db.journal.bulkAdd(releases as JournalEntry[], { allKeys: true });
+        await db.journal
+          .where('key')
+          .anyOf(uses.map((u) => u.key))
+          .modify({ released: at });
+        await db.tillUses.bulkDelete(uses.map((u) => u.key));
+        await db.outbox.bulkPut(
+          releases.map(
+            (r, i): OutgoingUse => ({
+              entry: r.key,
+              // (under the device that made the use: the relay gives back that device's use)
+              device: uses[i]!.device ?? device,
+              code,
+              couponCode: r.couponCode,
+              orderId,
+              at,
+              override: false,
+              release: uses[i]!.key,
+            }),
+          ),
+        );
+        return ids as number[];
+      });
     },
     async usesOf(code) {
       await flush();

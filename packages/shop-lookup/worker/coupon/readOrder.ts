@@ -18,6 +18,23 @@ function flag(order: CouponOrder, name: 'app' | 'otherDiscount' | 'acceptStale' 
 }
 
 /**
+ * Checks a `releaseCoupon` call: the code as `readOrder` does, and an `orderId` (required: a use is released by the
+ * order it was sold for). Throws `ShopLookupError('bad_request')`.
+ * @example readRelease('IC-1', { orderId: 'A-1' }) // 'A-1'
+ */
+export function readRelease(code: unknown, order: { orderId?: unknown } | null | undefined): string {
+  if (typeof code !== 'string' || code.trim() === '') throw bad('A coupon code must be a non-empty string.');
+  const problem = codeProblem(code);
+  if (problem !== null) throw bad(problem);
+  const orderId = order?.orderId;
+  if (typeof orderId !== 'string' || orderId.trim() === '' || orderId.length > MAX_ORDER_ID)
+    throw bad(
+      `releaseCoupon needs { orderId }: the order whose sale was voided, a non-empty string of at most ${MAX_ORDER_ID} characters, got ${JSON.stringify(orderId)}.`,
+    );
+  return orderId;
+}
+
+/**
  * Checks `code` and `order`; `now` is the default order time. Throws `ShopLookupError('bad_request')` for an empty
  * code or one that cannot be a path segment (`.`, `..`), an amount that is not a finite number ≥ 0, an `orderId` that
  * is not a non-empty string of at most 200 characters, or an `at` that is not a valid time.

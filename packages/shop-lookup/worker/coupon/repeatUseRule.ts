@@ -24,6 +24,8 @@ export function repeatUseRule(
     .filter((u) => order.orderId === null || u.orderId !== order.orderId)
     .sort((a, b) => a.at - b.at)[0];
   if (earlier === undefined) return PASS;
+  const when = formatShopTime(earlier.at, timeZone);
+  const check = earlier.orderId !== null ? `order ${earlier.orderId}` : `the sale of ${when}`;
   const sale = [
     earlier.orderId !== null ? `order ${earlier.orderId}` : 'a sale without an order reference',
     `${formatAmount(earlier.amount)}`,
@@ -32,8 +34,8 @@ export function repeatUseRule(
   return reject(
     'use',
     'used_on_this_till',
-    `This till already accepted this issued coupon at ${formatShopTime(earlier.at, timeZone)} (${timeZone}) (${sale}), and the shop API does not show that use yet. ` +
-      'Accept it again only if that sale was cancelled (acceptRepeatUse).',
+    `This till already accepted this issued coupon at ${when} (${timeZone}) (${sale}), and the shop API does not show that use yet. ` +
+      `Ask a manager to check ${check} on this till: a sale voided here gives the voucher back.`,
     { discount, earlierUse: earlier },
   );
 }

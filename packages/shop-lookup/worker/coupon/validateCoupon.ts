@@ -1,14 +1,18 @@
 // validateCoupon: the checkout decision. Finds the record a code leads to (findCoupon: local first, the API when
 // online), runs the rules (decideCoupon), and journals every verdict given from local data (online or offline,
-// whatever kept the API from deciding) and every accepted issued coupon.
+// whatever kept the API from deciding) and every accepted issued coupon. Online, an accepted issued coupon is
+// claimed from the shop's relay before the answer: the relay records it only as the voucher's first use, so two
+// tills asked at once never both say yes (within a short bound; past it the till's own rules stand, and say so).
 import { ShopLookupError } from '../../src/protocol';
 import type {
   CouponOrder,
   CouponPolicy,
+  CouponRelease,
   CouponVerdict,
   JournalEntry,
   JournalPage,
   LookupError,
+  ReleaseOrder,
 } from '../../src/protocol';
 import { typedCode } from '@shop-lookup/shop-api';
 import { resolvePolicy } from './couponPolicy';
@@ -16,12 +20,13 @@ import { absentVerdict, decideCoupon } from './decideCoupon';
 import { findCoupon } from './findCoupon';
 import { findOtherTillUses } from './findOtherTillUses';
 import { DEFAULT_MAX_DATA_AGE_MS } from './freshnessRule';
-import { readOrder } from './readOrder';
+import { readOrder, readRelease } from './readOrder';
 import type { CheckedOrder } from './ruleOutcome';
 import { assertTimeZone } from './shopTime';
 import { createOfflineJournal, type JournalHealth } from './offlineJournal';
 import { usedField } from './statusRule';
-import type { ShopDatabase } from '../store/store';
+import type { ClaimAnswer, OutgoingUse, ShopDatabase } from '../store/store';
+import { otherTillUseRule } from './otherTillUseRule';
 
 /**
  * The shop time zone naive coupon dates are read in, unless the host sets `timeZone`.
@@ -43,6 +48,11 @@ export interface CouponValidatorDeps {
   onJournal?: JournalHealth;
   /** Why the database is in memory (nothing survives a reload, so nothing is "journaled"); null: it is IndexedDB. */
   memoryOnly?: LookupError | null;
+  /**
+   * Sends an accepted issued coupon's use to the shop's relay as a claim and says what it answered (within its
+   * bound); `{ claim: null }` when the till syncs from no relay that takes its uses. Absent: no claims.
+   */
+  claimUse?: (use: OutgoingUse) => Promise<ClaimAnswer>;
   options: {
     couponPolicy?: Partial<CouponPolicy> | undefined;
     timeZone?: string | undefined;
@@ -55,6 +65,8 @@ export interface CouponValidatorDeps {
 
 export interface CouponValidator {
   validate(code: string, order: CouponOrder): Promise<CouponVerdict>;
+  /** Gives back this till's use of an issued coupon for a voided sale (offlineJournal.ts `release`). */
+  release(code: string, order: ReleaseOrder): Promise<CouponRelease>;
   journal(page?: JournalPage): Promise<JournalEntry[]>;
   clearJournal(throughId: number): Promise<number>;
   /** Stops the journal's retries (the engine closes). */
@@ -127,11 +139,51 @@ export function createCouponValidator(deps: CouponValidatorDeps): CouponValidato
       // (no problem and online: a storefront's issued coupon, whose space is never asked)
       const cause =
         verdict.source === 'network' ? null : (outcome.problem?.code ?? (deps.isOffline() ? 'offline' : 'not_asked'));
-      const kept = await journal.record({ code, order: checked, verdict, at: now, cause });
+      // online, an issued coupon's "yes" is the relay's to give (an override accepts a second sale knowingly: no claim)
+      const claiming =
+        verdict.ok &&
+        verdict.kind === 'issued' &&
+        deps.claimUse !== undefined &&
+        !deps.isOffline() &&
+        !verdict.overrides?.includes('repeat_use');
+      const kept = await journal.record({ code, order: checked, verdict, at: now, cause, claiming });
       verdict.journaled = kept.journaled;
       if (!kept.journaled) verdict.journalError = kept.error;
+      if (claiming && kept.key !== null) return claim(verdict, kept.key, kept.use, rules.timeZone);
     }
     return verdict;
+  }
+
+  /** The verdict once the relay answered its claim (or did not in time): refused, it is `used_on_another_till`. */
+  async function claim(
+    verdict: CouponVerdict & { ok: true },
+    key: string,
+    use: OutgoingUse | null,
+    timeZone: string,
+  ): Promise<CouponVerdict> {
+    const answer: ClaimAnswer = use
+      ? await deps.claimUse!(use).catch((error: unknown): ClaimAnswer => ({ claim: 'failed', error }))
+      : { claim: null };
+    let final: CouponVerdict = verdict;
+    if (answer.claim === 'refused') {
+      const refusal = otherTillUseRule('issued', [answer.first], verdict.discount, timeZone);
+      const { journaled, journalError } = verdict;
+      if (!refusal.pass)
+        final = {
+          ok: false,
+          reason: refusal.reason,
+          coupon: verdict.coupon,
+          kind: 'issued',
+          syncedAt: verdict.syncedAt,
+          source: verdict.source,
+          detail: refusal.detail,
+          ...(journaled !== undefined ? { journaled } : {}),
+          ...(journalError ? { journalError } : {}),
+          claim: 'refused',
+        };
+    } else if (answer.claim !== null) verdict.claim = answer.claim;
+    await journal.settleClaim(key, answer, final).catch(() => undefined);
+    return final;
   }
 
   return {
@@ -141,6 +193,13 @@ export function createCouponValidator(deps: CouponValidatorDeps): CouponValidato
       const code = typedCode(typed);
       const checked = readOrder(code, order, deps.now());
       return oneAtATime(code, () => decide(code, checked, rules));
+    },
+    async release(typed, order) {
+      const code = typedCode(typed);
+      const orderId = readRelease(code, order);
+      // (after any check of the code under way: a release never overtakes the sale it gives back)
+      const journalIds = await oneAtATime(code, () => journal.release(code, orderId, deps.now()));
+      return { code, orderId, released: journalIds.length, journalIds };
     },
     journal: (page) => journal.list(page),
     clearJournal: (throughId) => journal.clear(throughId),

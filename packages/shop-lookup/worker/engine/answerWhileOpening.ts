@@ -130,6 +130,7 @@ export function answerWhileOpening(deps: WhileOpeningDeps): EngineApi {
     setPersisted: (persisted) => void use(async (e) => e.setPersisted(persisted)).catch(() => undefined),
     setNetworkOnline: (online) => deps.connectivity.setOnline(online),
     validateCoupon: (code, order) => use((e) => e.validateCoupon(code, order)),
+    releaseCoupon: (code, order) => use((e) => e.releaseCoupon(code, order)),
     offlineJournal: (page) => use((e) => e.offlineJournal(page)),
     clearOfflineJournal: (throughId) => use((e) => e.clearOfflineJournal(throughId)),
     // the host's sync() reads the API as of its ask: the opening reads, asked before, are no longer taken

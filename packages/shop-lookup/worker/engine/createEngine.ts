@@ -194,6 +194,8 @@ function assembleEngine(
     clock,
     refreshCoupon: (code) => refreshes.refreshNow(planLookup({ kind: 'coupon', code }, options.coupons)),
     refreshIssuedCoupon: (code) => refreshes.refreshNow(planLookup({ kind: 'issuedCoupon', code })),
+    // (a storefront's issued coupons are not its checkout's: it claims nothing)
+    ...(options.coupons === 'byCode' ? {} : { claimUse: async (use) => (await load.network).claimUse(use) }),
   });
   const watches = createWatchRegistry({ ...core, claim, changes, cache, refresh: refreshes.refresh, listener });
   const engineSync = createEngineSync({ ...core, claim, network: load.network });
@@ -204,6 +206,7 @@ function assembleEngine(
     setPersisted: (persisted) => status.facts.set({ persisted }),
     setNetworkOnline: (online) => connectivity.setOnline(online),
     validateCoupon: checkout.validateCoupon,
+    releaseCoupon: checkout.releaseCoupon,
     offlineJournal: checkout.offlineJournal,
     clearOfflineJournal: checkout.clearOfflineJournal,
     sync: () => engineSync.hostSync(),

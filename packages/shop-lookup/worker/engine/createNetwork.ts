@@ -20,7 +20,7 @@ import {
   SYNC_RETRY,
 } from '@shop-lookup/shop-api';
 import type { AskToken, SyncReport } from '../../src/protocol';
-import { metaKey, type Confirmation, type ShopIdentity } from '../store/store';
+import { metaKey, type ClaimAnswer, type Confirmation, type OutgoingUse, type ShopIdentity } from '../store/store';
 import type { OpeningReads } from '../sync/openingReads';
 import type { SyncContext } from '../sync/syncContext';
 import { createReportDraft, finishReport } from '../sync/syncReport';
@@ -98,7 +98,12 @@ export interface Network {
   refusal(route: string): ShopLookupError | null;
   /** Fetches these issued coupons (background work outside a sync, patient retries); the outcome is a report. */
   prefetchIssuedCoupons(codes: string[]): Promise<SyncReport>;
+  /** Claims one use from the relay (usesSender.ts), within `claimTimeoutMs`. */
+  claimUse(use: OutgoingUse): Promise<ClaimAnswer>;
 }
+
+/** How long an online verdict waits for the relay's claim by default, ms (`claimTimeoutMs`). */
+const DEFAULT_CLAIM_TIMEOUT_MS = 1_500;
 
 /**
  * What reaching the API (or the relay) takes, made before the database opens where a storefront's start reads at
@@ -329,6 +334,7 @@ export function createNetwork(
     live,
     userContext: () => context('user', deps.lookupRetry ?? LOOKUP_RETRY),
     refusal: (route) => (lastChoice && !allows(lastChoice, route) ? refusedByDiscovery(route) : null),
+    claimUse: (use) => uses.claim(use, options.claimTimeoutMs ?? DEFAULT_CLAIM_TIMEOUT_MS),
     async prefetchIssuedCoupons(codes) {
       const ctx = context('background', syncPolicy);
       for (const code of codes) {

@@ -9,7 +9,7 @@ import type { EngineCore } from './engineCore';
 
 export interface LoadCouponValidatorDeps
   extends EngineCore,
-    Pick<CouponValidatorDeps, 'refreshCoupon' | 'refreshIssuedCoupon'> {
+    Pick<CouponValidatorDeps, 'refreshCoupon' | 'refreshIssuedCoupon' | 'claimUse'> {
   claim: DatabaseClaim;
   /** Why the database is in memory (openEngineStore.ts); null: it is IndexedDB. */
   memoryOnly: LookupError | null;
@@ -17,7 +17,10 @@ export interface LoadCouponValidatorDeps
   clock: ServerClock;
 }
 
-export type Checkout = Pick<EngineApi, 'validateCoupon' | 'offlineJournal' | 'clearOfflineJournal'> & {
+export type Checkout = Pick<
+  EngineApi,
+  'validateCoupon' | 'releaseCoupon' | 'offlineJournal' | 'clearOfflineJournal'
+> & {
   /** Stops the journal's retries (close()). */
   dispose(): void;
   /** Writes the clock's offset again (clear() emptied the database). */
@@ -42,6 +45,7 @@ export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
       refreshIssuedCoupon: deps.refreshIssuedCoupon,
       onJournal: (unsavedJournal, journalError) => deps.status.facts.set({ unsavedJournal, journalError }),
       memoryOnly: deps.memoryOnly,
+      ...(deps.claimUse ? { claimUse: deps.claimUse } : {}),
       options: { couponPolicy, timeZone, maxDataAgeMs, coupons, refreshIntervalMs: deps.refreshIntervalMs },
     }),
   );
@@ -54,6 +58,7 @@ export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
   };
   return {
     validateCoupon: async (code, order) => (await ready()).validate(code, order),
+    releaseCoupon: async (code, order) => (await ready()).release(code, order),
     offlineJournal: async (page) => (await ready()).journal(page),
     clearOfflineJournal: async (throughId) => (await ready()).clearJournal(throughId),
     dispose: () =>

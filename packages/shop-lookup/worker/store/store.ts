@@ -113,7 +113,26 @@ export interface OutgoingUse {
   at: number;
   /** An override (`acceptRepeatUse`) let it through. */
   override: boolean;
+  /**
+   * A release (`releaseCoupon`, a voided sale), not a use: the journal key of the use it gives back (`entry` is the
+   * release's own journal entry). Sent after the uses.
+   */
+  release?: string;
+  /**
+   * When an online verdict sent this use as a claim (its answer settles it): the sender leaves it alone for a while,
+   * so the use is not sent beside its own claim.
+   */
+  claiming?: number;
 }
+
+/** What the relay said to a claim (usesSender.ts), as the checkout reads it. */
+export type ClaimAnswer =
+  | { claim: 'granted' }
+  | { claim: 'refused'; first: { till: string; device: string; at: number; orderId: string | null } }
+  | { claim: 'timeout' }
+  | { claim: 'failed'; error: unknown }
+  /** No claim was made: the till syncs from no relay that takes its uses (or is offline). */
+  | { claim: null };
 
 /** One use of an issued coupon as the relay's feed tells it (resource `uses`; docs/feed-protocol.md). */
 export interface SharedUse {

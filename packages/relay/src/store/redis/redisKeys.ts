@@ -53,6 +53,12 @@ export function redisKeys(prefix: string) {
     usesCount: `${prefix}uses:count`,
     /** sorted set: score = when the code's newest use was received (ms), member = the issued code (retention). */
     usesReceived: `${prefix}uses:received`,
+    /** hash till → its count of uses held and strikes as JSON (useRecords.ts TillCounts). */
+    usesTills: `${prefix}uses:tills`,
+    /** hash till → when the relay last heard from it as JSON (tillHeard.ts). */
+    usesHeard: `${prefix}uses:heard`,
+    /** sorted set: score = when first recorded (ms), member = an issued code not yet seen in an API answer. */
+    usesUnchecked: `${prefix}uses:unchecked`,
     /** string: the running listing's checkpoint as JSON. */
     checkpoint: (resource: ResourceId) => `${prefix}listing:${resource}:checkpoint`,
     /** hash key → { record, hash } JSON of the running listing. */

@@ -91,7 +91,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
   const onNewHistory = () => holdRateLimits(client, keys, options.rateLimitMarginMs);
   const maxChanges = options.maxChanges ?? 100_000;
   const feed = redisFeed({ ...ctx, maxChanges, onNewHistory });
-  const uses = redisUses({ conn, keys, maxChanges, onNewHistory });
+  const uses = redisUses({ conn, keys, maxChanges, now, onNewHistory });
   const listing = redisListing(ctx);
   const leases = redisLeases(ctx);
   const kept = redisKeptBodies(conn, keys, { maxBytes: options.maxKeptBytes ?? KEPT_BYTES_PER_SHOP, now });
@@ -137,6 +137,10 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
     commitListing: guard(feed.commitListing),
     commitUses: guard(uses.commitUses),
     dropUses: guard(uses.dropUses),
+    hearTill: guard(uses.hearTill),
+    uncheckedUses: guard(uses.uncheckedUses),
+    checkedUses: guard(uses.checkedUses),
+    listUses: guard(uses.listUses),
     readCheckpoint: guard(listing.readCheckpoint),
     stagePage: guard(listing.stagePage),
     readStaged: guard(listing.readStaged),

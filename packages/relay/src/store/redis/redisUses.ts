@@ -1,18 +1,31 @@
 // The `uses` resource over Redis: the records in the feed's own hash of the resource (one hash per shop, under the
-// shop's hash tag), their count and a sorted set of when each code's newest use arrived (retention and the cap),
-// written with the feed change in one MULTI/EXEC, WATCHed on the version and the records, so concurrent POSTs on any
-// instance of the shop merge, never overwrite each other.
+// shop's hash tag), their count, a sorted set of when each code's newest use arrived (retention and the cap), each
+// till's count and strikes, when each till was last heard from, and the codes not yet seen in an API answer; written
+// with the feed change in one MULTI/EXEC, WATCHed on the version, the records, the count and the tills' counts, so
+// concurrent POSTs (and claims) on any instance of the shop merge in one order, never overwrite each other.
 import { WatchError } from 'redis';
 import { chunks, logEntries, readHead, type NewChange } from './redisFeed';
 import type { RedisClient, RedisConnection } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
 import type { FeedHead } from '../relayStore';
-import { mergeUses, newestReceived, usesIn, type UsesCommit, type UsesOutcome, type UsesRecord } from '../useRecords';
+import { heardAt, type TillHeard } from '../tillHeard';
+import { dropFrom, tillsOf, type UsesDrop, type UsesDropped } from '../useDrops';
+import {
+  mergeUses,
+  newestReceived,
+  strikesOf,
+  type TillCounts,
+  type UsesCommit,
+  type UsesMerged,
+  type UsesOutcome,
+  type UsesRecord,
+} from '../useRecords';
 
 export interface RedisUsesDeps {
   conn: RedisConnection;
   keys: RedisKeys;
   maxChanges: number;
+  now: () => number;
   onNewHistory?: () => Promise<unknown>;
 }
 
@@ -20,22 +33,37 @@ export interface RedisUsesDeps {
 const ATTEMPTS = 50;
 /** Expired codes dropped by one commit at most. */
 const EXPIRED_AT_ONCE = 10_000;
+/** Records read by one step of an operator's listing. */
+const SCAN_COUNT = 1_000;
 
 const parse = (json: string | null | undefined): UsesRecord | null =>
   json == null ? null : (JSON.parse(json) as UsesRecord);
+const parseJson = <T>(json: string | null | undefined): T | null => (json == null ? null : (JSON.parse(json) as T));
 
-/** @example const uses = redisUses({ conn, keys, maxChanges: 100_000 }); await uses.commitUses(commit); */
+type Multi = ReturnType<RedisClient['multi']>;
+
+/** What one write of the uses changes besides the feed: the tills' counts and hearing, the unchecked codes. */
+interface UsesWrite {
+  upserts: UsesRecord[];
+  deletes: string[];
+  kept: number;
+  tills: Map<string, TillCounts>;
+  heard?: Map<string, TillHeard | null>;
+  unchecked?: { score: number; value: string }[];
+}
+
+/** @example const uses = redisUses({ conn, keys, maxChanges: 100_000, now }); await uses.commitUses(commit); */
 export function redisUses(deps: RedisUsesDeps) {
   const { conn, keys, maxChanges, onNewHistory } = deps;
   const records = keys.records('uses');
 
   /** Reads what a write depends on, then writes it; again when another writer changed the shop meanwhile. */
   function transaction<T>(
-    step: (tx: RedisClient) => Promise<{ write: ((multi: ReturnType<RedisClient['multi']>) => void) | null; value: T }>,
+    step: (tx: RedisClient) => Promise<{ write: ((multi: Multi) => void) | null; value: T }>,
   ): Promise<T> {
     return conn.transaction(async (tx) => {
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-        await tx.watch([keys.version, records, keys.usesCount]);
+        await tx.watch([keys.version, records, keys.usesCount, keys.usesTills]);
         const { write, value } = await step(tx);
         if (!write) {
           await tx.unwatch();
@@ -65,112 +93,270 @@ export function redisUses(deps: RedisUsesDeps) {
     return new Map(codes.map((code, i) => [code, parse(values[i])]));
   }
 
+  /** The counts of `tills` as stored (a till not stored: none). */
+  async function readTills(tx: RedisClient, tills: Iterable<string>): Promise<Map<string, TillCounts>> {
+    const names = [...new Set(tills)];
+    if (names.length === 0) return new Map();
+    const values = (await tx.hmGet(keys.usesTills, names)) as (string | null)[];
+    const out = new Map<string, TillCounts>();
+    for (const [i, till] of names.entries()) {
+      const c = parseJson<TillCounts>(values[i]);
+      if (c) out.set(till, c);
+    }
+    return out;
+  }
+
   /**
-   * Queues the records' upserts and the codes' deletes with their feed changes, the count and the new head; returns
+   * Queues the records' upserts and the codes' deletes with their feed changes, the counts and the new head; returns
    * the head.
    */
-  function write(
-    multi: ReturnType<RedisClient['multi']>,
-    head: FeedHead,
-    upserts: UsesRecord[],
-    deletes: string[],
-    kept: number,
-  ): FeedHead {
+  function write(multi: Multi, head: FeedHead, w: UsesWrite): FeedHead {
     const { version, oldest, log } = logEntries(
       head,
       [
-        ...upserts.map((record): NewChange => ({ resource: 'uses', key: record.code, op: 'upsert', record })),
-        ...deletes.map((key): NewChange => ({ resource: 'uses', key, op: 'delete' })),
+        ...w.upserts.map((record): NewChange => ({ resource: 'uses', key: record.code, op: 'upsert', record })),
+        ...w.deletes.map((key): NewChange => ({ resource: 'uses', key, op: 'delete' })),
       ],
       maxChanges,
     );
-    if (upserts.length > 0) {
+    if (w.upserts.length > 0) {
       multi.hSet(
         records,
-        upserts.map((r) => [r.code, JSON.stringify(r)] as [string, string]),
+        w.upserts.map((r) => [r.code, JSON.stringify(r)] as [string, string]),
       );
       multi.zAdd(
         keys.keys('uses'),
-        upserts.map((r) => ({ score: 0, value: r.code })),
+        w.upserts.map((r) => ({ score: 0, value: r.code })),
       );
       multi.zAdd(
         keys.usesReceived,
-        upserts.map((r) => ({ score: newestReceived(r), value: r.code })),
+        w.upserts.map((r) => ({ score: newestReceived(r), value: r.code })),
       );
     }
-    for (const part of chunks(deletes)) {
+    for (const part of chunks(w.deletes)) {
       multi.hDel(records, part);
       multi.zRem(keys.keys('uses'), part);
       multi.zRem(keys.usesReceived, part);
+      multi.zRem(keys.usesUnchecked, part);
     }
+    if (w.unchecked && w.unchecked.length > 0) multi.zAdd(keys.usesUnchecked, w.unchecked, { NX: true });
+    if (w.tills.size > 0)
+      multi.hSet(
+        keys.usesTills,
+        [...w.tills].map(([till, c]) => [till, JSON.stringify(c)] as [string, string]),
+      );
+    const heard = [...(w.heard ?? [])].filter((e): e is [string, TillHeard] => e[1] !== null);
+    if (heard.length > 0)
+      multi.hSet(
+        keys.usesHeard,
+        heard.map(([till, h]) => [till, JSON.stringify(h)] as [string, string]),
+      );
     for (const part of chunks(log)) multi.zAdd(keys.log, part);
     if (oldest > head.oldest) multi.zRemRangeByScore(keys.log, '-inf', oldest);
     const next: FeedHead = { ...head, version, oldest };
     multi.set(keys.version, String(version));
     multi.set(keys.oldest, String(oldest));
-    multi.set(keys.usesCount, String(kept));
+    multi.set(keys.usesCount, String(w.kept));
     multi.sAdd(keys.resources, 'uses');
     multi.publish(keys.channel, JSON.stringify(next));
     return next;
   }
 
+  /** The upserts and deletes of the codes a change touched (null in `touched`: delete). */
+  const split = (touched: Map<string, UsesRecord | null>, codes: Iterable<string>) => {
+    const upserts: UsesRecord[] = [];
+    const deletes: string[] = [];
+    for (const code of codes) {
+      const record = touched.get(code);
+      if (record) upserts.push(record);
+      else deletes.push(code);
+    }
+    return { upserts, deletes };
+  };
+
   return {
-    commitUses: (commit: UsesCommit): Promise<{ outcomes: UsesOutcome[]; head: FeedHead }> =>
+    commitUses: (
+      commit: UsesCommit,
+    ): Promise<{ outcomes: UsesOutcome[]; head: FeedHead; counts: UsesMerged['counts'] }> =>
       transaction(async (tx) => {
         const head = await readHead(tx, keys, true, onNewHistory);
-        const codes = [...new Set(commit.batches.flatMap((b) => b.uses.map((u) => u.code)))];
-        const [values, count] = await Promise.all([
+        const codes = [
+          ...new Set(
+            commit.batches.flatMap((b) => [...b.uses.map((u) => u.code), ...(b.releases ?? []).map((r) => r.code)]),
+          ),
+        ];
+        const names = [...new Set(commit.batches.map((b) => b.till))];
+        // (one round trip: the records, the count, the tills' counts and hearing)
+        const [values, count, heardValues, tillValues] = await Promise.all([
           codes.length === 0 ? [] : (tx.hmGet(records, codes) as Promise<(string | null)[]>),
           tx.get(keys.usesCount) as Promise<string | null>,
+          tx.hmGet(keys.usesHeard, names) as Promise<(string | null)[]>,
+          tx.hmGet(keys.usesTills, names) as Promise<(string | null)[]>,
         ]);
         const touched = new Map(codes.map((code, i) => [code, parse(values[i])]));
         let kept = Number(count ?? 0);
         // near the cap: the expired codes go first
-        let gone: string[] = [];
-        if (kept + commit.batches.reduce((n, b) => n + b.uses.length, 0) > commit.max) {
-          const old = await expired(tx, commit.expiredBefore);
-          gone = [...old.keys()];
-          kept -= usesIn(old.values());
-          for (const code of gone) if (touched.has(code)) touched.set(code, null);
+        let old = new Map<string, UsesRecord | null>();
+        if (kept + commit.batches.reduce((n, b) => n + b.uses.length, 0) > commit.max)
+          old = await expired(tx, commit.expiredBefore);
+        const tills = new Map<string, TillCounts>();
+        for (const [i, till] of names.entries()) {
+          const c = parseJson<TillCounts>(tillValues[i]);
+          if (c) tills.set(till, c);
         }
-        const merged = mergeUses(touched, commit, kept);
-        if (merged.changed.size === 0 && gone.length === 0)
-          return { write: null, value: { outcomes: merged.outcomes, head } };
-        const upserts = [...merged.changed].map((code) => touched.get(code)!);
-        const value = { outcomes: merged.outcomes, head };
+        const others = [...tillsOf(old.values())].filter((till) => !names.includes(till));
+        for (const [till, c] of await readTills(tx, others)) tills.set(till, c);
+        for (const [code, record] of old) {
+          if (record)
+            kept -= dropFrom(record, { why: 'expired' }, tills, commit.expiredBefore, commit.expiredBefore).uses;
+          if (touched.has(code)) touched.set(code, null);
+        }
+        const heard = new Map(names.map((till, i) => [till, parseJson<TillHeard>(heardValues[i])]));
+        const merged = mergeUses(touched, commit, kept, tills, heard);
+        const known = new Set(commit.known ?? []);
+        const unchecked = [...merged.created]
+          .filter((code) => !known.has(code) && touched.get(code))
+          .map((code) => ({ score: newestReceived(touched.get(code)!), value: code }));
+        const value = { outcomes: merged.outcomes, head, counts: merged.counts };
+        const gone = [...old.keys()].filter((code) => !merged.changed.has(code));
+        // (the tills' hearing is written even when nothing else changed: a resend is heard too)
+        const { upserts, deletes } = split(touched, merged.changed);
+        if (merged.changed.size === 0 && gone.length === 0) {
+          const heardOnly = [...heard].filter((e): e is [string, TillHeard] => e[1] !== null);
+          if (heardOnly.length > 0)
+            await tx.hSet(
+              keys.usesHeard,
+              heardOnly.map(([till, h]) => [till, JSON.stringify(h)] as [string, string]),
+            );
+          return { write: null, value };
+        }
         return {
           value,
           write: (multi) => {
-            value.head = write(
-              multi,
-              head,
+            value.head = write(multi, head, {
               upserts,
-              gone.filter((code) => !merged.changed.has(code)),
-              merged.kept,
-            );
+              deletes: [...deletes, ...gone],
+              kept: merged.kept,
+              tills,
+              heard,
+              unchecked,
+            });
           },
         };
       }),
 
-    dropUses: ({
-      codes,
-      expiredBefore,
-    }: {
-      codes: string[];
-      expiredBefore?: number;
-    }): Promise<{ dropped: string[]; head: FeedHead }> =>
+    dropUses: (drop: UsesDrop): Promise<UsesDropped> =>
       transaction(async (tx) => {
+        const at = drop.at ?? deps.now();
         const head = await readHead(tx, keys, true, onNewHistory);
         const old =
-          expiredBefore === undefined ? new Map<string, UsesRecord | null>() : await expired(tx, expiredBefore);
-        const asked = [...new Set(codes)].filter((code) => !old.has(code));
+          drop.expiredBefore === undefined
+            ? new Map<string, UsesRecord | null>()
+            : await expired(tx, drop.expiredBefore);
+        const asked = drop.codes?.length
+          ? [...new Set(drop.codes)].filter((code) => !old.has(code))
+          : drop.till !== undefined
+            ? ((await tx.hKeys(records)) as string[]).filter((code) => !old.has(code))
+            : [];
         const values = asked.length === 0 ? [] : ((await tx.hmGet(records, asked)) as (string | null)[]);
-        for (const [i, code] of asked.entries()) old.set(code, parse(values[i]));
-        const dropped = [...old].filter(([, record]) => record !== null).map(([code]) => code);
-        if (dropped.length === 0) return { write: null, value: { dropped, head } };
-        const kept = Math.max(0, Number((await tx.get(keys.usesCount)) ?? 0) - usesIn(old.values()));
-        const value = { dropped, head };
-        return { value, write: (multi) => void (value.head = write(multi, head, [], dropped, kept)) };
+        const scope = new Map(asked.map((code, i) => [code, parse(values[i])]));
+        const tills = await readTills(tx, tillsOf([...old.values(), ...scope.values()]));
+        const touched = new Map<string, UsesRecord | null>();
+        let uses = 0;
+        for (const [code, record] of old) {
+          if (!record) continue;
+          uses += dropFrom(record, { why: 'expired' }, tills, drop.expiredBefore!, drop.expiredBefore!).uses;
+          touched.set(code, null);
+        }
+        for (const [code, record] of scope) {
+          if (!record) continue;
+          const from = drop.strikesFrom ?? drop.expiredBefore ?? Number.NEGATIVE_INFINITY;
+          const { next, uses: n } = dropFrom(record, drop, tills, at, from);
+          if (next === undefined) continue;
+          touched.set(code, next);
+          uses += n;
+        }
+        // the sweep: tills not heard from within retention are forgotten (their counts, once they hold nothing)
+        let forget: { heard: string[]; counts: string[] } = { heard: [], counts: [] };
+        if (drop.expiredBefore !== undefined) {
+          const all = (await tx.hGetAll(keys.usesHeard)) as Record<string, string>;
+          const counts = (await tx.hGetAll(keys.usesTills)) as Record<string, string>;
+          forget = {
+            heard: Object.entries(all)
+              .filter(([, json]) => (JSON.parse(json) as TillHeard).heard < drop.expiredBefore!)
+              .map(([till]) => till),
+            counts: Object.entries(counts)
+              .filter(([till, json]) => {
+                const c = tills.get(till) ?? (JSON.parse(json) as TillCounts);
+                return c.held === 0 && strikesOf(c, drop.expiredBefore!) === 0;
+              })
+              .map(([till]) => till),
+          };
+        }
+        const value: UsesDropped = { dropped: [...touched.keys()], uses, head };
+        const forgetting = (multi: Multi) => {
+          for (const part of chunks(forget.heard)) multi.hDel(keys.usesHeard, part);
+          for (const part of chunks(forget.counts)) multi.hDel(keys.usesTills, part);
+        };
+        if (touched.size === 0) {
+          if (forget.heard.length + forget.counts.length === 0) return { write: null, value };
+          return { value, write: forgetting };
+        }
+        const kept = Math.max(0, Number((await tx.get(keys.usesCount)) ?? 0) - uses);
+        const { upserts, deletes } = split(touched, touched.keys());
+        for (const till of forget.counts) tills.delete(till);
+        return {
+          value,
+          write: (multi) => {
+            value.head = write(multi, head, { upserts, deletes, kept, tills });
+            forgetting(multi);
+          },
+        };
       }),
+
+    async hearTill(till: string, at: number): Promise<void> {
+      const before = parseJson<TillHeard>((await conn.client.hGet(keys.usesHeard, till)) as string | null);
+      const next = heardAt(before, at);
+      if (next !== before) await conn.client.hSet(keys.usesHeard, till, JSON.stringify(next));
+    },
+
+    uncheckedUses: async (before: number, limit: number): Promise<string[]> =>
+      (await conn.client.zRange(keys.usesUnchecked, '-inf', `(${before}`, {
+        BY: 'SCORE',
+        LIMIT: { offset: 0, count: limit },
+      })) as string[],
+
+    async checkedUses(codes: string[]): Promise<void> {
+      if (codes.length > 0) await conn.client.zRem(keys.usesUnchecked, codes);
+    },
+
+    async listUses({
+      till,
+      codes,
+      limit,
+    }: {
+      till?: string | undefined;
+      codes?: string[] | undefined;
+      limit: number;
+    }): Promise<UsesRecord[]> {
+      const out: UsesRecord[] = [];
+      const take = (json: string | null | undefined) => {
+        const record = parse(json);
+        const uses = record?.uses.filter((u) => till === undefined || u.till === till) ?? [];
+        if (record && uses.length > 0 && out.length < limit) out.push({ ...record, uses });
+      };
+      if (codes) {
+        if (codes.length > 0)
+          for (const json of (await conn.client.hmGet(records, codes)) as (string | null)[]) take(json);
+        return out;
+      }
+      let cursor = '0';
+      do {
+        const page = await conn.client.hScan(records, cursor, { COUNT: SCAN_COUNT });
+        cursor = String(page.cursor);
+        for (const e of page.entries) take(String(e.value));
+      } while (cursor !== '0' && out.length < limit);
+      return out;
+    },
   };
 }

@@ -67,12 +67,35 @@ export interface UseAck {
   conflict: { till: string; at: number; orderId: string | null } | null;
 }
 
+/** The relay's word on a claim (an online verdict's use, sent before the verdict). */
+type ClaimAck =
+  | { claimed: true }
+  | { claimed: false; first: { till: string; device: string; at: number; orderId: string | null } };
+
+/** A release as POST relay/v1/uses takes it: its own journal key, the code, the journal key of the use given back. */
+export interface ReleaseSent {
+  entry: string;
+  code: string;
+  use: string;
+}
+
+/** The relay's word on one release: given back, or nothing to give back; `refused`: the use is another till's. */
+export interface ReleaseAck {
+  entry: string;
+  released: boolean;
+  refused: boolean;
+}
+
 export interface RelayFeedClient {
   feed(query: Record<string, string | number>, o?: FeedCallOptions): Promise<FeedReply>;
   /** Adds products to the shop-wide tracked set; answers the whole set. */
   postProducts(products: number[], o?: FeedCallOptions): Promise<number[]>;
   /** Tells the relay uses of issued coupons this device accepted; answers its word on each (idempotent by entry). */
   postUses(device: string, uses: UseSent[], o?: FeedCallOptions): Promise<UseAck[]>;
+  /** Asks the relay to record one use only if it is the voucher's first (or the same sale's): its claim. */
+  claimUse(device: string, use: UseSent, o?: FeedCallOptions): Promise<ClaimAck>;
+  /** Gives back uses this device made (voided sales); answers the relay's word on each. */
+  postReleases(device: string, releases: ReleaseSent[], o?: FeedCallOptions): Promise<ReleaseAck[]>;
 }
 
 export interface RelayFeedClientOptions {
@@ -207,6 +230,13 @@ export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFee
           { status: 503 },
         );
       }
+      // the relay keeps no more uses (of the shop, or of this till): its own code, never "cannot be reached"
+      if (e?.code === 'uses_full' || e?.code === 'till_uses_full')
+        throw new ShopLookupError(
+          e.code,
+          `The shop's relay did not record this till's uses of issued coupons: ${message} (They wait on this till and are sent again at the next sync.)`,
+          { status: res.status },
+        );
       if (res.status === 503)
         throw networkError(label, origin, new Error(`the relay has no data to serve (${message})`));
       const wait = retryAfterMs(res.headers.get('retry-after'));
@@ -263,6 +293,47 @@ export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFee
           'the answer lacks its uses, each with entry, recorded and conflict',
         );
       return acks;
+    },
+    async claimUse(device, use, o = {}) {
+      const r = await call('POST', 'relay/v1/uses', {}, { device, uses: [use], claim: true }, o);
+      const answer = (r.json as { uses?: { entry?: unknown; claimed?: unknown; first?: unknown }[] } | null)?.uses?.[0];
+      const first = answer?.first as { till?: unknown; device?: unknown; at?: unknown; orderId?: unknown } | undefined;
+      if (answer?.entry === use.entry && answer.claimed === true) return { claimed: true };
+      if (
+        answer?.entry === use.entry &&
+        answer.claimed === false &&
+        typeof first?.till === 'string' &&
+        typeof first.device === 'string' &&
+        Number.isFinite(first.at) &&
+        (first.orderId === null || typeof first.orderId === 'string')
+      )
+        return {
+          claimed: false,
+          first: { till: first.till, device: first.device, at: first.at as number, orderId: first.orderId },
+        };
+      // (a relay before claims records it as a plain use: its answer says nothing of a claim)
+      throw badResponseError(
+        { method: 'POST', path: 'relay/v1/uses' },
+        r.status,
+        'the answer to a claim lacks claimed (and the first use of the voucher when refused)',
+      );
+    },
+    async postReleases(device, releases, o = {}) {
+      const r = await call('POST', 'relay/v1/uses', {}, { device, uses: [], releases }, o);
+      const answered = (r.json as { releases?: unknown } | null)?.releases;
+      const acks = Array.isArray(answered)
+        ? answered.filter(
+            (a): a is { entry: string; released: boolean; refused?: boolean } =>
+              typeof a?.entry === 'string' && typeof a.released === 'boolean',
+          )
+        : [];
+      if (!Array.isArray(answered) || acks.length !== answered.length)
+        throw badResponseError(
+          { method: 'POST', path: 'relay/v1/uses' },
+          r.status,
+          'the answer lacks its releases, each with entry and released',
+        );
+      return acks.map((a) => ({ entry: a.entry, released: a.released, refused: a.refused === true }));
     },
   };
 }

@@ -232,6 +232,7 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
 
   async function syncFeed(ctx: SyncContext): Promise<void> {
     let state = await loadFeedState(db);
+    const before = state.handle;
     let again = false;
     for (let restarts = 0; ; ) {
       try {
@@ -240,6 +241,9 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
             ? await readSnapshot(ctx, state)
             : await catchUp(ctx, state);
         deps.onVersion?.(state.version);
+        // a new feed is a relay that started over and may have forgotten this till's uses: they go again (the
+        // outbox's watcher sends them now)
+        if (before !== null && state.handle !== null && state.handle !== before) await deps.uses?.refill();
         return;
       } catch (error) {
         if (!mustRefetch(error) || ++restarts > MAX_RESTARTS) throw error;

@@ -12,25 +12,27 @@ export interface ConflictMark {
   conflict: UseConflict;
 }
 
-const conflictOf = (u: { till: string; at: number; orderId: string | null }): UseConflict => ({
+const conflictOf = (u: { till: string; at: number; orderId: string | null }, first: boolean): UseConflict => ({
   till: u.till,
   at: u.at,
   orderId: u.orderId,
+  first,
 });
 
 /**
- * What a feed record says about conflicts: every use marked `conflict` conflicts with the first use; the first use
- * conflicts with the first of them (so the till that sold first hears of it too).
- * @example conflictsIn({ code, couponCode, uses: [first, second] }) // [{ entry: second.entry, conflict: first }, {
- * entry: first.entry, conflict: second }]
+ * What a feed record says about conflicts: every use marked `conflict` conflicts with the first use (which keeps the
+ * voucher: `first: true`); the first use conflicts with the first of them (so the till that sold first hears of it
+ * too: `first: false`).
+ * @example conflictsIn({ code, couponCode, uses: [first, second] }) // [{ entry: first.entry, conflict: { ...second,
+ * first: false } }, { entry: second.entry, conflict: { ...first, first: true } }]
  */
 export function conflictsIn(record: SharedUses): ConflictMark[] {
   const [first, ...later] = record.uses;
   const conflicting = later.filter((u) => u.conflict);
   if (!first || conflicting.length === 0) return [];
   return [
-    { entry: first.entry, conflict: conflictOf(conflicting[0]!) },
-    ...conflicting.map((u) => ({ entry: u.entry, conflict: conflictOf(first) })),
+    { entry: first.entry, conflict: conflictOf(conflicting[0]!, false) },
+    ...conflicting.map((u) => ({ entry: u.entry, conflict: conflictOf(first, true) })),
   ];
 }
 

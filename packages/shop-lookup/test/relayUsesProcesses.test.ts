@@ -2,15 +2,18 @@
 // persistent redis-server, ten tills as plain HTTP clients, each sending its uses until every one is acknowledged
 // (a failed or unanswered POST is sent again, to whichever instance answers). One instance is SIGKILLed with a POST
 // half sent to it, and Redis is restarted with its data while the tills keep sending: no use is lost, none is kept
-// twice.
+// twice. And a relay on its memory store killed and started again empty: the till that sold a voucher (an engine)
+// sends its use again, and another till's claim of it is refused (issue 38).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockShopApi, type MockShopApi } from '@shop-lookup/mock-server';
 import { startRedisServer, type RedisServer } from '@shop-lookup/test-kit/redisServer';
+import { createShopLookup } from '../src';
 import { startRelayBin, type RelayBinProcess } from '@shop-lookup/test-kit/relayBin';
 
 const SHOP = 'uses-faults';
@@ -24,13 +27,14 @@ const PER_POST = 5;
 let redis: RedisServer;
 let api: MockShopApi;
 let relays: RelayBinProcess[] = [];
+let tokensFile: string;
 const tokenOf = (till: number) => `uses-till-token-${till}-5f0c9a3e`;
 
 beforeAll(async () => {
   redis = await startRedisServer({ persistent: true });
   api = await startMockShopApi({ rateLimits: false, key: KEY, secret: SECRET, data: { coupons: 10 } });
   const dir = mkdtempSync(join(tmpdir(), 'shop-lookup-uses-'));
-  const tokensFile = join(dir, 'tills.txt');
+  tokensFile = join(dir, 'tills.txt');
   writeFileSync(tokensFile, Array.from({ length: TILLS }, (_, t) => `till-${t} ${tokenOf(t)}`).join('\n'));
   const env = {
     SHOP_API_KEY: KEY,
@@ -157,4 +161,67 @@ describe('relay processes: issued-coupon uses under faults', () => {
       await reader.close();
     }
   }, 30_000);
+});
+
+describe('relay processes: a relay restarted empty', () => {
+  it('relay restarted empty, a till refills it: the till that sold the voucher sends its use again, another till is refused', async () => {
+    const env = {
+      SHOP_API_KEY: KEY,
+      SHOP_API_SECRET: SECRET,
+      SHOP_API_TARGET: api.url,
+      SHOP_ID: `${SHOP}-memory`,
+      BASE_PATH: BASE,
+      TILL_TOKENS_FILE: tokensFile,
+      SHOP_API_RATE_LIMITS: 'off',
+    };
+    let relay = await startRelayBin(env);
+    const code = 'IC-0000-OPEN';
+    const till = createShopLookup({
+      baseUrl: `${relay.url}${BASE}`,
+      token: tokenOf(0),
+      worker: false,
+      indexedDB: new IDBFactory(),
+      IDBKeyRange,
+      rateLimits: false,
+      retry: { retries: 2, baseDelayMs: 10, maxDelayMs: 50 },
+      dbName: 'refill-till',
+    });
+    try {
+      expect((await till.sync()).ok).toBe(true);
+      expect(await till.validateCoupon(code, { amount: 32000, orderId: 'A-1' })).toMatchObject({
+        ok: true,
+        claim: 'granted',
+      });
+      const held = async (r: RelayBinProcess) =>
+        ((await (await fetch(`${r.url}/ops/uses`)).json()) as { uses: { code: string; uses: { till: string }[] }[] })
+          .uses;
+      expect(await held(relay)).toMatchObject([{ code, uses: [{ till: 'till-0' }] }]);
+      // the relay dies and comes back on the same address, its memory store empty: a new feed
+      await relay.kill();
+      relay = await startRelayBin({ ...env, PORT: String(relay.port) });
+      expect(await held(relay)).toEqual([]);
+      // the till finds the new feed and sends what it holds again
+      expect((await till.sync()).ok).toBe(true);
+      const deadline = Date.now() + 20_000;
+      while ((await held(relay)).length === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await held(relay)).toMatchObject([{ code, uses: [{ till: 'till-0' }] }]);
+      // another till claims the voucher: refused, naming the sale
+      const claim = await fetch(`${relay.url}${BASE}/relay/v1/uses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokenOf(1)}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          device: 'dev-other',
+          claim: true,
+          uses: [{ entry: 'x1', code, couponCode: null, orderId: 'B-1', at: Date.now(), override: false }],
+        }),
+      });
+      expect(await claim.json()).toMatchObject({
+        uses: [{ entry: 'x1', recorded: false, claimed: false, first: { till: 'till-0', orderId: 'A-1' } }],
+      });
+    } finally {
+      await till.close();
+      await relay.kill();
+    }
+  }, 60_000);
 });
