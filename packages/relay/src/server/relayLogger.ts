@@ -13,7 +13,7 @@ export interface RelayLoggerOptions {
   secrets: () => readonly (string | null | undefined)[];
   /** Fields of every line. @example { shop: 'my-shop' } */
   bindings?: Record<string, unknown>;
-  /** Where lines go; default stdout, buffered and written without blocking (see `flushRelayLog`). */
+  /** Where lines go; default stdout, buffered and written without blocking (see `endRelayLog`). */
   destination?: { write(line: string): void };
 }
 
@@ -42,10 +42,39 @@ export const scrubLine = (line: string, secrets: readonly (string | null | undef
   createScrub()(line, secrets);
 
 /**
- * Writes out what the log still buffers, before the process exits (a stop, a fatal error). Stdout written
- * synchronously would stall every request while a slow log reader lags behind; so lines are buffered (4 kB) and
- * written asynchronously, and flushed here at the end.
- * @example flushRelayLog(log); process.exit(code);
+ * Writes out what the log still buffers, then resolves, before the process exits after a stop. Stdout
+ * written synchronously would stall every request while a slow log reader lags behind; so lines are written
+ * asynchronously, and a line whose write is still under way at exit would be lost (the stop's last line, "stopped",
+ * was): this ends the destination and waits for its last write, at most `boundMs`.
+ * @example await endRelayLog(log); process.exit(code);
+ */
+export function endRelayLog(log: RelayLogger, boundMs = 2_000): Promise<void> {
+  const destination = destinations.get(log);
+  if (!destination?.end || !destination.once) {
+    flushRelayLog(log);
+    return Promise.resolve();
+  }
+  const { end, once } = destination;
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, boundMs);
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    once.call(destination, 'close', done);
+    once.call(destination, 'error', done);
+    try {
+      end.call(destination);
+    } catch {
+      done();
+    }
+  });
+}
+
+/**
+ * Writes out at once what the log still buffers (a write under way may be lost): for an exit that cannot wait, a
+ * second signal or a fatal error.
+ * @example flushRelayLog(log); process.exit(1);
  */
 export function flushRelayLog(log: RelayLogger): void {
   try {
@@ -55,7 +84,13 @@ export function flushRelayLog(log: RelayLogger): void {
   }
 }
 
-const destinations = new WeakMap<RelayLogger, { flushSync?: () => void }>();
+interface Destination {
+  flushSync?: () => void;
+  end?: () => void;
+  once?: (event: string, listener: () => void) => unknown;
+}
+
+const destinations = new WeakMap<RelayLogger, Destination>();
 
 /**
  * @example const log = createRelayLogger(pino, { level: 'info', secrets: () => [key, secret] }); log.info({ port },
@@ -74,6 +109,6 @@ export function createRelayLogger(pino: Pino, options: RelayLoggerOptions): Rela
     },
     destination as Parameters<Pino>[1],
   );
-  destinations.set(log, destination as { flushSync?: () => void });
+  destinations.set(log, destination as Destination);
   return log;
 }

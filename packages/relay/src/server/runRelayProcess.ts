@@ -6,7 +6,7 @@
 import { readFileSync, watchFile } from 'node:fs';
 import { fail } from './fail';
 import { loadServerPeers } from './optionalPeers';
-import { flushRelayLog } from './relayLogger';
+import { endRelayLog, flushRelayLog } from './relayLogger';
 import { readRelayConfig, type Environment } from './relayServerConfig';
 import { RelayStartError, startRelayServer, type RelayServer } from './startRelayServer';
 
@@ -33,7 +33,11 @@ export async function runRelayProcess(env: Environment, hooks: RelayProcessHooks
     fail(`could not start: ${(error as Error)?.message ?? error}`, 1);
   }
   const { log } = server;
-  const exit = (code: number): never => {
+  // after a graceful stop: the log's last lines written out first; a second signal or a fatal error: at once
+  const exit = (code: number): void => {
+    void endRelayLog(log).then(() => process.exit(code));
+  };
+  const exitNow = (code: number): never => {
     flushRelayLog(log);
     process.exit(code);
   };
@@ -42,7 +46,7 @@ export async function runRelayProcess(env: Environment, hooks: RelayProcessHooks
     process.on(signal, () => {
       if (stopping) {
         log.warn({ signal }, 'second signal: exiting now');
-        exit(1);
+        exitNow(1);
       }
       stopping = true;
       void server
@@ -69,11 +73,11 @@ export async function runRelayProcess(env: Environment, hooks: RelayProcessHooks
   }
   process.on('uncaughtException', (error) => {
     log.fatal({ err: error }, 'uncaught exception');
-    exit(1);
+    exitNow(1);
   });
   process.on('unhandledRejection', (error) => {
     log.fatal({ err: error }, 'unhandled rejection');
-    exit(1);
+    exitNow(1);
   });
   return server;
 }
