@@ -7,7 +7,6 @@ import {
   apiErrorFromAnswer,
   networkError,
   noApiAt,
-  originOf,
   redirectError,
   serverRefusal,
   shownBase,
@@ -75,7 +74,6 @@ export interface Transport {
  * '/v2/shop/coupons', cls: 'list', priority: 'user' })
  */
 export function createTransport(options: TransportOptions): Transport {
-  const origin = originOf(options.baseUrl.replace(/\/+$/, ''));
   const shown = shownBase(options.baseUrl.replace(/\/+$/, ''));
   const exchange = createExchange({
     baseUrl: options.baseUrl,
@@ -108,7 +106,7 @@ export function createTransport(options: TransportOptions): Transport {
     if (result.kind === 'aborted') throw result.reason;
     if (result.kind === 'timeout' || result.kind === 'unreachable') {
       const error =
-        result.kind === 'timeout' ? timeoutError(label, options.timeoutMs) : networkError(label, origin, result.cause);
+        result.kind === 'timeout' ? timeoutError(label, options.timeoutMs) : networkError(label, shown, result.cause);
       options.onUnreachable?.(error);
       throw error;
     }
@@ -126,7 +124,7 @@ export function createTransport(options: TransportOptions): Transport {
     // A gateway's 502/503/504 (the credential proxy, a CDN) means the API itself could not be reached: treat it
     // as no answer at all (offline, fewer retries, the reconnect probe), not as an API error.
     if (status === 502 || status === 503 || status === 504) {
-      const error = networkError(label, origin, new Error(`the gateway answered HTTP ${status}`));
+      const error = networkError(label, shown, new Error(`the gateway answered HTTP ${status}`));
       options.onUnreachable?.(error);
       throw error;
     }
