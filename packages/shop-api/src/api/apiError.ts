@@ -127,13 +127,15 @@ export function shownBase(baseUrl: string): string {
 }
 
 /**
- * A 404 whose body is not the API's envelope: the base URL does not lead to the shop API (nor its relay or proxy).
+ * A 404 whose body is not the API's envelope, or a relay's or proxy's "no such service" (`said`): the base URL does
+ * not lead to the shop API (nor its relay or proxy).
  * @example noApiAt({ method: 'GET', path: '/shop-apii/v2/shop/coupons' }, '/shop-apii')
  */
-export function noApiAt(label: { method: string; path: string }, base: string): ApiError {
+export function noApiAt(label: { method: string; path: string }, base: string, said?: string): ApiError {
+  const answered = said ? `came back saying ${JSON.stringify(said)}` : "came back without the API's answer";
   return make(
     'unsupported',
-    `Nothing at ${base || '(same origin)'} answers as the shop API: ${requestLabel(label.method, label.path, 404)} came back without the API's answer. ` +
+    `Nothing at ${base || '(same origin)'} answers as the shop API: ${requestLabel(label.method, label.path, 404)} ${answered}. ` +
       "Check baseUrl: it must lead to the shop API, its relay or its proxy (a path starts with '/').",
     { status: 404 },
   );

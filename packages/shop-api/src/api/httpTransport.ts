@@ -139,6 +139,8 @@ export function createTransport(options: TransportOptions): Transport {
       if (status === 404) throw noApiAt(label, shown);
       throw error;
     }
+    // a relay's or proxy's own "no such service" (-98) for an API path: its mount is elsewhere (a mistyped baseUrl)
+    if (status === 404 && envelope.code === -98) throw noApiAt(label, shown, envelope.msg);
     // everyone of this class waits out a throttle answer, not only the request that drew it
     pauseIfThrottled(options.limiter, spec.cls, status, envelope.code, result.retryAfter);
     if (envelope.code < 0 || status >= 400) {
