@@ -2,9 +2,14 @@
 // operators' status is open to loopback) in front of the mock API, and a till without a token, with a token of
 // another shop, or with one the relay never issued. The refusal names the token, never the host's `authorize`: it
 // leads with "The relay refused this till's token:" and the relay's reason in status() and in a verdict; a token
-// for another shop names both shops; the source is `relay` (a relay that refuses the till is still a relay).
+// for another shop names both shops; the source is `relay` (a relay that refuses the till is still a relay). And the
+// docs' way for a shop's server to sign a till's token makes one the relay takes.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MOCK_CODES, type MockShopApi } from '../packages/mock-server/src';
 import { createShopRelay } from '../packages/relay/src';
@@ -108,5 +113,31 @@ describe("a till the relay command refuses (its token), on the relay's own machi
     expect((await fetch(`${base}/relay/v1/status`)).status).toBe(200);
     const good = await fetch(`${base}/relay/v1`, { headers: { authorization: `Bearer ${signed(RELAY_SHOP)}` } });
     expect(await good.json()).toMatchObject({ relay: 'shop-lookup', shop: RELAY_SHOP });
+  });
+});
+
+describe("docs/relay.md's tillToken(): a till's token made by the shop's own server", () => {
+  it('is accepted by the relay command for its SHOP_ID, and refused naming both shops for another', async () => {
+    // the block as the page shows it (indented in its list item), imported as a module of its own
+    const page = await readFile(new URL('../docs/relay.md', import.meta.url), 'utf8');
+    const block = /^( *)```js title="tillToken\.js"\n([\s\S]*?)\n\1```/m.exec(page);
+    expect(block, 'docs/relay.md has the tillToken.js block').not.toBeNull();
+    const code = block![2]!.replace(new RegExp(`^${block![1]}`, 'gm'), '');
+    const dir = await mkdtemp(join(tmpdir(), 'till-token-'));
+    try {
+      await writeFile(join(dir, 'tillToken.mjs'), code);
+      const { tillToken } = (await import(pathToFileURL(join(dir, 'tillToken.mjs')).href)) as {
+        tillToken(till: string, secret: string, shop: string): string;
+      };
+      const tokens = createTillTokens({ secret: SIGNING, shop: RELAY_SHOP });
+      expect(tokens.check(tillToken('front-2', SIGNING, RELAY_SHOP))).toEqual({ ok: true, till: 'front-2' });
+      expect(tokens.check(tillToken('front-2', SIGNING, 'my-shop'))).toMatchObject({
+        ok: false,
+        reason: 'wrong_shop',
+        shop: 'my-shop',
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

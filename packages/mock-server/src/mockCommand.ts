@@ -25,7 +25,7 @@ function banner(url: string, codes: ReturnType<typeof mockCodesToTry>): string {
     ...codes.map(
       (c) => `    ${c.code.padEnd(width)}  ${c.kind === 'issued' ? 'issued coupon' : 'coupon'}: ${c.expect}`,
     ),
-    `a relay in front of it: SHOP_API_TARGET=${url} SHOP_API_KEY=${KEY} SHOP_API_SECRET=${SECRET} shop-lookup-relay`,
+    `a relay in front of it: SHOP_API_TARGET=${url} SHOP_API_KEY=${KEY} SHOP_API_SECRET=${SECRET} with a SHOP_ID and a TILL_TOKEN_SECRET (README, "Run the relay")`,
     'Ctrl-C stops it.',
   ].join('\n');
 }
