@@ -6,7 +6,8 @@
 // page (storefront.html) has a relay of its own at /storefront-api, with the storefront authorize, on the same store.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Connect, Plugin } from 'vite';
-import { startMockShopApi, type MockShopApi } from '../packages/mock-server/src/index';
+import { mockCodesToTry, type CodeToTry } from '../packages/mock-server/src/codesToTry';
+import { createMockData, startMockShopApi, type MockShopApi } from '../packages/mock-server/src/index';
 import {
   createMemoryStore,
   createShopApiProxy,
@@ -28,6 +29,8 @@ export interface DemoPageConfig {
   apiLabel: string;
   /** The products the till tracks: number, display name, unit price (KRW). */
   products: { no: number; name: string; price: number }[];
+  /** Codes to try at the till, from the mock's data (none in real mode): coupons and issued coupons. */
+  codes: CodeToTry[];
 }
 
 export interface DemoSettings {
@@ -74,7 +77,7 @@ export function demoSettingsFromEnv(env: Record<string, string | undefined>): De
         key: env.SHOP_API_KEY!,
         secret: env.SHOP_API_SECRET!,
         target,
-        page: { mode: 'real', apiLabel: target, products },
+        page: { mode: 'real', apiLabel: target, products, codes: [] },
       }
     : {
         mode: 'mock',
@@ -82,7 +85,8 @@ export function demoSettingsFromEnv(env: Record<string, string | undefined>): De
         key: 'demo-key',
         secret: 'demo-secret',
         target: '',
-        page: { mode: 'mock', apiLabel: 'mock API', products },
+        // (the embedded mock serves its default data: the same records)
+        page: { mode: 'mock', apiLabel: 'mock API', products, codes: mockCodesToTry(createMockData()) },
       };
 }
 

@@ -4,6 +4,7 @@ import { createShopLookup } from 'shop-lookup';
 import { mountApiSwitch } from './apiSwitch';
 import { mountCheckout } from './checkout';
 import { startClock } from './clock';
+import { mountCodesToTry } from './codesToTry';
 import { mountCouponList } from './couponList';
 import { byTestId } from './dom';
 import { mountJournal } from './journal';
@@ -39,11 +40,13 @@ function startTill(): void {
   const journal = mountJournal(byTestId(page, 'journal'), lookup);
   const checkout = mountCheckout(byTestId(page, 'checkout'), lookup, { onVerdict: () => void journal.refresh() });
   mountProducts(byTestId(page, 'products'), lookup, config.products, checkout.addLine);
-  mountCouponList(byTestId(page, 'coupons'), lookup, (code) => {
+  const pickCode = (code: string) => {
     const field = byTestId<HTMLInputElement>(page, 'coupon-code');
     field.value = code;
     field.focus();
-  });
+  };
+  mountCodesToTry(byTestId(page, 'codes-to-try'), config.codes, pickCode);
+  mountCouponList(byTestId(page, 'coupons'), lookup, pickCode);
   void journal.refresh();
   startClock();
 

@@ -75,7 +75,7 @@ export async function startOfflineShell(indicator: HTMLElement, updateButton?: H
     // the dev server serves modules as they are edited: no shell is kept, and one left by a built demo on this
     // origin would serve its old files
     for (const old of await navigator.serviceWorker.getRegistrations()) await old.unregister();
-    say('dev', 'Offline reload: built demo only (npm run demo:build)');
+    say('dev', 'Offline reload: built demo only (npm run demo)');
     return true;
   }
   say('pending', 'Preparing offline use…');

@@ -1,4 +1,5 @@
-// The demo POS page: `npm run demo` (dev server), `npm run demo:build` + `npm run demo:preview`.
+// The demo POS page: `npm run demo` (built, then served by `vite preview`: scripts/demo.mjs), `npm run demo:dev` (the
+// dev server), `npm run demo:build` + `npm run demo:preview`.
 // The page imports shop-lookup the way an embedding app would ('shop-lookup' → this repo's
 // packages/shop-lookup/src/index.ts) and talks to the shop API only through the credential proxy that shopApiDemo()
 // mounts at /shop-api.
@@ -64,6 +65,8 @@ export default defineConfig(({ command }) => {
       port: 5173,
       fs: { allow: [repoRoot] },
     },
+    // the built till where the dev server would be: the README's http://localhost:5173
+    preview: { port: 5173 },
     worker: { format: 'es' as const },
     build: {
       outDir: 'dist',

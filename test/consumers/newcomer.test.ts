@@ -3,8 +3,13 @@
 // vite.config.ts and src/CouponCheck.tsx as written. Then: `tsc -b` (strict) is clean, `vite build` exits and
 // ships no server code, and in Chromium the page answers the six lookups from the mock through the dev server and
 // `vite preview`, shows them as a person reads them, opens and answers from IndexedDB when reloaded with the browser
-// fully offline ("Reload offline"), and syncs by itself when it was started while the API was down.
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+// fully offline ("Reload offline", the template's images included), and syncs by itself when it was started while
+// the API was down. Then the README's "Run the relay" lines as written, in this app: the packed mock command, the
+// relay command, a till's token, and the app on another origin whose lookup is the README's "a till on another
+// origin" one, reading the relay's URL and the token from its config.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -285,9 +290,18 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
           // Reload offline: once a service worker controls the page (its files cached), the browser goes fully
           // offline and reloads
           await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
+          // every request of the page's own files fails offline unless the app shell has it: the template's images
+          // (imported, and in public/) included; the API's are the engine's and fail by design
+          const failed: string[] = [];
+          const pageOrigin = new URL(url).origin;
+          page.on('requestfailed', (r) => {
+            const at = new URL(r.url());
+            if (at.origin === pageOrigin && !at.pathname.startsWith('/shop-api')) failed.push(at.pathname);
+          });
           await context.setOffline(true);
           await page.reload();
           await page.waitForFunction(() => 'consumerTest' in window, null, { timeout: 60_000 });
+          await page.waitForFunction(() => [...document.images].every((i) => i.complete), null, { timeout: 30_000 });
           expect(
             await page.evaluate(() => navigator.serviceWorker.controller !== null),
             'the page came from its service worker',
@@ -299,6 +313,11 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
             timeout: 30_000,
           });
           await page.screenshot({ path: `${screenshots}newcomer-offline.png`, fullPage: true });
+          expect(failed, 'requests of the page that failed after the offline reload').toEqual([]);
+          expect(
+            await page.evaluate(() => [...document.images].filter((i) => i.naturalWidth === 0).map((i) => i.src)),
+            'images that did not load offline',
+          ).toEqual([]);
           // the API's answers are the engine's: no cache holds one, and none answers for the network
           const cached = await page.evaluate(async () => {
             const urls: string[] = [];
@@ -361,5 +380,133 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
         await mock.close();
       }
     });
+  });
+});
+
+/** A free TCP port on this machine (the README's fixed ports would collide with other runs). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** One line of the README run by `sh -c` in the app, in a process group of its own; its output kept. */
+function runLine(dir: string, line: string, env: NodeJS.ProcessEnv) {
+  const child: ChildProcess = spawn('sh', ['-c', line], {
+    cwd: dir,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (c) => (output += String(c)));
+  child.stderr!.on('data', (c) => (output += String(c)));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  return {
+    output: () => output,
+    exited,
+    /** Waits until the output matches, or the process ends first (then fails, with its output). */
+    async waitFor(pattern: RegExp, what: string): Promise<void> {
+      await expect
+        .poll(() => pattern.test(output) || child.exitCode !== null, { timeout: 90_000, interval: 100, message: what })
+        .toBe(true);
+      if (!pattern.test(output)) throw new Error(`${what}: the line ended (${child.exitCode}): ${output}`);
+    },
+    /** Ends the line's whole process group (npm, sh, vite; the relay itself), as Ctrl-C in its terminal would. */
+    async stop(): Promise<void> {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        return; // gone already
+      }
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // gone, as it should be
+      }
+    },
+  };
+}
+
+describe("the README's relay lines, as written, in this app", { timeout: 300_000 }, () => {
+  it("a mock, a relay, a till's token and the app on another origin: the till syncs from the relay and checks a coupon; nothing is refused", async () => {
+    // the block's first paragraph, without `npm install` (README step 1 installed both server packages already)
+    const block = await readmeExample('run the relay', 'README.md');
+    const lines = block
+      .split('\n\n')[0]!
+      .split('\n')
+      .filter((l) => !l.startsWith('npm install'));
+    const [mockLine, relayLine, tokenLine, pageLine] = lines as [string, string, string, string];
+    expect(lines).toHaveLength(4);
+    expect(mockLine).toMatch(/shop-lookup-mock/);
+    expect(tokenLine).toMatch(/shop-lookup-relay token/);
+    // as written, but on free ports (another run may hold 8787, 8788 or 5173): each port the lines name is swapped,
+    // the servers are told theirs with PORT (the lines rely on the defaults), and Vite its own with --port
+    const [mockPort, relayPort, pagePort] = [await freePort(), await freePort(), await freePort()];
+    const swap = (line: string) =>
+      line
+        .replaceAll(':8787', `:${mockPort}`)
+        .replaceAll(':8788', `:${relayPort}`)
+        .replaceAll(':5173', `:${pagePort}`)
+        .replace(/\s*&?\s*(#.*)?$/, ''); // the trailing `&` and comment: each line is a process of its own here
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME };
+    // the app's lookup is the README's "a till on another origin" one
+    const component = join(app.dir, 'src/CouponCheck.tsx');
+    const original = await readFile(component, 'utf8');
+    const onAnotherOrigin = await readmeExample('CouponCheck.tsx, a till on another origin', 'README.md');
+    expect(original).toMatch(/^export const lookup = .*$/m);
+    await writeFile(component, original.replace(/^export const lookup = .*$/m, onAnotherOrigin.trim()));
+
+    // the two servers as the README's relay section says to start one: the command itself, `exec`ed by the shell
+    // (so the signal reaches it, and its exit code is the line's)
+    const exec = (line: string) => line.replace(/^((?:\w+=\S+\s+)*)/, '$1exec ');
+    const mock = runLine(app.dir, exec(swap(mockLine)), { ...env, PORT: String(mockPort) });
+    const relay = runLine(app.dir, exec(swap(relayLine)), { ...env, PORT: String(relayPort) });
+    let page: ReturnType<typeof runLine> | undefined;
+    const context = await browser.newContext();
+    try {
+      await mock.waitFor(/mock shop API on http:\/\/127\.0\.0\.1:\d+/, 'the mock command printed its URL');
+      expect(mock.output()).toMatch(/key demo-key, secret demo-secret/);
+      expect(mock.output()).toMatch(/WELCOME10 +coupon: /);
+      await relay.waitFor(/"msg":"listening"/, 'the relay command listens');
+      const token = runLine(app.dir, swap(tokenLine), env);
+      expect(await token.exited, token.output()).toBe(0);
+      expect(token.output()).toMatch(/^till front-1 of shop my-shop, valid until /m);
+      page = runLine(app.dir, `${swap(pageLine)} -- --port ${pagePort} --strictPort`, env);
+      await page.waitFor(new RegExp(`localhost:${pagePort}`), 'the app serves its page');
+
+      const { page: tab, errors } = await open(context, `http://localhost:${pagePort}/`);
+      await timed('relay lines run', async () => {
+        await firstSync(tab, errors);
+        const status = (await tab.evaluate(() => (window as any).consumerTest.status())) as {
+          source?: string;
+          lastError: unknown;
+        };
+        expect(status).toMatchObject({ source: 'relay', lastError: null });
+        expect(await check(tab, 'WELCOME10', /^Pay ₩22,500 \(checked online\)$/)).toMatchObject({ offline: 'false' });
+      });
+      expect(errors).toEqual([]);
+      // the relay refused nothing and named no stranger origin: the lines agree on SHOP_ID and CORS_ORIGINS
+      expect(relay.output()).not.toMatch(/"msg":"refused"|origin not in CORS_ORIGINS/);
+      expect(relay.output()).toMatch(/"route":"feed","status":200/);
+    } finally {
+      await context.close();
+      await page?.stop();
+      await relay.stop();
+      await mock.stop();
+      await writeFile(component, original);
+      await rm(join(app.dir, 'till-token.txt'), { force: true });
+    }
+    // both commands stop cleanly on SIGTERM
+    expect(await mock.exited, mock.output()).toBe(0);
+    expect(await relay.exited, relay.output()).toBe(0);
+    expect(relay.output()).toMatch(/"msg":"stopped"/);
   });
 });

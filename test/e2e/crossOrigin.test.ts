@@ -68,6 +68,9 @@ for (const engineName of enginesOfRun()) {
     let page: EnginePage;
     let pageOrigin: string;
     let relayUrl: string;
+    /** The same page on an origin the relay does not list (another port in front of the same server). */
+    let unlistedNet: NetworkCut;
+    let unlistedOrigin: string;
 
     beforeAll(async () => {
       mock = await startMockShopApi({ rateLimits: false });
@@ -83,6 +86,8 @@ for (const engineName of enginesOfRun()) {
       });
       pageNet = await startNetworkCut((server.httpServer.address() as { port: number }).port);
       pageOrigin = `http://127.0.0.1:${pageNet.port}`;
+      unlistedNet = await startNetworkCut((server.httpServer.address() as { port: number }).port);
+      unlistedOrigin = `http://127.0.0.1:${unlistedNet.port}`;
       const tokens = join(dir, 'tills.txt');
       await writeFile(tokens, `front-1 ${GOOD}\n`);
       relay = await startRelayBin({
@@ -112,6 +117,7 @@ for (const engineName of enginesOfRun()) {
       await engine?.close();
       await relayNet?.close();
       await relay?.kill();
+      await unlistedNet?.close();
       await pageNet?.close();
       await server?.close();
       await mock?.close();
@@ -183,6 +189,62 @@ for (const engineName of enginesOfRun()) {
       } finally {
         pageNet.restore();
         relayNet.restore();
+      }
+    });
+
+    /** A till page of its own context at `origin`, its relay at `baseUrl`, signed in, synced once. */
+    async function tillAt(origin: string, baseUrl: string) {
+      const ctx = await engine.newContext();
+      const p = await ctx.newPage();
+      await p.goto(`${origin}/`);
+      await p.evaluate(
+        ({ url, token }) => {
+          localStorage.setItem('relay', url);
+          localStorage.setItem('till-token', token);
+          window.till.open();
+        },
+        { url: baseUrl, token: GOOD },
+      );
+      const report = (await p.evaluate(() => window.till.sync())) as SyncReport;
+      const seen = (await p.evaluate(() => window.till.status())) as SyncStatus;
+      return { ctx, report, seen };
+    }
+
+    it('a page of an origin the relay does not list: network_error names the whole baseUrl and CORS_ORIGINS, and the relay warns naming the origin', async () => {
+      const { ctx, report } = await tillAt(unlistedOrigin, relayUrl);
+      try {
+        expect(report.ok).toBe(false);
+        expect(report.errors[0]?.code).toBe('network_error');
+        const message = report.errors[0]!.message;
+        expect(message).toContain(`Could not reach the shop API at ${relayUrl} (`);
+        expect(message).toContain(`its relay must list ${unlistedOrigin} in CORS_ORIGINS`);
+        const warned = () =>
+          relay
+            .logs()
+            .filter((l) => l.level === 'warn' && /^origin not in CORS_ORIGINS/.test(String(l.msg)))
+            .map((l) => l.origin);
+        await expect.poll(warned, { timeout: WAIT_MS }).toContain(unlistedOrigin);
+        expect(warned()).not.toContain(pageOrigin);
+      } finally {
+        await ctx.close();
+      }
+    });
+
+    it('a baseUrl whose path the relay does not serve, from a listed origin: unsupported naming that baseUrl, never offline', async () => {
+      const wrongBase = relayUrl.replace(/\/shop-api$/, '/shop-apii');
+      const { ctx, report, seen } = await tillAt(pageOrigin, wrongBase);
+      try {
+        expect(report.ok).toBe(false);
+        expect(report.errors.map((e) => e.code)).toEqual(['unsupported']);
+        expect(report.errors[0]!.message).toMatch(
+          new RegExp(
+            `^Nothing at ${wrongBase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} answers as the shop API: .*Check baseUrl`,
+          ),
+        );
+        expect(seen.online).toBe(true);
+        expect(seen.phase).not.toBe('offline');
+      } finally {
+        await ctx.close();
       }
     });
   });

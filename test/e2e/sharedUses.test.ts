@@ -1,14 +1,16 @@
 // Two tills of the demo (two browser contexts, opened as /?till=1 and /?till=2) on its one relay: a voucher accepted
-// at till 1 is refused at till 2, naming till 1, as the page shows it; asked at once, the relay's claim gives one of
-// them the yes; a voided sale released at till 1 is a plain yes at till 2.
+// at till 1 (picked from the codes to try it lists) is refused at till 2, naming till 1, as the page shows it; asked
+// at once, the relay's claim gives one of them the yes; a voided sale released at till 1 is a plain yes at till 2.
 import { expect, it } from 'vitest';
 import { MOCK_CODES } from '../../packages/mock-server/src';
 import {
   applyCoupon,
   attrOf,
+  click,
   e2eSuite,
   readIndexedDb,
   textOf,
+  textsOf,
   tid,
   waitFor,
   waitForFirstSync,
@@ -32,6 +34,14 @@ e2eSuite('a voucher shared between two tills', { timeout: 150_000 }, (t) => {
     try {
       const one = await openTillNo(a, 1);
       const two = await openTillNo(b, 2);
+      // the till lists the codes to try (the mock's): the cashier picks the voucher there
+      const listed = await textsOf(one, tid('code-to-try'));
+      expect(listed[0]).toMatch(/^WELCOME10\s+coupon: 10 % off/);
+      expect(listed).toContainEqual(expect.stringMatching(/^IC-0000-OPEN\s+issued coupon: single use/));
+      await click(one, `[data-testid="code-to-try"][data-code="${VOUCHER}"]`);
+      expect(
+        await one.evaluate(() => document.querySelector<HTMLInputElement>('[data-testid="coupon-code"]')!.value),
+      ).toBe(VOUCHER);
       await applyCoupon(one, VOUCHER, 32_000);
       expect(await attrOf(one, tid('verdict'), 'data-state')).toBe('ok');
       // till 1 sent it (its journal entry is shared); till 2's feed reached the relay's version after it

@@ -102,6 +102,7 @@ const relayShape = {
     z.strictObject({
       origins: z.array(z.string().refine(isOrigin)),
       anyOriginRoutes: z.optional(z.array(z.enum(ALL_ROUTES))),
+      onUnlistedOrigin: z.optional(z.custom<(origin: string) => void>((value) => typeof value === 'function')),
     }),
   ),
   observer: z.optional(
@@ -141,10 +142,11 @@ const RELAY_EXPECTED: Record<string, string> = {
   maxUses: 'a whole number, at least 0',
   maxUsesPerTill: 'a whole number, at least 0',
   usesRetentionMs: 'a whole number of milliseconds, at least 1',
-  cors: '{ origins, anyOriginRoutes? }',
+  cors: '{ origins, anyOriginRoutes?, onUnlistedOrigin? }',
   'cors.origins':
     "an array of origins such as 'https://till.example' (scheme, host and port; no path, no trailing slash, no '*')",
   'cors.anyOriginRoutes': `an array of route names (${ALL_ROUTES.join(', ')})`,
+  'cors.onUnlistedOrigin': 'a function, told the origin of each request from a page not in origins',
   observer: 'an object of hook functions: listing, lease, storeHealth, log',
 };
 

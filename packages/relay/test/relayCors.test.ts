@@ -143,6 +143,54 @@ describe('the relay across origins (cors)', () => {
     expect((await ask(f.origin, 'OPTIONS', FEED, { authorization: GOOD })).status).toBe(405);
   });
 
+  it('lets a listed origin read a path it does not serve, outside its mount too: the preflight answered, the 404 readable', async () => {
+    const f = await corsRelay();
+    for (const path of ['/shop-apii/relay/v1', '/relay/v1', '/shop-api/relay/v9']) {
+      const preflight = await ask(f.origin, 'OPTIONS', path, {
+        origin: TILL_PAGE,
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization',
+      });
+      expect(preflight.status, path).toBe(204);
+      expect(preflight.headers, path).toMatchObject({
+        'access-control-allow-origin': TILL_PAGE,
+        'access-control-allow-credentials': 'true',
+        'access-control-allow-methods': 'GET, POST',
+        'access-control-allow-headers': 'Authorization, Content-Type, If-None-Match',
+      });
+      const missing = await ask(f.origin, 'GET', path, { origin: TILL_PAGE, authorization: GOOD });
+      expect(missing.status, path).toBe(404);
+      expect(corsOf(missing), path).toMatchObject({ origin: TILL_PAGE, credentials: 'true', varyOrigin: true });
+      // another origin still reads nothing there
+      const other = await ask(f.origin, 'GET', path, { origin: OTHER_PAGE });
+      expect(other.headers['access-control-allow-origin'], path).toBeUndefined();
+    }
+  });
+
+  it('tells onUnlistedOrigin the origin of every request and preflight of a page not listed, never of its own origin', async () => {
+    const told: string[] = [];
+    const f = await relayWith(
+      {
+        public: false,
+        authorize: till,
+        cors: { origins: [TILL_PAGE], anyOriginRoutes: ['productOptions'], onUnlistedOrigin: (o) => told.push(o) },
+      },
+      {},
+      { listed: true },
+    );
+    await ask(f.origin, 'OPTIONS', FEED, { origin: OTHER_PAGE, 'access-control-request-method': 'GET' });
+    await ask(f.origin, 'GET', FEED, { origin: OTHER_PAGE, authorization: GOOD });
+    await ask(f.origin, 'GET', '/elsewhere', { origin: 'null' });
+    expect(told).toEqual([OTHER_PAGE, OTHER_PAGE, 'null']);
+    // a listed page, the routes open to any page, and a page of the relay's own origin are no news
+    await ask(f.origin, 'GET', FEED, { origin: TILL_PAGE, authorization: GOOD });
+    await ask(f.origin, 'GET', OPTIONS_PATH, { origin: OTHER_PAGE });
+    await ask(f.origin, 'GET', FEED, { origin: f.origin, authorization: GOOD });
+    await ask(f.origin, 'GET', FEED, { origin: 'https://relay.example', 'sec-fetch-site': 'same-origin' });
+    await ask(f.origin, 'GET', FEED, { authorization: GOOD });
+    expect(told).toHaveLength(3);
+  });
+
   it('gives any other origin no CORS header (its page cannot read the answer), and Vary: Origin all the same', async () => {
     const f = await corsRelay();
     const feed = await ask(f.origin, 'GET', FEED, { origin: OTHER_PAGE, authorization: GOOD });
@@ -263,5 +311,15 @@ describe('the relay hub across origins', () => {
     expect(corsOf(unknown)).toMatchObject({ origin: TILL_PAGE, credentials: 'true', varyOrigin: true });
     const other = await ask(server.origin, 'GET', '/shops/nobody/relay/v1/feed', { origin: OTHER_PAGE });
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    // a path outside /shops (a baseUrl without the shop's path): its preflight answered and its 404 readable
+    const outside = await ask(server.origin, 'OPTIONS', '/relay/v1', {
+      origin: TILL_PAGE,
+      'access-control-request-method': 'GET',
+    });
+    expect(outside.status).toBe(204);
+    expect(outside.headers['access-control-allow-origin']).toBe(TILL_PAGE);
+    const notServed = await ask(server.origin, 'GET', '/relay/v1', { origin: TILL_PAGE, authorization: GOOD });
+    expect(notServed.status).toBe(404);
+    expect(corsOf(notServed)).toMatchObject({ origin: TILL_PAGE, credentials: 'true' });
   });
 });

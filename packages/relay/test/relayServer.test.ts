@@ -477,6 +477,28 @@ describe('relay command: till tokens', () => {
   }, 60_000);
 });
 
+describe('relay command: a token signed for another shop', () => {
+  it("is refused naming the token's shop and this relay's, and how to sign one for this relay", async () => {
+    const server = await startServer();
+    try {
+      await ready(server.origin);
+      const refused = await ask(
+        `${server.origin}${BASE}/relay/v1/feed?limit=1`,
+        bearer(signed('front-3', 1, 'my-shop')),
+      );
+      expect(refused.status).toBe(401);
+      expect((refused.body as Json).message).toBe(
+        `UNAUTHORIZED: this till token is for shop "my-shop", and this relay serves shop "${SHOP}": sign the till's token for this relay's shop (\`shop-lookup-relay token --till NAME\` with SHOP_ID=${SHOP}, the relay's SHOP_ID).`,
+      );
+      expect(server.lines.filter((l) => l.msg === 'refused').map((l) => [l.reason, l.till])).toEqual([
+        ['wrong_shop', 'front-3'],
+      ]);
+    } finally {
+      await server.stop('test end');
+    }
+  });
+});
+
 describe('relay command: serving', () => {
   let server: RelayServer & { lines: Json[] };
   let url: string;
@@ -1109,6 +1131,72 @@ describe('relay command: log volume', () => {
       ]),
     );
     expect(dropped).toHaveLength(2);
+  });
+});
+
+describe('relay command: pages of origins not in CORS_ORIGINS', () => {
+  const TILL_PAGE = 'https://till.example';
+  const OTHER_PAGE = 'https://other.example';
+  const unlisted = (lines: Json[]) =>
+    lines.filter((l) => l.level === 'warn' && /^origin not in CORS_ORIGINS/.test(String(l.msg)));
+
+  it("warns of each request and preflight from a page whose origin is not listed, naming it, within its client's log budget", async () => {
+    const server = await startServer({ CORS_ORIGINS: TILL_PAGE, LOG_CLIENT_LINES_PER_MINUTE: '10' });
+    try {
+      await ready(server.origin);
+      const feed = `${server.origin}${BASE}/relay/v1/feed?limit=1`;
+      const preflight = await ask(
+        feed,
+        {
+          origin: OTHER_PAGE,
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        },
+        undefined,
+        'OPTIONS',
+      );
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unlisted(server.lines)).toEqual([
+        expect.objectContaining({ origin: OTHER_PAGE, corsOrigins: TILL_PAGE, client: '127.0.0.1' }),
+      ]);
+      // a listed page, a page of the relay's own origin and a request with no Origin are no warning
+      expect((await ask(feed, { ...bearer(STATIC_TOKEN), origin: TILL_PAGE })).status).toBe(200);
+      expect((await ask(feed, { ...bearer(STATIC_TOKEN), origin: server.origin })).status).toBe(200);
+      expect((await ask(feed, bearer(STATIC_TOKEN))).status).toBe(200);
+      expect(unlisted(server.lines)).toHaveLength(1);
+      // the unlisted page's requests: one warning each, until its client's budget of lines for the minute is spent
+      for (let i = 0; i < 20; i++)
+        expect((await ask(feed, { ...bearer(STATIC_TOKEN), origin: OTHER_PAGE })).status).toBe(200);
+      await new Promise((resolve) => setImmediate(resolve));
+      const warned = unlisted(server.lines);
+      expect(warned.length).toBeGreaterThan(1);
+      expect(warned.length).toBeLessThanOrEqual(10);
+      expect(warned.every((l) => l.origin === OTHER_PAGE)).toBe(true);
+    } finally {
+      await server.stop('test end');
+    }
+    expect(server.lines.filter((l) => l.msg === 'log lines dropped').map((l) => l.client)).toContain('till:front-1');
+  });
+
+  it('warns without any CORS_ORIGINS set too (a page on another origin than a relay that lists none)', async () => {
+    const server = await startServer();
+    try {
+      await ready(server.origin);
+      await ask(
+        `${server.origin}${BASE}/relay/v1`,
+        { origin: 'http://localhost:5173', 'access-control-request-method': 'GET' },
+        undefined,
+        'OPTIONS',
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unlisted(server.lines)).toEqual([
+        expect.objectContaining({ origin: 'http://localhost:5173', corsOrigins: '(none)' }),
+      ]);
+    } finally {
+      await server.stop('test end');
+    }
   });
 });
 

@@ -28,9 +28,9 @@ export {
   badResponseError,
   isTransient,
   networkError,
-  originOf,
   redirectError,
   serverRefusal,
+  shownBase,
   timeoutError,
   tooBigError,
 } from './api/apiError';

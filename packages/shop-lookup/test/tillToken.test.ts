@@ -159,7 +159,7 @@ describe('the till token (`token`)', () => {
     expect(status).toMatchObject({ online: true, lastError: { code: 'forbidden' } });
     expect(status.phase).not.toBe('offline');
     expect(status.lastError!.message).toMatch(
-      /does not allow this client .*UNAUTHORIZED: this till token is not known here/,
+      /^The relay refused this till's token: this till token is not known here; ask the shop for a token of this relay\./,
     );
     const verdict = await t.validateCoupon('NEVER-SYNCED-CODE', { amount: 10_000 });
     expect(verdict).toMatchObject({ ok: false, reason: 'unchecked', detail: { error: { code: 'forbidden' } } });

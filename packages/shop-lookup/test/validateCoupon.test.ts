@@ -1068,6 +1068,25 @@ describe('validateCoupon', () => {
       }
     });
 
+    it("a baseUrl that misses its relay's mount: unsupported, naming the whole baseUrl and what the relay said", async () => {
+      const f = await relayWith({}, {}, { listed: true });
+      const t = till(`${f.origin}/shop-apii`, { auth: undefined });
+      const report = await t.sync();
+      expect(report.errors).toMatchObject([
+        {
+          code: 'unsupported',
+          message: expect.stringMatching(
+            /^Nothing at http:\/\/127\.0\.0\.1:\d+\/shop-apii answers as the shop API: \[GET\] http:.*\/shop-apii\/v2\/shop\/coupons: 404 came back saying "NO SUCH SERVICE: this path is not served here"\. Check baseUrl/,
+          ),
+        },
+      ]);
+      expect(await t.validateCoupon('WELCOME10', ORDER)).toMatchObject({
+        ok: false,
+        reason: 'unchecked',
+        detail: { error: { code: 'unsupported' } },
+      });
+    });
+
     it('a code its relay refuses as too long (414) or as a bad path (400): bad_request, not "cannot be reached"', async () => {
       const f = await relayWith({}, {}, { listed: true });
       const t = till(`${f.origin}${BASE}`, { auth: undefined, coupons: 'byCode' });

@@ -34,5 +34,13 @@ export function installTestHook(lookup) {
   window.consumerTest = {
     sync: () => lookup.sync(),
     settle: (method, args, offline) => settle(lookup, method, args, offline),
+    // the engine's status as it is now (its first emission)
+    status: () =>
+      new Promise((resolve) => {
+        const subscription = lookup.status().subscribe((status) => {
+          resolve(status);
+          queueMicrotask(() => subscription.unsubscribe());
+        });
+      }),
   };
 }

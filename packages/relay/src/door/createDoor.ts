@@ -65,6 +65,8 @@ export function createDoor(options: DoorOptions): DoorHandler {
     const local = claimed(url);
     if (local === undefined) {
       if (next) return next();
+      // (readable by a listed origin: a till whose baseUrl misses the mount reads a 404, not a failed request)
+      if (options.cors?.(req, res, undefined)) return;
       return sendAnswer(res, envelopeAnswer(404, PROXY_CODES.path, 'NO SUCH SERVICE: this path is not served here'));
     }
     // every answer from here on carries its CORS headers, refusals too; a preflight is answered there

@@ -97,4 +97,11 @@ export interface CorsOptions {
    * @example ['productOptions', 'productOption', 'coupon']
    */
   anyOriginRoutes?: RouteName[] | undefined;
+  /**
+   * Told about each request from a page of an origin not in `origins` (its answer carries no CORS headers, so the
+   * browser hides it from the page, which shows it as a failed request: "offline"); never for a same-origin request
+   * or a route of `anyOriginRoutes`. The relay command logs a warning naming the origin.
+   * @example { origins, onUnlistedOrigin: (origin) => log.warn({ origin }, 'origin not in CORS_ORIGINS') }
+   */
+  onUnlistedOrigin?: ((origin: string, req: IncomingMessage) => void) | undefined;
 }

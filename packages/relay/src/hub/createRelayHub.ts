@@ -328,6 +328,8 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
     const parsed = parseShopPath(req.url ?? '/', basePath);
     if (!parsed) {
       if (next) return next();
+      // (readable by a listed origin: a till whose baseUrl misses the mount reads a 404, not a failed request)
+      if (cors?.(req, res, undefined)) return;
       return sendAnswer(
         res,
         jsonAnswer(404, {
@@ -338,8 +340,7 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
     }
     // every answer carries the CORS headers, the hub's own (no such shop, closed, refused) too; a preflight is
     // answered here, before the request is heard (it carries no credentials) and whatever the shop
-    if (parsed.ok && cors?.(req, res, corsRouteOf(RELAY_SERVED, parsed.rest))) return;
-    if (!parsed.ok) cors?.(req, res, undefined);
+    if (cors?.(req, res, parsed.ok ? corsRouteOf(RELAY_SERVED, parsed.rest) : undefined)) return;
     const refuse = (
       status: number,
       code: string,

@@ -261,11 +261,26 @@ export async function startRelayServer(config: RelayServerConfig, deps: RelaySer
   }
   makeAccess();
   // pages of CORS_ORIGINS use every route their token opens; the routes STOREFRONT_OPEN opens to everybody are
-  // readable from any page too (no credentials go with them)
-  const corsOf = (c: RelayServerConfig): CorsOptions | undefined =>
-    c.corsOrigins.length > 0 || c.storefrontOpen
-      ? { origins: c.corsOrigins, anyOriginRoutes: c.storefrontOpen ? [...STOREFRONT_ROUTES] : [] }
-      : undefined;
+  // readable from any page too (no credentials go with them). A page of any other origin reads nothing (it shows
+  // "offline"): each such request is a warning naming its origin, within its client's log budget.
+  const unlistedOrigin = (origin: string, req: IncomingMessage): void => {
+    const who = access.identify(req);
+    if (!logBudget.admit(logClient(who))) return;
+    log.warn(
+      {
+        reqId: requestIds.get(req),
+        origin,
+        corsOrigins: current.corsOrigins.join(',') || '(none)',
+        client: who.address,
+      },
+      'origin not in CORS_ORIGINS: the browser hides this answer from its page, whose till shows offline; add the origin to CORS_ORIGINS if it is a till page',
+    );
+  };
+  const corsOf = (c: RelayServerConfig): CorsOptions => ({
+    origins: c.corsOrigins,
+    anyOriginRoutes: c.storefrontOpen ? [...STOREFRONT_ROUTES] : [],
+    onUnlistedOrigin: unlistedOrigin,
+  });
   const routes = new WeakMap<IncomingMessage, RouteName | OpsRoute>();
   const requestIds = new WeakMap<IncomingMessage, string>();
   const inFlight = new Set<ServerResponse>();

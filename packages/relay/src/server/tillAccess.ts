@@ -105,12 +105,29 @@ const MESSAGES: Record<TokenRefusal, string> = {
   wrong_shop: 'UNAUTHORIZED: this till token is for another shop; ask the shop for a token of this relay.',
 };
 
+/** A shop id as a refusal shows it (a signed token's claim: at most 64 characters, quoted). */
+const shopShown = (shop: string): string => JSON.stringify(shop.length > 64 ? `${shop.slice(0, 61)}...` : shop);
+
+/**
+ * The 401's message: a token for another shop names both shops (the token's and this relay's), and how to get one
+ * of this relay's (the token command with this relay's SHOP_ID).
+ * @example refusalMessage('wrong_shop', 'my-shop', 'c48a01f49fd0f2cc') // 'UNAUTHORIZED: this till token is for shop
+ * "my-shop", and this relay serves shop "c48a01f49fd0f2cc": …'
+ */
+function refusalMessage(reason: TokenRefusal, tokenShop: string | undefined, relayShop: string): string {
+  if (reason !== 'wrong_shop' || tokenShop === undefined) return MESSAGES[reason];
+  return (
+    `UNAUTHORIZED: this till token is for shop ${shopShown(tokenShop)}, and this relay serves shop ${shopShown(relayShop)}: ` +
+    `sign the till's token for this relay's shop (\`shop-lookup-relay token --till NAME\` with SHOP_ID=${relayShop}, the relay's SHOP_ID).`
+  );
+}
+
 /**
  * @example const access = createTillAccess({ tokens, storefrontOpen: false, public: false, opsToken, trustProxyHops:
  * 1 }); createShopRelay({ ...o, authorize: access.authorize, clientId: access.clientId });
  */
 export function createTillAccess(options: TillAccessOptions): TillAccess {
-  type Seen = RequestIdentity & { refusal: TokenRefusal | null; claimed: string | null };
+  type Seen = RequestIdentity & { refusal: TokenRefusal | null; claimed: string | null; tokenShop?: string };
   const seen = new WeakMap<IncomingMessage, Seen>();
   const opsHash = options.opsToken === undefined ? null : sha256(options.opsToken);
   const opsGuesses = options.opsRefusals ?? createRefusalBounds(DEFAULT_CLIENT_LIMITS.refusedPerMinute);
@@ -125,6 +142,7 @@ export function createTillAccess(options: TillAccessOptions): TillAccess {
         refusal: check.ok ? null : check.reason,
         // the name a refused token claims (a signed token's payload), for the log line
         claimed: check.till,
+        ...(!check.ok && check.shop !== undefined ? { tokenShop: check.shop } : {}),
       };
       seen.set(req, known);
     }
@@ -177,7 +195,7 @@ export function createTillAccess(options: TillAccessOptions): TillAccess {
       const who = look(req);
       if (who.refusal === null) return true;
       options.onRefused?.({ req, route, reason: who.refusal, till: who.claimed });
-      return { status: 401, message: MESSAGES[who.refusal] };
+      return { status: 401, message: refusalMessage(who.refusal, who.tokenShop, options.tokens.shop) };
     },
   };
 }

@@ -6,7 +6,8 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 /** Why a token was refused; `till` is the name it claims when it can be read (a signed token's payload). */
 export type TokenRefusal = 'no_token' | 'unknown_token' | 'malformed' | 'bad_signature' | 'expired' | 'wrong_shop';
 
-type TokenCheck = { ok: true; till: string } | { ok: false; reason: TokenRefusal; till: string | null };
+/** `shop`: with `wrong_shop`, the shop the token was signed for. */
+type TokenCheck = { ok: true; till: string } | { ok: false; reason: TokenRefusal; till: string | null; shop?: string };
 
 export interface TillTokenEntry {
   name: string;
@@ -63,6 +64,8 @@ export function signTillToken(o: { secret: string; shop: string; till: string; e
 }
 
 export interface TillTokens {
+  /** The relay's shop id, as the tokens it accepts name it. */
+  readonly shop: string;
   /** Which till `token` belongs to, or why it is refused. */
   check(token: string | undefined): TokenCheck;
   /** Replaces the static list (the file was read again). */
@@ -129,12 +132,13 @@ export function createTillTokens(options: TillTokensOptions): TillTokens {
     const { shop, exp } = parsed.claims;
     if (claimed === null || typeof shop !== 'string' || typeof exp !== 'number')
       return { ok: false, reason: 'malformed', till: claimed };
-    if (shop !== options.shop) return { ok: false, reason: 'wrong_shop', till: claimed };
+    if (shop !== options.shop) return { ok: false, reason: 'wrong_shop', till: claimed, shop };
     if (exp * 1000 <= now()) return { ok: false, reason: 'expired', till: claimed };
     return { ok: true, till: claimed };
   }
 
   return {
+    shop: options.shop,
     check(token) {
       if (!token) return { ok: false, reason: 'no_token', till: null };
       return checkSigned(token) ?? checkStatic(token);

@@ -70,7 +70,8 @@ const ROUTE_WORDS: Record<string, string> = {
 
 /**
  * A refusal the relay or the proxy marked as its own (`refusal: { code, route, by }` in the body), else null:
- * 401/403 become `forbidden` (this client is not let through; the API key is not at fault), a 429 `rate_limited`
+ * 401/403 become `forbidden` (this client is not let through; the API key is not at fault: a 401 leads with "The
+ * relay refused this till's token:" and the relay's reason, a 403 names the route refused), a 429 `rate_limited`
  * naming the server's bounds, not the API's limit.
  * @example serverRefusal({ method: 'GET', path: '/v2/shop/coupons' }, 403, body, 'FORBIDDEN: ...')
  */
@@ -93,7 +94,17 @@ export function serverRefusal(
       `The shop's ${server} asks this client to slow down (it is past its bounds for this client); it is retried after the pause it gave. ${asked}`,
       retryAfterMs === undefined ? { status } : { status, retryAfterMs },
     );
-  } else if (status === 401 || status === 403) {
+  } else if (status === 401) {
+    // 401: the server did not take this till's credential, its till token (a wrong, expired, other shop's or missing
+    // one): the server's reason first, never the host's authorize
+    const reason = msg.replace(/^UNAUTHORIZED:\s*/i, '').trim() || 'it sent no reason.';
+    error = make(
+      'forbidden',
+      `The ${server} refused this till's token: ${/[.!?]$/.test(reason) ? reason : `${reason}.`} The shop's API key is not at fault. ` +
+        requestLabel(label.method, label.path, status),
+      { status },
+    );
+  } else if (status === 403) {
     error = make(
       'forbidden',
       `The shop's server (its ${server}) does not allow this client to ${what}. The shop's API key is not at fault: ` +
@@ -116,35 +127,59 @@ export function shownBase(baseUrl: string): string {
 }
 
 /**
- * A 404 whose body is not the API's envelope: the base URL does not lead to the shop API (nor its relay or proxy).
+ * A 404 whose body is not the API's envelope, or a relay's or proxy's "no such service" (`said`): the base URL does
+ * not lead to the shop API (nor its relay or proxy).
  * @example noApiAt({ method: 'GET', path: '/shop-apii/v2/shop/coupons' }, '/shop-apii')
  */
-export function noApiAt(label: { method: string; path: string }, base: string): ApiError {
+export function noApiAt(label: { method: string; path: string }, base: string, said?: string): ApiError {
+  const answered = said ? `came back saying ${JSON.stringify(said)}` : "came back without the API's answer";
   return make(
     'unsupported',
-    `Nothing at ${base || '(same origin)'} answers as the shop API: ${requestLabel(label.method, label.path, 404)} came back without the API's answer. ` +
+    `Nothing at ${base || '(same origin)'} answers as the shop API: ${requestLabel(label.method, label.path, 404)} ${answered}. ` +
       "Check baseUrl: it must lead to the shop API, its relay or its proxy (a path starts with '/').",
     { status: 404 },
   );
 }
 
 /**
- * Where requests go, for error messages: the origin of an absolute baseUrl, else the path as given.
- * @example originOf('/shop-api') // '/shop-api'
+ * The page (or worker) this engine runs in, by its origin; null outside a browser (Node has no location).
+ * Read when an error is made, never at load.
  */
-export function originOf(baseUrl: string): string {
-  return /^https?:\/\//.test(baseUrl) ? new URL(baseUrl).origin : baseUrl || '(same origin)';
+function pageOrigin(): string | null {
+  const origin = (globalThis as { location?: { origin?: unknown } }).location?.origin;
+  return typeof origin === 'string' && origin !== 'null' ? origin : null;
 }
 
-/** The request never got an answer: refused, reset, DNS, offline. */
-export function networkError(label: { method: string; path: string }, origin: string, cause: unknown): ApiError {
+/**
+ * Why a browser may fail a request to a base URL on another origin than its page while it is online: the relay does
+ * not list the page's origin in CORS_ORIGINS, or the path is not one it serves; '' for a base on the page's origin,
+ * a relative one, or outside a browser.
+ * @example crossOriginHint('https://relay.example/shop-api') // ' If this browser is online: …' (on another page)
+ */
+function crossOriginHint(base: string): string {
+  const page = pageOrigin();
+  if (page === null || !/^https?:\/\//i.test(base) || new URL(base).origin === page) return '';
+  return (
+    ` If this browser is online, the cause may be across origins: ${base} is on another origin than this page (${page}), ` +
+    `so its relay must list ${page} in CORS_ORIGINS (its log warns of origins it does not list), and baseUrl must be a path it serves.`
+  );
+}
+
+/**
+ * The request never got an answer: refused, reset, DNS, offline. `base` is the whole base URL (shownBase); a failed
+ * fetch to another origin than the page's (which is what a browser's CORS refusal looks like) says so.
+ * @example networkError({ method: 'GET', path: '/relay/v1' }, 'https://relay.example/shop-api', new TypeError('Failed to fetch'))
+ */
+export function networkError(label: { method: string; path: string }, base: string, cause: unknown): ApiError {
   const why =
     (cause as { cause?: { code?: string }; message?: string })?.cause?.code ??
     (cause as Error)?.message ??
     String(cause);
+  // (only a fetch that failed as such: a gateway's answer or a relay with no data reached the server)
+  const hint = cause instanceof TypeError ? crossOriginHint(base) : '';
   return make(
     'network_error',
-    `Could not reach the shop API at ${origin} (${why}). Local data is served; it refreshes when the connection is back. ${requestLabel(label.method, label.path)}`,
+    `Could not reach the shop API at ${base || '(same origin)'} (${why}). Local data is served; it refreshes when the connection is back.${hint} ${requestLabel(label.method, label.path)}`,
     { cause },
   );
 }

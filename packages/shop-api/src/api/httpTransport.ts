@@ -7,7 +7,6 @@ import {
   apiErrorFromAnswer,
   networkError,
   noApiAt,
-  originOf,
   redirectError,
   serverRefusal,
   shownBase,
@@ -75,7 +74,6 @@ export interface Transport {
  * '/v2/shop/coupons', cls: 'list', priority: 'user' })
  */
 export function createTransport(options: TransportOptions): Transport {
-  const origin = originOf(options.baseUrl.replace(/\/+$/, ''));
   const shown = shownBase(options.baseUrl.replace(/\/+$/, ''));
   const exchange = createExchange({
     baseUrl: options.baseUrl,
@@ -110,7 +108,7 @@ export function createTransport(options: TransportOptions): Transport {
     if (result.kind === 'aborted') throw result.reason;
     if (result.kind === 'timeout' || result.kind === 'unreachable') {
       const error =
-        result.kind === 'timeout' ? timeoutError(label, options.timeoutMs) : networkError(label, origin, result.cause);
+        result.kind === 'timeout' ? timeoutError(label, options.timeoutMs) : networkError(label, shown, result.cause);
       options.onUnreachable?.(error);
       throw error;
     }
@@ -128,7 +126,7 @@ export function createTransport(options: TransportOptions): Transport {
     // A gateway's 502/503/504 (the credential proxy, a CDN) means the API itself could not be reached: treat it
     // as no answer at all (offline, fewer retries, the reconnect probe), not as an API error.
     if (status === 502 || status === 503 || status === 504) {
-      const error = networkError(label, origin, new Error(`the gateway answered HTTP ${status}`));
+      const error = networkError(label, shown, new Error(`the gateway answered HTTP ${status}`));
       options.onUnreachable?.(error);
       throw error;
     }
@@ -143,6 +141,8 @@ export function createTransport(options: TransportOptions): Transport {
       if (status === 404) throw noApiAt(label, shown);
       throw error;
     }
+    // a relay's or proxy's own "no such service" (-98) for an API path: its mount is elsewhere (a mistyped baseUrl)
+    if (status === 404 && envelope.code === -98) throw noApiAt(label, shown, envelope.msg);
     // everyone of this class waits out a throttle answer, not only the request that drew it
     pauseIfThrottled(options.limiter, spec.cls, status, envelope.code, result.retryAfter);
     if (envelope.code < 0 || status >= 400) {

@@ -127,7 +127,8 @@ export function decideCoupon(found: FoundCoupon, order: CheckedOrder, settings: 
 /**
  * The verdict for a code that led to no record: `not_found` when the API confirmed both code spaces empty,
  * `unknown_offline` when it could not be asked (or its word is too old to rely on), `unchecked` when it answered
- * without deciding (`why`: what it answered).
+ * without deciding (`why`: what it answered; `whyFirst`: it leads the message, as a refused till token does, which
+ * the cashier must act on before any code can be checked).
  * @example absentVerdict('NOPE', 'not_found', 1767193200000, 'network')
  */
 export function absentVerdict(
@@ -136,15 +137,18 @@ export function absentVerdict(
   syncedAt: number | null,
   source: 'local' | 'network',
   why = '',
+  whyFirst = false,
 ): CouponVerdict {
   const message =
     reason === 'not_found'
       ? `No coupon or issued coupon with code ${quoteCode(code)} exists in this shop (confirmed by the shop API).`
       : reason === 'unreadable'
         ? `The shop API sent a record for code ${quoteCode(code)} that this till cannot read; check the coupon in the shop admin. (${why})`
-        : reason === 'unchecked'
-          ? `Code ${quoteCode(code)} is not known on this till, and the shop API did not check it: ${why}`
-          : `Code ${quoteCode(code)} is not known on this till, and the shop API cannot be reached to check it.`;
+        : reason === 'unchecked' && whyFirst
+          ? `${why} Code ${quoteCode(code)} is not known on this till, so it was not checked.`
+          : reason === 'unchecked'
+            ? `Code ${quoteCode(code)} is not known on this till, and the shop API did not check it: ${why}`
+            : `Code ${quoteCode(code)} is not known on this till, and the shop API cannot be reached to check it.`;
   return {
     ok: false,
     reason,

@@ -73,6 +73,10 @@ export interface CouponValidator {
   dispose(): void;
 }
 
+/** A 401 of the shop's relay or proxy: it refused this till's token (its message leads with that). */
+const tokenRefused = (problem: LookupError | null | undefined): boolean =>
+  problem?.code === 'forbidden' && problem.status === 401;
+
 /** The host's options, checked once (a bad option throws `bad_options` from every validate call). */
 function readSettings(options: CouponValidatorDeps['options']) {
   const timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
@@ -129,7 +133,7 @@ export function createCouponValidator(deps: CouponValidatorDeps): CouponValidato
     const verdict =
       'found' in outcome
         ? decideCoupon(outcome.found, checked, { ...rules, now })
-        : absentVerdict(code, outcome.absent, outcome.syncedAt, outcome.source, why);
+        : absentVerdict(code, outcome.absent, outcome.syncedAt, outcome.source, why, tokenRefused(outcome.problem));
     // what kept the API from deciding goes with a verdict decided without it
     if (outcome.problem && verdict.source === 'local') verdict.detail = { ...verdict.detail!, error: outcome.problem };
     // decided without the API's word (whatever the reason), or an issued coupon used (the API learns of the use

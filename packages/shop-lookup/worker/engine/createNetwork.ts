@@ -259,6 +259,8 @@ export function createNetwork(
       const choice = await choose(s);
       return choice.kind === 'relay' && !byCode && allows(choice, 'feed') ? relay : direct;
     },
+    // (a relay is a relay to the till whatever it lets it read; a storefront says 'direct', as below)
+    shownSource: (s) => (!byCode && chooser.current === 'relay' ? 'relay' : s.kind),
     db,
     client,
     resources: deps.resources,

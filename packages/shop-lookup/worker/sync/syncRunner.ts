@@ -40,6 +40,11 @@ export interface SyncRunnerDeps {
   exclusive?: <T>(work: () => Promise<T>) => Promise<T>;
   /** Where the data comes from (the API listed page by page, or a relay's feed); default the direct listing. */
   source?: (signal: AbortSignal) => Promise<SyncSource>;
+  /**
+   * What status().source says for the source chosen (default its kind): a relay that lets this till read no feed (it
+   * refuses the till, or opens only the API's routes) is synced from by the API's routes, and is still a relay.
+   */
+  shownSource?: (source: SyncSource) => SyncSource['kind'];
   /** A storefront's opening reads: the syncs of its start take them (no longer once the first sync ended). */
   opening?: OpeningReads | undefined;
 }
@@ -162,7 +167,7 @@ export function createSyncRunner(deps: SyncRunnerDeps) {
   async function sourceFor(report: ReportDraft, signal: AbortSignal): Promise<SyncSource | null> {
     try {
       const source = await chooseSource(signal);
-      status.facts.set({ source: source.kind });
+      status.facts.set({ source: deps.shownSource?.(source) ?? source.kind });
       return source;
     } catch (error) {
       await unit(report, { units: 0, refused: 0 }, metaKey.coupons, () => Promise.reject(error));

@@ -3,7 +3,7 @@
 // API page by page; a relay that refuses this client says so (its refusal mark), and is a relay. No answer at all
 // (offline, refused, a gateway's 5xx) says nothing: that sync fails as any unreachable one does, and the next sync
 // asks again. An engine with credentials never asks: it talks to the API.
-import { type ApiError, networkError, originOf, redirectError } from '@shop-lookup/shop-api';
+import { type ApiError, networkError, redirectError, shownBase } from '@shop-lookup/shop-api';
 import { isRedirect } from './relayFeedClient';
 
 /** Where the engine's data comes from. */
@@ -65,7 +65,7 @@ export async function probeRelay(
   signal?: AbortSignal,
 ): Promise<SourceChoice | { kind: 'unknown'; error: ApiError }> {
   const label = { method: 'GET', path: '/relay/v1' };
-  const origin = originOf(baseUrl);
+  const origin = shownBase(baseUrl.replace(/\/+$/, ''));
   const url = `${baseUrl.replace(/\/+$/, '')}/relay/v1`;
   const stop = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])]);
   try {

@@ -8,10 +8,10 @@ import {
   apiErrorFromAnswer,
   badResponseError,
   networkError,
-  originOf,
   redirectError,
   retryAfterMs,
   serverRefusal,
+  shownBase,
   timeoutError,
 } from '@shop-lookup/shop-api';
 
@@ -158,7 +158,7 @@ const routeOf = (path: string): string => path.split('/').pop() || 'discovery';
  */
 export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFeedClient {
   const base = options.baseUrl.replace(/\/+$/, '');
-  const origin = originOf(base);
+  const origin = shownBase(base);
 
   async function call(
     method: 'GET' | 'POST',
