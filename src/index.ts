@@ -35,3 +35,11 @@ export type {
   VerdictDetail,
   VerdictWarning,
 } from './types';
+export type {
+  InspectedResource,
+  JournalExport,
+  JournalRow,
+  LookupInspection,
+  RefreshReport,
+  RefreshTarget,
+} from './toolTypes';

@@ -5,6 +5,7 @@ import type { ShopLookup } from './shopLookup';
 import type { LookupResult, ShopLookupOptions, SyncStatus } from './types';
 
 export type * from './types';
+export type * from './toolTypes';
 export { ShopLookupError, toLookupError } from './errors';
 
 /** One of the six lookups, as data. */
@@ -58,6 +59,9 @@ export interface EngineApi
     | 'validateCoupon'
     | 'offlineJournal'
     | 'clearOfflineJournal'
+    | 'refresh'
+    | 'exportJournal'
+    | 'inspect'
     | 'clear'
     | 'close'
   > {

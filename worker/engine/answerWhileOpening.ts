@@ -132,6 +132,9 @@ export function answerWhileOpening(deps: WhileOpeningDeps): EngineApi {
     validateCoupon: (code, order) => use((e) => e.validateCoupon(code, order)),
     offlineJournal: (page) => use((e) => e.offlineJournal(page)),
     clearOfflineJournal: (throughId) => use((e) => e.clearOfflineJournal(throughId)),
+    exportJournal: (options) => use((e) => e.exportJournal(options)),
+    refresh: (target) => use((e) => e.refresh(target)),
+    inspect: () => use((e) => e.inspect()),
     // the host's sync() reads the API as of its ask: the opening reads, asked before, are no longer taken
     sync: () => {
       opening.end();

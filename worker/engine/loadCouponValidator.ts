@@ -1,4 +1,5 @@
-// Loads the checkout rules (validateCoupon.ts, a chunk of its own) and serves the engine's three checkout calls.
+// Loads the checkout rules (validateCoupon.ts, a chunk of its own) and serves the engine's checkout calls, and the app
+// tools that load with them (refresh, inspect).
 // Loading starts at once, beside the database, so the rules are in memory well before an offline checkout. The
 // chunk also keeps the clock's offset beside the data (keepClockOffset.ts): the checkout waits for it to be read.
 import type { EngineApi, LookupError } from '../../src/protocol';
@@ -6,10 +7,14 @@ import type { ServerClock } from '@shop-lookup/shop-api';
 import type { CouponValidatorDeps } from '../coupon/validateCoupon';
 import type { DatabaseClaim } from './databaseClaim';
 import type { EngineCore } from './engineCore';
+import type { InspectDeps } from './inspectEngine';
+import type { RefreshOneDeps } from './refreshOne';
 
 export interface LoadCouponValidatorDeps
   extends EngineCore,
-    Pick<CouponValidatorDeps, 'refreshCoupon' | 'refreshIssuedCoupon'> {
+    Pick<CouponValidatorDeps, 'refreshCoupon' | 'refreshIssuedCoupon'>,
+    Pick<RefreshOneDeps, 'refreshLookup' | 'queryError'>,
+    Pick<InspectDeps, 'readTrackedProducts'> {
   claim: DatabaseClaim;
   /** Why the database is in memory (openEngineStore.ts); null: it is IndexedDB. */
   memoryOnly: LookupError | null;
@@ -17,7 +22,10 @@ export interface LoadCouponValidatorDeps
   clock: ServerClock;
 }
 
-export type Checkout = Pick<EngineApi, 'validateCoupon' | 'offlineJournal' | 'clearOfflineJournal'> & {
+export type Checkout = Pick<
+  EngineApi,
+  'validateCoupon' | 'offlineJournal' | 'clearOfflineJournal' | 'exportJournal' | 'refresh' | 'inspect'
+> & {
   /** Stops the journal's retries (close()). */
   dispose(): void;
   /** Writes the clock's offset again (clear() emptied the database). */
@@ -56,6 +64,10 @@ export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
     validateCoupon: async (code, order) => (await ready()).validate(code, order),
     offlineJournal: async (page) => (await ready()).journal(page),
     clearOfflineJournal: async (throughId) => (await ready()).clearJournal(throughId),
+    exportJournal: async (options) => (await chunk).exportJournal(options, { ...deps, list: (await ready()).journal }),
+    // the app tools, which load with the checkout's chunk (checkoutChunk.ts)
+    refresh: async (target) => (await chunk).refreshOne(target, deps),
+    inspect: async () => (await chunk).inspectEngine(deps),
     dispose: () =>
       void validator.then(
         (v) => v.dispose(),
