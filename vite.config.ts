@@ -1,7 +1,9 @@
 // One config for the library build and vitest (the demo has its own: demo/vite.config.ts).
-//   vite build             → dist/: index.js (src/index.ts), worker.js (worker/worker.ts) and react.js (the hooks,
-//                            src/react/), unminified ESM with bare imports of dexie/comlink/rxjs/zod/react, so the
-//                            app's bundler bundles the worker itself and the main entry never carries the hooks
+//   vite build             → dist/: index.js (src/index.ts), worker.js (worker/worker.ts), react.js (the hooks,
+//                            src/react/), vue.js (the composables, src/vue/), devtools.js and devtools-react.js (the
+//                            devtools' entries; their panel a chunk of its own), unminified ESM with bare imports of
+//                            dexie/comlink/rxjs/zod/react/vue, so the app's bundler bundles the worker itself and the
+//                            main entry never carries the hooks
 //   vite build --mode node → dist/node/: shop-lookup/relay, /proxy, /mock-server and /mock-server/msw, deprecated
 //                            entries (moved/) that load @shop-lookup/relay and @shop-lookup/mock-server when installed
 // The server packages build themselves (packages/*/vite.config.ts); the root's `npm run build` builds them all.
@@ -26,7 +28,7 @@ const PACKED_TESTS = ['test/consumers/**/*.test.ts', 'test/bench.test.ts'];
 
 const browserDeps = ['dexie', 'comlink', 'rxjs', 'zod', 'fake-indexeddb'];
 // optional peer dependencies: the app's own copy, never bundled
-const peerDeps = ['react'];
+const peerDeps = ['react', 'vue'];
 // where shop-lookup's server entries moved (moved/): loaded when installed, never a dependency
 const movedTo = ['@shop-lookup/relay', '@shop-lookup/mock-server'];
 
@@ -104,7 +106,14 @@ export default defineConfig(({ mode }) => ({
           // a library: the app's bundler minifies; readable output is easier to debug and to audit
           minify: false,
           lib: {
-            entry: { index: 'src/index.ts', worker: 'worker/worker.ts', react: 'src/react/index.ts' },
+            entry: {
+              index: 'src/index.ts',
+              worker: 'worker/worker.ts',
+              react: 'src/react/index.ts',
+              vue: 'src/vue/index.ts',
+              devtools: 'src/devtools/index.ts',
+              'devtools-react': 'src/devtools/react.ts',
+            },
             formats: ['es'],
           },
           rollupOptions: {
