@@ -40,7 +40,13 @@ export default defineConfig(({ command }) => {
     cacheDir: fileURLToPath(new URL('../node_modules/.vite/demo', import.meta.url)),
     publicDir: false,
     resolve: {
-      alias: [{ find: /^shop-lookup$/, replacement: fileURLToPath(new URL('../src/index.ts', import.meta.url)) }],
+      alias: [
+        { find: /^shop-lookup$/, replacement: fileURLToPath(new URL('../src/index.ts', import.meta.url)) },
+        {
+          find: /^shop-lookup\/devtools$/,
+          replacement: fileURLToPath(new URL('../src/devtools/index.ts', import.meta.url)),
+        },
+      ],
     },
     define: {
       // what the page needs to know about this server: which API it talks to, which products it tracks
