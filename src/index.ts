@@ -37,6 +37,7 @@ export type {
 } from './types';
 export type {
   InspectedResource,
+  InspectOptions,
   JournalExport,
   JournalRow,
   LookupInspection,

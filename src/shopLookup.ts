@@ -14,7 +14,7 @@ import type {
   SyncReport,
   SyncStatus,
 } from './types';
-import type { JournalExport, LookupInspection, RefreshReport, RefreshTarget } from './toolTypes';
+import type { InspectOptions, JournalExport, LookupInspection, RefreshReport, RefreshTarget } from './toolTypes';
 
 /**
  * The six lookups as Observables that answer at once from local data, update live, refresh from the API when
@@ -96,10 +96,11 @@ export interface ShopLookup {
   exportJournal(options: JournalExport): Promise<string>;
   /**
    * What the engine holds and does now (records, tracked products, each resource's last sync and error, uses not
-   * sent yet, the newest journal entries): what the devtools show. Reads no network.
+   * sent yet, the newest journal entries): what the devtools show. Reads no network. `{ records: false }` leaves out
+   * the record counts (`records` null), which read every row of a large table.
    * @example console.table((await lookup.inspect()).resources);
    */
-  inspect(): Promise<LookupInspection>;
+  inspect(options?: InspectOptions): Promise<LookupInspection>;
   /** Phase, progress, last sync times, last error. @example lookup.status().subscribe((s) => showBadge(s.phase)); */
   status(): Observable<SyncStatus>;
   /**

@@ -76,6 +76,15 @@ export interface InspectedResource {
   error: LookupError | null;
 }
 
+/** Options of `inspect()`. @example await lookup.inspect({ records: false }) */
+export interface InspectOptions {
+  /**
+   * Count the records (default true). Counting reads every row of a table (100,000 coupons on a large till): a
+   * frequent poll leaves it out and counts after a sync.
+   */
+  records?: boolean | undefined;
+}
+
 /**
  * What the engine holds and does now, for the devtools (`shop-lookup/devtools`) and support: read from the engine's
  * memory and a few IndexedDB counts, no network.
@@ -87,8 +96,8 @@ export interface LookupInspection {
   shopId: string | null;
   dbName: string;
   coupons: 'all' | 'byCode';
-  /** Records in IndexedDB. */
-  records: { coupons: number; issuedCoupons: number; options: number };
+  /** Records in IndexedDB; null when asked without them (`{ records: false }`). */
+  records: { coupons: number; issuedCoupons: number; options: number } | null;
   /** Product numbers whose options are kept synced (shop-wide). */
   trackedProducts: number[];
   resources: InspectedResource[];

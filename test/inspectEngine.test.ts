@@ -43,6 +43,13 @@ describe('inspect(): what the engine holds and does, for the devtools', () => {
     }
   });
 
+  it('leaves the record counts out when asked to (a poll of a large till)', async () => {
+    expect((await lookup.sync()).ok).toBe(true);
+    const i = await lookup.inspect({ records: false });
+    expect(i.records).toBeNull();
+    expect(i.resources.map((r) => r.key)).toEqual(['coupons', `options:${PRODUCT}`]);
+  });
+
   it("shows a resource's refresh failure and the journal's newest verdicts first", async () => {
     expect((await lookup.sync()).ok).toBe(true);
     mock.setDown(true);

@@ -1,6 +1,6 @@
 // The devtools panel (loaded by mountDevtools): plain DOM in a shadow root, fed by the public API alone: status()
-// live, inspect() when the status moves and every few seconds while open, and the actions sync(), refresh(target)
-// and exportJournal(). It never subscribes to a list lookup (a till's 100,000 coupons would be copied on each change).
+// live, inspect() when the status moves (with the record counts) and every few seconds while open (without them),
+// and the actions sync(), refresh(target) and exportJournal(). It never subscribes to a list lookup (a till's 100,000 coupons would be copied on each change).
 import type { ShopLookup } from '../shopLookup';
 import type { LookupInspection } from '../toolTypes';
 import type { JournalEntry, LookupError, SyncStatus } from '../types';
@@ -63,15 +63,21 @@ export function mountPanel(lookup: ShopLookup, element: HTMLElement | null): () 
   // ---- reading: status() live, inspect() when it moves ----------------------------------------------------------
   let inspecting = false;
   let again = false;
-  const inspect = () => {
+  /** Whether the next inspect() counts the records: on opening and after the status moved, not on the poll. */
+  let count = true;
+  const inspect = (withRecords = true) => {
     if (!open) return;
+    count ||= withRecords;
     if (inspecting) return void (again = true);
     inspecting = true;
+    const records = count;
+    count = false;
     lookup
-      .inspect()
+      .inspect({ records })
       .then(
         (i) => {
-          inspection = i;
+          // (a poll without the counts keeps the last ones)
+          inspection = { ...i, records: i.records ?? inspection?.records ?? null };
           for (const r of i.resources) remember(r.key, r.error);
         },
         (error: LookupError) => remember('inspect()', error),
@@ -81,10 +87,11 @@ export function mountPanel(lookup: ShopLookup, element: HTMLElement | null): () 
         render();
         if (!again) return;
         again = false;
-        inspect();
+        inspect(false);
       });
   };
-  const timer = setInterval(inspect, INSPECT_EVERY_MS);
+  // the poll leaves the record counts out: they read every row (100,000 coupons on a large till)
+  const timer = setInterval(() => inspect(false), INSPECT_EVERY_MS);
   const subscription = lookup.status().subscribe({
     next(s) {
       const moved =
@@ -263,9 +270,9 @@ export function mountPanel(lookup: ShopLookup, element: HTMLElement | null): () 
           h(
             'dl',
             {},
-            fact('coupons', String(i?.records.coupons ?? '…'), 'devtools-coupons'),
-            fact('issued coupons', String(i?.records.issuedCoupons ?? '…')),
-            fact('options', String(i?.records.options ?? '…')),
+            fact('coupons', String(i?.records?.coupons ?? '…'), 'devtools-coupons'),
+            fact('issued coupons', String(i?.records?.issuedCoupons ?? '…')),
+            fact('options', String(i?.records?.options ?? '…')),
             fact('tracked products', i ? i.trackedProducts.join(', ') || 'none' : '…', 'devtools-products'),
             fact('uses not sent', String(i?.unsentUses ?? '…'), 'devtools-unsent'),
             fact('conflicts', String(s?.useConflicts?.count ?? 0), 'devtools-conflicts'),

@@ -134,7 +134,7 @@ export function answerWhileOpening(deps: WhileOpeningDeps): EngineApi {
     clearOfflineJournal: (throughId) => use((e) => e.clearOfflineJournal(throughId)),
     exportJournal: (options) => use((e) => e.exportJournal(options)),
     refresh: (target) => use((e) => e.refresh(target)),
-    inspect: () => use((e) => e.inspect()),
+    inspect: (options) => use((e) => e.inspect(options)),
     // the host's sync() reads the API as of its ask: the opening reads, asked before, are no longer taken
     sync: () => {
       opening.end();

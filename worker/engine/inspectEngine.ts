@@ -1,7 +1,7 @@
 // inspect(): what the engine holds and does now, for the devtools and support: its options that say where the data
 // comes from, record counts, tracked products, each synced resource's last confirmation and refresh state, the uses
 // waiting for the relay, the journal's newest entries. Memory and IndexedDB only, never the network.
-import type { EngineOptions, InspectedResource, LookupInspection } from '../../src/protocol';
+import type { EngineOptions, InspectedResource, InspectOptions, LookupInspection } from '../../src/protocol';
 import { readEntry } from '../coupon/offlineJournal';
 import type { ResourceState } from '../lookups/resourceState';
 import { metaKey, type Confirmation, type ShopDatabase } from '../store/store';
@@ -20,28 +20,28 @@ export interface InspectDeps {
 /**
  * One read transaction for the counts and rows (a consistent picture), then the refresh state of each resource.
  * @example const i = await inspectEngine({ options, db, resources, readTrackedProducts });
- * i.records.coupons // 1000
+ * i.records?.coupons // 1000
  */
-export async function inspectEngine({
-  options,
-  db,
-  resources,
-  readTrackedProducts,
-}: InspectDeps): Promise<LookupInspection> {
+export async function inspectEngine(
+  { options, db, resources, readTrackedProducts }: InspectDeps,
+  { records = true }: InspectOptions = {},
+): Promise<LookupInspection> {
   const tables = [db.coupons, db.issuedCoupons, db.options, db.meta, db.journal, db.outbox];
   const read = await db.transaction('r', tables, async () => {
     const products = await readTrackedProducts(db);
     const keys = [...(options.coupons === 'byCode' ? [] : [metaKey.coupons]), ...products.map(metaKey.options)];
-    const [coupons, issuedCoupons, optionRows, confirmations, unsentUses, count, latest] = await Promise.all([
-      db.coupons.count(),
-      db.issuedCoupons.count(),
-      db.options.count(),
+    // (a count reads every row: left out when not asked for)
+    const counted = records
+      ? Promise.all([db.coupons.count(), db.issuedCoupons.count(), db.options.count()])
+      : Promise.resolve(null);
+    const [counts, confirmations, unsentUses, count, latest] = await Promise.all([
+      counted,
       db.meta.bulkGet(keys),
       db.outbox.count(),
       db.journal.count(),
       db.journal.reverse().limit(LATEST).toArray(),
     ]);
-    return { products, keys, coupons, issuedCoupons, optionRows, confirmations, unsentUses, count, latest };
+    return { products, keys, counts, confirmations, unsentUses, count, latest };
   });
   const resourcesNow = read.keys.map((key, i): InspectedResource => {
     const syncedAt = (read.confirmations[i] as Confirmation | undefined)?.confirmedAt ?? null;
@@ -55,7 +55,7 @@ export async function inspectEngine({
     shopId: options.shopId ?? null,
     dbName: db.name,
     coupons: options.coupons ?? 'all',
-    records: { coupons: read.coupons, issuedCoupons: read.issuedCoupons, options: read.optionRows },
+    records: read.counts && { coupons: read.counts[0], issuedCoupons: read.counts[1], options: read.counts[2] },
     trackedProducts: read.products,
     resources: resourcesNow,
     unsentUses: read.unsentUses,

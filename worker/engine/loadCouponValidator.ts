@@ -67,7 +67,7 @@ export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
     exportJournal: async (options) => (await chunk).exportJournal(options, { ...deps, list: (await ready()).journal }),
     // the app tools, which load with the checkout's chunk (checkoutChunk.ts)
     refresh: async (target) => (await chunk).refreshOne(target, deps),
-    inspect: async () => (await chunk).inspectEngine(deps),
+    inspect: async (options) => (await chunk).inspectEngine(deps, options),
     dispose: () =>
       void validator.then(
         (v) => v.dispose(),
