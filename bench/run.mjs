@@ -9,13 +9,15 @@
 // storefront (a storefront's first visit and 1,000 anonymous reads: storefrontBench.mjs), hub (the relay hub's heap
 // with 1, 100, 1,000 shops seeded through the store, --hub-shops a,b,c for others, a cold shop's first sync, listing
 // throughput with 1 and 3 instances: hubBench.mjs), uses (issued-coupon uses: 10,000 a minute from 100 tills, and a
-// use → another till's long-poll on 1 and 3 instances: usesBench.mjs)).
+// use → another till's long-poll on 1 and 3 instances: usesBench.mjs), devtools (coupon(code) on the big till with the
+// devtools panel open vs closed: devtoolsBench.mjs)).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
 import { minGzipSize } from './bundleSize.mjs';
 import { cpuBetween, cpuByProcess } from './processCpu.mjs';
 import { log, root, startHarness } from './harness.mjs';
+import { benchDevtools } from './devtoolsBench.mjs';
 import { benchEngines } from './engineBench.mjs';
 import { benchHub } from './hubBench.mjs';
 import { benchLink } from './linkBench.mjs';
@@ -107,6 +109,9 @@ try {
     const worker = await minGzipSize(`${root}worker/exposeEngine.ts`, root);
     worker.gzip += workerEntry.gzip;
     const hooks = await minGzipSize(`${root}src/react/index.ts`, root, { external: ['react'] });
+    const vue = await minGzipSize(`${root}src/vue/index.ts`, root, { external: ['vue'] });
+    // the devtools: their entry, and the panel it loads when mounted (a chunk of its own: lazy)
+    const devtools = await minGzipSize(`${root}src/devtools/index.ts`, root);
     results.scenarios.bundle = { main, worker };
     const lazy = (b) => b.lazy.reduce((a, c) => a + c.gzip, 0) / 1000;
     log(
@@ -125,6 +130,20 @@ try {
       unit: 'kB',
       budget: '≤ 1 kB',
       pass: hooks.gzip <= 1000,
+    });
+    row({
+      figure: 'bundle min+gzip: shop-lookup/vue (Vue itself not counted)',
+      ours: vue.gzip / 1000,
+      unit: 'kB',
+      budget: '≤ 1 kB',
+      pass: vue.gzip <= 1000,
+    });
+    row({
+      figure: 'bundle min+gzip: shop-lookup/devtools, entry and panel (the panel loaded when mounted)',
+      ours: (devtools.gzip + lazy(devtools) * 1000) / 1000,
+      unit: 'kB',
+      budget: '≤ 20 kB; entry ≤ 0.5 kB',
+      pass: devtools.gzip + lazy(devtools) * 1000 <= 20000 && devtools.gzip <= 500,
     });
     row({
       figure: 'bundle min+gzip: worker (loaded before it answers)',
@@ -208,7 +227,7 @@ try {
 
   // ---- the big sync: throughput vs bulkPut, re-sync, heap; then keyed lookups and reload -------------------------
   const big =
-    wants('sync') || wants('lookups') || wants('reload')
+    wants('sync') || wants('lookups') || wants('reload') || wants('devtools')
       ? mount('big', { rateLimits: false, data: { coupons: sizes.big } })
       : null;
   const bigOptions = sessionOptions('big', 'bench-big');
@@ -451,6 +470,20 @@ try {
       });
     }
   }
+
+  // ---- the devtools panel open on the big till: a lookup's p99 against the panel closed ------------------------
+  if (wants('devtools'))
+    await benchDevtools({
+      h,
+      sizes,
+      log,
+      row,
+      results,
+      randomOf,
+      codes: big.data.coupons.map((c) => String(c.coupon_code)),
+      bigOptions,
+      synced: wants('sync') || wants('lookups') || wants('reload'),
+    });
 
   // ---- tills on a relay: the relay's snapshot, 304 re-syncs, changes, live
   // --------------------------------------------
