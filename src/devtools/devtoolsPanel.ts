@@ -90,24 +90,6 @@ export function mountPanel(lookup: ShopLookup, element: HTMLElement | null): () 
         inspect(false);
       });
   };
-  // the poll leaves the record counts out: they read every row (100,000 coupons on a large till)
-  const timer = setInterval(() => inspect(false), INSPECT_EVERY_MS);
-  const subscription = lookup.status().subscribe({
-    next(s) {
-      const moved =
-        !status ||
-        s.phase !== status.phase ||
-        s.lastSyncedAt.coupons !== status.lastSyncedAt.coupons ||
-        s.lastSyncedAt.options !== status.lastSyncedAt.options ||
-        s.useConflicts?.count !== status.useConflicts?.count;
-      status = s;
-      remember('status', s.lastError);
-      if (moved) inspect();
-      render();
-    },
-    error: (error: LookupError) => remember('status()', error),
-  });
-
   // ---- acting: sync now, refresh one code, export the journal ----------------------------------------------------
   const act = async (what: string, work: () => Promise<string>) => {
     note = `${what}…`;
@@ -339,6 +321,25 @@ export function mountPanel(lookup: ShopLookup, element: HTMLElement | null): () 
     );
     noteBox.textContent = note;
   }
+
+  // (followed once the panel is built: a status() that emits at once draws it)
+  // the poll leaves the record counts out: they read every row (100,000 coupons on a large till)
+  const timer = setInterval(() => inspect(false), INSPECT_EVERY_MS);
+  const subscription = lookup.status().subscribe({
+    next(s) {
+      const moved =
+        !status ||
+        s.phase !== status.phase ||
+        s.lastSyncedAt.coupons !== status.lastSyncedAt.coupons ||
+        s.lastSyncedAt.options !== status.lastSyncedAt.options ||
+        s.useConflicts?.count !== status.useConflicts?.count;
+      status = s;
+      remember('status', s.lastError);
+      if (moved) inspect();
+      render();
+    },
+    error: (error: LookupError) => remember('status()', error),
+  });
 
   render();
   return () => {
