@@ -113,7 +113,18 @@ describe('the packed tarball', () => {
   });
 
   it('has an ESM build and types for every exports entry, and no source maps', async () => {
-    await expectEntries(root, ['.', './mock-server', './mock-server/msw', './proxy', './react', './relay', './worker']);
+    await expectEntries(root, [
+      '.',
+      './devtools',
+      './devtools/react',
+      './mock-server',
+      './mock-server/msw',
+      './proxy',
+      './react',
+      './relay',
+      './vue',
+      './worker',
+    ]);
     expect(files).toContain(pkg.main!.replace(/^\.\//, ''));
   });
 

@@ -1,10 +1,15 @@
 // @vitest-environment jsdom
 // mountDevtools in a DOM (jsdom): nothing in a production build unless asked, the panel in its own shadow root
 // (inline or behind the floating toggle), and nothing left once unmounted: no element, no subscription.
+import { act, createElement } from 'react';
+import { createRoot } from 'react-dom/client';
 import { BehaviorSubject } from 'rxjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LookupInspection, ShopLookup, SyncStatus } from '../../src';
 import { mountDevtools } from '../../src/devtools';
+import { ShopLookupDevtools } from '../../src/devtools/react';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 const STATUS = {
   online: true,
@@ -66,6 +71,18 @@ describe('mountDevtools', () => {
     expect(panelText('devtools-source')).toBe('relay, version 7');
     expect(inspect).toHaveBeenCalledWith({ records: true });
     unmount();
+    expect(shadow()).toBeNull();
+    expect(status.observed).toBe(false);
+  });
+
+  it('as a React component: the panel inside its own element while mounted, nothing after', async () => {
+    const { lookup, status } = fakeLookup();
+    const container = document.body.appendChild(document.createElement('div'));
+    const root = createRoot(container);
+    await act(async () => root.render(createElement(ShopLookupDevtools, { lookup, inline: true })));
+    await vi.waitFor(() => expect(panelText('devtools-coupons')).toBe('240'), { timeout: 10_000 });
+    expect(container.querySelector('[data-shop-lookup-devtools="inline"]')).not.toBeNull();
+    await act(async () => root.unmount());
     expect(shadow()).toBeNull();
     expect(status.observed).toBe(false);
   });
