@@ -3,6 +3,7 @@
 // cross-origin isolated). Each "session" is one worker running the engine plus its baseline probes.
 import { wrap, type Remote } from 'comlink';
 import { filter, firstValueFrom, tap } from 'rxjs';
+import { mountDevtools } from '../packages/shop-lookup/src/devtools/index';
 import { createShopLookup, type ShopLookup, type ShopLookupOptions } from '../packages/shop-lookup/src/index';
 import { epochNow, type Probes } from './probes';
 
@@ -20,6 +21,8 @@ export type SessionOptions = Pick<
 
 const sessions = new Map<string, Session>();
 const watched = new Map<string, { at: Promise<number>; stop(): void }>();
+/** The devtools mounted on a session: their unmount. */
+const devtools = new Map<string, () => void>();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
@@ -97,6 +100,36 @@ const bench = {
     const t0 = performance.now();
     const report = await start(name).sync();
     return { ms: performance.now() - t0, report };
+  },
+
+  /** Starts a prepared session's engine on the data its database holds, without a sync. */
+  startOnly(name: string) {
+    start(name);
+  },
+
+  /**
+   * Mounts the devtools on a session (inline, so the panel is open, as a developer has it), the build being a
+   * production one; resolves once the panel shows what inspect() answered (the coupon count).
+   */
+  async mountDevtools(name: string) {
+    const box = document.body.appendChild(document.createElement('div'));
+    const unmount = mountDevtools(lookupOf(name), box, { production: true });
+    devtools.set(name, () => {
+      unmount();
+      box.remove();
+    });
+    const t0 = performance.now();
+    const count = () =>
+      box
+        .querySelector('[data-shop-lookup-devtools]')
+        ?.shadowRoot?.querySelector('[data-testid="devtools-coupons"]')
+        ?.textContent?.trim() ?? '';
+    while (!/^\d+$/.test(count())) await sleep(20);
+    return { ms: performance.now() - t0, coupons: Number(count()) };
+  },
+  unmountDevtools(name: string) {
+    devtools.get(name)?.();
+    devtools.delete(name);
   },
 
   /** One more sync() of a running session. */

@@ -12,13 +12,15 @@
 // use → another till's long-poll on 1 and 3 instances: usesBench.mjs), cursors (a till token in the wrong hands asking
 // made-up snapshot cursors at 20/s: the relay's CPU, Redis's growth, a second till's p99: cursorBench.mjs), claims
 // (two tills asking for one voucher at once, on 1 relay and on 3 instances on one Redis, and what the relay's claim
-// adds to an online verdict: claimBench.mjs)).
+// adds to an online verdict: claimBench.mjs), devtools (coupon(code) on the big till with the devtools panel
+// open vs closed: devtoolsBench.mjs)).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
 import { minGzipSize } from './bundleSize.mjs';
 import { cpuBetween, cpuByProcess } from './processCpu.mjs';
 import { log, root, startHarness } from './harness.mjs';
+import { benchDevtools } from './devtoolsBench.mjs';
 import { benchEngines } from './engineBench.mjs';
 import { benchHub } from './hubBench.mjs';
 import { benchLink } from './linkBench.mjs';
@@ -112,6 +114,9 @@ try {
     const worker = await minGzipSize(`${root}packages/shop-lookup/worker/exposeEngine.ts`, root);
     worker.gzip += workerEntry.gzip;
     const hooks = await minGzipSize(`${root}packages/shop-lookup/src/react/index.ts`, root, { external: ['react'] });
+    const vue = await minGzipSize(`${root}packages/shop-lookup/src/vue/index.ts`, root, { external: ['vue'] });
+    // the devtools: their entry, and the panel it loads when mounted (a chunk of its own: lazy)
+    const devtools = await minGzipSize(`${root}packages/shop-lookup/src/devtools/index.ts`, root);
     results.scenarios.bundle = { main, worker };
     const lazy = (b) => b.lazy.reduce((a, c) => a + c.gzip, 0) / 1000;
     log(
@@ -130,6 +135,20 @@ try {
       unit: 'kB',
       budget: '≤ 1 kB',
       pass: hooks.gzip <= 1000,
+    });
+    row({
+      figure: 'bundle min+gzip: shop-lookup/vue (Vue itself not counted)',
+      ours: vue.gzip / 1000,
+      unit: 'kB',
+      budget: '≤ 1 kB',
+      pass: vue.gzip <= 1000,
+    });
+    row({
+      figure: 'bundle min+gzip: shop-lookup/devtools, entry and panel (the panel loaded when mounted)',
+      ours: (devtools.gzip + lazy(devtools) * 1000) / 1000,
+      unit: 'kB',
+      budget: '≤ 20 kB; entry ≤ 0.5 kB',
+      pass: devtools.gzip + lazy(devtools) * 1000 <= 20000 && devtools.gzip <= 500,
     });
     row({
       figure: 'bundle min+gzip: worker (loaded before it answers)',
@@ -213,7 +232,7 @@ try {
 
   // ---- the big sync: throughput vs bulkPut, re-sync, heap; then keyed lookups and reload -------------------------
   const big =
-    wants('sync') || wants('lookups') || wants('reload')
+    wants('sync') || wants('lookups') || wants('reload') || wants('devtools')
       ? mount('big', { rateLimits: false, data: { coupons: sizes.big } })
       : null;
   const bigOptions = sessionOptions('big', 'bench-big');
@@ -456,6 +475,20 @@ try {
       });
     }
   }
+
+  // ---- the devtools panel open on the big till: a lookup's p99 against the panel closed ------------------------
+  if (wants('devtools'))
+    await benchDevtools({
+      h,
+      sizes,
+      log,
+      row,
+      results,
+      randomOf,
+      codes: big.data.coupons.map((c) => String(c.coupon_code)),
+      bigOptions,
+      synced: wants('sync') || wants('lookups') || wants('reload'),
+    });
 
   // ---- tills on a relay: the relay's snapshot, 304 re-syncs, changes, live
   // --------------------------------------------

@@ -22,11 +22,16 @@ export function mountJournal(root: HTMLElement, lookup: ShopLookup): Journal {
     { class: 'ghost danger', testid: 'journal-clear', attrs: { type: 'button' } },
     'Clear',
   );
+  const downloadButton = h(
+    'button',
+    { class: 'ghost', testid: 'journal-download', attrs: { type: 'button' } },
+    'Download CSV',
+  );
   replace(
     root,
     h('h2', {}, 'Offline journal'),
     h('p', { class: 'muted' }, 'Verdicts given without the API, and accepted vouchers, to reconcile once back online.'),
-    h('div', { class: 'row' }, refreshButton, clearButton),
+    h('div', { class: 'row' }, refreshButton, downloadButton, clearButton),
     note,
     list,
   );
@@ -92,6 +97,22 @@ export function mountJournal(root: HTMLElement, lookup: ShopLookup): Journal {
     }
   };
   refreshButton.addEventListener('click', () => void refresh());
+  // the journal as a spreadsheet the shop can open (exportJournal: one row per verdict, formula-safe cells)
+  downloadButton.addEventListener('click', async () => {
+    try {
+      const csv = await lookup.exportJournal({ format: 'csv' });
+      const link = h('a', {
+        attrs: {
+          href: URL.createObjectURL(new Blob([csv], { type: 'text/csv;charset=utf-8' })),
+          download: `journal-${new Date().toISOString().slice(0, 10)}.csv`,
+        },
+      });
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+    } catch (error) {
+      note.textContent = `The journal could not be exported: ${(error as Error)?.message ?? String(error)}`;
+    }
+  });
   clearButton.addEventListener('click', async () => {
     try {
       if (shownThrough !== null) await lookup.clearOfflineJournal(shownThrough);

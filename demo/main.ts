@@ -1,6 +1,7 @@
 // The demo POS page: a till that embeds shop-lookup through its public API only, against /shop-api (the
 // credential proxy of the demo server), with the default module worker.
 import { createShopLookup } from 'shop-lookup';
+import { mountDevtools } from 'shop-lookup/devtools';
 import { mountApiSwitch } from './apiSwitch';
 import { mountCheckout } from './checkout';
 import { startClock } from './clock';
@@ -49,6 +50,8 @@ function startTill(): void {
   mountCouponList(byTestId(page, 'coupons'), lookup, pickCode);
   void journal.refresh();
   startClock();
+  // `?devtools`: shop-lookup's devtools, a toggle in the corner (in the built demo too: a demo shows its tools)
+  if (new URLSearchParams(location.search).has('devtools')) mountDevtools(lookup, null, { production: true });
 
   /** For the browser console: `shopLookup.sync()`, `shopLookup.coupon('WELCOME10').subscribe(console.log)`. */
   (globalThis as { shopLookup?: unknown }).shopLookup = lookup;

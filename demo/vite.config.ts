@@ -47,6 +47,10 @@ export default defineConfig(({ command }) => {
           find: /^shop-lookup$/,
           replacement: fileURLToPath(new URL('../packages/shop-lookup/src/index.ts', import.meta.url)),
         },
+        {
+          find: /^shop-lookup\/devtools$/,
+          replacement: fileURLToPath(new URL('../packages/shop-lookup/src/devtools/index.ts', import.meta.url)),
+        },
       ],
     },
     define: {

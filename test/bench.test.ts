@@ -14,6 +14,8 @@ const run = promisify(execFile);
 const FIGURES = [
   'bundle min+gzip: main entry',
   'bundle min+gzip: shop-lookup/react (React itself not counted)',
+  'bundle min+gzip: shop-lookup/vue (Vue itself not counted)',
+  'bundle min+gzip: shop-lookup/devtools, entry and panel (the panel loaded when mounted)',
   'bundle min+gzip: worker (loaded before it answers)',
   'coupons() first emission, 100 coupons',
   'coupons() first emission, 300 coupons',
@@ -27,6 +29,7 @@ const FIGURES = [
   'productOptionByCode, 50 × 3 stored: p50',
   'productOptionByCode, 50 × 3 stored: p99',
   'reload, warm database → first coupon(code)',
+  'coupon(code) with the devtools open, 1,000 stored: p99',
   'till via relay: initial sync, 1,000 coupons',
   'till via relay: initial sync vs a direct listing at 1 list call/s (10 pages)',
   'till via relay: re-sync, nothing changed',

@@ -1,15 +1,16 @@
 // The build of shop-lookup, the browser package (`npm run build` here, or the root's for every package; vitest's
 // config is the root's vitest.config.ts, the demo's demo/vite.config.ts).
-//   vite build → dist/: index.js (src/index.ts), worker.js (worker/worker.ts) and react.js (the hooks, src/react/),
-//                unminified ESM with bare imports of dexie/comlink/rxjs/zod/react, so the app's bundler bundles the
-//                worker itself and the main entry never carries the hooks
+//   vite build → dist/: index.js (src/index.ts), worker.js (worker/worker.ts), react.js (the hooks, src/react/),
+//                vue.js (the composables, src/vue/), devtools.js and devtools-react.js (the devtools' entries; their
+//                panel a chunk of its own), unminified ESM with bare imports of dexie/comlink/rxjs/zod/react/vue, so
+//                the app's bundler bundles the worker itself and the main entry never carries the hooks
 import { posix } from 'node:path';
 import MagicString from 'magic-string';
 import { defineConfig, type Plugin } from 'vite';
 
 const browserDeps = ['dexie', 'comlink', 'rxjs', 'zod', 'fake-indexeddb'];
 // optional peer dependencies: the app's own copy, never bundled
-const peerDeps = ['react'];
+const peerDeps = ['react', 'vue'];
 
 const WORKER_SOURCE_URL = /new URL\((['"])\.\.\/worker\/worker\.ts\1, import\.meta\.url\)/g;
 const WORKER_PLACEHOLDER_TEXT = '__SHOP_LOOKUP_WORKER_URL__';
@@ -63,7 +64,14 @@ export default defineConfig({
     // a library: the app's bundler minifies; readable output is easier to debug and to audit
     minify: false,
     lib: {
-      entry: { index: 'src/index.ts', worker: 'worker/worker.ts', react: 'src/react/index.ts' },
+      entry: {
+        index: 'src/index.ts',
+        worker: 'worker/worker.ts',
+        react: 'src/react/index.ts',
+        vue: 'src/vue/index.ts',
+        devtools: 'src/devtools/index.ts',
+        'devtools-react': 'src/devtools/react.ts',
+      },
       formats: ['es'],
     },
     rollupOptions: {

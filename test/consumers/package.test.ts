@@ -113,7 +113,7 @@ describe('the packed tarball', () => {
   });
 
   it('has an ESM build and types for every exports entry, and no source maps', async () => {
-    await expectEntries(root, ['.', './react', './worker']);
+    await expectEntries(root, ['.', './devtools', './devtools/react', './react', './vue', './worker']);
     expect(files).toContain(pkg.main!.replace(/^\.\//, ''));
   });
 
@@ -182,19 +182,25 @@ describe('the packed tarball', () => {
     expect(pkg.bin, 'the relay command moved to @shop-lookup/relay').toBeUndefined();
   });
 
-  it('keeps React out of the main entry and msw out of the browser files: React is an optional peer, never bundled', async () => {
-    expect(pkg.peerDependencies).toEqual({ react: '>=18.0.0' });
-    expect(pkg.peerDependenciesMeta).toEqual({ react: { optional: true } });
+  it('keeps React and Vue out of the main entry and msw out of the browser files: optional peers, never bundled', async () => {
+    expect(pkg.peerDependencies).toEqual({ react: '>=18.0.0', vue: '>=3.3.0' });
+    expect(pkg.peerDependenciesMeta).toEqual({ react: { optional: true }, vue: { optional: true } });
     expect(Object.keys(pkg.dependencies!)).not.toContain('react');
+    expect(Object.keys(pkg.dependencies!)).not.toContain('vue');
     const browserFiles = files.filter((f) => /^dist\/[^/]+\.js$/.test(f));
     for (const f of browserFiles) {
       const code = await readFile(join(dir, 'package', f), 'utf8');
       expect(code, f).not.toMatch(/from "msw/);
-      if (f !== 'dist/react.js') expect(code, f).not.toMatch(/from "react|useSyncExternalStore/);
+      if (f !== 'dist/react.js' && f !== 'dist/devtools-react.js')
+        expect(code, f).not.toMatch(/from "react|useSyncExternalStore/);
+      if (f !== 'dist/vue.js') expect(code, f).not.toMatch(/from "vue"/);
     }
     const hooks = await readFile(join(dir, 'package/dist/react.js'), 'utf8');
     expect(hooks).toMatch(/from "react"/);
     expect(hooks).not.toMatch(/function createElement|__SECRET_INTERNALS|ReactSharedInternals/);
+    const composables = await readFile(join(dir, 'package/dist/vue.js'), 'utf8');
+    expect(composables).toMatch(/from "vue"/);
+    expect(composables).not.toMatch(/function createRenderer|__VUE_OPTIONS_API__/);
     expect(await mock.read('dist/msw.js')).toMatch(/from "msw"/);
   });
 

@@ -1,7 +1,8 @@
 // A Vite + React app (test/consumers/react-app) installs the packed tarball, pastes the README's React components
 // (ShopWidgets.jsx) and its "Testing your app" suite (CouponField.test.jsx), then:
 // - builds with Vite and runs in headless Chromium: options and a coupon online, a coupon changed in the API shows
-//   without a reload, the same data offline, and no lookup subscription left open after the widgets unmount;
+//   without a reload, the same data offline, the docs' Suspense card (CouponCard.jsx: useSuspenseLookup) suspended
+//   until its coupon answers, and no lookup subscription left open after the widgets unmount;
 // - runs its own vitest suite: jsdom, the MSW handlers of @shop-lookup/mock-server/msw (installed along, as the README
 //   says for tests), worker: false, fake-indexeddb.
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ const ctx = useBrowserApp(
   async () => ({
     'src/ShopWidgets.jsx': await readmeExample('ShopWidgets.jsx'),
     'src/CouponField.test.jsx': await readmeExample('CouponField.test.jsx'),
+    'src/CouponCard.jsx': await readmeExample('CouponCard.jsx', 'docs/embedding.md'),
   }),
   (t) => [t.shopLookup, t.mockServer],
 );
@@ -40,6 +42,14 @@ describe('a Vite + React app that uses shop-lookup/react from the packed tarball
         await page.goto(site.url);
         await page.waitForFunction(() => 'consumerTest' in window, null, { timeout: 60_000 });
         expect(await sync(page), `sync() online; page errors: ${errors.join(' | ')}`).toMatchObject({ ok: true });
+
+        // Suspense: the card showed its fallback until FIXED3000 answered, then the coupon
+        const fixed = api.mock.data.coupons.find((c) => c.coupon_code === 'FIXED3000');
+        await page.waitForFunction(
+          (name) => document.querySelector('#suspense-coupon')?.textContent === name,
+          String(fixed?.name),
+          { timeout: 30_000 },
+        );
 
         // online: the option picker and an applied coupon
         await page.waitForFunction(() => document.querySelectorAll('fieldset select option').length > 0, null, {
@@ -83,11 +93,20 @@ describe('a Vite + React app that uses shop-lookup/react from the packed tarball
           timeout: 30_000,
         });
 
-        // unmount: every hook released its subscription (status, options, coupon were open)
-        expect(await openSubscriptions(page)).toBe(3);
+        await page.waitForFunction(
+          () => document.querySelector('#suspense-coupon')?.getAttribute('data-offline') === 'true',
+          null,
+          { timeout: 30_000 },
+        );
+
+        // unmount: every hook released its subscription (status, options, coupon and the Suspense card's were open;
+        // the Suspense card's a few seconds later, as it may be a render that suspended and comes back)
+        expect(await openSubscriptions(page)).toBe(4);
         await page.click('#toggle');
         await page.waitForFunction(() => !document.querySelector('#widgets'));
-        expect(await openSubscriptions(page)).toBe(0);
+        await page.waitForFunction(() => (window as any).consumerTest.openSubscriptions() === 0, null, {
+          timeout: 30_000,
+        });
       });
       expect(errors).toEqual([]);
     } finally {

@@ -43,12 +43,8 @@ export async function connectEngine(options: ShopLookupOptions, listener: WatchL
   const askToken = askerOf(options.token);
   if (mode === false) {
     const { createEngine } = await import('../worker/engine/createEngine');
-    const api = await createEngine(engineOptionsOf(options), listener, {
-      indexedDB: options.indexedDB,
-      IDBKeyRange: options.IDBKeyRange,
-      fetch: options.fetch,
-      askToken,
-    });
+    // (the options' platform pieces, indexedDB, IDBKeyRange and fetch, are the engine's dependencies of those names)
+    const api = await createEngine(engineOptionsOf(options), listener, { ...options, askToken });
     return { api, dispose: () => undefined };
   }
   if (options.fetch) {

@@ -4,6 +4,7 @@ import { ShopLookupError } from './errors';
 import type { ShopLookup } from './shopLookup';
 import type { ShopLookupOptions } from './types';
 import { createWatchHub } from './watchHub';
+import type { WatchQuery } from './protocol';
 
 export type { ShopLookup } from './shopLookup';
 
@@ -88,24 +89,38 @@ export function createShopLookup(options: ShopLookupOptions): ShopLookup {
     return fn(await connection);
   };
 
+  // The engine's calls that take arguments, passed on as they are (sync() takes none: an event handler's event never
+  // reaches the engine), and the lookups, each a query named by its arguments: loops over names keep the main entry
+  // small (docs/performance.md, the bundle rows).
+  const lookup = {} as Record<string, (a: unknown, b: unknown) => unknown>;
+  for (const name of [
+    'trackProducts',
+    'prefetchIssuedCoupons',
+    'validateCoupon',
+    'releaseCoupon',
+    'offlineJournal',
+    'clearOfflineJournal',
+    'refresh',
+    'exportJournal',
+    'inspect',
+    'clear',
+  ] as const)
+    lookup[name] = (a, b) => call((c) => (c.api[name] as (a: unknown, b: unknown) => Promise<unknown>)(a, b));
+  for (const [kind, x, y] of [
+    ['coupons'],
+    ['coupon', 'code'],
+    ['issuedCoupon', 'code'],
+    ['productOptions', 'productNo'],
+    ['productOptionByNo', 'productNo', 'optionNo'],
+    ['productOptionByCode', 'productNo', 'optionCode'],
+    ['status'],
+  ])
+    lookup[kind!] = (a, b) =>
+      hub.observe(connection, { kind, ...(x && { [x]: a }), ...(y && { [y]: b }) } as WatchQuery);
+
   return {
-    coupons: () => hub.observe(connection, { kind: 'coupons' }),
-    coupon: (code) => hub.observe(connection, { kind: 'coupon', code }),
-    issuedCoupon: (code) => hub.observe(connection, { kind: 'issuedCoupon', code }),
-    productOptions: (productNo) => hub.observe(connection, { kind: 'productOptions', productNo }),
-    productOptionByNo: (productNo, optionNo) =>
-      hub.observe(connection, { kind: 'productOptionByNo', productNo, optionNo }),
-    productOptionByCode: (productNo, optionCode) =>
-      hub.observe(connection, { kind: 'productOptionByCode', productNo, optionCode }),
-    status: () => hub.observe(connection, { kind: 'status' }),
+    ...(lookup as unknown as Omit<ShopLookup, 'sync' | 'close'>),
     sync: () => call((c) => c.api.sync()),
-    trackProducts: (productNos) => call((c) => c.api.trackProducts(productNos)),
-    prefetchIssuedCoupons: (codes) => call((c) => c.api.prefetchIssuedCoupons(codes)),
-    validateCoupon: (code, order) => call((c) => c.api.validateCoupon(code, order)),
-    releaseCoupon: (code, order) => call((c) => c.api.releaseCoupon(code, order)),
-    offlineJournal: (page) => call((c) => c.api.offlineJournal(page)),
-    clearOfflineJournal: (throughId) => call((c) => c.api.clearOfflineJournal(throughId)),
-    clear: (o) => call((c) => c.api.clear(o)),
     close() {
       closing ??= (async () => {
         stopForwarding();

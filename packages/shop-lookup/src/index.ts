@@ -38,3 +38,12 @@ export type {
   VerdictDetail,
   VerdictWarning,
 } from './types';
+export type {
+  InspectedResource,
+  InspectOptions,
+  JournalExport,
+  JournalRow,
+  LookupInspection,
+  RefreshReport,
+  RefreshTarget,
+} from './toolTypes';

@@ -5,6 +5,7 @@ import type { ShopLookup } from './shopLookup';
 import type { LookupResult, ShopLookupOptions, SyncStatus } from './types';
 
 export type * from './types';
+export type * from './toolTypes';
 export { ShopLookupError, toLookupError } from './errors';
 
 /** One of the six lookups, as data. */
@@ -60,6 +61,9 @@ export interface EngineApi
     | 'releaseCoupon'
     | 'offlineJournal'
     | 'clearOfflineJournal'
+    | 'refresh'
+    | 'exportJournal'
+    | 'inspect'
     | 'clear'
     | 'close'
   > {

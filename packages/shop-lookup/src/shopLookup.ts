@@ -16,6 +16,7 @@ import type {
   SyncReport,
   SyncStatus,
 } from './types';
+import type { InspectOptions, JournalExport, LookupInspection, RefreshReport, RefreshTarget } from './toolTypes';
 
 /**
  * The six lookups as Observables that answer at once from local data, update live, refresh from the API when
@@ -91,6 +92,27 @@ export interface ShopLookup {
    * @example await lookup.clearOfflineJournal(lastReportedId);
    */
   clearOfflineJournal(throughId: number): Promise<number>;
+  /**
+   * Asks the API (or the relay) again for one coupon, issued coupon, product's options or option now, as a query's
+   * `refetch` does, without a whole `sync()`: every open lookup of it updates. Offline it asks nothing and resolves
+   * saying so (`offline: true`); it never rejects for API trouble. The coupon list is refreshed by `sync()`.
+   * @example const r = await lookup.refresh({ coupon: 'WELCOME10' }); if (!r.ok) note(r.error?.message);
+   */
+  refresh(target: RefreshTarget): Promise<RefreshReport>;
+  /**
+   * The offline journal as a file a shop can open: one row per verdict, with the columns a shop reconciles by (time
+   * in the shop's time zone, till, order, code, amount, discount, reason, source, overrides, shared, conflict); CSV
+   * cells that a spreadsheet would run as a formula are escaped. Nothing is deleted (`clearOfflineJournal`).
+   * @example const csv = await lookup.exportJournal({ format: 'csv', since: startOfDay });
+   */
+  exportJournal(options: JournalExport): Promise<string>;
+  /**
+   * What the engine holds and does now (records, tracked products, each resource's last sync and error, uses not
+   * sent yet, the newest journal entries): what the devtools show. Reads no network. `{ records: false }` leaves out
+   * the record counts (`records` null), which read every row of a large table.
+   * @example console.table((await lookup.inspect()).resources);
+   */
+  inspect(options?: InspectOptions): Promise<LookupInspection>;
   /** Phase, progress, last sync times, last error. @example lookup.status().subscribe((s) => showBadge(s.phase)); */
   status(): Observable<SyncStatus>;
   /**

@@ -8,8 +8,6 @@ import type { Connection } from './connectEngine';
 export interface WatchHub {
   listener: WatchListener;
   observe<T>(connection: Promise<Connection>, query: WatchQuery): Observable<T>;
-  /** Subscriptions currently open (for diagnostics and tests). */
-  readonly size: number;
   /** Completes every subscription, and every later one at once (the lookup is closed). */
   completeAll(): void;
 }
@@ -47,9 +45,6 @@ export function createWatchHub(): WatchHub {
           void connection.then((c) => c.api.unwatch(id)).catch(() => undefined);
         };
       });
-    },
-    get size() {
-      return entries.size;
     },
     completeAll() {
       closed = true;

@@ -112,7 +112,7 @@ function entryOf({ code, order, verdict, at, cause }: JournalRecord): Entry {
  * journaled only verdicts decided from local data while the API could not be reached), no overrides, no order
  * reference, the decision time as the order's.
  */
-const readEntry = (e: JournalEntry): JournalEntry => {
+export const readEntry = (e: JournalEntry): JournalEntry => {
   const kept =
     e.key !== undefined
       ? e

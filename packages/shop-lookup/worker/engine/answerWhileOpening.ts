@@ -133,6 +133,9 @@ export function answerWhileOpening(deps: WhileOpeningDeps): EngineApi {
     releaseCoupon: (code, order) => use((e) => e.releaseCoupon(code, order)),
     offlineJournal: (page) => use((e) => e.offlineJournal(page)),
     clearOfflineJournal: (throughId) => use((e) => e.clearOfflineJournal(throughId)),
+    exportJournal: (options) => use((e) => e.exportJournal(options)),
+    refresh: (target) => use((e) => e.refresh(target)),
+    inspect: (options) => use((e) => e.inspect(options)),
     // the host's sync() reads the API as of its ask: the opening reads, asked before, are no longer taken
     sync: () => {
       opening.end();

@@ -1,9 +1,10 @@
 // The engine: everything behind the six lookups, assembled from the parts in this folder (worker/engine/).
 // It runs in a Web Worker (worker.ts exposes it with Comlink) or, with `worker: false`, in the host's own thread.
 // Platform pieces are passed in.
-import type { AskToken, EngineApi, EngineOptions, WatchListener } from '../../src/protocol';
+import type { AskToken, EngineApi, EngineOptions, LookupQuery, WatchListener } from '../../src/protocol';
 import { createServerClock, type RetryPolicy, type ServerClock } from '@shop-lookup/shop-api';
 import { planLookup } from '../lookups/lookupPlans';
+import { queryError } from '../lookups/queryError';
 import { createResourceState } from '../lookups/resourceState';
 import { createReadCache } from '../store/readCache';
 import { defaultDbName } from '../store/shopIdentity';
@@ -187,13 +188,17 @@ function assembleEngine(
     },
   });
   const refreshes = createItemRefreshes({ ...core, network: load.network, sync: () => engineSync.sync() });
+  const refreshLookup = (query: LookupQuery) => refreshes.refreshNow(planLookup(query, options.coupons));
   const checkout = loadCouponValidator({
     ...core,
     claim,
     memoryOnly,
     clock,
-    refreshCoupon: (code) => refreshes.refreshNow(planLookup({ kind: 'coupon', code }, options.coupons)),
-    refreshIssuedCoupon: (code) => refreshes.refreshNow(planLookup({ kind: 'issuedCoupon', code })),
+    refreshCoupon: (code) => refreshLookup({ kind: 'coupon', code }),
+    refreshIssuedCoupon: (code) => refreshLookup({ kind: 'issuedCoupon', code }),
+    refreshLookup,
+    queryError,
+    readTrackedProducts,
     // (a storefront's issued coupons are not its checkout's: it claims nothing)
     ...(options.coupons === 'byCode' ? {} : { claimUse: async (use) => (await load.network).claimUse(use) }),
   });
@@ -209,6 +214,9 @@ function assembleEngine(
     releaseCoupon: checkout.releaseCoupon,
     offlineJournal: checkout.offlineJournal,
     clearOfflineJournal: checkout.clearOfflineJournal,
+    exportJournal: checkout.exportJournal,
+    refresh: checkout.refresh,
+    inspect: checkout.inspect,
     sync: () => engineSync.hostSync(),
     trackProducts: engineSync.trackProducts,
     prefetchIssuedCoupons: engineSync.prefetchIssuedCoupons,

@@ -1,4 +1,5 @@
-// Loads the checkout rules (validateCoupon.ts, a chunk of its own) and serves the engine's three checkout calls.
+// Loads the checkout rules (validateCoupon.ts, a chunk of its own) and serves the engine's checkout calls, and the app
+// tools that load with them (refresh, inspect).
 // Loading starts at once, beside the database, so the rules are in memory well before an offline checkout. The
 // chunk also keeps the clock's offset beside the data (keepClockOffset.ts): the checkout waits for it to be read.
 import type { EngineApi, LookupError } from '../../src/protocol';
@@ -6,10 +7,14 @@ import type { ServerClock } from '@shop-lookup/shop-api';
 import type { CouponValidatorDeps } from '../coupon/validateCoupon';
 import type { DatabaseClaim } from './databaseClaim';
 import type { EngineCore } from './engineCore';
+import type { InspectDeps } from './inspectEngine';
+import type { RefreshOneDeps } from './refreshOne';
 
 export interface LoadCouponValidatorDeps
   extends EngineCore,
-    Pick<CouponValidatorDeps, 'refreshCoupon' | 'refreshIssuedCoupon' | 'claimUse'> {
+    Pick<CouponValidatorDeps, 'refreshCoupon' | 'refreshIssuedCoupon' | 'claimUse'>,
+    Pick<RefreshOneDeps, 'refreshLookup' | 'queryError'>,
+    Pick<InspectDeps, 'readTrackedProducts'> {
   claim: DatabaseClaim;
   /** Why the database is in memory (openEngineStore.ts); null: it is IndexedDB. */
   memoryOnly: LookupError | null;
@@ -19,7 +24,13 @@ export interface LoadCouponValidatorDeps
 
 export type Checkout = Pick<
   EngineApi,
-  'validateCoupon' | 'releaseCoupon' | 'offlineJournal' | 'clearOfflineJournal'
+  | 'validateCoupon'
+  | 'releaseCoupon'
+  | 'offlineJournal'
+  | 'clearOfflineJournal'
+  | 'exportJournal'
+  | 'refresh'
+  | 'inspect'
 > & {
   /** Stops the journal's retries (close()). */
   dispose(): void;
@@ -61,6 +72,10 @@ export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
     releaseCoupon: async (code, order) => (await ready()).release(code, order),
     offlineJournal: async (page) => (await ready()).journal(page),
     clearOfflineJournal: async (throughId) => (await ready()).clearJournal(throughId),
+    exportJournal: async (options) => (await chunk).exportJournal(options, { ...deps, list: (await ready()).journal }),
+    // the app tools, which load with the checkout's chunk (checkoutChunk.ts)
+    refresh: async (target) => (await chunk).refreshOne(target, deps),
+    inspect: async (options) => (await chunk).inspectEngine(deps, options),
     dispose: () =>
       void validator.then(
         (v) => v.dispose(),

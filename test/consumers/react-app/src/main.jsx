@@ -1,9 +1,11 @@
-// The app around the README's components (src/ShopWidgets.jsx, copied from README.md by the test), plus what the
-// test drives from Chromium: sync(), the number of lookup subscriptions open, and a switch that unmounts them.
+// The app around the README's components (src/ShopWidgets.jsx, copied from README.md by the test) and the docs'
+// Suspense card (src/CouponCard.jsx, from docs/embedding.md), plus what the test drives from Chromium: sync(), the
+// number of lookup subscriptions open, and a switch that unmounts them.
 import { useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Observable } from 'rxjs';
 import { createShopLookup } from 'shop-lookup';
+import { CouponCard } from './CouponCard.jsx';
 import { CouponField, OptionPicker, SyncBadge } from './ShopWidgets.jsx';
 
 const lookup = createShopLookup({ baseUrl: '/shop-api', products: [13805], dbName: 'shop-lookup:react-app' });
@@ -42,6 +44,7 @@ function App() {
           <SyncBadge lookup={countedLookup} />
           <OptionPicker lookup={countedLookup} productNo={13805} />
           <CouponField lookup={countedLookup} />
+          <CouponCard lookup={countedLookup} code="FIXED3000" />
         </section>
       )}
     </main>
