@@ -22,6 +22,10 @@ function startProcess(root, args, env, ready) {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // one left running by a part the bench gave up on (run.mjs --part-bound-s) ends with the bench
+  const endWithBench = () => child.kill('SIGKILL');
+  process.once('exit', endWithBench);
+  child.once('exit', () => process.off('exit', endWithBench));
   const lines = [];
   let rest = '';
   let output = '';

@@ -7,7 +7,7 @@
 // added uses' own JSON. (2) Live: a till's use → another
 // till's parked long-poll answered, on one relay and across three instances on the same Redis, against the feed's
 // own change latency measured in the same run (a product tracked → its listing committed → the long-poll answered,
-// from the relay's "listing committed" log line). --smoke: 500 uses in 5 s from 10 tills, 5 samples each.
+// from the relay's "listing committed" log line). --smoke: 500 uses in 5 s from 10 tills; 30 live samples as in a full run.
 import { Agent } from 'node:http';
 import { runnerImport } from 'vite';
 import { fetchBuffer, relayStatus, startRelayCommand, statusPace, until } from './relayProcessBench.mjs';
@@ -237,7 +237,9 @@ export async function benchUses({ root, log, row, results, smoke }) {
 
     // ---- live: a use → another till's long-poll, on 1 relay and across 3 instances, vs the feed's own changes
     // ------
-    const samples = smoke ? 5 : 30; // (the mock has a product for each of the baseline's changes)
+    // as many in a smoke run: what 30 samples do to the relay's per-client bounds once stopped full runs, never smoke
+    // runs of 5 (the mock has a product for each of the baseline's changes)
+    const samples = 30;
     const products = [...api.data.products.keys()];
     let product = 0;
     /** A long-poll parked on `on` (the status route counts it), then `act`; resolves with the answer's arrival. */
