@@ -11,6 +11,7 @@ export interface Parts {
   failed: string[];
   seconds: Record<string, number>;
   run(name: string, fn: () => Promise<unknown>): Promise<void>;
+  unhandled(error: unknown): void;
 }
 export declare const partFigure: (name: string) => string;
 export declare function createParts(options: {

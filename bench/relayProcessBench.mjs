@@ -73,8 +73,11 @@ export function startRelayCommand(root, env, args = ['--import', 'tsx', 'package
   });
 }
 
-/** GET (or POST), the body as a Buffer. */
-export function fetchBuffer(url, { agent, headers = {}, method = 'GET', body } = {}) {
+/**
+ * GET (or POST), the body as a Buffer. Without `agent`, on a connection of its own: Node's global agent keeps sockets
+ * alive, and one the server closes just as it is reused fails the request ("socket hang up"), which ended a full run.
+ */
+export function fetchBuffer(url, { agent = false, headers = {}, method = 'GET', body } = {}) {
   return new Promise((resolve, reject) => {
     const req = request(url, { agent, headers, method }, (res) => {
       const chunks = [];
@@ -212,9 +215,9 @@ export async function benchRelayProcess({ root, sizes, log, row, results, smoke 
         const sampler = sampleHeap
           ? setInterval(
               () =>
-                void metric(relay, 'shop_relay_nodejs_heap_size_used_bytes').then(
-                  (h) => (heapPeak = Math.max(heapPeak, h || 0)),
-                ),
+                void metric(relay, 'shop_relay_nodejs_heap_size_used_bytes')
+                  .then((h) => (heapPeak = Math.max(heapPeak, h || 0)))
+                  .catch(() => undefined), // a sample missed (the next comes 500 ms later), not the run's end
               500,
             )
           : null;

@@ -98,6 +98,8 @@ const row = (r) => rows.push({ baseline: null, ratio: null, ...r });
 // each part on its own: one that fails is a failed row naming it, and the next part runs (--part-bound-s N: a part
 // still running after N seconds counts as failed)
 const parts = createParts({ row, log, boundS: Number(option('part-bound-s', Infinity)) });
+// a rejection nothing awaited (a sampler's request, say) fails the part it happened in, not the whole bench
+process.on('unhandledRejection', (error) => parts.unhandled(error));
 const randomOf = createRandom(20_260_101);
 
 try {

@@ -24,6 +24,21 @@ describe('the bench, part by part', () => {
     expect(Object.keys(p.seconds)).toEqual(['uses', 'engines']);
   });
 
+  it("fails the running part with a rejection nothing awaited (a sampler's request), once, and goes on", async () => {
+    const { p, rows } = parts();
+    await p.run('relay', async () => {
+      p.unhandled(
+        new TypeError('fetch failed', { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) }),
+      );
+      p.unhandled(new Error('again'));
+    });
+    await p.run('hub', async () => undefined);
+    expect(p.failed).toEqual(['relay']);
+    expect(rows).toEqual([
+      expect.objectContaining({ figure: partFigure('relay'), note: 'fetch failed (ECONNRESET socket hang up)' }),
+    ]);
+  });
+
   it('fails a part still running past its bound, and goes on', async () => {
     const { p, rows } = parts(0.05);
     let release: () => void = () => undefined;
