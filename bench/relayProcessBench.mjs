@@ -115,19 +115,26 @@ export async function until(check, ms = 120_000, { what = 'a condition', everyMs
   }
 }
 
+/** When each relay's last status read was sent (its URL → performance.now()). */
+const statusReadAt = new Map();
+
 /**
  * GET relay/v1/status, parsed; any other answer than 200 throws with its body. The bench's status reads are one
- * anonymous loopback client, under the relay's per-client bounds like any other: a poll loop on them keeps to
- * `statusPace(bounds)` (half the relay's per-second bound), or the relay answers 429 and the loop never sees a count.
+ * anonymous loopback client, under the relay's per-client bounds like any other, so two reads of one relay are at
+ * least `everyMs` apart (`statusPace(bounds)`: half the relay's per-second bound), however fast the loops around
+ * them go; past the bound the relay answers 429, and that answer has no count.
  */
-export async function relayStatus(relay) {
+export async function relayStatus(relay, everyMs = 0) {
+  const wait = (statusReadAt.get(relay.url) ?? -Infinity) + everyMs - performance.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  statusReadAt.set(relay.url, performance.now());
   const answer = await fetchBuffer(`${relay.url}/relay/v1/status`);
   if (answer.status !== 200)
     throw new Error(`${relay.url}/relay/v1/status answered ${answer.status}: ${answer.body.toString().slice(0, 200)}`);
   return JSON.parse(answer.body.toString());
 }
 
-/** Milliseconds between two status reads of a poll loop: half the per-client bound (`perSecond`) of the relay. */
+/** Milliseconds between two status reads of one relay: half the per-client bound (`perSecond`) of the relay. */
 export const statusPace = ({ perSecond }) => 2_000 / perSecond;
 
 /**
@@ -322,9 +329,10 @@ export async function benchRelayProcess({ root, sizes, log, row, results, smoke 
           if (answer.status !== 200 || body.version <= head.version) wrong++;
         }),
       );
-      await until(async () => (await relayStatus(relay)).waiting === polls, 120_000, {
+      const pace = statusPace(bounds.DEFAULT_CLIENT_LIMITS);
+      await until(async () => (await relayStatus(relay, pace)).waiting === polls, 120_000, {
         what: `${polls} long-polls parked`,
-        everyMs: statusPace(bounds.DEFAULT_CLIENT_LIMITS),
+        everyMs: pace,
       });
       const heap = await metric(relay, 'shop_relay_nodejs_heap_size_used_bytes');
       const cpu0 = await metric(relay, 'shop_relay_process_cpu_seconds_total');
