@@ -64,8 +64,8 @@ export async function benchClaims({ root, log, row, results, smoke }) {
 async function measure({ root, log, row, results, smoke }) {
   const mockServer = await import(`${root}packages/mock-server/src/index.ts`);
   const relayEntry = await import(`${root}packages/relay/src/index.ts`);
-  const lib = await import(`${root}src/index.ts`);
-  const redisServer = await import(`${root}test/redisServer.ts`);
+  const lib = await import(`${root}packages/shop-lookup/src/index.ts`);
+  const redisServer = await import(`${root}packages/test-kit/src/redisServer.ts`);
   const rounds = smoke ? 10 : 100;
   const scenario = (results.scenarios.claims = {});
   const api = await mockServer.startMockShopApi({

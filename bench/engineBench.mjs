@@ -1,8 +1,10 @@
 // `npm run bench -- --only engines`: the same bench page in each engine (Chromium over a DevTools pipe, Firefox
 // ESR over WebDriver BiDi, WebKitGTK over W3C WebDriver), each against its own floors measured in the same page and
-// worker: the first load of the mid-sized coupon set against that engine's bare bulkPut, a warm reload to the first
-// coupon(code), and coupon(code) p50/p99 against a bare Comlink call doing one Dexie get. Same budgets as Chromium's
-// rows, as ratios where Chromium's are.
+// worker: the first load of the mid-sized coupon set from a direct listing against that engine's floor of a first
+// sync (fetch, parse and bulkPut alone: probes.ts fetchAndPutFloor) and, as information, its bare bulkPut; a till's
+// first sync from a relay in front of the same mock (what a shop's till on a relay runs) against that engine's bare
+// bulkPut of the same records; a warm reload to the first coupon(code); and coupon(code) p50/p99 against a bare
+// Comlink call doing one Dexie get. Same budgets as Chromium's rows, as ratios where Chromium's are.
 import { launchFirefox } from '../scripts/launch-firefox.mjs';
 import { startWebKitDriver } from '../scripts/launch-webkit.mjs';
 import { median, quantile, sample } from './stats.mjs';
@@ -56,10 +58,16 @@ export async function benchEngines({ h, sizes, log, row, results, randomOf, engi
   const size = sizes.mid;
   const api = h.mount('engines', { rateLimits: false, data: { coupons: size } });
   const codes = api.data.coupons.map((c) => String(c.coupon_code));
+  await h.warmListing('engines'); // its pages serialised once (cacheListPages), before the first timed run
+  // a relay in front of the same mock, its listing done (not the till's time); the tills' long-polls are parked
+  // behind a quiet door: a first sync measured alone
+  const relay = await h.mountRelay('engines', 'engines');
+  await relay.refresh();
+  h.quietDoor('engines-quiet', 'engines');
   results.scenarios.engines = {};
   for (const engine of engines) {
     log(
-      `${engine}: first load of ${size} coupons vs bulkPut, warm reload → coupon(code), ${sizes.lookups} × coupon(code) vs the floor`,
+      `${engine}: first load of ${size} coupons vs its floor and bulkPut, a first sync from a relay vs bulkPut, warm reload → coupon(code), ${sizes.lookups} × coupon(code) vs the floor`,
     );
     let page;
     try {
@@ -71,7 +79,13 @@ export async function benchEngines({ h, sizes, log, row, results, randomOf, engi
     }
     const { call } = page;
     const dbName = `bench-engine-${engine}`;
+    const relayDb = `bench-engine-relay-${engine}`;
     const options = h.sessionOptions('engines', dbName);
+    const relayOptions = {
+      ...h.sessionOptions('engines', relayDb),
+      baseUrl: `${h.origin}/relay/engines-quiet`,
+      auth: undefined,
+    };
     try {
       const isolated = await call('crossOriginIsolated');
       const loads = [];
@@ -82,14 +96,40 @@ export async function benchEngines({ h, sizes, log, row, results, randomOf, engi
         const first = await call('timedFirstSync', 'engine');
         await call('loadFloor', 'engine');
         const floor = await call('putFloor', 'engine');
-        loads.push({ first, floor });
+        // the floor of a first sync in this engine: the same fetches and the same writes, overlapped, nothing else
+        await call('loadFloor', 'engine');
+        const fetchPut = await call('fetchAndPutFloor', 'engine');
+        // a till's first sync from the relay: its snapshot in chunks, against the same engine's bulkPut
+        await call('close', 'rtill');
+        await call('deleteDatabase', relayDb);
+        await call('prepare', 'rtill', relayOptions);
+        const fromRelay = await call('timedFirstSync', 'rtill');
+        await call('loadFloor', 'rtill');
+        const relayFloor = await call('putFloor', 'rtill');
+        // the same chunks fetched, parsed and bulkPut alone, overlapped as the engine does: where the time goes
+        await call('loadFloor', 'rtill');
+        const relayFeed = await call('relayFeedFloor', 'rtill');
+        await call('close', 'rtill');
+        loads.push({ first, floor, fetchPut, fromRelay, relayFloor, relayFeed });
         log(
-          `  run ${r + 1}: first load ${Math.round(first.ms)} ms (written ${first.report.written}), bulkPut ${Math.round(floor.ms)} ms`,
+          `  run ${r + 1}: first load ${Math.round(first.ms)} ms (written ${first.report.written}), fetch and bulkPut alone ${Math.round(fetchPut.ms)} ms, bulkPut ${Math.round(floor.ms)} ms; from a relay ${Math.round(fromRelay.ms)} ms (written ${fromRelay.report.written}), bulkPut ${Math.round(relayFloor.ms)} ms, its chunks fetched, parsed and bulkPut alone ${Math.round(relayFeed.ms)} ms (${relayFeed.chunks} chunk(s): to the text ${Math.round(relayFeed.fetchMs)} ms, parse ${Math.round(relayFeed.parseMs)} ms, bulkPut ${Math.round(relayFeed.putMs)} ms)`,
         );
       }
-      const ours = median(loads.map((x) => size / (x.first.ms / 1000)));
-      const floor = median(loads.map((x) => x.floor.records / (x.floor.ms / 1000)));
+      const rate = (records, ms) => records / (ms / 1000);
+      const ours = median(loads.map((x) => rate(size, x.first.ms)));
+      const floor = median(loads.map((x) => rate(x.floor.records, x.floor.ms)));
+      const fetchPutRate = median(loads.map((x) => rate(x.fetchPut.records, x.fetchPut.ms)));
+      // each run against its floors of the same run (the machine's load moves both), then the median ratio
+      const floorRatio = median(loads.map((x) => rate(size, x.first.ms) / rate(x.fetchPut.records, x.fetchPut.ms)));
+      const bulkPutRatio = median(loads.map((x) => x.floor.ms / x.first.ms));
+      const fetchPutRatio = median(loads.map((x) => x.floor.ms / x.fetchPut.ms));
+      const relayRate = median(loads.map((x) => rate(size, x.fromRelay.ms)));
+      const relayFloorRate = median(loads.map((x) => rate(x.relayFloor.records, x.relayFloor.ms)));
+      const relayRatio = median(loads.map((x) => x.relayFloor.ms / x.fromRelay.ms));
+      const relayFeedRate = median(loads.map((x) => rate(x.relayFeed.records, x.relayFeed.ms)));
+      const relayFeedRatio = median(loads.map((x) => x.relayFloor.ms / x.relayFeed.ms));
       const firstMs = median(loads.map((x) => x.first.ms));
+      const relayMs = median(loads.map((x) => x.fromRelay.ms));
 
       // keyed lookups against the floor, in turn as Chromium's rows (warm-up first)
       await call('keyedLookups', 'engine', 'coupon', sample(codes, sizes.warmup, randomOf), true);
@@ -136,21 +176,70 @@ export async function benchEngines({ h, sizes, log, row, results, randomOf, engi
       const note = isolated ? undefined : 'not cross-origin isolated: timer resolution is coarse';
       const label = engine;
       log(
-        `  ${engine} (${page.version}): first load ${Math.round(firstMs)} ms; reload ${reloadMs.toFixed(1)} ms; coupon(code) p50 ${p50.toFixed(2)} / p99 ${p99.toFixed(2)} ms, floor ${f50.toFixed(2)} / ${f99.toFixed(2)} ms`,
+        `  ${engine} (${page.version}): first load ${Math.round(firstMs)} ms (${floorRatio.toFixed(2)}× its floor, ${bulkPutRatio.toFixed(2)}× bulkPut); from a relay ${Math.round(relayMs)} ms (${relayRatio.toFixed(2)}× bulkPut); reload ${reloadMs.toFixed(1)} ms; coupon(code) p50 ${p50.toFixed(2)} / p99 ${p99.toFixed(2)} ms, floor ${f50.toFixed(2)} / ${f99.toFixed(2)} ms`,
       );
+      const okFirst = loads.every((x) => x.first.report.ok && x.first.report.written === size);
       row({
         figure: `${label}: first load, ${size.toLocaleString('en-US')} coupons → all answered`,
         ours,
+        baseline: fetchPutRate,
+        unit: 'rec/s',
+        ratio: floorRatio,
+        budget: '≥ 0.85 × its floor (fetch, parse and bulkPut alone)',
+        pass: okFirst && floorRatio >= 0.85,
+        note,
+      });
+      row({
+        figure: `${label}:   (first load against bare bulkPut)`,
+        ours,
         baseline: floor,
         unit: 'rec/s',
-        ratio: ours / floor,
-        budget: '≥ 0.7 × bulkPut',
-        pass: loads.every((x) => x.first.report.ok) && ours >= 0.7 * floor,
-        note,
+        ratio: bulkPutRatio,
+        budget: 'info',
+        pass: true,
+        info: true,
+      });
+      row({
+        figure: `${label}:   (fetch, parse and bulkPut alone: the floor of a first load)`,
+        ours: fetchPutRate,
+        baseline: floor,
+        unit: 'rec/s',
+        ratio: fetchPutRatio,
+        budget: 'info',
+        pass: true,
+        info: true,
       });
       row({
         figure: `${label}:   (first load, wall time)`,
         ours: firstMs,
+        unit: 'ms',
+        budget: 'info',
+        pass: true,
+        info: true,
+      });
+      row({
+        figure: `${label}: till via relay: first sync, ${size.toLocaleString('en-US')} coupons`,
+        ours: relayRate,
+        baseline: relayFloorRate,
+        unit: 'rec/s',
+        ratio: relayRatio,
+        budget: '≥ 0.8 × bulkPut',
+        pass: loads.every((x) => x.fromRelay.report.ok && x.fromRelay.report.written === size) && relayRatio >= 0.8,
+        note,
+      });
+      row({
+        figure: `${label}:   (its chunks fetched, parsed and bulkPut alone: the floor of a first sync from a relay)`,
+        ours: relayFeedRate,
+        baseline: relayFloorRate,
+        unit: 'rec/s',
+        ratio: relayFeedRatio,
+        budget: 'info',
+        pass: true,
+        info: true,
+      });
+      row({
+        figure: `${label}:   (till via relay: first sync, wall time)`,
+        ours: relayMs,
         unit: 'ms',
         budget: 'info',
         pass: true,
@@ -197,6 +286,7 @@ export async function benchEngines({ h, sizes, log, row, results, randomOf, engi
       });
     } finally {
       await call('close', 'engine').catch(() => undefined);
+      await call('close', 'rtill').catch(() => undefined);
       await page.close().catch(() => undefined);
     }
   }

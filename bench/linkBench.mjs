@@ -3,19 +3,29 @@
 // compressing its snapshot chunks as the browser asks (Chromium: Accept-Encoding with br). Against its floor in
 // the same run: the bytes the link carried for the sync at the link's bandwidth, plus the IndexedDB writes alone
 // (bulkPut of the same records in the same worker). And the bytes moved against the snapshot's bytes uncompressed.
+import { fetchBuffer } from './relayProcessBench.mjs';
 import { startShapedLink } from './shapedLink.mjs';
 import { median } from './stats.mjs';
 
 const LINK = { mbps: 20, rttMs: 40 };
 
-/** The snapshot's bytes as it is (no Accept-Encoding): every chunk a till asks for, fetched on loopback. */
+/**
+ * The snapshot's bytes as it is (no Accept-Encoding): every chunk a till asks for, fetched on loopback, each on a
+ * connection of its own (a pooled keep-alive socket the bench's server is closing just then fails the request: in a
+ * full run, after the parts before, this read once ended the part with "fetch failed").
+ */
 async function plainSnapshotBytes(base) {
   let bytes = 0;
   let query = 'limit=10000';
   for (;;) {
-    const res = await fetch(`${base}/relay/v1/feed?${query}`, { headers: { 'accept-encoding': 'identity' } });
-    const text = await res.text();
-    bytes += Buffer.byteLength(text);
+    const answer = await fetchBuffer(`${base}/relay/v1/feed?${query}`, {
+      agent: false,
+      headers: { 'accept-encoding': 'identity' },
+    });
+    if (answer.status !== 200)
+      throw new Error(`the relay answered ${answer.status}: ${answer.body.toString().slice(0, 200)}`);
+    const text = answer.body.toString();
+    bytes += answer.body.length;
     const body = JSON.parse(text);
     if (body.cursor === null) return bytes;
     query = `limit=10000&cursor=${body.cursor}&handle=${body.handle}`;

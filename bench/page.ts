@@ -304,6 +304,11 @@ const bench = {
       s.options.auth as { key: string; secret: string },
     );
   },
+  /** The floor of a first sync from a relay (fetch, parse and bulkPut of its snapshot chunks alone), after loadFloor. */
+  relayFeedFloor: (name: string) => {
+    const s = session(name);
+    return s.probes.relayFeedFloor(`${s.options.dbName!}-relay-floor`, s.options.baseUrl);
+  },
   loadFloor: (name: string) => session(name).probes.loadFloorRecords(session(name).options.dbName!),
   putFloor: (name: string) => session(name).probes.bulkPutFloor(`${session(name).options.dbName!}-floor`),
 };

@@ -31,6 +31,16 @@ export interface Probes {
     baseUrl: string,
     auth: { key: string; secret: string },
   ): Promise<{ ms: number; records: number; pages: number }>;
+  /**
+   * The floor of a till's first sync from a relay: every snapshot chunk (`limit=10000`, as the engine asks) fetched
+   * and JSON-parsed, the next one asked while this one's records (those loaded by `loadFloorRecords`, already
+   * validated) are bulkPut into a fresh database of the same schema, as the engine overlaps them. Nothing else. The
+   * time to each chunk's text, its parse and the writes are summed apart (they overlap: not a split of `ms`).
+   */
+  relayFeedFloor(
+    floorDbName: string,
+    baseUrl: string,
+  ): Promise<{ ms: number; records: number; chunks: number; fetchMs: number; parseMs: number; putMs: number }>;
   /** Writes `products` products with 3 options each (as the engine stores them, confirmed now). */
   seedOptions(dbName: string, products: number, firstProductNo: number): Promise<number>;
   /** Epoch ms of every committed transaction that wrote to `dbName`'s coupons table since the last reset. */
@@ -220,6 +230,61 @@ export function createProbes(): Probes {
       floor.close();
       await Dexie.delete(floorDbName);
       return { ms, records, pages: total };
+    },
+    async relayFeedFloor(floorDbName, baseUrl) {
+      await Dexie.delete(floorDbName);
+      const floor = openStore(floorDbName);
+      await floor.open();
+      const byCode = new Map(floorRecords.map((r) => [r.coupon_code, r]));
+      let fetchMs = 0;
+      let parseMs = 0;
+      let putMs = 0;
+      const ask = async (query: string) => {
+        const t = performance.now();
+        const res = await fetch(`${baseUrl}/relay/v1/feed?${query}`, {
+          headers: { accept: 'application/json' },
+          cache: 'no-store',
+        });
+        const text = await res.text();
+        const p = performance.now();
+        fetchMs += p - t;
+        const answer = JSON.parse(text) as {
+          handle: string;
+          cursor: string | null;
+          upserts: { resource: string; key: string }[];
+        };
+        parseMs += performance.now() - p;
+        return answer;
+      };
+      const t0 = performance.now();
+      let reply = ask('limit=10000');
+      let writing: Promise<void> = Promise.resolve();
+      let records = 0;
+      let chunks = 0;
+      for (;;) {
+        const answer = await reply;
+        chunks++;
+        const batch: Coupon[] = [];
+        for (const u of answer.upserts) {
+          const record = u.resource === 'coupons' ? byCode.get(u.key) : undefined;
+          if (record) batch.push(record);
+        }
+        records += batch.length;
+        if (answer.cursor) reply = ask(`cursor=${answer.cursor}&handle=${answer.handle}&limit=10000`);
+        await writing;
+        writing = (async () => {
+          const t = performance.now();
+          await floor.coupons.bulkPut(batch);
+          putMs += performance.now() - t;
+        })();
+        if (!answer.cursor) break;
+      }
+      await writing;
+      const ms = performance.now() - t0;
+      floorRecords = [];
+      floor.close();
+      await Dexie.delete(floorDbName);
+      return { ms, records, chunks, fetchMs, parseMs, putMs };
     },
     listRequestTimings() {
       const list = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((e) =>

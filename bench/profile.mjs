@@ -2,7 +2,8 @@
 // Where the engine's time goes: runs one bench scenario with the V8 CPU profiler on the engine's worker (CDP) and
 // prints the functions with the most self time; the full profile is written to bench-results/<scenario>.cpuprofile
 // (open it in Chrome DevTools → Performance), and the worker's time by part of the listing. Usage: node
-// bench/profile.mjs sync|resync|floor|lookups|floor-lookups [--coupons N]
+// bench/profile.mjs sync|resync|floor|lookups|floor-lookups|relay [--coupons N] (relay: a till's first sync from a
+// relay in front of the mock)
 import { mkdir, writeFile } from 'node:fs/promises';
 import { log, root, startHarness } from './harness.mjs';
 import { cpuBetween, cpuByProcess } from './processCpu.mjs';
@@ -34,7 +35,8 @@ function topSelf(profile, n = 30) {
 const parts = [
   ['idle', /^\(idle\)$/],
   ['garbage collection', /^\(garbage collector\)$/],
-  ['validation (record readers)', /^(parseRecords|parseRecord|readRecord)$/],
+  ['validation (record readers)', /^(parseRecords|parseRecord|readRecord|checkFeed)$/],
+  ['unreadable marks', /^(clearUnreadable|markUnreadable|clearMarks|unreadableMarks)$/],
   ['hashing the pages', /^rowsHash$/],
   ['JSON.parse of the answers', /^readEnvelope$/],
   ['page hashes, listed codes', /^(putDirect|fillListedPages|endLean)$/],
@@ -63,7 +65,11 @@ function byPart(profile) {
 const h = await startHarness();
 try {
   const mock = h.mount('p', { rateLimits: false, data: { coupons } });
-  const options = h.sessionOptions('p', 'bench-profile');
+  let options = h.sessionOptions('p', 'bench-profile');
+  if (scenario === 'relay') {
+    await (await h.mountRelay('p', 'p')).refresh();
+    options = { ...options, baseUrl: `${h.origin}/relay/p`, auth: undefined };
+  }
   await h.call('deleteDatabase', 'bench-profile');
   const before = new Set((await workerTargets(h.cdp)).map((t) => t.targetId));
   await h.call('prepare', 'p', options);
@@ -71,7 +77,7 @@ try {
   const worker = await attachWorker(h, target.targetId);
   await worker.send('Profiler.enable');
   await worker.send('Profiler.setSamplingInterval', { interval: 200 });
-  if (scenario !== 'sync') await h.call('timedFirstSync', 'p');
+  if (scenario !== 'sync' && scenario !== 'relay') await h.call('timedFirstSync', 'p');
   if (scenario === 'floor') await h.call('loadFloor', 'p');
   const codes = mock.data.coupons.slice(0, 1000).map((c) => String(c.coupon_code));
   const pageCdp = h.pageSession;
@@ -84,7 +90,7 @@ try {
   await worker.send('Profiler.start');
   const cpuBefore = cpuByProcess(h.browserPid);
   let result;
-  if (scenario === 'sync') result = await h.call('timedFirstSync', 'p');
+  if (scenario === 'sync' || scenario === 'relay') result = await h.call('timedFirstSync', 'p');
   else if (scenario === 'resync') result = await h.call('timedSync', 'p');
   else if (scenario === 'floor') result = await h.call('putFloor', 'p');
   else if (scenario === 'lookups' || scenario === 'floor-lookups') {

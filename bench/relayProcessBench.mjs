@@ -22,6 +22,10 @@ function startProcess(root, args, env, ready) {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // one left running by a part the bench gave up on (run.mjs --part-bound-s) ends with the bench
+  const endWithBench = () => child.kill('SIGKILL');
+  process.once('exit', endWithBench);
+  child.once('exit', () => process.off('exit', endWithBench));
   const lines = [];
   let rest = '';
   let output = '';
@@ -69,8 +73,11 @@ export function startRelayCommand(root, env, args = ['--import', 'tsx', 'package
   });
 }
 
-/** GET (or POST), the body as a Buffer. */
-export function fetchBuffer(url, { agent, headers = {}, method = 'GET', body } = {}) {
+/**
+ * GET (or POST), the body as a Buffer. Without `agent`, on a connection of its own: Node's global agent keeps sockets
+ * alive, and one the server closes just as it is reused fails the request ("socket hang up"), which ended a full run.
+ */
+export function fetchBuffer(url, { agent = false, headers = {}, method = 'GET', body } = {}) {
   return new Promise((resolve, reject) => {
     const req = request(url, { agent, headers, method }, (res) => {
       const chunks = [];
@@ -89,14 +96,46 @@ export async function metric(relay, name) {
   return m ? Number(m[1]) : NaN;
 }
 
-export async function until(check, ms = 120_000) {
+/**
+ * Asks `check` every `everyMs` until it holds. Past `ms` it fails naming `what` and the last error `check` threw (a
+ * refusal, a relay not up yet), not a bare "timed out".
+ */
+export async function until(check, ms = 120_000, { what = 'a condition', everyMs = 50 } = {}) {
   const deadline = Date.now() + ms;
+  let last = null;
   for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
+    try {
+      if (await check()) return;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${ms} ms waiting for ${what}${last ? ` (last: ${last.message})` : ''}`);
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/** When each relay's last status read was sent (its URL → performance.now()). */
+const statusReadAt = new Map();
+
+/**
+ * GET relay/v1/status, parsed; any other answer than 200 throws with its body. The bench's status reads are one
+ * anonymous loopback client, under the relay's per-client bounds like any other, so two reads of one relay are at
+ * least `everyMs` apart (`statusPace(bounds)`: half the relay's per-second bound), however fast the loops around
+ * them go; past the bound the relay answers 429, and that answer has no count.
+ */
+export async function relayStatus(relay, everyMs = 0) {
+  const wait = (statusReadAt.get(relay.url) ?? -Infinity) + everyMs - performance.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  statusReadAt.set(relay.url, performance.now());
+  const answer = await fetchBuffer(`${relay.url}/relay/v1/status`);
+  if (answer.status !== 200)
+    throw new Error(`${relay.url}/relay/v1/status answered ${answer.status}: ${answer.body.toString().slice(0, 200)}`);
+  return JSON.parse(answer.body.toString());
+}
+
+/** Milliseconds between two status reads of one relay: half the per-client bound (`perSecond`) of the relay. */
+export const statusPace = ({ perSecond }) => 2_000 / perSecond;
 
 /**
  * Runs the process-level relay scenarios and adds their rows.
@@ -105,6 +144,7 @@ export async function until(check, ms = 120_000) {
 export async function benchRelayProcess({ root, sizes, log, row, results, smoke }) {
   const { module: mockServer } = await runnerImport(`${root}packages/mock-server/src/index.ts`);
   const { module: tillTokens } = await runnerImport(`${root}packages/relay/src/server/tillTokens.ts`);
+  const { module: bounds } = await runnerImport(`${root}packages/relay/src/door/clientBounds.ts`);
   const token = (till) =>
     tillTokens.signTillToken({ secret: TOKEN_SECRET, shop: SHOP, till, expiresAt: Date.now() + 3_600_000 });
   const scenario = {};
@@ -134,7 +174,9 @@ export async function benchRelayProcess({ root, sizes, log, row, results, smoke 
     const dir = mkdtempSync(join(tmpdir(), 'shop-lookup-bench-relay-'));
     try {
       // its first listing (not measured)
-      await until(async () => (await fetchBuffer(`${relay.url}/readyz`)).status === 200, 600_000);
+      await until(async () => (await fetchBuffer(`${relay.url}/readyz`)).status === 200, 600_000, {
+        what: "the relay's first listing (/readyz)",
+      });
       // the snapshot as a till reads it (the engine's chunk size): the URL sequence both servers are asked
       const chunks = [];
       for (let path = '/relay/v1/feed?limit=10000'; path; ) {
@@ -180,9 +222,9 @@ export async function benchRelayProcess({ root, sizes, log, row, results, smoke 
         const sampler = sampleHeap
           ? setInterval(
               () =>
-                void metric(relay, 'shop_relay_nodejs_heap_size_used_bytes').then(
-                  (h) => (heapPeak = Math.max(heapPeak, h || 0)),
-                ),
+                void metric(relay, 'shop_relay_nodejs_heap_size_used_bytes')
+                  .then((h) => (heapPeak = Math.max(heapPeak, h || 0)))
+                  .catch(() => undefined), // a sample missed (the next comes 500 ms later), not the run's end
               500,
             )
           : null;
@@ -270,7 +312,9 @@ export async function benchRelayProcess({ root, sizes, log, row, results, smoke 
     const relay = await startRelayCommand(root, { ...relayEnv(api), SHOP_API_RATE_LIMITS: 'off' });
     const agent = new Agent({ keepAlive: false, maxSockets: polls + 10 });
     try {
-      await until(async () => (await fetchBuffer(`${relay.url}/readyz`)).status === 200);
+      await until(async () => (await fetchBuffer(`${relay.url}/readyz`)).status === 200, 120_000, {
+        what: 'the relay ready (/readyz)',
+      });
       const auth = (i) => ({ authorization: `Bearer ${token(`poll-${i}`)}` });
       const head = JSON.parse(
         (await fetchBuffer(`${relay.url}/relay/v1/feed?limit=1`, { headers: auth(0) })).body.toString(),
@@ -285,9 +329,11 @@ export async function benchRelayProcess({ root, sizes, log, row, results, smoke 
           if (answer.status !== 200 || body.version <= head.version) wrong++;
         }),
       );
-      await until(
-        async () => JSON.parse((await fetchBuffer(`${relay.url}/relay/v1/status`)).body.toString()).waiting === polls,
-      );
+      const pace = statusPace(bounds.DEFAULT_CLIENT_LIMITS);
+      await until(async () => (await relayStatus(relay, pace)).waiting === polls, 120_000, {
+        what: `${polls} long-polls parked`,
+        everyMs: pace,
+      });
       const heap = await metric(relay, 'shop_relay_nodejs_heap_size_used_bytes');
       const cpu0 = await metric(relay, 'shop_relay_process_cpu_seconds_total');
       const logged = relay.lines.length;
@@ -311,6 +357,7 @@ export async function benchRelayProcess({ root, sizes, log, row, results, smoke 
             .map((l) => JSON.parse(l))
             .find(isCommit)) !== undefined,
         10_000,
+        { what: `the relay's "listing committed" line of options:${product}` },
       );
       const t0 = Date.parse(committed.time);
       const latencies = arrivals.map((t) => Math.max(0, t - t0));

@@ -7,10 +7,10 @@
 // added uses' own JSON. (2) Live: a till's use → another
 // till's parked long-poll answered, on one relay and across three instances on the same Redis, against the feed's
 // own change latency measured in the same run (a product tracked → its listing committed → the long-poll answered,
-// from the relay's "listing committed" log line). --smoke: 500 uses in 5 s from 10 tills, 5 samples each.
+// from the relay's "listing committed" log line). --smoke: 500 uses in 5 s from 10 tills; 30 live samples as in a full run.
 import { Agent } from 'node:http';
 import { runnerImport } from 'vite';
-import { fetchBuffer, startRelayCommand, until } from './relayProcessBench.mjs';
+import { fetchBuffer, relayStatus, startRelayCommand, statusPace, until } from './relayProcessBench.mjs';
 import { quantile } from './stats.mjs';
 
 const TOKEN_SECRET = 'bench-uses-signing-secret-0123456789abcdef';
@@ -23,19 +23,23 @@ async function liveHeap(relay) {
   const from = relay.lines.length;
   relay.child.kill('SIGUSR2');
   let heap;
-  await until(async () => {
-    heap = relay.lines
-      .slice(from)
-      .map((l) => {
-        try {
-          return JSON.parse(l);
-        } catch {
-          return {};
-        }
-      })
-      .find((l) => l.msg === 'heap')?.heap;
-    return heap !== undefined;
-  }, 10_000);
+  await until(
+    async () => {
+      heap = relay.lines
+        .slice(from)
+        .map((l) => {
+          try {
+            return JSON.parse(l);
+          } catch {
+            return {};
+          }
+        })
+        .find((l) => l.msg === 'heap')?.heap;
+      return heap !== undefined;
+    },
+    10_000,
+    { what: "the relay's heap line (SIGUSR2)" },
+  );
   return heap;
 }
 
@@ -44,6 +48,11 @@ export async function benchUses({ root, log, row, results, smoke }) {
   const { module: mockServer } = await runnerImport(`${root}packages/mock-server/src/index.ts`);
   const { module: tillTokens } = await runnerImport(`${root}packages/relay/src/server/tillTokens.ts`);
   const { module: redisServer } = await runnerImport(`${root}packages/test-kit/src/redisServer.ts`);
+  const { module: bounds } = await runnerImport(`${root}packages/relay/src/door/clientBounds.ts`);
+  // the bench's status reads are one anonymous client of each relay: at 20 a second and more (a 50 ms loop, and a
+  // read before each of the samples, back to back) they met its per-client bound over the live samples, a 429 had
+  // no count, and the wait for a parked long-poll timed out; every read of one relay is now this far from the last
+  const statusEveryMs = statusPace(bounds.DEFAULT_CLIENT_LIMITS);
   const token = (till) =>
     tillTokens.signTillToken({ secret: TOKEN_SECRET, shop: SHOP, till, expiresAt: Date.now() + 3_600_000 });
   const auth = (till) => ({ authorization: `Bearer ${token(till)}` });
@@ -67,7 +76,9 @@ export async function benchUses({ root, log, row, results, smoke }) {
   const start = async () => {
     const relay = await startRelayCommand(root, env, ['--expose-gc', '--import', 'tsx', 'bench/usesRelayChild.mjs']);
     relays.push(relay);
-    await until(async () => (await fetchBuffer(`${relay.url}/readyz`)).status === 200);
+    await until(async () => (await fetchBuffer(`${relay.url}/readyz`)).status === 200, 120_000, {
+      what: `${relay.url} ready (/readyz)`,
+    });
     return relay;
   };
   try {
@@ -227,13 +238,15 @@ export async function benchUses({ root, log, row, results, smoke }) {
 
     // ---- live: a use → another till's long-poll, on 1 relay and across 3 instances, vs the feed's own changes
     // ------
-    const samples = smoke ? 5 : 30; // (the mock has a product for each of the baseline's changes)
+    // as many in a smoke run: what 30 samples do to the relay's per-client bounds once stopped full runs, never smoke
+    // runs of 5 (the mock has a product for each of the baseline's changes)
+    const samples = 30;
     const products = [...api.data.products.keys()];
     let product = 0;
     /** A long-poll parked on `on` (the status route counts it), then `act`; resolves with the answer's arrival. */
     const parkedThen = async (on, act, tries = 5) => {
       const head = json(await fetchBuffer(`${on.url}/relay/v1/feed?limit=1`, { headers: auth('poller') }));
-      const waiting = json(await fetchBuffer(`${on.url}/relay/v1/status`)).waiting;
+      const { waiting } = await relayStatus(on, statusEveryMs);
       let early = false;
       const answered = fetchBuffer(`${on.url}/relay/v1/feed?since=${head.version}&handle=${head.handle}&wait=30`, {
         headers: auth('poller'),
@@ -241,7 +254,10 @@ export async function benchUses({ root, log, row, results, smoke }) {
         early = true;
         return Date.now();
       });
-      await until(async () => early || json(await fetchBuffer(`${on.url}/relay/v1/status`)).waiting > waiting, 10_000);
+      await until(async () => early || (await relayStatus(on, statusEveryMs)).waiting > waiting, 10_000, {
+        what: `a long-poll parked on ${on.url} (relay/v1/status waiting > ${waiting})`,
+        everyMs: statusEveryMs,
+      });
       // a change landed between the head and the poll (the previous sample's, late): it never parked, park again
       if (early) {
         if (tries === 1) throw new Error(`no long-poll parked on ${on.url}: each was answered at once`);
@@ -292,19 +308,23 @@ export async function benchUses({ root, log, row, results, smoke }) {
                 body: JSON.stringify({ products: [no] }),
               });
               let committed;
-              await until(async () => {
-                committed = relays
-                  .flatMap((r, k) => r.lines.slice(logged[k]))
-                  .map((l) => {
-                    try {
-                      return JSON.parse(l);
-                    } catch {
-                      return {};
-                    }
-                  })
-                  .find((l) => l.msg === 'listing committed' && l.resource === `options:${no}`);
-                return committed !== undefined;
-              }, 10_000);
+              await until(
+                async () => {
+                  committed = relays
+                    .flatMap((r, k) => r.lines.slice(logged[k]))
+                    .map((l) => {
+                      try {
+                        return JSON.parse(l);
+                      } catch {
+                        return {};
+                      }
+                    })
+                    .find((l) => l.msg === 'listing committed' && l.resource === `options:${no}`);
+                  return committed !== undefined;
+                },
+                10_000,
+                { what: `the "listing committed" line of options:${no}` },
+              );
               return Date.parse(committed.time);
             }),
           );

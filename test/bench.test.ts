@@ -1,6 +1,8 @@
-// The benchmark's smoke run: `node bench/run.mjs --smoke` (tiny sizes) in headless Chromium, end to end. It checks
-// that the bench runs and reports every figure, not the figures themselves (those need `npm run bench`, full sizes,
-// a quiet machine).
+// The benchmark's smoke run: `node bench/run.mjs --smoke` (tiny sizes) in headless Chromium, Firefox and WebKit, end
+// to end. It checks that every part of the bench runs to its end within a bound and reports every figure, not the
+// figures themselves (those need `npm run bench`, full sizes, a quiet machine). A smoke run differs from a full one
+// in its data and durations only, not in its code or in how often it asks a relay (the uses part's 30 live samples
+// at the relay's per-client bound stopped full runs that smoke runs of 5 samples passed).
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -70,7 +72,35 @@ const FIGURES = [
   'claims: two tills ask for one voucher at once, a round each: exactly one yes (1 relay)',
   'claims: two tills ask for one voucher at once, a round each: exactly one yes (3 instances on one Redis)',
   "claims: an online verdict of an issued coupon with the relay's claim: p99",
+  ...['chromium', 'firefox', 'webkit'].flatMap((engine) => [
+    `${engine}: first load, 300 coupons → all answered`,
+    `${engine}: till via relay: first sync, 300 coupons`,
+    `${engine}: reload, warm database → first coupon(code)`,
+    `${engine}: coupon(code), 300 stored: p50`,
+    `${engine}: coupon(code), 300 stored: p99`,
+  ]),
 ];
+
+/** The bench's parts (run.mjs), each run on its own: all of them run in a smoke run. */
+const PARTS = [
+  'bundle',
+  'lists',
+  'sync',
+  'lookups',
+  'devtools',
+  'tills',
+  'link',
+  'throttled',
+  'relay',
+  'hub',
+  'storefront',
+  'uses',
+  'cursors',
+  'claims',
+  'engines',
+];
+/** A part still running after this long fails, named, and the others still run (the longest takes about 50 s). */
+const PART_BOUND_S = 150;
 
 interface Row {
   figure: string;
@@ -88,8 +118,8 @@ describe('npm run bench (smoke sizes)', () => {
     const out = join(dir, 'bench.json');
     try {
       // exit code 1 only says that some budget was missed, which tiny sizes on a busy machine may well do
-      const args = ['bench/run.mjs', '--smoke', '--out', out, '--site', join(dir, 'site')];
-      const { stdout } = await run('node', args, { timeout: 240_000 }).catch(
+      const args = ['bench/run.mjs', '--smoke', '--part-bound-s', String(PART_BOUND_S), '--out', out];
+      const { stdout } = await run('node', [...args, '--site', join(dir, 'site')], { timeout: 360_000 }).catch(
         (error: { code?: number; stdout?: string; stderr?: string }) => {
           if (error.code === 1 && error.stdout) return { stdout: error.stdout };
           throw new Error(`the bench did not run: ${error.stderr ?? String(error)}`);
@@ -99,8 +129,13 @@ describe('npm run bench (smoke sizes)', () => {
         smoke: boolean;
         rows: Row[];
         machine: { chromium: string };
+        parts: { seconds: Record<string, number>; failed: string[] };
       };
       expect(results.smoke).toBe(true);
+      // every part ran to its end (a failed part's row says why)
+      const failed = results.rows.filter((r) => r.figure.endsWith(': the part ran to its end'));
+      expect(results.parts.failed, JSON.stringify(failed)).toEqual([]);
+      expect(Object.keys(results.parts.seconds)).toEqual(PARTS);
       expect(results.machine.chromium).toMatch(/^\d+\./);
       const budgeted = results.rows.filter((r) => !r.info);
       expect(budgeted.map((r) => r.figure)).toEqual(FIGURES);
@@ -127,5 +162,5 @@ describe('npm run bench (smoke sizes)', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  }, 300_000);
+  }, 400_000);
 });
