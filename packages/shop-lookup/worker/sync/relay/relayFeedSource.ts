@@ -121,6 +121,7 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
     if (!snap) {
       const empty = state.version === null && (await db.coupons.count()) === 0;
       reply = ask(ctx, { limit: SNAPSHOT_LIMIT });
+      reply.catch(() => undefined); // handled when awaited (it may be answered while the stage is still cleared)
       snap = { handle: '', version: 0, cursor: '', mode: empty ? 'direct' : 'staged', done: 0 };
       if (snap.mode === 'staged') await db.feedStage.clear();
     } else {
