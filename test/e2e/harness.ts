@@ -365,8 +365,9 @@ export function lockHolders(page: EnginePage): Promise<{ page: string | null; en
 }
 
 /**
- * Reads rows of an object store of the page's IndexedDB directly (no Dexie, no shop-lookup). A database that does
- * not exist is seen by its upgrade, which is aborted so that reading never creates it.
+ * Reads rows of an object store of the page's IndexedDB directly (no Dexie, no shop-lookup): the first five, or the
+ * one under `key` (`rows` empty when there is none). A database that does not exist is seen by its upgrade, which is
+ * aborted so that reading never creates it.
  */
 export function readIndexedDb(page: EnginePage, dbName: string, store: string, key?: string) {
   return page.evaluate(
@@ -386,7 +387,9 @@ export function readIndexedDb(page: EnginePage, dbName: string, store: string, k
             req.onerror = () => reject(req.error);
           });
         const count = await ask(os.count());
-        const rows = key === undefined ? await ask(os.getAll(null, 5)) : [await ask(os.get(key))];
+        // a missing key is no row (not [undefined]: WebKit's WebDriver sends undefined back as null)
+        const one = key === undefined ? undefined : await ask(os.get(key));
+        const rows = key === undefined ? await ask(os.getAll(null, 5)) : one === undefined ? [] : [one];
         return { exists: true, rows: rows as unknown[], count };
       } finally {
         db.close();

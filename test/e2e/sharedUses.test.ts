@@ -116,7 +116,7 @@ e2eSuite('a voucher shared between two tills', { timeout: 150_000 }, (t) => {
       // the release reaches the relay; the other till's copy loses the use (the feed); its next sale is a yes
       const otherDb = `shop-lookup:till-${other === one ? 1 : 2}`;
       const deadline = Date.now() + 30_000;
-      while ((await readIndexedDb(other, otherDb, 'sharedUses', code)).rows?.[0] !== undefined) {
+      while ((await readIndexedDb(other, otherDb, 'sharedUses', code)).rows?.length !== 0) {
         if (Date.now() > deadline) throw new Error('timed out waiting for the other till to hear the release');
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
