@@ -71,7 +71,7 @@ function folderOf(file: string): string {
   if (parts[0] === 'mock-server' && parts[1] === 'msw') return 'mock-server/msw';
   if (parts[0] === 'relay') {
     if (parts.length === 2) return parts[1] === 'index.ts' ? 'relay/index' : 'relay';
-    return parts.slice(0, 2).join('/'); // relay/store/redis is the store's
+    return parts.slice(0, 2).join('/'); // relay/store/redis and relay/store/memory are the store's
   }
   return parts[0]!;
 }

@@ -21,7 +21,7 @@ import type { MirrorHolding } from '../feed/feedMirror';
 import { createRecordBudget } from './recordBudget';
 import { checkRelayOptions } from '../relayOptions';
 import { feedError } from '../feed/serveFeed';
-import { createMemoryStore } from '../store/memoryStore';
+import { createMemoryStore } from '../store/memory/memoryStore';
 import type { RelayStore, StoreHealth } from '../store/relayStore';
 import type { RelayStatus, ShopRelay, ShopRelayOptions } from '../types';
 import { createHotShops, type HotShop } from './hotShops';

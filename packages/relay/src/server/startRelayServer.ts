@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RelayHub } from '../hub/hubTypes';
-import { createMemoryStore } from '../store/memoryStore';
+import { createMemoryStore } from '../store/memory/memoryStore';
 import type { RelayStatus, ShopRelay } from '../types';
 import { configWarnings } from './configWarnings';
 import { guardConnections, serverOptions } from './connectionGuard';
