@@ -5,8 +5,8 @@
 // (memoryKeptBodies.ts); the tracked products, the token and the rate limiter are here, as in redisStore.ts.
 import { randomBytes } from 'node:crypto';
 import { createRateLimiter, type RateLimiter } from '@shop-lookup/shop-api';
+import { STORE_DEFAULTS } from '../../defaults';
 import { tooManyProducts } from '../tooManyProducts';
-import { KEPT_BYTES_PER_SHOP } from '../keptBytesPerShop';
 import type { RelayStore, StoreHealth } from '../relayStore';
 import { memoryFeed } from './memoryFeed';
 import { memoryKeptBodies } from './memoryKeptBodies';
@@ -23,7 +23,7 @@ export interface MemoryStoreOptions {
    */
   maxChanges?: number;
   /**
-   * Compressed snapshot chunks kept at most, bytes (the oldest kept go first). Default KEPT_BYTES_PER_SHOP (16 MiB).
+   * Compressed snapshot chunks kept at most, bytes (the oldest kept go first). Default STORE_DEFAULTS.maxKeptBytes (16 MiB).
    * @example { maxKeptBytes: 1_000_000 }
    */
   maxKeptBytes?: number;
@@ -32,9 +32,9 @@ export interface MemoryStoreOptions {
 /** @example const store = createMemoryStore(); const head = await store.head(); */
 export function createMemoryStore(options: MemoryStoreOptions = {}): RelayStore {
   const now = options.now ?? (() => Date.now());
-  const maxChanges = options.maxChanges ?? 100_000;
+  const maxChanges = options.maxChanges ?? STORE_DEFAULTS.maxChanges;
   // compressed chunks kept for the instances sharing this store, at most (the oldest kept go first)
-  const kept = memoryKeptBodies(options.maxKeptBytes ?? KEPT_BYTES_PER_SHOP);
+  const kept = memoryKeptBodies(options.maxKeptBytes ?? STORE_DEFAULTS.maxKeptBytes);
   const cursorKey = randomBytes(32);
   const leases = memoryLeases(now);
   const feed = memoryFeed({ now, maxChanges, leases });
