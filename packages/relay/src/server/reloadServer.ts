@@ -3,7 +3,8 @@
 // then the feed requests of revoked tokens ended with 401. One reload at a time; a file that does not read, or a
 // store that does not open, keeps what was there.
 import type { RelayLogger } from './relayLogger';
-import { changedSecrets, type RelayServerConfig, type RelayVariableName } from './relayServerConfig';
+import { changedSecrets, type RelayServerConfig } from './relayServerConfig';
+import type { RelayVariableName } from './relayVariables';
 import type { ServerAccess } from './serverAccess';
 import { readShops, readTillTokens, type ServerState } from './serverState';
 import type { ServerUpstream } from './serverUpstream';
