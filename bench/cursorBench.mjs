@@ -43,7 +43,7 @@ export async function benchCursors({ root, log, row, results, smoke }) {
   const { module: mockServer } = await runnerImport(`${root}packages/mock-server/src/index.ts`);
   const { module: tillTokens } = await runnerImport(`${root}packages/relay/src/server/tillTokens.ts`);
   const { module: redisServer } = await runnerImport(`${root}packages/test-kit/src/redisServer.ts`);
-  const { module: kept } = await runnerImport(`${root}packages/relay/src/store/keptBytesPerShop.ts`);
+  const { module: kept } = await runnerImport(`${root}packages/relay/src/defaults.ts`);
   const token = (till) =>
     tillTokens.signTillToken({ secret: TOKEN_SECRET, shop: SHOP, till, expiresAt: Date.now() + 3_600_000 });
   const coupons = smoke ? 2_000 : 10_000;
@@ -152,7 +152,7 @@ export async function benchCursors({ root, log, row, results, smoke }) {
         0.99,
       );
     const growth = memoryAfter - memoryBefore;
-    const bound = kept.KEPT_BYTES_PER_SHOP;
+    const bound = kept.STORE_DEFAULTS.maxKeptBytes;
     Object.assign(scenario, {
       chunks: paths.length,
       cpuMs: { alone: runs.alone.cpu, real: real.cpu, madeUp: madeUp.cpu },

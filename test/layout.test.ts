@@ -62,6 +62,9 @@ function folderOf(file: string): string {
   const parts = named(file)
     .replace(/^packages\/([^/]+)\/src\//, '$1/')
     .split('/');
+  // a package's defaults (worker/defaults.ts, relay/defaults.ts): a folder of their own, below every other
+  if ((parts[0] === 'worker' || parts[0] === 'relay') && parts.length === 2 && parts[1] === 'defaults.ts')
+    return `${parts[0]}/defaults`;
   if (parts[0] === 'worker') {
     if (parts.length === 2) return 'worker';
     if (parts[1] === 'sync' && parts.length > 3) return parts.slice(0, 3).join('/');
@@ -71,7 +74,7 @@ function folderOf(file: string): string {
   if (parts[0] === 'mock-server' && parts[1] === 'msw') return 'mock-server/msw';
   if (parts[0] === 'relay') {
     if (parts.length === 2) return parts[1] === 'index.ts' ? 'relay/index' : 'relay';
-    return parts.slice(0, 2).join('/'); // relay/store/redis is the store's
+    return parts.slice(0, 2).join('/'); // relay/store/redis and relay/store/memory are the store's
   }
   return parts[0]!;
 }
@@ -147,13 +150,22 @@ const MAY_IMPORT: Record<string, string[]> = {
   'relay/hub': ['relay', 'relay/door', 'relay/store', 'relay/feed', 'relay/upstream'],
   'relay/server': ['relay', 'relay/door', 'relay/store', 'relay/feed', 'relay/upstream', 'relay/hub'],
   'relay/index': ['relay', 'relay/door', 'relay/store', 'relay/feed', 'relay/upstream', 'relay/hub'],
+  'worker/defaults': [],
+  'relay/defaults': [],
   'mock-server': [],
   'mock-server/msw': ['mock-server'],
   'test-kit': [],
 };
 
+/**
+ * The defaults of the engine and of the relay (worker/defaults.ts, relay/defaults.ts): they import nothing of their
+ * package (their row below is empty), and every folder of it may import them.
+ */
+const DEFAULTS: Record<string, string> = { worker: 'worker/defaults', relay: 'relay/defaults' };
+
 /** Whether `target` (a path from the root, without extension) lies in what `allowed` names. */
-function allowedBy(allowed: string[], target: string): boolean {
+function allowedBy(allowed: string[], target: string, from: string): boolean {
+  if (folderOf(`${target}.ts`) === DEFAULTS[from.split('/')[0]!]) return true;
   return allowed.some((a) => {
     const path = a.split(' ')[0]!;
     if (path === 'src/protocol') return named(target) === 'src/protocol';
@@ -273,7 +285,7 @@ describe('layout', () => {
         continue;
       }
       for (const target of importsOf(file)) {
-        if (folderOf(`${target}.ts`) === from || allowedBy(allowed, target)) continue;
+        if (folderOf(`${target}.ts`) === from || allowedBy(allowed, target, from)) continue;
         strays.push(`${file} imports ${target}`);
       }
     }

@@ -1,9 +1,9 @@
 // The credential proxy: the relay's door (door/createDoor.ts) in forwarding mode. Every request it lets in is
 // forwarded with the proxy's own token, through one rate limiter shared fairly between the clients (each in its
 // turn); nothing is synced or kept. The relay (createShopRelay) is the same door with a synced snapshot behind it.
-import { createRateLimiter, DEFAULT_RATE_LIMITS } from '@shop-lookup/shop-api';
+import { createRateLimiter, DEFAULT_RATE_LIMITS, DEFAULT_TARGET, DEFAULT_TIMEOUT_MS } from '@shop-lookup/shop-api';
+import { CLIENT_LIMITS, RELAY_DEFAULTS } from './defaults';
 import { normalizeBasePath } from './door/allowedPaths';
-import { DEFAULT_CLIENT_LIMITS } from './door/clientBounds';
 import { createDoor } from './door/createDoor';
 import { createFairShare } from './door/fairShare';
 import { createForwarder } from './door/forwardRequest';
@@ -21,7 +21,7 @@ import type { ShopApiProxy, ShopApiProxyOptions } from './proxyTypes';
  */
 export function createShopApiProxy(raw: ShopApiProxyOptions): ShopApiProxy {
   const options = checkProxyOptions(raw);
-  const target = (options.target ?? 'https://api.imweb.me').replace(/\/+$/, '');
+  const target = (options.target ?? DEFAULT_TARGET).replace(/\/+$/, '');
   const basePath = normalizeBasePath(options.basePath ?? '', 'createShopApiProxy');
   const limits = options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
   // One limiter for every upstream call (auth included): all terminals behind this proxy share the shop's limit,
@@ -30,11 +30,11 @@ export function createShopApiProxy(raw: ShopApiProxyOptions): ShopApiProxy {
   const clientLimits = options.clientLimits;
   const fair = createFairShare({
     limiter: shopLimiter,
-    queued: clientLimits === false ? Infinity : (clientLimits?.upstreamQueued ?? DEFAULT_CLIENT_LIMITS.upstreamQueued),
+    queued: clientLimits === false ? Infinity : (clientLimits?.upstreamQueued ?? CLIENT_LIMITS.upstreamQueued),
     ownShare: 1, // the proxy's own calls are token requests every client waits for
     limits,
     anonymousWaitMs:
-      clientLimits === false ? Infinity : (clientLimits?.anonymousWaitMs ?? DEFAULT_CLIENT_LIMITS.anonymousWaitMs),
+      clientLimits === false ? Infinity : (clientLimits?.anonymousWaitMs ?? CLIENT_LIMITS.anonymousWaitMs),
   });
   const closing = new AbortController();
   // nothing the proxy writes (answers, logs) carries the key, the secret, a token or the target's password
@@ -48,7 +48,7 @@ export function createShopApiProxy(raw: ShopApiProxyOptions): ShopApiProxy {
     secret: options.secret,
     limiter: fair.own,
     fetch: options.fetch ?? globalThis.fetch,
-    timeoutMs: options.timeoutMs ?? 15_000,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     closing: closing.signal,
     isDown: () => down,
     label: 'proxy',
@@ -58,7 +58,7 @@ export function createShopApiProxy(raw: ShopApiProxyOptions): ShopApiProxy {
 
   const proxy = createDoor({
     basePath,
-    maxUrlLength: options.maxUrlLength ?? 2048,
+    maxUrlLength: options.maxUrlLength ?? RELAY_DEFAULTS.maxUrlLength,
     gate,
     log,
     closing: closing.signal,

@@ -5,7 +5,6 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { normalizeBasePath, type AllowedRoute } from './door/allowedPaths';
-import { DEFAULT_CLIENT_LIMITS } from './door/clientBounds';
 import type { Client } from './door/clientIdentity';
 import { createFairShare, type FairShare } from './door/fairShare';
 import { createForwarder } from './door/forwardRequest';
@@ -21,7 +20,16 @@ import type { RouteName } from './door/types';
 import { checkAccess, type AccessOptions } from './door/access';
 import { allowedRoutes, discoveryOpen } from './routeAccess';
 import { failureText, upstreamWhere } from './door/upstreamErrors';
-import { createApiClient, createTransport, DEFAULT_RATE_LIMITS, SYNC_RETRY } from '@shop-lookup/shop-api';
+import {
+  createApiClient,
+  createTransport,
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_RATE_LIMITS,
+  DEFAULT_TARGET,
+  DEFAULT_TIMEOUT_MS,
+  SYNC_RETRY,
+} from '@shop-lookup/shop-api';
+import { CLIENT_LIMITS, RELAY_DEFAULTS } from './defaults';
 import { createFeedMirror, type FeedMirror, type MirrorHolding } from './feed/feedMirror';
 import { createLongPolls } from './feed/longPolls';
 import { openRelayStore } from './store/openStore';
@@ -108,12 +116,6 @@ export function defaultShopId(key: string): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 16);
 }
 
-/** Defaults of the options that bound what clients can make the relay do upstream (see types.ts). */
-const DEFAULT_LISTING_SHARE = 0.75;
-const DEFAULT_MAX_TRACKED_PRODUCTS = 100;
-const DEFAULT_PRODUCT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
-const DEFAULT_MAX_USES = 100_000;
-const DEFAULT_USES_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 /** How often a relay drops the uses past their retention (any instance may: the drop is idempotent). */
 const USES_SWEEP_MS = 60 * 60 * 1000;
 
@@ -143,16 +145,16 @@ export function createShopRelay(raw: ShopRelayOptions): ShopRelay {
  */
 export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayInternals): ShopRelay {
   const options = checkRelayOptions(raw);
-  const target = (options.target ?? 'https://api.imweb.me').replace(/\/+$/, '');
+  const target = (options.target ?? DEFAULT_TARGET).replace(/\/+$/, '');
   const basePath = normalizeBasePath(options.basePath ?? '', 'createShopRelay');
   const now = options.now ?? (() => Date.now());
-  const maxWaitSeconds = options.maxWaitSeconds ?? 60;
+  const maxWaitSeconds = options.maxWaitSeconds ?? RELAY_DEFAULTS.maxWaitSeconds;
   const shopId = options.shopId ?? defaultShopId(options.key);
   const instance = `${shopId.slice(0, 6)}-${randomBytes(4).toString('hex')}`;
   const limits = options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
   const auth = { key: options.key, secret: options.secret };
   const fetchFn = options.fetch ?? globalThis.fetch;
-  const timeoutMs = options.timeoutMs ?? 15_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const closing = new AbortController();
   setMaxListeners(0, closing.signal); // every read-through waiting for its turn listens to it
   // everything the relay writes (answers, status, logs) goes without the key, the secret, tokens and passwords
@@ -178,26 +180,25 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     log,
     refusals: () => refusals,
   });
-  const polls = createLongPolls(options.maxLongPolls ?? 5_000);
+  const polls = createLongPolls(options.maxLongPolls ?? RELAY_DEFAULTS.maxLongPolls);
   // the feed requests under way (long-polls parked among them), to end those whose client is no longer let in
   const feeds = new Set<{ req: IncomingMessage; end(answer: ProxyAnswer): void }>();
-  const items = createSingleFlight<ProxyAnswer | undefined>(options.itemCacheMs ?? 2_000, now);
+  const items = createSingleFlight<ProxyAnswer | undefined>(options.itemCacheMs ?? RELAY_DEFAULTS.itemCacheMs, now);
   let forwarder: ReturnType<typeof createForwarder> | undefined;
 
   async function start(): Promise<Running> {
     const { store, owned } = await openRelayStore({ store: options.store, redis: options.redis, shopId, now });
     const clientLimits = options.clientLimits;
     if (clientLimits !== false)
-      refusals ??= store.refusals?.(clientLimits?.refusedPerMinute ?? DEFAULT_CLIENT_LIMITS.refusedPerMinute);
+      refusals ??= store.refusals?.(clientLimits?.refusedPerMinute ?? CLIENT_LIMITS.refusedPerMinute);
     // the shop-wide limiter, shared fairly between this instance's clients, with a share kept for the listing
     const fair = createFairShare({
       limiter: store.rateLimiter(limits),
-      queued:
-        clientLimits === false ? Infinity : (clientLimits?.upstreamQueued ?? DEFAULT_CLIENT_LIMITS.upstreamQueued),
-      ownShare: options.listingShare ?? DEFAULT_LISTING_SHARE,
+      queued: clientLimits === false ? Infinity : (clientLimits?.upstreamQueued ?? CLIENT_LIMITS.upstreamQueued),
+      ownShare: options.listingShare ?? RELAY_DEFAULTS.listingShare,
       limits,
       anonymousWaitMs:
-        clientLimits === false ? Infinity : (clientLimits?.anonymousWaitMs ?? DEFAULT_CLIENT_LIMITS.anonymousWaitMs),
+        clientLimits === false ? Infinity : (clientLimits?.anonymousWaitMs ?? CLIENT_LIMITS.anonymousWaitMs),
     });
     const limiter = fair.own;
     const sharedToken = storeTokenSlot(store, (token) => redaction.add(token));
@@ -211,7 +212,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       sharedToken,
       answerBounds: options.maxAnswerBytes,
     });
-    const client = createApiClient({ transport, pageSize: options.pageSize ?? 100 });
+    const client = createApiClient({ transport, pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE });
     forwarder = createForwarder({
       target,
       ...auth,
@@ -234,8 +235,8 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       client,
       owner: instance,
       now,
-      refreshIntervalMs: options.refreshIntervalMs ?? 300_000,
-      leaseMs: options.leaseMs ?? 30_000,
+      refreshIntervalMs: options.refreshIntervalMs ?? RELAY_DEFAULTS.refreshIntervalMs,
+      leaseMs: options.leaseMs ?? RELAY_DEFAULTS.leaseMs,
       retry: options.retry ?? SYNC_RETRY,
       onError: (resource, error) => {
         observer.listing?.({
@@ -262,7 +263,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
           error: null,
         });
       },
-      productTtlMs: options.productTtlMs ?? DEFAULT_PRODUCT_TTL_MS,
+      productTtlMs: options.productTtlMs ?? RELAY_DEFAULTS.productTtlMs,
       keepProducts: options.products ?? [],
       onDropped: (dropped) => {
         log('warn', `no till asked for products ${dropped.join(', ')} within productTtlMs: they are no longer listed`);
@@ -298,12 +299,12 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
         (await forwarder!.forward(route, closing.signal, fair.forClient(client))) ?? forwarder!.closedAnswer(),
       added: (added) =>
         void sync.run({ only: added.map((no): ResourceId => `options:${no}`) }).then(() => mirror.catchUp()),
-      max: options.maxTrackedProducts ?? DEFAULT_MAX_TRACKED_PRODUCTS,
+      max: options.maxTrackedProducts ?? RELAY_DEFAULTS.maxTrackedProducts,
       now,
       log,
     });
-    const retentionMs = options.usesRetentionMs ?? DEFAULT_USES_RETENTION_MS;
-    const maxUses = options.maxUses ?? DEFAULT_MAX_USES;
+    const retentionMs = options.usesRetentionMs ?? RELAY_DEFAULTS.usesRetentionMs;
+    const maxUses = options.maxUses ?? RELAY_DEFAULTS.maxUses;
     const uses = createUsesRoute({
       store,
       now,
@@ -459,7 +460,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
 
   const relay = createDoor({
     basePath,
-    maxUrlLength: options.maxUrlLength ?? 2048,
+    maxUrlLength: options.maxUrlLength ?? RELAY_DEFAULTS.maxUrlLength,
     gate,
     log,
     closing: closing.signal,

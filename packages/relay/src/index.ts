@@ -15,8 +15,8 @@ export type {
 } from './hub/hubTypes';
 // one memory store several relays of this process share (the `store` option); the RelayStore contract itself is
 // the relay's own, not a plug-in point: a store of your own is not supported
-export { createMemoryStore } from './store/memoryStore';
-export type { MemoryStoreOptions } from './store/memoryStore';
+export { createMemoryStore } from './store/memory/memoryStore';
+export type { MemoryStoreOptions } from './store/memory/memoryStore';
 export type { RelayStore, ResourceId, StoreHealth } from './store/relayStore';
 export type {
   Authorize,

@@ -13,7 +13,9 @@ import { createMemoryStore, createShopRelay } from '../src';
 import type { RelayStore } from '../src/store/relayStore';
 import { loadServerPeers, type ServerPeers } from '../src/server/optionalPeers';
 import { configWarnings } from '../src/server/configWarnings';
-import { RELAY_VARIABLES, readRelayConfig, type Environment } from '../src/server/relayServerConfig';
+import { readRelayConfig, type Environment } from '../src/server/relayServerConfig';
+import { relayEnvTable, writtenEnvTable } from '../src/server/relayEnvTable';
+import { RELAY_VARIABLES, type RelayVariable } from '../src/server/relayVariables';
 import { startRelayServer, type RelayServer } from '../src/server/startRelayServer';
 import { createTillTokens, parseTokenFile, signTillToken } from '../src/server/tillTokens';
 import {
@@ -385,6 +387,21 @@ describe('relay command: configuration', () => {
     const docs = readFileSync(new URL('../../../docs/relay.md', import.meta.url), 'utf8');
     const deploy = docs.slice(docs.indexOf('## Deploy'));
     for (const name of Object.keys(RELAY_VARIABLES)) expect(deploy).toMatch(new RegExp(`^\\| \`${name}\``, 'm'));
+  });
+
+  it("shows in docs/relay.md the env table the command's own list makes: every name, default and what it is", () => {
+    const docs = readFileSync(new URL('../../../docs/relay.md', import.meta.url), 'utf8');
+    // (`npm run docs:relay-env` writes it again from relayVariables.ts and the relay's defaults.ts)
+    expect(writtenEnvTable(docs), 'docs/relay.md differs from relayVariables.ts: run npm run docs:relay-env').toBe(
+      relayEnvTable(),
+    );
+  });
+
+  it('says what each variable is in one sentence (the edge cases go in the notes under the table)', () => {
+    const long = Object.entries(RELAY_VARIABLES as Record<string, RelayVariable>).filter(
+      ([, v]) => /[.!?]\s+[A-Z`]/.test(v.what) || v.what.length > 200,
+    );
+    expect(long.map(([name]) => name)).toEqual([]);
   });
 });
 

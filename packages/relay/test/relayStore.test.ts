@@ -1,6 +1,6 @@
 // The RelayStore contract: every store (memory; Redis once it exists) passes the same tests.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryStore } from '../src/store/memoryStore';
+import { createMemoryStore } from '../src/store/memory/memoryStore';
 import type { Lease, ListingCheckpoint, RelayStore, ResourceId, StagedRecord } from '../src/store/relayStore';
 import type { UseInput, UsesBatch, UsesRecord } from '../src/store/useRecords';
 import { redisStoreFactory } from './redisStoreFactory';

@@ -16,7 +16,16 @@ export type {
   ShopAuth,
 } from './types';
 
-export { ANSWER_BOUNDS, answerBound, bytesText } from './api/answerBounds';
+export {
+  ANSWER_BOUNDS,
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_RATE_LIMITS,
+  DEFAULT_TARGET,
+  DEFAULT_TIMEOUT_MS,
+  LOOKUP_RETRY,
+  SYNC_RETRY,
+} from './defaults';
+export { answerBound, bytesText } from './api/answerBounds';
 export type { AnswerBounds } from './api/answerBounds';
 export { API_CODES, apiCodeAnswer } from './api/apiCodes';
 export type { ApiCodeInfo } from './api/apiCodes';
@@ -42,11 +51,11 @@ export type { Exchange, Exchanged, ExchangeOptions, ExchangeRequest } from './ap
 export { createTransport } from './api/httpTransport';
 export type { Answer, RequestSpec, Transport, TransportOptions } from './api/httpTransport';
 export { codeProblem, quoteCode, segment, typedCode } from './api/pathSegment';
-export { createRateLimiter, DEFAULT_RATE_LIMITS } from './api/rateLimiter';
+export { createRateLimiter } from './api/rateLimiter';
 export type { RateLimiterDeps } from './api/rateLimiter';
 export type { Priority, RateLimiter, RequestClass } from './api/rateLimiterTypes';
 export { RETRY_AFTER_MAX_MS, retryAfterMs } from './api/retryAfter';
-export { LOOKUP_RETRY, retry, sleep, SYNC_RETRY } from './api/retryer';
+export { retry, sleep } from './api/retryer';
 export type { RetryDeps, RetryPolicy } from './api/retryer';
 export { createServerClock } from './api/serverClock';
 export type { ServerClock } from './api/serverClock';

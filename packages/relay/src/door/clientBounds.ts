@@ -1,22 +1,8 @@
 // Per-client bounds for the proxy and the relay: a few requests at once, a short queue with a bounded wait, and a
 // token-bucket budget per second. One client that floods cannot starve the others or park requests forever: it
 // gets 429 with Retry-After instead.
+import { CLIENT_LIMITS } from '../defaults';
 import type { ClientLimits } from './types';
-
-/**
- * Every per-client bound's default (the door's here; upstreamQueued and anonymousWaitMs: fairShare.ts;
- * refusedPerMinute: refusalBounds.ts).
- */
-export const DEFAULT_CLIENT_LIMITS: Required<ClientLimits> = {
-  concurrent: 8,
-  queued: 32,
-  perSecond: 20,
-  burst: 60,
-  maxWaitMs: 10_000,
-  upstreamQueued: 4,
-  anonymousWaitMs: 10_000,
-  refusedPerMinute: 10,
-};
 
 /** Admitted: call leave() once the answer is sent. Refused: answer 429 with Retry-After (seconds). */
 type Admission = { ok: true; leave: () => void } | { ok: false; retryAfterS: number; message: string };
@@ -43,7 +29,7 @@ export function createClientBounds(limits: ClientLimits | false, now: () => numb
   if (limits === false) {
     return { enter: async () => ({ ok: true, leave: () => {} }), close: () => {} };
   }
-  const l = { ...DEFAULT_CLIENT_LIMITS, ...limits };
+  const l = { ...CLIENT_LIMITS, ...limits };
   const clients = new Map<string, ClientState>();
 
   function refill(c: ClientState): void {

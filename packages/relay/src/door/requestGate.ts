@@ -4,7 +4,8 @@
 // once its answer is sent. A hub holds the hearing itself, before any shop is opened (hearRequest).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkAccess, type AccessOptions } from './access';
-import { createClientBounds, DEFAULT_CLIENT_LIMITS } from './clientBounds';
+import { CLIENT_LIMITS } from '../defaults';
+import { createClientBounds } from './clientBounds';
 import { clientResolver, type Client } from './clientIdentity';
 import { createRefusalBounds, type RefusalBounds } from './refusalBounds';
 import type { ServerLog } from './serverLog';
@@ -131,7 +132,7 @@ export function createRequestGate(options: RequestGateOptions): RequestGate {
   const bounds = createClientBounds(options.clientLimits ?? {});
   const limits = options.clientLimits;
   const own = createRefusalBounds(
-    limits === false ? false : (limits?.refusedPerMinute ?? DEFAULT_CLIENT_LIMITS.refusedPerMinute),
+    limits === false ? false : (limits?.refusedPerMinute ?? CLIENT_LIMITS.refusedPerMinute),
   );
   const refusals = (): RefusalBounds => options.refusals?.() ?? own;
   const clientOf = clientResolver(options.clientId);

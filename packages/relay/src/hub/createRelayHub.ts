@@ -8,6 +8,7 @@
 // (hubHearing.ts): a client's refusals are counted in one place for every shop (and, on Redis, every instance), and
 // an unknown shop is answered like a refused known one to whoever may not ask it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HUB_DEFAULTS, RELAY_DEFAULTS } from '../defaults';
 import { normalizeBasePath } from '../door/allowedPaths';
 import { createCors } from '../door/cors';
 import { corsRouteOf } from '../door/nameRoute';
@@ -21,7 +22,7 @@ import type { MirrorHolding } from '../feed/feedMirror';
 import { createRecordBudget } from './recordBudget';
 import { checkRelayOptions } from '../relayOptions';
 import { feedError } from '../feed/serveFeed';
-import { createMemoryStore } from '../store/memoryStore';
+import { createMemoryStore } from '../store/memory/memoryStore';
 import type { RelayStore, StoreHealth } from '../store/relayStore';
 import type { RelayStatus, ShopRelay, ShopRelayOptions } from '../types';
 import { createHotShops, type HotShop } from './hotShops';
@@ -122,10 +123,10 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
   checkHubOptions(options);
   const basePath = normalizeBasePath(options.basePath ?? '', 'createRelayHub');
   const now = options.now ?? (() => Date.now());
-  const ttl = options.credentialsTtlMs ?? 60_000;
-  const hot = createHotShops<Shop>(options.maxHotShops ?? 100);
-  const budget = createRecordBudget(options.maxHotRecords ?? 500_000);
-  const slots = createListingSlots(options.maxConcurrentListings ?? 4);
+  const ttl = options.credentialsTtlMs ?? HUB_DEFAULTS.credentialsTtlMs;
+  const hot = createHotShops<Shop>(options.maxHotShops ?? HUB_DEFAULTS.maxHotShops);
+  const budget = createRecordBudget(options.maxHotRecords ?? HUB_DEFAULTS.maxHotRecords);
+  const slots = createListingSlots(options.maxConcurrentListings ?? HUB_DEFAULTS.maxConcurrentListings);
   const opening = new Map<string, Promise<HotShop<Shop> | null>>();
   const unknown = new Map<string, number>();
   const retiring = new Set<Promise<void>>();
@@ -141,7 +142,7 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
   // the shops' own options (and any unknown one) checked now, as createShopRelay would for each shop later
   checkRelayOptions({ ...shared, key: 'checked-per-shop', secret: 'checked-per-shop' }, 'createRelayHub');
   let closed = false;
-  const refreshIntervalMs = options.refreshIntervalMs ?? 300_000;
+  const refreshIntervalMs = options.refreshIntervalMs ?? RELAY_DEFAULTS.refreshIntervalMs;
   const cors = options.cors && createCors(options.cors);
   const hearing = createHubHearing({
     ...options,
@@ -436,8 +437,8 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
         shops: options.shops,
         probe: async (shopId) => (await stores()).probe(shopId),
         list: listDue,
-        workers: options.maxConcurrentListings ?? 4,
-        intervalMs: options.sweepIntervalMs ?? Math.min(refreshIntervalMs, 60_000),
+        workers: options.maxConcurrentListings ?? HUB_DEFAULTS.maxConcurrentListings,
+        intervalMs: options.sweepIntervalMs ?? Math.min(refreshIntervalMs, HUB_DEFAULTS.sweepIntervalMs),
         now,
         log,
       })

@@ -6,7 +6,7 @@
 // asking the host again.
 import type { IncomingMessage } from 'node:http';
 import type { AccessOptions } from '../door/access';
-import { DEFAULT_CLIENT_LIMITS } from '../door/clientBounds';
+import { CLIENT_LIMITS, RELAY_DEFAULTS } from '../defaults';
 import { clientResolver } from '../door/clientIdentity';
 import { nameRoute, type ServedRoutes } from '../door/nameRoute';
 import type { ProxyAnswer } from '../door/proxyAnswers';
@@ -51,10 +51,10 @@ export interface HubHearing {
  */
 export function createHubHearing(options: HubHearingOptions): HubHearing {
   const limits = options.clientLimits;
-  const perMinute = limits === false ? false : (limits?.refusedPerMinute ?? DEFAULT_CLIENT_LIMITS.refusedPerMinute);
+  const perMinute = limits === false ? false : (limits?.refusedPerMinute ?? CLIENT_LIMITS.refusedPerMinute);
   const local = createRefusalBounds(perMinute, options.now);
   const clientOf = clientResolver(options.clientId);
-  const served: ServedRoutes = { ...RELAY_SERVED, maxUrlLength: options.maxUrlLength ?? 2048 };
+  const served: ServedRoutes = { ...RELAY_SERVED, maxUrlLength: options.maxUrlLength ?? RELAY_DEFAULTS.maxUrlLength };
   let verdicts = new WeakMap<IncomingMessage, Map<RouteName, ReturnType<Authorize>>>();
 
   function authorizeFor(shopId: string): Authorize {

@@ -8,7 +8,8 @@ import { fail } from './fail';
 import { loadServerPeers } from './optionalPeers';
 import { endRelayLog, flushRelayLog } from './relayLogger';
 import { readRelayConfig, type Environment } from './relayServerConfig';
-import { RelayStartError, startRelayServer, type RelayServer } from './startRelayServer';
+import { RelayStartError } from './relayStartError';
+import { startRelayServer, type RelayServer } from './startRelayServer';
 
 export interface RelayProcessHooks {
   /** Runs after a graceful stop, before the process exits (npm run relay closes its mock API here). */

@@ -6,7 +6,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { networkPrefix, type Client } from '../door/clientIdentity';
-import { DEFAULT_CLIENT_LIMITS } from '../door/clientBounds';
+import { CLIENT_LIMITS } from '../defaults';
 import { createRefusalBounds, type RefusalBounds } from '../door/refusalBounds';
 import type { Authorize, RouteName } from '../types';
 import { fromThisMachine } from './fromThisMachine';
@@ -130,7 +130,7 @@ export function createTillAccess(options: TillAccessOptions): TillAccess {
   type Seen = RequestIdentity & { refusal: TokenRefusal | null; claimed: string | null; tokenShop?: string };
   const seen = new WeakMap<IncomingMessage, Seen>();
   const opsHash = options.opsToken === undefined ? null : sha256(options.opsToken);
-  const opsGuesses = options.opsRefusals ?? createRefusalBounds(DEFAULT_CLIENT_LIMITS.refusedPerMinute);
+  const opsGuesses = options.opsRefusals ?? createRefusalBounds(CLIENT_LIMITS.refusedPerMinute);
 
   function look(req: IncomingMessage): Seen {
     let known = seen.get(req);

@@ -1,6 +1,6 @@
 // Where the relay's state lives: the store the host passed, the embedded memory store, or Redis. This is the one
 // place where the `redis` option becomes a store.
-import { createMemoryStore } from './memoryStore';
+import { createMemoryStore } from './memory/memoryStore';
 import type { RelayStore } from './relayStore';
 
 /** What the Redis store module exports (relay/store/redis/redisStore.ts). */

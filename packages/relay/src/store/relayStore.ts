@@ -255,8 +255,8 @@ export interface RelayStore {
   readKeptBody?(slot: string, digest: string): Promise<Buffer | null>;
   /**
    * Keeps `bytes` in `slot` for `digest`, replacing what the slot held (an older version's chunk); a store may let
-   * them go (memory bounds, expiry): a reader then compresses again. Both stores keep at most KEPT_BYTES_PER_SHOP
-   * (keptBytesPerShop.ts; or their `maxKeptBytes`), the oldest kept going first.
+   * them go (memory bounds, expiry): a reader then compresses again. Both stores keep at most STORE_DEFAULTS.maxKeptBytes
+   * (defaults.ts; or their `maxKeptBytes`), the oldest kept going first.
    */
   keepBody?(slot: string, digest: string, bytes: Buffer): Promise<void>;
 

@@ -13,13 +13,6 @@ export interface AnswerBounds {
 }
 
 /**
- * The defaults. A list page is at most 100 rows (the API's largest page) of records of about 0.5–5 kB (a coupon, an
- * option with its value list): a real page is well under 1 MB, so 8 MiB leaves 80 kB a row. A single record: 1 MiB.
- * The /v2/auth answer is a token in the envelope (about 200 bytes): 64 KiB.
- */
-export const ANSWER_BOUNDS: AnswerBounds = { list: 8 * 1024 * 1024, item: 1024 * 1024, auth: 64 * 1024 };
-
-/**
  * The bound of a data request of `cls` ('list' pages, every other read an item).
  * @example answerBound(ANSWER_BOUNDS, 'list') // 8388608
  */

@@ -1,5 +1,6 @@
 // The six read-only endpoints of the shop API, validated at this boundary. Path segments that come from users
 // are percent-encoded; product and option numbers must be whole numbers.
+import { DEFAULT_PAGE_SIZE } from '../defaults';
 import { ShopLookupError } from '../errors';
 import type { Coupon, IssuedCoupon, ProductOption } from '../types';
 import type { ApiError } from './apiError';
@@ -52,7 +53,13 @@ function wholeNumber(value: number, what: string): string {
 }
 
 /** @example const client = createApiClient({ transport, pageSize: 100 }); const page = await client.listCoupons(1); */
-export function createApiClient({ transport, pageSize = 100 }: { transport: Transport; pageSize?: number }): ApiClient {
+export function createApiClient({
+  transport,
+  pageSize = DEFAULT_PAGE_SIZE,
+}: {
+  transport: Transport;
+  pageSize?: number;
+}): ApiClient {
   const limit = Math.max(1, Math.min(100, pageSize));
 
   async function list(path: string, page: number, o: CallOptions = {}): Promise<RawPage> {

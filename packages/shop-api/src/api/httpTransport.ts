@@ -2,7 +2,8 @@
 // redirect, the answer's byte bound by what was asked), the envelope, a throttle's pause, and a single token renewal
 // on -2. Everything that goes wrong becomes an ApiError with a readable message (see apiError.ts).
 import type { ShopAuth } from '../types';
-import { ANSWER_BOUNDS, answerBound, type AnswerBounds } from './answerBounds';
+import { ANSWER_BOUNDS } from '../defaults';
+import { answerBound, type AnswerBounds } from './answerBounds';
 import {
   apiErrorFromAnswer,
   networkError,
@@ -37,7 +38,7 @@ export interface TransportOptions {
    * The relay passes its store's slot, so every instance shares one token.
    */
   sharedToken?: SharedTokenSlot | undefined;
-  /** The most bytes an answer may have, decoded, by what was asked; default ANSWER_BOUNDS (answerBounds.ts). */
+  /** The most bytes an answer may have, decoded, by what was asked; default ANSWER_BOUNDS (defaults.ts). */
   answerBounds?: Partial<AnswerBounds> | undefined;
 }
 

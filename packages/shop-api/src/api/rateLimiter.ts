@@ -2,6 +2,7 @@
 // (list calls 1/s, all others 5/s, per shop) instead of drawing 429s. A lookup somebody is waiting for
 // ('user') goes ahead of queued background sync work.
 import type { RateLimits } from '../types';
+import { DEFAULT_RATE_LIMITS } from '../defaults';
 import { ShopLookupError } from '../errors';
 import type { RateLimiter, RequestClass } from './rateLimiterTypes';
 import { createWaiterQueue } from './waiterQueue';
@@ -17,7 +18,6 @@ export interface RateLimiterDeps {
 }
 
 const WINDOW_MS = 1000;
-export const DEFAULT_RATE_LIMITS = { list: 1, other: 5 } as const;
 
 /** @example const limiter = createRateLimiter({ list: 1, other: 5 }); await limiter.acquire('list', 'background'); */
 export function createRateLimiter(limits: RateLimits | false, deps: RateLimiterDeps = {}): RateLimiter {

@@ -15,11 +15,6 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-/** Background sync: patient. */
-export const SYNC_RETRY: RetryPolicy = { retries: 5, unansweredRetries: 2, baseDelayMs: 1000, maxDelayMs: 30_000 };
-/** Somebody is waiting: one quick retry for throttling and hiccups, then answer with what is local. */
-export const LOOKUP_RETRY: RetryPolicy = { retries: 1, baseDelayMs: 300, maxDelayMs: 2_000 };
-
 export interface RetryDeps {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;

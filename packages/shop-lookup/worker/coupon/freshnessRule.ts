@@ -3,9 +3,6 @@
 import { dataAge } from '../store/dataAge';
 import { formatAge, PASS, reject, type RuleOutcome } from './ruleOutcome';
 
-/** 24 h: the default `maxDataAgeMs`. @example options.maxDataAgeMs ?? DEFAULT_MAX_DATA_AGE_MS */
-export const DEFAULT_MAX_DATA_AGE_MS = 24 * 60 * 60 * 1000;
-
 export interface FreshnessInput {
   source: 'local' | 'network';
   /** When the API last confirmed the record (listing or its own confirmation); null = never. */

@@ -5,6 +5,7 @@
 import { ShopLookupError } from '../../src/protocol';
 import type { CouponVerdict, EarlierUse, JournalEntry, JournalPage, LookupError } from '../../src/protocol';
 import type { CheckedOrder } from './ruleOutcome';
+import { ENGINE_DEFAULTS } from '../defaults';
 import { deviceIdOf } from '../store/deviceId';
 import { newEntryKey } from '../store/newEntryKey';
 import { engineError } from '../store/storageErrors';
@@ -12,8 +13,7 @@ import type { ClaimAnswer, OutgoingUse, ShopDatabase, TillUse } from '../store/s
 
 /** Entries waiting in memory for storage at most; beyond that only the verdict (`journaled: false`) tells. */
 const MAX_UNSAVED_ENTRIES = 10_000;
-/** An export page: the default size, and the largest one asked for (one structured clone each). */
-const DEFAULT_PAGE = 1_000;
+/** The largest export page asked for (one structured clone each; the default: ENGINE_DEFAULTS.journalPageSize). */
 const MAX_PAGE = 10_000;
 /** After storage refused an entry, writing the waiting ones is tried again this often (and on every call). */
 const RETRY_MS = 30_000;
@@ -383,7 +383,10 @@ export function createOfflineJournal(
     async list(page = {}) {
       await flush();
       const after = wholeNumber(page.after, 'offlineJournal({ after })', 0);
-      const limit = Math.max(1, Math.min(MAX_PAGE, wholeNumber(page.limit, 'offlineJournal({ limit })', DEFAULT_PAGE)));
+      const limit = Math.max(
+        1,
+        Math.min(MAX_PAGE, wholeNumber(page.limit, 'offlineJournal({ limit })', ENGINE_DEFAULTS.journalPageSize)),
+      );
       // ids only grow, so key order is the order the verdicts were given
       return (await db.journal.where(':id').above(after).limit(limit).toArray()).map(readEntry);
     },

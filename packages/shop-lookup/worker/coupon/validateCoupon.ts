@@ -15,11 +15,11 @@ import type {
   ReleaseOrder,
 } from '../../src/protocol';
 import { typedCode } from '@shop-lookup/shop-api';
+import { ENGINE_DEFAULTS } from '../defaults';
 import { resolvePolicy } from './couponPolicy';
 import { absentVerdict, decideCoupon } from './decideCoupon';
 import { findCoupon } from './findCoupon';
 import { findOtherTillUses } from './findOtherTillUses';
-import { DEFAULT_MAX_DATA_AGE_MS } from './freshnessRule';
 import { readOrder, readRelease } from './readOrder';
 import type { CheckedOrder } from './ruleOutcome';
 import { assertTimeZone } from './shopTime';
@@ -27,12 +27,6 @@ import { createOfflineJournal, type JournalHealth } from './offlineJournal';
 import { usedField } from './statusRule';
 import type { ClaimAnswer, OutgoingUse, ShopDatabase } from '../store/store';
 import { otherTillUseRule } from './otherTillUseRule';
-
-/**
- * The shop time zone naive coupon dates are read in, unless the host sets `timeZone`.
- * @example options.timeZone ?? DEFAULT_TIME_ZONE
- */
-const DEFAULT_TIME_ZONE = 'Asia/Seoul';
 
 export interface CouponValidatorDeps {
   db: ShopDatabase;
@@ -79,9 +73,9 @@ const tokenRefused = (problem: LookupError | null | undefined): boolean =>
 
 /** The host's options, checked once (a bad option throws `bad_options` from every validate call). */
 function readSettings(options: CouponValidatorDeps['options']) {
-  const timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
+  const timeZone = options.timeZone ?? ENGINE_DEFAULTS.timeZone;
   assertTimeZone(timeZone);
-  const maxDataAgeMs = options.maxDataAgeMs ?? DEFAULT_MAX_DATA_AGE_MS;
+  const maxDataAgeMs = options.maxDataAgeMs ?? ENGINE_DEFAULTS.maxDataAgeMs;
   if (typeof maxDataAgeMs !== 'number' || Number.isNaN(maxDataAgeMs) || maxDataAgeMs < 0) {
     throw new ShopLookupError(
       'bad_options',

@@ -25,6 +25,7 @@ import { loadCouponValidator } from './loadCouponValidator';
 import { loadNetwork, type NetworkStart } from './loadNetwork';
 import { openEngineStore, type EngineStore } from './openEngineStore';
 import { createWatchRegistry } from './watchRegistry';
+import { ENGINE_DEFAULTS } from '../defaults';
 
 /** Platform pieces and tuning the engine is given (tests pass fakes; the worker passes its globals). */
 export interface EngineDeps {
@@ -49,8 +50,6 @@ export interface EngineDeps {
    */
   copiesEmissions?: boolean;
 }
-
-const DEFAULT_REFRESH_INTERVAL_MS = 5 * 60 * 1000;
 
 /**
  * A till's engine resolves once the database is open (the shop's IndexedDB database, or one in memory where that
@@ -150,7 +149,7 @@ function assembleEngine(
     options,
     db,
     now,
-    refreshIntervalMs: options.refreshIntervalMs ?? DEFAULT_REFRESH_INTERVAL_MS,
+    refreshIntervalMs: options.refreshIntervalMs ?? ENGINE_DEFAULTS.refreshIntervalMs,
     connectivity,
     resources,
     status,

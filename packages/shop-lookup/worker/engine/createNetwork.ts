@@ -11,7 +11,9 @@ import {
   createApiClient,
   createRateLimiter,
   createTransport,
+  DEFAULT_PAGE_SIZE,
   DEFAULT_RATE_LIMITS,
+  DEFAULT_TIMEOUT_MS,
   LOOKUP_RETRY,
   type RateLimiter,
   retry,
@@ -37,6 +39,7 @@ import { createSyncRunner } from '../sync/syncRunner';
 import { createSyncScheduler, isSyncDue, type SyncScheduler } from '../sync/syncScheduler';
 import type { EngineCore } from './engineCore';
 import { withTillToken } from './tillToken';
+import { ENGINE_DEFAULTS } from '../defaults';
 
 export { refreshCoupon, refreshIssuedCoupon, refreshOptionByCode, refreshOptionByNo } from '../sync/readThrough';
 export { syncProductOptions } from '../sync/direct/syncProductOptions';
@@ -102,9 +105,6 @@ export interface Network {
   claimUse(use: OutgoingUse): Promise<ClaimAnswer>;
 }
 
-/** How long an online verdict waits for the relay's claim by default, ms (`claimTimeoutMs`). */
-const DEFAULT_CLAIM_TIMEOUT_MS = 1_500;
-
 /**
  * What reaching the API (or the relay) takes, made before the database opens where a storefront's start reads at
  * once.
@@ -145,13 +145,13 @@ export function createApiAccess(deps: ApiAccessDeps): ApiAccess {
     baseUrl: options.baseUrl,
     fetch,
     limiter,
-    timeoutMs: options.requestTimeoutMs ?? 15_000,
+    timeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
     auth: options.auth,
     onAnswer: () => deps.connectivity.reportAnswer(),
     onUnreachable: () => deps.connectivity.reportUnreachable(),
     signal: deps.signal,
   });
-  return { fetch, limiter, client: createApiClient({ transport, pageSize: options.pageSize ?? 100 }) };
+  return { fetch, limiter, client: createApiClient({ transport, pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE }) };
 }
 
 /**
@@ -168,7 +168,7 @@ export function createNetwork(
   const { options, db, now, signal } = deps;
   const { fetch, limiter, client } = access;
   const syncPolicy = deps.syncRetry ?? { ...SYNC_RETRY, ...options.retry };
-  const timeoutMs = options.requestTimeoutMs ?? 15_000;
+  const timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   const onAnswer = () => deps.connectivity.reportAnswer();
   const onUnreachable = () => deps.connectivity.reportUnreachable();
   const feedClient = createRelayFeedClient({
@@ -336,7 +336,7 @@ export function createNetwork(
     live,
     userContext: () => context('user', deps.lookupRetry ?? LOOKUP_RETRY),
     refusal: (route) => (lastChoice && !allows(lastChoice, route) ? refusedByDiscovery(route) : null),
-    claimUse: (use) => uses.claim(use, options.claimTimeoutMs ?? DEFAULT_CLAIM_TIMEOUT_MS),
+    claimUse: (use) => uses.claim(use, options.claimTimeoutMs ?? ENGINE_DEFAULTS.claimTimeoutMs),
     async prefetchIssuedCoupons(codes) {
       const ctx = context('background', syncPolicy);
       for (const code of codes) {

@@ -20,7 +20,7 @@ import { redisUses } from './redisUses';
 import { createRedisRateLimiter, holdRateLimits } from './redisRateLimiter';
 import { createRedisRefusals } from './redisRefusals';
 import { tooManyProducts } from '../tooManyProducts';
-import { KEPT_BYTES_PER_SHOP } from '../keptBytesPerShop';
+import { STORE_DEFAULTS } from '../../defaults';
 import type { FeedHead, RelayStore } from '../relayStore';
 
 export interface RedisStoreOptions {
@@ -56,7 +56,7 @@ export interface RedisStoreOptions {
   now?: () => number;
   /**
    * Compressed snapshot chunks kept for the shop at most, bytes (the oldest kept go first). Default
-   * KEPT_BYTES_PER_SHOP (16 MiB). @example { maxKeptBytes: 1_000_000 }
+   * STORE_DEFAULTS.maxKeptBytes (16 MiB). @example { maxKeptBytes: 1_000_000 }
    */
   maxKeptBytes?: number;
 }
@@ -89,12 +89,12 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Rela
   // limit's last second too: every instance holds its next upstream call one window. Not at this first read: a new
   // shop's first listing goes at once.
   const onNewHistory = () => holdRateLimits(client, keys, options.rateLimitMarginMs);
-  const maxChanges = options.maxChanges ?? 100_000;
+  const maxChanges = options.maxChanges ?? STORE_DEFAULTS.maxChanges;
   const feed = redisFeed({ ...ctx, maxChanges, onNewHistory });
   const uses = redisUses({ conn, keys, maxChanges, now, onNewHistory });
   const listing = redisListing(ctx);
   const leases = redisLeases(ctx);
-  const kept = redisKeptBodies(conn, keys, { maxBytes: options.maxKeptBytes ?? KEPT_BYTES_PER_SHOP, now });
+  const kept = redisKeptBodies(conn, keys, { maxBytes: options.maxKeptBytes ?? STORE_DEFAULTS.maxKeptBytes, now });
   const limiters = new Set<{ dispose(): void }>();
 
   const headListeners = new Set<(head: FeedHead) => void>();
