@@ -262,11 +262,11 @@ describe('relay feed source (hand-written answers)', () => {
       },
     };
     const clear = db.feedStage.clear.bind(db.feedStage);
-    db.feedStage.clear = async () => {
+    db.feedStage.clear = (async () => {
       await answered;
       await new Promise((resolve) => setImmediate(resolve));
       return clear();
-    };
+    }) as typeof db.feedStage.clear;
     const source = createRelayFeedSource({ db, client: watched });
     await source.syncAll(run(contextFor(db)), []);
     restarted = true;
