@@ -55,9 +55,9 @@ function cells(row: string): string[] {
     .map((c) => c.trim());
 }
 
-/** Where a cell says a second sentence: a full stop (or ? !) then a capital, outside inline code. */
+/** Where a cell says a second sentence: a full stop (or ? !), then a capital or inline code. */
 function secondSentence(cell: string): string | null {
-  const text = cell.replace(/`[^`]*`/g, 'code').replace(/\b(e\.g|i\.e|etc|vs|no)\./g, '$1');
+  const text = cell.replace(/`[^`]*`/g, 'Code').replace(/\b(e\.g|i\.e|etc|vs|no)\./g, '$1');
   const m = /[.!?]\)?\s+(?=[A-Z*])/.exec(text);
   return m ? text.slice(Math.max(0, m.index - 30), m.index + 30) : null;
 }
