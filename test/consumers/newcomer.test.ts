@@ -1,12 +1,12 @@
-// The README's quick start, "Add it to your Vite app", as a newcomer follows it: a fresh Vite + React + TS app
-// (test/consumers/newcomer-app: create-vite's react-ts template) installs the packed tarball and takes the README's
+// The quick start, docs/embedding.md's "Add it to your Vite app", as a newcomer follows it: a fresh Vite + React + TS
+// app (test/consumers/newcomer-app: create-vite's react-ts template) installs the packed tarball and takes the page's
 // vite.config.ts and src/CouponCheck.tsx as written. Then: `tsc -b` (strict) is clean, `vite build` exits and
 // ships no server code, and in Chromium the page answers the six lookups from the mock through the dev server and
 // `vite preview`, shows them as a person reads them, opens and answers from IndexedDB when reloaded with the browser
 // fully offline ("Reload offline", the template's images included), and syncs by itself when it was started while
 // the API was down. Then the README's "Run the relay" lines as written, in this app: the packed mock command, the
-// relay command, a till's token, and the app on another origin whose lookup is the README's "a till on another
-// origin" one, reading the relay's URL and the token from its config.
+// relay command, a till's token, and the app on another origin whose lookup is docs/embedding.md's "a till on
+// another origin" one, reading the relay's URL and the token from its config.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -31,16 +31,19 @@ import {
   type LookupAnswer,
 } from './harness';
 
+/** The page of the quick start ("Add it to your Vite app"); the relay lines are the README's. */
+const QUICK_START = 'docs/embedding.md';
+
 let app: Fixture;
 let browser: Browser;
 let vite: typeof import('vite');
 
 beforeAll(async () => {
-  // the README's install: shop-lookup, and the relay and the mock API for the dev server (devDependencies)
+  // the quick start's install: shop-lookup, and the relay and the mock API for the dev server (devDependencies)
   const { shopLookup, relay, mockServer } = await timed('pack', packedTarballs);
   const files = {
-    'vite.config.ts': await readmeExample('vite.config.ts', 'README.md'),
-    'src/CouponCheck.tsx': await readmeExample('CouponCheck.tsx', 'README.md'),
+    'vite.config.ts': await readmeExample('vite.config.ts', QUICK_START),
+    'src/CouponCheck.tsx': await readmeExample('CouponCheck.tsx', QUICK_START),
     'test-hook/testHook.js': await readFile(new URL('./page/testHook.js', import.meta.url), 'utf8'),
   };
   app = await timed('install', () => installFixture('newcomer-app', [shopLookup, relay, mockServer], files));
@@ -56,7 +59,7 @@ afterAll(async () => {
   printTimings('newcomer.test.ts');
 }, 60_000);
 
-/** Runs `work` with these environment variables set (the README's vite.config.ts reads them when a server starts). */
+/** Runs `work` with these environment variables set (the quick start's vite.config.ts reads them when a server starts). */
 async function withEnv<T>(env: Record<string, string | undefined>, work: () => Promise<T>): Promise<T> {
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   const set = (values: Record<string, string | undefined>) => {
@@ -71,7 +74,7 @@ async function withEnv<T>(env: Record<string, string | undefined>, work: () => P
     set(saved);
   }
 }
-/** The README's setting: no key, so the config starts its own mock shop. */
+/** The quick start's setting: no key, so the config starts its own mock shop. */
 const MOCK_ENV = { SHOP_API_KEY: undefined, SHOP_API_SECRET: undefined, SHOP_API_TARGET: undefined };
 
 const sync = (page: Page) =>
@@ -107,7 +110,7 @@ async function open(context: BrowserContext, url: string): Promise<{ page: Page;
   return { page, errors };
 }
 
-/** What a user does with the README's component: type a code, press Check; resolves with the two outputs. */
+/** What a user does with the quick start's component: type a code, press Check; resolves with the two outputs. */
 async function check(
   page: Page,
   code: string,
@@ -170,7 +173,7 @@ async function firstSync(page: Page, errors: string[]): Promise<void> {
     .toBe(true);
 }
 
-describe("the README's quick start in a fresh Vite + React + TS app", { timeout: 300_000 }, () => {
+describe('the quick start in a fresh Vite + React + TS app', { timeout: 300_000 }, () => {
   it("type-checks under strict: tsc -b (the template's build step) reports nothing", async () => {
     const { stdout } = await timed('tsc -b', () => app.run('node_modules/.bin/tsc', ['-b', '--pretty', 'false']));
     expect(stdout).toBe('');
@@ -179,7 +182,7 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
     }
   });
 
-  it("compiles the README's vite.config.ts and component with exactOptionalPropertyTypes on (process.env values are string | undefined)", async () => {
+  it("compiles the quick start's vite.config.ts and component with exactOptionalPropertyTypes on (process.env values are string | undefined)", async () => {
     for (const project of ['tsconfig.node.json', 'tsconfig.app.json']) {
       const { stdout } = await app
         .run('node_modules/.bin/tsc', ['-p', project, '--exactOptionalPropertyTypes', '--pretty', 'false'])
@@ -349,7 +352,7 @@ describe("the README's quick start in a fresh Vite + React + TS app", { timeout:
     );
     const mock = await startMockShopApi();
     mock.setDown(true);
-    // the README's config with a key: its relay lists this API, which is down as the server and the page start
+    // the quick start's config with a key: its relay lists this API, which is down as the server and the page start
     const env = { SHOP_API_KEY: 'demo-key', SHOP_API_SECRET: 'demo-secret', SHOP_API_TARGET: mock.url };
     await withEnv(env, async () => {
       const server = await vite.preview({ root: app.dir, logLevel: 'warn', preview: { port: 0, host: '127.0.0.1' } });
@@ -437,12 +440,12 @@ function runLine(dir: string, line: string, env: NodeJS.ProcessEnv) {
 
 describe("the README's relay lines, as written, in this app", { timeout: 300_000 }, () => {
   it("a mock, a relay, a till's token and the app on another origin: the till syncs from the relay and checks a coupon; nothing is refused", async () => {
-    // the block's first paragraph, without `npm install` (README step 1 installed both server packages already)
+    // the block's first paragraph, without `npm install` (the quick start's step 1 installed both server packages already)
     const block = await readmeExample('run the relay', 'README.md');
     const lines = block
       .split('\n\n')[0]!
       .split('\n')
-      .filter((l) => !l.startsWith('npm install'));
+      .filter((l) => l.trim() && !l.startsWith('npm install'));
     const [mockLine, relayLine, tokenLine, pageLine] = lines as [string, string, string, string];
     expect(lines).toHaveLength(4);
     expect(mockLine).toMatch(/shop-lookup-mock/);
@@ -457,10 +460,10 @@ describe("the README's relay lines, as written, in this app", { timeout: 300_000
         .replaceAll(':5173', `:${pagePort}`)
         .replace(/\s*&?\s*(#.*)?$/, ''); // the trailing `&` and comment: each line is a process of its own here
     const env = { PATH: process.env.PATH, HOME: process.env.HOME };
-    // the app's lookup is the README's "a till on another origin" one
+    // the app's lookup is the quick start's "a till on another origin" one
     const component = join(app.dir, 'src/CouponCheck.tsx');
     const original = await readFile(component, 'utf8');
-    const onAnotherOrigin = await readmeExample('CouponCheck.tsx, a till on another origin', 'README.md');
+    const onAnotherOrigin = await readmeExample('CouponCheck.tsx, a till on another origin', QUICK_START);
     expect(original).toMatch(/^export const lookup = .*$/m);
     await writeFile(component, original.replace(/^export const lookup = .*$/m, onAnotherOrigin.trim()));
 

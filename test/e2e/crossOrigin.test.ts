@@ -1,9 +1,9 @@
-// A till on another origin than its relay, in the browser: a page of its own (test/e2e/crossOriginTill/, built with
-// vite-plugin-pwa as the README's "Reload offline" says, served by `vite preview`) on one origin, the relay command
-// (packages/relay's bin, from its source) on another, with CORS_ORIGINS naming the page's origin and a till tokens
-// file. The till's engine (its worker) sends the token across origins; a wrong one is `forbidden`, never offline,
-// and the till signed in again goes on with its new token (asked again after the 401); the till syncs from the
-// relay's feed, then reloads with no network at all and answers from IndexedDB. Each origin is reached through a
+// A till on another origin than its relay, in the browser: a page of its own (test/e2e/crossOriginTill/, built
+// with vite-plugin-pwa as docs/embedding.md's "Reload offline" says, served by `vite preview`) on one origin, the
+// relay command (packages/relay's bin, from its source) on another, with CORS_ORIGINS naming the page's origin and a
+// till tokens file. The till's engine (its worker) sends the token across origins; a wrong one is `forbidden`, never
+// offline, and the till signed in again goes on with its new token (asked again after the 401); the till syncs from
+// the relay's feed, then reloads with no network at all and answers from IndexedDB. Each origin is reached through a
 // network cut of its own (networkCut.ts), so "no network" is the same on every engine: it runs on all three.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

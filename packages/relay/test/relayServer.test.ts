@@ -370,17 +370,18 @@ describe('relay command: configuration', () => {
     }
   });
 
-  it("guards the operators' routes with OPS_TOKEN in the README's instances reachable from elsewhere", () => {
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    const run = readme.slice(
-      readme.indexOf('## Run the relay'),
-      readme.indexOf('\n## ', readme.indexOf('## Run the relay') + 1),
+  it("guards the operators' routes with OPS_TOKEN in docs/relay.md's instances reachable from elsewhere", () => {
+    const docs = readFileSync(new URL('../../../docs/relay.md', import.meta.url), 'utf8');
+    const deploy = docs.slice(docs.indexOf('## Deploy'));
+    const several = deploy.slice(
+      deploy.indexOf('### Several instances on one Redis'),
+      deploy.indexOf('\n### ', deploy.indexOf('### Several instances on one Redis') + 1),
     );
     // the several instances behind a balancer listen on every address: each one sets OPS_TOKEN
-    const loop = /for port in[\s\S]*?done/.exec(run)?.[0] ?? '';
+    const loop = /for port in[\s\S]*?done/.exec(several)?.[0] ?? '';
     expect(loop).toMatch(/TRUST_PROXY_HOPS=1/);
     expect(loop).toMatch(/OPS_TOKEN(_FILE)?=/);
-    expect(run).toMatch(/Authorization: Bearer <OPS_TOKEN>/);
+    expect(deploy).toMatch(/Authorization: Bearer <OPS_TOKEN>/);
   });
 
   it('documents every variable in the one table of docs/relay.md', () => {

@@ -188,7 +188,7 @@ export interface SyncReport {
 }
 
 /**
- * Options of `createShopLookup`. Only `baseUrl` is required; the README's "Configuration" has the full table.
+ * Options of `createShopLookup`. Only `baseUrl` is required; docs/configuration.md has the full table.
  * @example const options: ShopLookupOptions = { baseUrl: '/shop-api', products: [13805], dbName:
  * 'shop-lookup:my-shop' };
  */

@@ -1,7 +1,7 @@
 // A till page served from its own origin, its relay on another (test/e2e/crossOrigin.test.ts): the relay's URL and the
 // till's token come from this origin's localStorage (what a sign-in would keep there), and the page, built with
-// vite-plugin-pwa as the README's "Reload offline" says, opens with no network at all. The test drives it through
-// window.till; the status line shows the engine's state.
+// vite-plugin-pwa as docs/embedding.md's "Reload offline" says, opens with no network at all. The test drives it
+// through window.till; the status line shows the engine's state.
 import { createShopLookup, type ShopLookup, type SyncStatus } from 'shop-lookup';
 
 declare global {
