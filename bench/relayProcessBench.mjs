@@ -144,7 +144,7 @@ export const statusPace = ({ perSecond }) => 2_000 / perSecond;
 export async function benchRelayProcess({ root, sizes, log, row, results, smoke }) {
   const { module: mockServer } = await runnerImport(`${root}packages/mock-server/src/index.ts`);
   const { module: tillTokens } = await runnerImport(`${root}packages/relay/src/server/tillTokens.ts`);
-  const { module: bounds } = await runnerImport(`${root}packages/relay/src/door/clientBounds.ts`);
+  const { module: bounds } = await runnerImport(`${root}packages/relay/src/defaults.ts`);
   const token = (till) =>
     tillTokens.signTillToken({ secret: TOKEN_SECRET, shop: SHOP, till, expiresAt: Date.now() + 3_600_000 });
   const scenario = {};
@@ -329,7 +329,7 @@ export async function benchRelayProcess({ root, sizes, log, row, results, smoke 
           if (answer.status !== 200 || body.version <= head.version) wrong++;
         }),
       );
-      const pace = statusPace(bounds.DEFAULT_CLIENT_LIMITS);
+      const pace = statusPace(bounds.CLIENT_LIMITS);
       await until(async () => (await relayStatus(relay, pace)).waiting === polls, 120_000, {
         what: `${polls} long-polls parked`,
         everyMs: pace,

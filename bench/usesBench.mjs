@@ -48,11 +48,11 @@ export async function benchUses({ root, log, row, results, smoke }) {
   const { module: mockServer } = await runnerImport(`${root}packages/mock-server/src/index.ts`);
   const { module: tillTokens } = await runnerImport(`${root}packages/relay/src/server/tillTokens.ts`);
   const { module: redisServer } = await runnerImport(`${root}packages/test-kit/src/redisServer.ts`);
-  const { module: bounds } = await runnerImport(`${root}packages/relay/src/door/clientBounds.ts`);
+  const { module: bounds } = await runnerImport(`${root}packages/relay/src/defaults.ts`);
   // the bench's status reads are one anonymous client of each relay: at 20 a second and more (a 50 ms loop, and a
   // read before each of the samples, back to back) they met its per-client bound over the live samples, a 429 had
   // no count, and the wait for a parked long-poll timed out; every read of one relay is now this far from the last
-  const statusEveryMs = statusPace(bounds.DEFAULT_CLIENT_LIMITS);
+  const statusEveryMs = statusPace(bounds.CLIENT_LIMITS);
   const token = (till) =>
     tillTokens.signTillToken({ secret: TOKEN_SECRET, shop: SHOP, till, expiresAt: Date.now() + 3_600_000 });
   const auth = (till) => ({ authorization: `Bearer ${token(till)}` });
