@@ -221,6 +221,25 @@ describe('the quick start in a fresh Vite + React + TS app', { timeout: 300_000 
     );
   });
 
+  it("precaches the engine once, the worker's: the README's define leaves the page's (worker: false's) out", async () => {
+    // (after 'vite build': vite-plugin-pwa's service worker lists what it precaches, { url, revision } each)
+    const dist = join(app.dir, 'dist');
+    const sw = await readFile(join(dist, 'sw.js'), 'utf8');
+    const urls = [...sw.matchAll(/\burl["']?\s*:\s*["']([^"']+)["']/g)].map((m) => m[1]!);
+    const bytes = await Promise.all(urls.map(async (u) => (await readFile(join(dist, u))).length));
+    const kib = bytes.reduce((a, b) => a + b, 0) / 1024;
+    console.log(
+      `[consumers] the README's app precaches ${urls.length} entries, ${kib.toFixed(0)} KiB: ${urls.join(', ')}`,
+    );
+    // each chunk once (`<chunk>-<package's hash>-<app's hash>.js`): a second copy is the page's in-thread engine's
+    const chunks = urls.flatMap((u) => /^assets\/([A-Za-z]+)-[\w-]+\.js$/.exec(u)?.[1] ?? []);
+    expect(chunks.filter((c, i) => chunks.indexOf(c) !== i)).toEqual([]);
+    // the worker's copy: its entry's engine chunk, and the network and checkout chunks that one loads
+    for (const chunk of ['exposeEngine', 'createNetwork', 'checkoutChunk']) expect(chunks).toContain(chunk);
+    // the page's copy, which only `worker: false` loads, is not built at all (__SHOP_LOOKUP_IN_THREAD__: false)
+    expect(chunks).not.toContain('createEngine');
+  });
+
   it('dev server (npm run dev): the page answers the six lookups from the mock, and the component checks a coupon', async () => {
     await withEnv(MOCK_ENV, async () => {
       const server = await vite.createServer({

@@ -10,6 +10,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { rolldown } from 'rolldown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packedTarballs, printTimings, repoRoot, timed } from './harness';
 
@@ -159,6 +160,33 @@ describe('the packed tarball', () => {
         `${dep} kept out of the browser entries`,
       ).toBe(false);
     }
+  });
+
+  it("leaves the engine for this thread out of an app's build that defines __SHOP_LOOKUP_IN_THREAD__ as false, and only then", async () => {
+    // the main entry bundled as an app's bundler does (rolldown, Vite 8's), its dependencies left to the app: with no
+    // define its `worker: false` engine is a chunk of the build; defined false, the import() and the chunk are gone
+    const bundle = async (define?: Record<string, string>) => {
+      const build = await rolldown({
+        input: join(dir, 'package/dist/index.js'),
+        external: (id) => !/^[./]/.test(id),
+        logLevel: 'silent',
+        ...(define && { transform: { define } }),
+      });
+      const { output } = await build.generate({ format: 'esm' });
+      await build.close();
+      return output.flatMap((o) => (o.type === 'chunk' ? [o.code] : [])).join('\n');
+    };
+    const engine = /\bfunction createEngine\(/;
+    const asIs = await bundle();
+    expect(asIs).toMatch(engine);
+    expect(await bundle({ __SHOP_LOOKUP_IN_THREAD__: 'true' })).toMatch(engine);
+    const lean = await bundle({ __SHOP_LOOKUP_IN_THREAD__: 'false' });
+    expect(lean).not.toMatch(engine);
+    expect(lean).not.toMatch(/import\(/);
+    // what `worker: false` meets then: bad_options, naming the flag
+    expect(lean).toMatch(
+      /bad_options["'`],\s*["'`]`worker: false` \(or no Worker\) needs __SHOP_LOOKUP_IN_THREAD__ not/,
+    );
   });
 
   it('loads fake-indexeddb only lazily, for the engine without a usable IndexedDB: no browser file imports it statically', async () => {

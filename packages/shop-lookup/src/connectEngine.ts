@@ -1,9 +1,18 @@
 // Reaching the engine: a module Worker through Comlink (default in browsers), an endpoint the host made, or
-// the same engine in this thread (`worker: false`: Node, SSR, tests), loaded lazily so the main bundle stays small.
+// the same engine in this thread (`worker: false`: Node, SSR, tests), loaded lazily so the main bundle stays small,
+// and left out of an app's build that defines __SHOP_LOOKUP_IN_THREAD__ as false.
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import { ShopLookupError } from './errors';
 import type { AskToken, EngineApi, EngineOptions, WatchListener, WorkerApi } from './protocol';
 import type { EngineEndpoint, ShopLookupOptions } from './types';
+
+/**
+ * Whether the app's build carries the engine for this thread (`worker: false`, or where there is no Worker). Unset
+ * (nobody defines it: the default) it does. An app whose engine always runs in its worker defines it as `false` in
+ * its bundler (Vite: `define: { __SHOP_LOOKUP_IN_THREAD__: false }`, docs/embedding.md, "Bundlers"): the bundler
+ * then drops the engine's `import()` below, so it never builds or precaches a second copy of the engine for the page.
+ */
+declare const __SHOP_LOOKUP_IN_THREAD__: boolean | undefined;
 
 export interface Connection {
   api: EngineApi | Remote<WorkerApi>;
@@ -24,7 +33,7 @@ function workerFailed(detail: string): ShopLookupError {
   return new ShopLookupError(
     'worker_failed',
     `The shop-lookup worker could not start (${detail}). Pass \`worker: () => new Worker(new URL('shop-lookup/worker', ` +
-      'import.meta.url), { type: \'module\' })` or `worker: false` (see docs/embedding.md, "Bundlers").',
+      'import.meta.url), { type: \'module\' })` or `worker: false` (docs/embedding.md, "Bundlers").',
   );
 }
 
@@ -42,10 +51,17 @@ export async function connectEngine(options: ShopLookupOptions, listener: WatchL
   const mode = options.worker ?? typeof Worker !== 'undefined';
   const askToken = askerOf(options.token);
   if (mode === false) {
-    const { createEngine } = await import('../worker/engine/createEngine');
-    // (the options' platform pieces, indexedDB, IDBKeyRange and fetch, are the engine's dependencies of those names)
-    const api = await createEngine(engineOptionsOf(options), listener, { ...options, askToken });
-    return { api, dispose: () => undefined };
+    // (with the flag defined false, the bundler folds this test to false and drops the engine's import())
+    if (typeof __SHOP_LOOKUP_IN_THREAD__ === 'undefined' || __SHOP_LOOKUP_IN_THREAD__) {
+      const { createEngine } = await import('../worker/engine/createEngine');
+      // (the options' platform pieces, indexedDB, IDBKeyRange and fetch, are the engine's dependencies of those names)
+      const api = await createEngine(engineOptionsOf(options), listener, { ...options, askToken });
+      return { api, dispose: () => undefined };
+    }
+    throw new ShopLookupError(
+      'bad_options',
+      '`worker: false` (or no Worker) needs __SHOP_LOOKUP_IN_THREAD__ not false (docs/embedding.md, "Bundlers").',
+    );
   }
   if (options.fetch) {
     throw new ShopLookupError(

@@ -52,17 +52,13 @@ function forwardNetworkEvents(connection: Promise<Connection>): () => void {
  * lookup.coupon('WELCOME10').subscribe(({ data, syncedAt, offline }) => show(data, syncedAt, offline));
  */
 export function createShopLookup(options: ShopLookupOptions): ShopLookup {
-  if (!options || typeof options.baseUrl !== 'string' || options.baseUrl === '') {
+  // (one check: a path without its leading slash would be resolved against the worker script's URL, not the page's
+  // origin)
+  const baseUrl: unknown = options?.baseUrl;
+  if (typeof baseUrl !== 'string' || !/^(https?:\/\/|\/)/i.test(baseUrl)) {
     throw new ShopLookupError(
       'bad_options',
-      "createShopLookup needs a baseUrl: the API origin or a same-origin proxy path such as '/shop-api'.",
-    );
-  }
-  // a path without its leading slash would be resolved against the worker script's URL, not the page's origin
-  if (!/^(https?:\/\/|\/)/i.test(options.baseUrl)) {
-    throw new ShopLookupError(
-      'bad_options',
-      `createShopLookup: baseUrl must be an http(s) URL or a path that starts with '/' (such as '/shop-api'), got ${JSON.stringify(options.baseUrl)}.`,
+      `createShopLookup: baseUrl must be an http(s) URL or a path that starts with '/' (such as '/shop-api'), got ${JSON.stringify(baseUrl)}.`,
     );
   }
   if (options.coupons !== undefined && options.coupons !== 'all' && options.coupons !== 'byCode') {

@@ -6,7 +6,6 @@ import type { StorageChanges } from '../store/storageChanges';
 import type { ShopDatabase } from '../store/store';
 import type { Connectivity } from '../tabs/connectivity';
 import type { Tabs } from '../tabs/joinTabs';
-import type { DatabaseClaim } from './databaseClaim';
 import type { EngineSync } from './engineSync';
 import type { ItemRefreshes } from './itemRefreshes';
 import type { Checkout } from './loadCouponValidator';
@@ -22,7 +21,6 @@ export interface Lifetime {
 export interface EngineParts {
   life: Lifetime;
   db: ShopDatabase;
-  claim: DatabaseClaim;
   load: NetworkLoad;
   refreshes: ItemRefreshes;
   watches: WatchRegistry;
@@ -37,15 +35,15 @@ export interface EngineParts {
 const ignore = () => undefined;
 
 /**
- * @example const { clear, close } = clearAndClose({ life, db, claim, load, refreshes, watches, engineSync, tabs,
- * changes, cache, connectivity, checkout });
+ * @example const { clear, close } = clearAndClose({ life, db, load, refreshes, watches, engineSync, tabs, changes,
+ * cache, connectivity, checkout });
  */
 export function clearAndClose(p: EngineParts): Pick<EngineApi, 'clear' | 'close'> {
   return {
     async clear(options) {
       await p.load.network.then((n) => n.runner.cancel(), ignore);
       await p.refreshes.settled();
-      await p.claim.emptyAndReclaim(options?.discardJournal === true);
+      await p.checkout.emptyDatabase(options?.discardJournal === true);
       p.tabs.cleared();
     },
     async close() {

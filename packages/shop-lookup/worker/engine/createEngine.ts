@@ -157,25 +157,6 @@ function assembleEngine(
     signal: life.closing.signal,
     isClosed: () => life.closed,
   };
-  const load = loadNetwork(
-    {
-      ...core,
-      fetch: fetchOf(deps),
-      askToken: deps.askToken,
-      syncRetry: deps.syncRetry,
-      lookupRetry: deps.lookupRetry,
-      trackedProducts: () => readTrackedProducts(db),
-      shop: () => claim.shop(),
-      exclusive: (work) => claim.exclusive(work),
-      relayShop: (name) => claim.relayShop(name),
-      resync: () => engineSync.sync().then((r) => r.ok),
-      syncAllowed: () => claim.ready.then((blocked) => !blocked),
-      onReconnect: () => watches.refreshIfDue(),
-      onServerDate: clock.sample,
-      changes,
-    },
-    early.network,
-  );
   const claim = createDatabaseClaim({
     ...core,
     dbName,
@@ -186,6 +167,22 @@ function assembleEngine(
       checkout.keepClock();
     },
   });
+  const load = loadNetwork(
+    {
+      ...core,
+      fetch: fetchOf(deps),
+      askToken: deps.askToken,
+      syncRetry: deps.syncRetry,
+      lookupRetry: deps.lookupRetry,
+      trackedProducts: () => readTrackedProducts(db),
+      claim,
+      resync: () => engineSync.sync().then((r) => r.ok),
+      onReconnect: () => watches.refreshIfDue(),
+      onServerDate: clock.sample,
+      changes,
+    },
+    early.network,
+  );
   const refreshes = createItemRefreshes({ ...core, network: load.network, sync: () => engineSync.sync() });
   const refreshLookup = (query: LookupQuery) => refreshes.refreshNow(planLookup(query, options.coupons));
   const checkout = loadCouponValidator({
@@ -222,7 +219,6 @@ function assembleEngine(
     ...clearAndClose({
       life,
       db,
-      claim,
       load,
       refreshes,
       watches,

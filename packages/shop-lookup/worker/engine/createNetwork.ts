@@ -20,9 +20,10 @@ import {
   type RetryPolicy,
   serverRefusal,
   SYNC_RETRY,
+  typedCode,
 } from '@shop-lookup/shop-api';
 import type { AskToken, SyncReport } from '../../src/protocol';
-import { metaKey, type ClaimAnswer, type Confirmation, type OutgoingUse, type ShopIdentity } from '../store/store';
+import { metaKey, type ClaimAnswer, type Confirmation, type OutgoingUse } from '../store/store';
 import type { OpeningReads } from '../sync/openingReads';
 import type { SyncContext } from '../sync/syncContext';
 import { createReportDraft, finishReport } from '../sync/syncReport';
@@ -37,7 +38,9 @@ import { watchUseConflicts } from '../sync/relay/useConflicts';
 import { createUsesSender } from '../sync/relay/usesSender';
 import { createSyncRunner } from '../sync/syncRunner';
 import { createSyncScheduler, isSyncDue, type SyncScheduler } from '../sync/syncScheduler';
+import type { DatabaseClaim } from './databaseClaim';
 import type { EngineCore } from './engineCore';
+import { networkClaim } from './networkClaim';
 import { withTillToken } from './tillToken';
 import { ENGINE_DEFAULTS } from '../defaults';
 
@@ -70,16 +73,14 @@ export interface NetworkDeps
   syncRetry?: RetryPolicy | undefined;
   lookupRetry?: RetryPolicy | undefined;
   trackedProducts: () => Promise<number[]>;
-  /** The shop this engine serves, once known: writes outside a sync check the database is still its. */
-  shop: () => ShopIdentity | undefined;
-  /** Runs a sync holding the sync lock, once the database is still this shop's (databaseClaim.ts). */
-  exclusive: <T>(work: () => Promise<T>) => Promise<T>;
-  /** The shop the relay names (null: it names none): rejects with `shop_mismatch` for another shop's relay. */
-  relayShop(name: string | null): Promise<void>;
+  /**
+   * Whose the database is (databaseClaim.ts): the shop this engine serves (writes outside a sync check the database
+   * is still its), syncs under the sync lock once it still is, the shop a relay names checked against it
+   * (networkClaim.ts), and whether background syncs may start (not when the database is another shop's, or unusable).
+   */
+  claim: DatabaseClaim;
   /** A full sync (the relay's feed asks for one when it has to start again); resolves ok or not. */
   resync(): Promise<boolean>;
-  /** Whether background syncs may start (false: the database is another shop's, or unusable); asked once here. */
-  syncAllowed(): Promise<boolean>;
   /** Back online (every engine, leader or not): the watches on screen refresh what is due. */
   onReconnect(): void;
   /** The `Date` header of every answer of the API or the relay (the engine's clock, serverClock.ts). */
@@ -158,15 +159,17 @@ export function createApiAccess(deps: ApiAccessDeps): ApiAccess {
  * @param access made already when a storefront's start read at once (else here)
  * @param opening that start's opening reads: its first sync and lookup refreshes take them
  * @example const net = createNetwork({ options, db, fetch, now, connectivity, resources, status, signal,
- * trackedProducts, shop, exclusive, leadership, resync });
+ * trackedProducts, claim, leadership, resync });
  */
 export function createNetwork(
   deps: NetworkDeps,
   access: ApiAccess = createApiAccess(deps),
   opening?: OpeningReads,
 ): Network {
-  const { options, db, now, signal } = deps;
+  const { options, db, now, signal, claim } = deps;
   const { fetch, limiter, client } = access;
+  const { exclusive, relayShop } = networkClaim(claim, options.baseUrl, db.name);
+  const shop = () => claim.shop();
   const syncPolicy = deps.syncRetry ?? { ...SYNC_RETRY, ...options.retry };
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   const onAnswer = () => deps.connectivity.reportAnswer();
@@ -214,7 +217,7 @@ export function createNetwork(
   /** A relay was found and the shop it names is this database's: only then does a long-poll go to it. */
   let relayAccepted = false;
   const checkShop = (name: string | null) =>
-    deps.relayShop(name).catch((error: unknown) => {
+    relayShop(name).catch((error: unknown) => {
       relayAccepted = false;
       throw error;
     });
@@ -268,8 +271,8 @@ export function createNetwork(
     now,
     policy: syncPolicy,
     trackedProducts: deps.trackedProducts,
-    shop: deps.shop,
-    exclusive: deps.exclusive,
+    shop,
+    exclusive,
     opening,
   });
   // The scheduler only ever starts syncs, which run on this side: it comes with this chunk, not the worker's entry.
@@ -280,7 +283,7 @@ export function createNetwork(
       opening?.untaken
         ? Promise.resolve(true)
         : isSyncDue(db, now(), deps.refreshIntervalMs, byCode ? 'options' : metaKey.coupons),
-    ready: deps.syncAllowed(),
+    ready: claim.ready.then((blocked) => !blocked),
     connectivity: deps.connectivity,
     leadership: deps.leadership,
     refreshIntervalMs: deps.refreshIntervalMs,
@@ -325,7 +328,7 @@ export function createNetwork(
     priority,
     signal,
     call: (step) => retry(step, policy, { signal }),
-    shop: deps.shop(),
+    shop: shop(),
     // (a lookup's refresh during the start takes its product's opening read, as the start sync would)
     opening,
   });
@@ -339,7 +342,8 @@ export function createNetwork(
     claimUse: (use) => uses.claim(use, options.claimTimeoutMs ?? ENGINE_DEFAULTS.claimTimeoutMs),
     async prefetchIssuedCoupons(codes) {
       const ctx = context('background', syncPolicy);
-      for (const code of codes) {
+      // (each code in the one form every lookup uses: pathSegment.ts)
+      for (const code of Array.isArray(codes) ? codes.map(typedCode) : codes) {
         try {
           await deps.resources.track(metaKey.issued(code), () => refreshIssuedCoupon(ctx, code));
         } catch (error) {

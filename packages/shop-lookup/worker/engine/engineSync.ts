@@ -3,7 +3,6 @@
 // a chunk that failed to load is a report, never a rejection.
 import { toLookupError } from '../../src/protocol';
 import type { EngineApi, LookupError, SyncReport } from '../../src/protocol';
-import { typedCode } from '@shop-lookup/shop-api';
 import { failedReport } from '../sync/syncReport';
 import type { SyncOptions } from '../sync/syncRunner';
 import type { DatabaseClaim } from './databaseClaim';
@@ -61,11 +60,7 @@ export function createEngineSync(deps: EngineSyncDeps): EngineSync {
     async prefetchIssuedCoupons(codes) {
       const blocked = await claim.ready;
       if (blocked) return notStarted(blocked);
-      // (each code in the one form every lookup uses: pathSegment.ts)
-      return network.then(
-        (n) => n.prefetchIssuedCoupons(Array.isArray(codes) ? codes.map(typedCode) : codes),
-        notStarted,
-      );
+      return network.then((n) => n.prefetchIssuedCoupons(codes), notStarted);
     },
     allow: (claimed) => void scheduler.then((s) => s.allow(claimed.then((blocked) => !blocked)), ignore),
     // (a close before the chunk loaded disposes the scheduler as soon as it exists, before it can start a sync)

@@ -1,5 +1,5 @@
 // Loads the checkout rules (validateCoupon.ts, a chunk of its own) and serves the engine's checkout calls, and the app
-// tools that load with them (refresh, inspect).
+// tools that load with them (refresh, inspect) and clear()'s emptying of the database.
 // Loading starts at once, beside the database, so the rules are in memory well before an offline checkout. The
 // chunk also keeps the clock's offset beside the data (keepClockOffset.ts): the checkout waits for it to be read.
 import type { EngineApi, LookupError } from '../../src/protocol';
@@ -32,6 +32,8 @@ export type Checkout = Pick<
   | 'refresh'
   | 'inspect'
 > & {
+  /** Empties the database and claims it again (clear(): emptyDatabase.ts). */
+  emptyDatabase(discardJournal: boolean): Promise<void>;
   /** Stops the journal's retries (close()). */
   dispose(): void;
   /** Writes the clock's offset again (clear() emptied the database). */
@@ -76,6 +78,7 @@ export function loadCouponValidator(deps: LoadCouponValidatorDeps): Checkout {
     // the app tools, which load with the checkout's chunk (checkoutChunk.ts)
     refresh: async (target) => (await chunk).refreshOne(target, deps),
     inspect: async (options) => (await chunk).inspectEngine(deps, options),
+    emptyDatabase: async (discardJournal) => (await chunk).emptyDatabase(deps.claim, deps.db, discardJournal),
     dispose: () =>
       void validator.then(
         (v) => v.dispose(),

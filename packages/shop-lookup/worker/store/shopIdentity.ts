@@ -24,7 +24,7 @@ export async function identityOf(baseUrl: string, auth: ShopAuth | undefined, sh
   return { key: metaKey.shop, baseUrl: baseUrl.replace(/\/+$/, ''), apiKey, shopId: shopId ?? null };
 }
 
-type Verdict = 'same' | 'adopt' | 'other' | 'otherRelay';
+export type Verdict = 'same' | 'adopt' | 'other' | 'otherRelay';
 
 /**
  * 'same', 'other', or 'adopt' (the same shop by address and key, claimed before it had a shopId: record it).
@@ -33,7 +33,7 @@ type Verdict = 'same' | 'adopt' | 'other' | 'otherRelay';
  * another shop ('otherRelay'; the address alone cannot tell them apart: a DNS name re-pointed, a config copied),
  * and records the first relay's shop it sees ('adopt').
  */
-function compare(stored: ShopIdentity, mine: ShopIdentity): Verdict {
+export function compare(stored: ShopIdentity, mine: ShopIdentity): Verdict {
   const storedId = stored.shopId ?? null;
   const myId = mine.shopId ?? null;
   let verdict: Verdict;
@@ -64,38 +64,16 @@ export function defaultDbName(shopId: string | undefined): string {
 }
 
 /** A till that names its shop (shopId) takes no relay that names another, whatever its database holds. */
-const relayRefused = (mine: ShopIdentity): boolean =>
+export const relayRefused = (mine: ShopIdentity): boolean =>
   (mine.shopId ?? null) !== null && (mine.relayShop ?? null) !== null && mine.relayShop !== mine.shopId;
 
 // the refusals' words load only when a database is refused: they stay out of the worker's first load
-const refusal = (
+export const refusal = (
   reason: ShopMismatch,
   db: ShopDatabase,
   mine: ShopIdentity,
   stored?: ShopIdentity,
 ): Promise<LookupError> => import('./shopMismatch').then((m) => m.shopMismatch(reason, db.name, mine, stored));
-
-/**
- * Call first inside every transaction that writes what the API answered outside a sync (which checks under the
- * sync lock): throws `shop_mismatch` unless the database is still this shop's. Another tab may have cleared it and
- * another shop claimed it while the request was on its way.
- * @example await db.transaction('rw', [db.coupons, db.meta], async () => { await assertShop(db, ctx.shop); ... });
- */
-export async function assertShop(db: ShopDatabase, mine: ShopIdentity | undefined): Promise<void> {
-  if (!mine) return;
-  const stored = (await db.meta.get(metaKey.shop)) as ShopIdentity | undefined;
-  const verdict = stored ? compare(stored, mine) : 'other';
-  const reason: ShopMismatch | null = relayRefused(mine)
-    ? 'relayRefused'
-    : !stored
-      ? 'cleared'
-      : verdict === 'other' || verdict === 'otherRelay'
-        ? verdict
-        : null;
-  if (reason === null) return;
-  const error = await refusal(reason, db, mine, stored);
-  throw new ShopLookupError(error.code, error.message);
-}
 
 /**
  * Claims an empty database for this shop, or checks that it already belongs to it (and, once the engine knows the

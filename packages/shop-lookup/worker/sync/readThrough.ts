@@ -6,7 +6,7 @@ import { type ItemAnswer, rejectionError, sameRecord } from '@shop-lookup/shop-a
 import { confirm, metaKey, type ShopDatabase } from '../store/store';
 import type { SyncContext } from './syncContext';
 import { noteCouponRefresh } from './direct/couponListing';
-import { assertShop } from '../store/shopIdentity';
+import { assertShop } from '../store/assertShop';
 import { markIssuedUnreadable, markUnreadable } from '../store/unreadableMarks';
 import { syncProductOptions } from './direct/syncProductOptions';
 

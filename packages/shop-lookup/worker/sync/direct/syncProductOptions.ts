@@ -3,7 +3,7 @@
 import { ShopLookupError } from '../../../src/protocol';
 import type { ProductOption } from '../../../src/protocol';
 import { type ApiError, rejectionError, sameRecord } from '@shop-lookup/shop-api';
-import { assertShop } from '../../store/shopIdentity';
+import { assertShop } from '../../store/assertShop';
 import { confirm, metaKey, productRange } from '../../store/store';
 import type { SyncContext } from '../syncContext';
 
