@@ -21,7 +21,15 @@ import type { RouteName } from './door/types';
 import { checkAccess, type AccessOptions } from './door/access';
 import { allowedRoutes, discoveryOpen } from './routeAccess';
 import { failureText, upstreamWhere } from './door/upstreamErrors';
-import { createApiClient, createTransport, DEFAULT_RATE_LIMITS, SYNC_RETRY } from '@shop-lookup/shop-api';
+import {
+  createApiClient,
+  createTransport,
+  DEFAULT_RATE_LIMITS,
+  type DiscoveryAnswer,
+  RELAY_PATHS,
+  RELAY_PROTOCOL,
+  SYNC_RETRY,
+} from '@shop-lookup/shop-api';
 import { createFeedMirror, type FeedMirror, type MirrorHolding } from './feed/feedMirror';
 import { createLongPolls } from './feed/longPolls';
 import { openRelayStore } from './store/openStore';
@@ -40,11 +48,11 @@ import { createUsesRoute, defaultUsesPerTill, type UsesRoute } from './feed/uses
 import { startUsedCodeChecks } from './upstream/usedCodeChecks';
 
 const RELAY_ROUTES: Record<string, { name: RouteName; methods: string[] }> = {
-  '/relay/v1': { name: 'discovery', methods: ['GET'] },
-  '/relay/v1/feed': { name: 'feed', methods: ['GET'] },
-  '/relay/v1/products': { name: 'products', methods: ['GET', 'POST'] },
-  '/relay/v1/status': { name: 'status', methods: ['GET'] },
-  '/relay/v1/uses': { name: 'uses', methods: ['POST'] },
+  [`/${RELAY_PATHS.discovery}`]: { name: 'discovery', methods: ['GET'] },
+  [`/${RELAY_PATHS.feed}`]: { name: 'feed', methods: ['GET'] },
+  [`/${RELAY_PATHS.products}`]: { name: 'products', methods: ['GET', 'POST'] },
+  [`/${RELAY_PATHS.status}`]: { name: 'status', methods: ['GET'] },
+  [`/${RELAY_PATHS.uses}`]: { name: 'uses', methods: ['POST'] },
 };
 const RELAY_SHAPES =
   'GET relay/v1, relay/v1/feed, relay/v1/status, GET or POST relay/v1/products, and POST relay/v1/uses';
@@ -412,16 +420,18 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     signal: AbortSignal,
   ) {
     switch (name) {
-      case 'discovery':
-        return jsonAnswer(200, {
+      case 'discovery': {
+        const answer: DiscoveryAnswer = {
           relay: 'shop-lookup',
-          protocol: 1,
+          protocol: RELAY_PROTOCOL,
           shop: shopId,
-          feed: 'relay/v1/feed',
-          products: 'relay/v1/products',
-          uses: 'relay/v1/uses',
+          feed: RELAY_PATHS.feed,
+          products: RELAY_PATHS.products,
+          uses: RELAY_PATHS.uses,
           routes: await allowedRoutes(access, req),
-        });
+        };
+        return jsonAnswer(200, answer);
+      }
       case 'status':
         return jsonAnswer(200, await status(r));
       case 'feed': {
@@ -483,8 +493,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       return api ? serveApi(r, api, client, clientGone) : serveRelay(r, name, req, search, client, clientGone);
     },
     // a bug or a store failure mid-request: answered without details (they could hold anything)
-    failedAnswer: () =>
-      jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }),
+    failedAnswer: () => feedError(500, 'server_error', 'The relay failed to answer; see the server log.'),
     cors: options.cors && createCors(options.cors),
   }) as ShopRelay;
   relay.ready = started.then(() => undefined);

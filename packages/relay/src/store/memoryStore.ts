@@ -7,7 +7,8 @@ import { tooManyProducts } from './tooManyProducts';
 import { KEPT_BYTES_PER_SHOP } from './keptBytesPerShop';
 import { dropFrom } from './useDrops';
 import { heardAt, type TillHeard } from './tillHeard';
-import { mergeUses, newestReceived, strikesOf, type TillCounts, type UsesRecord } from './useRecords';
+import type { UsesRecord } from '@shop-lookup/shop-api';
+import { mergeUses, newestReceived, strikesOf, type TillCounts } from './useRecords';
 import type {
   FeedChange,
   FeedHead,
