@@ -1,6 +1,7 @@
 // The relay as a request handler: the credential proxy's six GET paths (lists answered from the synced snapshot,
-// single items read through with single-flight) plus the feed for tills (PROTOCOL.md), behind the same door as the
-// proxy (authorize or public, per-client bounds), with one upstream sync per shop shared through the store.
+// single items read through with single-flight) plus the feed for tills (docs/feed-protocol.md), behind the same
+// door as the proxy (authorize or public, per-client bounds), with one upstream sync per shop shared through the
+// store.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage } from 'node:http';

@@ -1,5 +1,5 @@
-// GET {basePath}/relay/v1/feed (PROTOCOL.md): a snapshot in chunks, or the changes after a version; ETag and 304;
-// a long-poll that answers as soon as the head moves past the client's, within its wait.
+// GET {basePath}/relay/v1/feed (docs/feed-protocol.md): a snapshot in chunks, or the changes after a version; ETag
+// and 304; a long-poll that answers as soon as the head moves past the client's, within its wait.
 import type { ErrorAnswer, FeedAnswer, FeedDelete, FeedRecord, RelayErrorCode } from '@shop-lookup/shop-api';
 import { jsonAnswer, jsonTextAnswer, type ProxyAnswer } from '../door/proxyAnswers';
 import { feedRecordsJson } from './feedRecordsJson';
