@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { RELAY_ERROR_CODES } from '../packages/shop-api/src';
 import type { CouponRejection, LookupError, LookupErrorCode } from '../packages/shop-lookup/src';
 
 const read = (path: string) => readFileSync(join(process.cwd(), path), 'utf8');
@@ -63,6 +64,15 @@ describe('error codes', () => {
       .flatMap((m) => m[1]!.split(', ').map((c) => c.slice(1, -1)))
       .sort();
     expect(documented).toEqual(unionMembers('packages/shop-api/src/types.ts', 'LookupErrorCode'));
+  });
+
+  it("docs/errors.md's table of the relay lists every code of the relay's error answers (RELAY_ERROR_CODES), and no other", () => {
+    const relay = /## The relay and the credential proxy([\s\S]*?)(?:\n## |$)/.exec(read('docs/errors.md'))?.[1] ?? '';
+    const documented = [...relay.matchAll(/^\| (`[a-z_]+`(?:, `[a-z_]+`)*) \|/gm)]
+      .flatMap((m) => m[1]!.split(', ').map((c) => c.slice(1, -1)))
+      .filter((code) => code !== 'bad_options') // thrown by the factories, never answered
+      .sort();
+    expect(documented).toEqual([...RELAY_ERROR_CODES].sort());
   });
 
   it('docs/errors.md names every verdict reason of CouponRejection, and no other', () => {

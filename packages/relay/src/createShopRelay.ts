@@ -1,6 +1,7 @@
 // The relay as a request handler: the credential proxy's six GET paths (lists answered from the synced snapshot,
-// single items read through with single-flight) plus the feed for tills (PROTOCOL.md), behind the same door as the
-// proxy (authorize or public, per-client bounds), with one upstream sync per shop shared through the store.
+// single items read through with single-flight) plus the feed for tills (docs/feed-protocol.md), behind the same
+// door as the proxy (authorize or public, per-client bounds), with one upstream sync per shop shared through the
+// store.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage } from 'node:http';
@@ -27,6 +28,9 @@ import {
   DEFAULT_RATE_LIMITS,
   DEFAULT_TARGET,
   DEFAULT_TIMEOUT_MS,
+  type DiscoveryAnswer,
+  RELAY_PATHS,
+  RELAY_PROTOCOL,
   SYNC_RETRY,
 } from '@shop-lookup/shop-api';
 import { CLIENT_LIMITS, RELAY_DEFAULTS } from './defaults';
@@ -48,11 +52,11 @@ import { createUsesRoute, defaultUsesPerTill, type UsesRoute } from './feed/uses
 import { startUsedCodeChecks } from './upstream/usedCodeChecks';
 
 const RELAY_ROUTES: Record<string, { name: RouteName; methods: string[] }> = {
-  '/relay/v1': { name: 'discovery', methods: ['GET'] },
-  '/relay/v1/feed': { name: 'feed', methods: ['GET'] },
-  '/relay/v1/products': { name: 'products', methods: ['GET', 'POST'] },
-  '/relay/v1/status': { name: 'status', methods: ['GET'] },
-  '/relay/v1/uses': { name: 'uses', methods: ['POST'] },
+  [`/${RELAY_PATHS.discovery}`]: { name: 'discovery', methods: ['GET'] },
+  [`/${RELAY_PATHS.feed}`]: { name: 'feed', methods: ['GET'] },
+  [`/${RELAY_PATHS.products}`]: { name: 'products', methods: ['GET', 'POST'] },
+  [`/${RELAY_PATHS.status}`]: { name: 'status', methods: ['GET'] },
+  [`/${RELAY_PATHS.uses}`]: { name: 'uses', methods: ['POST'] },
 };
 const RELAY_SHAPES =
   'GET relay/v1, relay/v1/feed, relay/v1/status, GET or POST relay/v1/products, and POST relay/v1/uses';
@@ -413,16 +417,18 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
     signal: AbortSignal,
   ) {
     switch (name) {
-      case 'discovery':
-        return jsonAnswer(200, {
+      case 'discovery': {
+        const answer: DiscoveryAnswer = {
           relay: 'shop-lookup',
-          protocol: 1,
+          protocol: RELAY_PROTOCOL,
           shop: shopId,
-          feed: 'relay/v1/feed',
-          products: 'relay/v1/products',
-          uses: 'relay/v1/uses',
+          feed: RELAY_PATHS.feed,
+          products: RELAY_PATHS.products,
+          uses: RELAY_PATHS.uses,
           routes: await allowedRoutes(access, req),
-        });
+        };
+        return jsonAnswer(200, answer);
+      }
       case 'status':
         return jsonAnswer(200, await status(r));
       case 'feed': {
@@ -484,8 +490,7 @@ export function createHubShopRelay(raw: ShopRelayOptions, internals: ShopRelayIn
       return api ? serveApi(r, api, client, clientGone) : serveRelay(r, name, req, search, client, clientGone);
     },
     // a bug or a store failure mid-request: answered without details (they could hold anything)
-    failedAnswer: () =>
-      jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }),
+    failedAnswer: () => feedError(500, 'server_error', 'The relay failed to answer; see the server log.'),
     cors: options.cors && createCors(options.cors),
   }) as ShopRelay;
   relay.ready = started.then(() => undefined);

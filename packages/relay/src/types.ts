@@ -1,4 +1,5 @@
 // Public types of the shop relay. Types only: every other relay file imports from here.
+import type { UsesRecord } from '@shop-lookup/shop-api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authorize, ClientId, ClientLimits, CorsOptions } from './door/types';
 import type { RelayStore, ResourceId, StoreHealth } from './store/relayStore';
@@ -223,22 +224,7 @@ export interface RelayObserver {
  * it conflicts with the first; `confirmed`: when the shop API was seen showing the code used.
  * @example for (const r of await relay.listUses()) console.log(r.code, r.uses.map((u) => u.till));
  */
-export type UsesList = {
-  code: string;
-  couponCode: string | null;
-  confirmed?: number;
-  uses: {
-    till: string;
-    device: string;
-    entry: string;
-    orderId: string | null;
-    at: number;
-    claimedAt: number;
-    receivedAt: number;
-    override: boolean;
-    conflict: boolean;
-  }[];
-}[];
+export type UsesList = UsesRecord[];
 
 /** Where the relay stands, as `GET {basePath}/relay/v1/status` answers it. */
 export interface RelayStatus {

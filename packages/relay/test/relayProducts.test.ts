@@ -57,7 +57,11 @@ describe('relay products', () => {
       const answer = await f.get('/relay/v1/products', { method: 'POST', body: deep, headers: JSON_TYPE });
       expect(answer).toMatchObject({
         status: 400,
-        body: { message: expect.stringMatching(/product numbers must be whole numbers >= 1, got an array/) },
+        body: {
+          message: expect.stringMatching(
+            /products\[0\] must be a product number \(a whole number >= 1\), got an array/,
+          ),
+        },
       });
       const nestedObject = `{"products":[1,${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}]}`;
       expect(

@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../src/store/memory/memoryStore';
 import type { Lease, ListingCheckpoint, RelayStore, ResourceId, StagedRecord } from '../src/store/relayStore';
-import type { UseInput, UsesBatch, UsesRecord } from '../src/store/useRecords';
+import type { UseSent, UsesRecord } from '@shop-lookup/shop-api';
+import type { UsesBatch } from '../src/store/useRecords';
 import { redisStoreFactory } from './redisStoreFactory';
 
 /** A store factory under test: `now` is a fake clock, `maxChanges` the change-log bound. */
@@ -378,7 +379,7 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
     const off = store.onHealthChange(() => {});
     off();
   });
-  const useOf = (entry: string, code: string, at: number, orderId: string | null = `o-${entry}`): UseInput => ({
+  const useOf = (entry: string, code: string, at: number, orderId: string | null = `o-${entry}`): UseSent => ({
     entry,
     code,
     couponCode: 'WELCOME10',
@@ -386,7 +387,7 @@ describe.each(stores)('RelayStore contract ($name)', (factory) => {
     at,
     override: false,
   });
-  const batch = (device: string, uses: UseInput[], receivedAt = clock): UsesBatch => ({
+  const batch = (device: string, uses: UseSent[], receivedAt = clock): UsesBatch => ({
     device,
     till: `till-${device}`,
     uses,

@@ -71,3 +71,31 @@ export type { ParsedRecords, RejectedRecord } from './records/parseRecords';
 export { sameRecord } from './records/sameRecord';
 export { RECORD_READERS_VERSION, readRecord, schemas } from './records/schemas';
 export type { RecordKind } from './records/schemas';
+
+export type * from './feed/feedProtocol';
+export { discoveryAnswerSchema, RELAY_PATHS, RELAY_PROTOCOL } from './feed/discoveryAnswer';
+export { RELAY_ERROR_CODES, errorAnswerSchema, refusalMarkSchema } from './feed/errorAnswer';
+export {
+  feedAnswerSchema,
+  feedDeleteSchema,
+  feedEnvelopeSchema,
+  feedRecordSchema,
+  readFeedRecord,
+  recordedUseSchema,
+  relayStateSchema,
+  usesRecordSchema,
+} from './feed/feedAnswer';
+export { opsDropAnswerSchema, opsDropSchema, opsUsesAnswerSchema } from './feed/opsUses';
+export { MAX_PRODUCTS_PER_POST, productsAnswerSchema, productsPostSchema } from './feed/trackedProducts';
+export {
+  MAX_USES_BODY_BYTES,
+  MAX_USES_PER_POST,
+  releaseResultSchema,
+  releaseSentSchema,
+  useConflictSchema,
+  useResultSchema,
+  usesAnswerSchema,
+  usesPostSchema,
+  useSentSchema,
+} from './feed/usesPost';
+export { readWire } from './feed/readWire';

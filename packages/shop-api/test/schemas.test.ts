@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseRecord, parseRecords } from '../src/records/parseRecords';
+import { readRecord } from '../src/records/schemas';
 
 const option = (fields: Record<string, unknown>) =>
   parseRecord('productOption', { no: 1, code: 'O1', ...fields }, 'data', 13805);
@@ -145,5 +146,32 @@ describe('schemas', () => {
         issues: [{ path: 'data.list[1].use_app', message: 'expected a boolean (true/false, Y/N or 1/0), got "x"' }],
       },
     ]);
+  });
+  it('keeps a record every reader leaves as it is, its fields in the table order, as that very object; else a copy', () => {
+    const loose = { coupon_code: 'A', apply_sale_price: '1,000', is_duplication: 'Y', extra: 'kept' };
+    const read = readRecord('coupon', loose)!;
+    expect(read).not.toBe(loose);
+    expect(read).toEqual({ coupon_code: 'A', apply_sale_price: 1000, is_duplication: true, extra: 'kept' });
+    expect(loose.apply_sale_price).toBe('1,000');
+    // what readRecord made (as a relay's feed sends it) is read as itself
+    expect(readRecord('coupon', read)).toBe(read);
+    // the same fields in another order: a copy in the table's order, as zod would make it
+    const reordered = { extra: 'kept', is_duplication: true, apply_sale_price: 1000, coupon_code: 'A' };
+    const copy = readRecord('coupon', reordered);
+    expect(copy).not.toBe(reordered);
+    expect(Object.keys(copy!)).toEqual(Object.keys(read));
+  });
+
+  it('makes the path of a record given as a function only when the record fails, and names it then', () => {
+    let made = 0;
+    const path = () => {
+      made++;
+      return 'feed.upserts[3].record';
+    };
+    expect(parseRecord('coupon', { coupon_code: 'A' }, path).ok).toBe(true);
+    expect(made).toBe(0);
+    const bad = parseRecord('coupon', { coupon_code: { nested: true } }, path);
+    expect(bad.ok ? null : bad.rejected.issues[0]?.path).toMatch(/^feed\.upserts\[3\]\.record/);
+    expect(made).toBe(1);
   });
 });

@@ -312,6 +312,43 @@ describe('relay feed source (hand-written answers)', () => {
     });
   });
 
+  it('stores the records of an answer one of whose upserts is not a record under a resource and key, and reports that one', async () => {
+    server = await scripted((url, _req, res) =>
+      json(
+        res,
+        200,
+        url.searchParams.has('since')
+          ? answer({ handle: 'h', version: 1, kind: 'changes', upserts: [] })
+          : answer({
+              handle: 'h',
+              version: 1,
+              kind: 'snapshot',
+              upserts: [coupon('A'), null, { key: 'X' }, coupon('B')],
+            }),
+      ),
+    );
+    const ctx = contextFor(db);
+    await sourceFor().syncAll(run(ctx), []);
+    expect((await db.coupons.toArray()).map((c) => c.coupon_code)).toEqual(['A', 'B']);
+    expect(ctx.report.errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/feed\.upserts\[1\] is not a record under its resource and key/),
+      expect.stringMatching(/feed\.upserts\[2\] is not a record under its resource and key/),
+    ]);
+    expect((await loadFeedState(db)).version).toBe(1);
+  });
+
+  it('refuses a feed answer that does not fit the protocol as a bad_response naming the field, and writes nothing', async () => {
+    server = await scripted((_url, _req, res) =>
+      json(res, 200, answer({ handle: 'h', version: '7', kind: 'snapshot', upserts: [coupon('A')] })),
+    );
+    const ctx = contextFor(db);
+    await expect(sourceFor().syncAll(run(ctx), [])).rejects.toMatchObject({
+      code: 'bad_response',
+      message: expect.stringMatching(/does not fit the feed protocol \(version: .*relay\/v1\/feed/),
+    });
+    expect(await db.coupons.count()).toBe(0);
+  });
+
   it('ends the unreadable mark when a readable record comes among many (a chunk of a hundred coupons), as with one', async () => {
     let step = 'snapshot';
     const many = Array.from({ length: 100 }, (_, i) => coupon(`M${String(i).padStart(3, '0')}`));

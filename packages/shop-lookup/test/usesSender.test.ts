@@ -2,8 +2,9 @@
 // leaving the outbox only once acknowledged, and an answer that acknowledges nothing is an error (never a loop).
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { UseAck, UseSent } from '../worker/sync/relay/relayFeedClient';
-import { createUsesSender, MAX_USES_PER_POST } from '../worker/sync/relay/usesSender';
+import { MAX_USES_PER_POST, type UseSent } from '@shop-lookup/shop-api';
+import type { UseAck } from '../worker/sync/relay/relayFeedClient';
+import { createUsesSender } from '../worker/sync/relay/usesSender';
 import { openStore, type OutgoingUse, type ShopDatabase } from '../worker/store/store';
 
 const use = (i: number, fields: Partial<OutgoingUse> = {}): OutgoingUse => ({

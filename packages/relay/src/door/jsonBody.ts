@@ -1,17 +1,6 @@
-// A POST body of the relay's own routes read as JSON within a byte bound, and a client's value put in words for a
-// 400 without ever writing it back whole: what POST relay/v1/products and relay/v1/uses share.
+// A POST body of the relay's own routes read as JSON within a byte bound: what POST relay/v1/products and
+// relay/v1/uses share (their fields are read with the feed protocol's schemas, readWire in @shop-lookup/shop-api).
 import type { IncomingMessage } from 'node:http';
-
-/**
- * A client's value in words, never written back whole: nested ten thousand deep it would overflow the stack.
- * @example described({ a: 1 }) // 'an object'
- */
-export function described(value: unknown): string {
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object' && value !== null) return 'an object';
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
-}
 
 /**
  * The body parsed as JSON, or what is wrong with it (too long: `tooLong`; not JSON: `notJson`, both in the caller's

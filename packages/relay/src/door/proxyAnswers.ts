@@ -3,7 +3,7 @@
 // JSON and never sniffable. Nothing else from upstream (no set-cookie, no content-type, no error text) reaches the
 // client. Every answer is written here, compressed as the client's Accept-Encoding asks (compressAnswer.ts).
 import type { ServerResponse } from 'node:http';
-import { retryAfterMs } from '@shop-lookup/shop-api';
+import { type RefusalMark, type RelayErrorCode, retryAfterMs } from '@shop-lookup/shop-api';
 import { compressAnswer, type KeptBodies } from './compressAnswer';
 
 /** An answer ready to send. */
@@ -60,7 +60,7 @@ export function envelopeAnswer(
  */
 export function apiRefusal(
   status: number,
-  _code: string,
+  _code: RelayErrorCode,
   message: string,
   headers: Record<string, string> = {},
 ): ProxyAnswer {
@@ -69,20 +69,9 @@ export function apiRefusal(
 }
 
 /**
- * Who refused and what: the mark the proxy and the relay put on their own 401/403/429 (the door's, not the API's),
- * so an engine can tell "this server does not let this client ask for `route`" from the shop API's own refusals.
- */
-export interface RefusalMark {
-  /** Our code: `unauthorized`, `forbidden` or `too_many_requests`. */
-  code: string;
-  /** The route refused (`coupons`, `coupon`, `feed`, ...: RouteName). */
-  route: string;
-  /** `'proxy'` or `'relay'`. */
-  by: string;
-}
-
-/**
- * The same answer with `refusal: { code, route, by }` in its JSON body (the API envelope or the relay's error).
+ * The same answer with `refusal: { code, route, by }` in its JSON body (the API envelope or the relay's error): the
+ * mark the proxy and the relay put on their own 401/403/429 (the door's, not the API's), so an engine can tell "this
+ * server does not let this client ask for `route`" from the shop API's own refusals.
  * @example markRefusal(apiRefusal(403, 'forbidden', 'FORBIDDEN: ...'), { code: 'forbidden', route: 'coupons', by:
  * 'relay' })
  */

@@ -2,6 +2,7 @@
 // client's network so far: past their bound 429 before authorize is asked; authorize or public; a refusal counted), then the
 // client's bounds. A refused request is answered here and changes nothing; an admitted one gets `leave()`, to call
 // once its answer is sent. A hub holds the hearing itself, before any shop is opened (hearRequest).
+import type { RelayErrorCode } from '@shop-lookup/shop-api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkAccess, type AccessOptions } from './access';
 import { CLIENT_LIMITS } from '../defaults';
@@ -15,7 +16,7 @@ import type { Authorize, ClientId, ClientLimits, RouteName } from './types';
 /** Turns a refusal into an answer in the route's own format (API envelope or relay error). */
 export type RefusalFormat = (
   status: number,
-  code: string,
+  code: RelayErrorCode,
   message: string,
   headers?: Record<string, string>,
 ) => ProxyAnswer;

@@ -1,6 +1,7 @@
 // A feed answer's JSON with its records written in: each record's JSON as the store keeps it when it has it (a shop
 // served from Redis: its stored text is sent as is, not parsed and serialised again, about half of the time of a
 // cold shop's snapshot chunk), else serialised from the copy in memory.
+import type { FeedAnswer } from '@shop-lookup/shop-api';
 import type { FeedRecord } from '../store/relayStore';
 
 /**
@@ -8,7 +9,7 @@ import type { FeedRecord } from '../store/relayStore';
  * @example feedRecordsJson({ version: 3, upserts: [] }, chunk.records) //
  * '{"version":3,"upserts":[{"resource":"coupons",…}]}'
  */
-export function feedRecordsJson(body: Record<string, unknown>, records: readonly FeedRecord[]): string {
+export function feedRecordsJson(body: FeedAnswer, records: readonly FeedRecord[]): string {
   const text = JSON.stringify(body);
   // (a `"` inside a string value is escaped: this key with its empty array occurs once, where `upserts` is)
   const at = text.indexOf('"upserts":[]');

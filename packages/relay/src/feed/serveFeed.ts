@@ -1,5 +1,6 @@
-// GET {basePath}/relay/v1/feed (PROTOCOL.md): a snapshot in chunks, or the changes after a version; ETag and 304;
-// a long-poll that answers as soon as the head moves past the client's, within its wait.
+// GET {basePath}/relay/v1/feed (docs/feed-protocol.md): a snapshot in chunks, or the changes after a version; ETag
+// and 304; a long-poll that answers as soon as the head moves past the client's, within its wait.
+import type { ErrorAnswer, FeedAnswer, FeedDelete, FeedRecord, RelayErrorCode } from '@shop-lookup/shop-api';
 import { jsonAnswer, jsonTextAnswer, type ProxyAnswer } from '../door/proxyAnswers';
 import { feedRecordsJson } from './feedRecordsJson';
 import type { FeedMirror } from './feedMirror';
@@ -9,7 +10,7 @@ import type { KeptChunks } from './keptChunks';
 import { parseFeedQuery } from './feedQuery';
 import type { LongPolls } from './longPolls';
 import { chunkSize, KEPT_CHUNK_SIZE, type SnapshotCursor, type SnapshotCursors } from './snapshotCursors';
-import type { FeedChange, FeedHead, FeedRecord, RelayStore } from '../store/relayStore';
+import type { FeedChange, FeedHead, RelayStore } from '../store/relayStore';
 
 export interface FeedContext {
   /** The shop this relay serves (its `shopId`), named in every answer: a till checks it against its database's. */
@@ -29,14 +30,15 @@ export interface FeedContext {
 /** Retry-After of a relay that has not finished its first listing (the engine asks again at this pace). */
 const NOT_READY_RETRY_S = 5;
 
-/** The feed's error answer: `{ code, message }`. */
+/** The error answer of the relay's own routes: `{ code, message }` (docs/errors.md lists the codes). */
 export function feedError(
   status: number,
-  code: string,
+  code: RelayErrorCode,
   message: string,
   headers: Record<string, string> = {},
 ): ProxyAnswer {
-  return jsonAnswer(status, { code, message }, headers);
+  const answer: ErrorAnswer = { code, message };
+  return jsonAnswer(status, answer, headers);
 }
 
 /**
@@ -51,10 +53,11 @@ export interface FeedLists {
 const AFTER_COUPONS = 'coupons\u0001';
 
 /** The confirmations a client's feed tells: without `coupons` for a client that may not list them. */
-function confirmedFor(head: FeedHead, lists: FeedLists): FeedHead['confirmedAt'] {
-  if (lists.coupons) return head.confirmedAt;
-  const { coupons: _hidden, ...rest } = head.confirmedAt;
-  return rest;
+function confirmedFor(head: FeedHead, lists: FeedLists): FeedAnswer['confirmedAt'] {
+  const out: FeedAnswer['confirmedAt'] = {};
+  for (const [resource, at] of Object.entries(head.confirmedAt))
+    if (at !== undefined && (lists.coupons || resource !== 'coupons')) out[resource] = at;
+  return out;
 }
 
 const mustRefetch = (why: string): ProxyAnswer =>
@@ -78,7 +81,7 @@ function unavailable(error: unknown): ProxyAnswer {
 }
 
 /** Changes compacted to each key's last state, in version order of those last states. */
-function compact(changes: FeedChange[]): { upserts: FeedRecord[]; deletes: { resource: string; key: string }[] } {
+function compact(changes: FeedChange[]): { upserts: FeedRecord[]; deletes: FeedDelete[] } {
   const last = new Map<string, FeedChange>();
   for (const c of changes) {
     const id = `${c.resource}\u0000${c.key}`;
@@ -86,7 +89,7 @@ function compact(changes: FeedChange[]): { upserts: FeedRecord[]; deletes: { res
     last.set(id, c);
   }
   const upserts: FeedRecord[] = [];
-  const deletes: { resource: string; key: string }[] = [];
+  const deletes: FeedDelete[] = [];
   for (const c of last.values()) {
     if (c.op === 'upsert') upserts.push({ resource: c.resource, key: c.key, record: c.record });
     else deletes.push({ resource: c.resource, key: c.key });
@@ -141,7 +144,11 @@ export async function serveFeed(
   }
 
   let state = ctx.degraded();
-  const body = (current: FeedHead, fields: Record<string, unknown>) => ({
+  /** A feed answer (docs/feed-protocol.md; its fields: FeedAnswer in @shop-lookup/shop-api). */
+  const body = (
+    current: FeedHead,
+    fields: Pick<FeedAnswer, 'version' | 'kind' | 'cursor' | 'upserts' | 'deletes' | 'more'>,
+  ): FeedAnswer => ({
     shop: ctx.shop,
     handle: current.handle,
     ...fields,
@@ -217,7 +224,7 @@ export async function serveFeed(
       } catch (error) {
         return { answer: unavailable(error), keep: false };
       }
-      const fields = { version, kind: 'snapshot', cursor: next, upserts: [] as [], deletes: [], more: !chunk.done };
+      const fields = { version, kind: 'snapshot' as const, cursor: next, upserts: [], deletes: [], more: !chunk.done };
       const json = feedRecordsJson(body(current, fields), chunk.records.filter(mayHave));
       const answer = jsonTextAnswer(200, json, headers(etag(current, version)));
       // every till of this version gets these bytes: compressed once, and the large chunks (the ones engines read)
@@ -280,7 +287,7 @@ export async function serveFeed(
     const { upserts, deletes } = compact(changes);
     const fields = {
       version,
-      kind: 'changes',
+      kind: 'changes' as const,
       cursor: null,
       upserts: upserts.filter(mayHave),
       deletes: deletes.filter(mayHave),

@@ -5,13 +5,14 @@
 // that arrive while a commit is under way go together in the next one: one store transaction at a time per relay,
 // however many tills send, so two claims of one voucher are decided one after the other (across instances too:
 // the store's transaction orders them).
+import type { UsesAnswer, UsesRecord } from '@shop-lookup/shop-api';
 import type { IncomingMessage } from 'node:http';
 import type { Client } from '../door/clientIdentity';
 import { jsonAnswer, type ProxyAnswer } from '../door/proxyAnswers';
 import type { ServerLog } from '../door/serverLog';
 import type { RelayStore } from '../store/relayStore';
 import type { UsesDropWhy } from '../store/useDrops';
-import { tillUsesFull, usesFull, type UsesBatch, type UsesOutcome, type UsesRecord } from '../store/useRecords';
+import { tillUsesFull, usesFull, type UsesBatch, type UsesOutcome } from '../store/useRecords';
 import { feedError } from './serveFeed';
 import { readUsesBody } from './usesBody';
 
@@ -263,11 +264,12 @@ export function createUsesRoute(deps: UsesRouteDeps): UsesRoute {
         );
       const releases = done.outcome.releases;
       for (const r of releases ?? []) if (r.refused) observe({ kind: 'refused', reason: 'release_refused' });
-      return jsonAnswer(200, {
+      const answer: UsesAnswer = {
         uses: done.outcome.results,
         ...(releases ? { releases } : {}),
         version: done.version,
-      });
+      };
+      return jsonAnswer(200, answer);
     },
     read(code, answer) {
       const says = answerSays(answer);

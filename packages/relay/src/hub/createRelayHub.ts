@@ -7,12 +7,13 @@
 // all shops of an instance share `maxConcurrentListings` slots. Every request is heard before its shop is looked up
 // (hubHearing.ts): a client's refusals are counted in one place for every shop (and, on Redis, every instance), and
 // an unknown shop is answered like a refused known one to whoever may not ask it.
+import type { RelayErrorCode } from '@shop-lookup/shop-api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HUB_DEFAULTS, RELAY_DEFAULTS } from '../defaults';
 import { normalizeBasePath } from '../door/allowedPaths';
 import { createCors } from '../door/cors';
 import { corsRouteOf } from '../door/nameRoute';
-import { envelopeAnswer, jsonAnswer, PROXY_CODES, sendAnswer, type ProxyAnswer } from '../door/proxyAnswers';
+import { envelopeAnswer, PROXY_CODES, sendAnswer, type ProxyAnswer } from '../door/proxyAnswers';
 import { createRedaction, urlSecrets } from '../door/redaction';
 import { NO_REFUSAL_BOUNDS, type RefusalBounds } from '../door/refusalBounds';
 import { createServerLog, type ServerLog } from '../door/serverLog';
@@ -333,10 +334,11 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
       if (cors?.(req, res, undefined)) return;
       return sendAnswer(
         res,
-        jsonAnswer(404, {
-          code: 'not_found',
-          message: `NOT FOUND: this hub serves ${basePath}/shops/{shopId}/v2/… and ${basePath}/shops/{shopId}/relay/v1/…`,
-        }),
+        feedError(
+          404,
+          'not_found',
+          `NOT FOUND: this hub serves ${basePath}/shops/{shopId}/v2/… and ${basePath}/shops/{shopId}/relay/v1/…`,
+        ),
       );
     }
     // every answer carries the CORS headers, the hub's own (no such shop, closed, refused) too; a preflight is
@@ -344,7 +346,7 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
     if (cors?.(req, res, parsed.ok ? corsRouteOf(RELAY_SERVED, parsed.rest) : undefined)) return;
     const refuse = (
       status: number,
-      code: string,
+      code: RelayErrorCode,
       message: string,
       headers: Record<string, string> = {},
     ): ProxyAnswer =>
@@ -394,10 +396,7 @@ export function createRelayHub(options: RelayHubOptions): RelayHub {
   const hub = ((req, res, next) => {
     handle(req, res, next).catch((error: unknown) => {
       log('error', 'a request failed', error);
-      sendAnswer(
-        res,
-        jsonAnswer(500, { code: 'server_error', message: 'The relay failed to answer; see the server log.' }),
-      );
+      sendAnswer(res, feedError(500, 'server_error', 'The relay failed to answer; see the server log.'));
     });
   }) as RelayHub;
 

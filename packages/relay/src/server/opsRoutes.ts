@@ -4,8 +4,17 @@
 // /ops/uses/drop (drop a till's or a code's, logged with who asked). The last three: OPS_TOKEN or loopback. Only the
 // uses routes show any of the shop's data (the uses, for the operator who drops them).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { described, readJsonBody } from '../door/jsonBody';
-import type { RelayStatus, UsesList } from '../types';
+import {
+  type ErrorAnswer,
+  type OpsDropAnswer,
+  opsDropSchema,
+  type OpsUsesAnswer,
+  readWire,
+  type RelayErrorCode,
+  type UsesRecord,
+} from '@shop-lookup/shop-api';
+import { readJsonBody } from '../door/jsonBody';
+import type { RelayStatus } from '../types';
 
 export type OpsRoute = 'healthz' | 'readyz' | 'metrics' | 'uses' | 'dropUses';
 
@@ -63,12 +72,8 @@ export function notReadyReason(r: ReadinessInputs): string | null {
 
 /** One shop's uses, for the operators' routes (hub mode: the shop named by `?shop=` or the body's `shop`). */
 interface OpsUses {
-  list(shop: string | null, filter: { till?: string; codes?: string[]; limit?: number }): Promise<UsesList>;
-  drop(
-    shop: string | null,
-    filter: { till?: string; codes?: string[] },
-    by: string,
-  ): Promise<{ codes: number; uses: number }>;
+  list(shop: string | null, filter: { till?: string; codes?: string[]; limit?: number }): Promise<UsesRecord[]>;
+  drop(shop: string | null, filter: { till?: string; codes?: string[] }, by: string): Promise<OpsDropAnswer>;
 }
 
 export interface OpsRoutesDeps {
@@ -84,23 +89,12 @@ export interface OpsRoutesDeps {
   who?(req: IncomingMessage): string;
 }
 
-/** A filter's till and codes from a query or a body; a string naming what is wrong. */
-function readFilter(v: {
-  till?: unknown;
-  codes?: unknown;
-  shop?: unknown;
-}): { till?: string; codes?: string[]; shop: string | null } | string {
-  const text = (x: unknown) => typeof x === 'string' && x.length > 0 && x.length <= 200;
-  if (v.till !== undefined && !text(v.till))
-    return `till must be a till's name (1 to 200 characters), got ${described(v.till)}`;
-  if (v.codes !== undefined && !(Array.isArray(v.codes) && v.codes.length <= 1_000 && v.codes.every(text)))
-    return `codes must be an array of at most 1,000 issued coupon codes, got ${described(v.codes)}`;
-  if (v.shop !== undefined && !text(v.shop)) return `shop must be a shop's id, got ${described(v.shop)}`;
-  return {
-    ...(v.till !== undefined ? { till: v.till as string } : {}),
-    ...(v.codes !== undefined ? { codes: v.codes as string[] } : {}),
-    shop: (v.shop as string | undefined) ?? null,
-  };
+/** A filter's till, codes and shop from a query or a body (opsDropSchema); a string naming what is wrong. */
+function readFilter(v: unknown): { till?: string; codes?: string[]; shop: string | null } | string {
+  const read = readWire(opsDropSchema, v, 'the body');
+  if (!read.ok) return read.why;
+  const { till, codes, shop } = read.value;
+  return { ...(till !== undefined ? { till } : {}), ...(codes !== undefined ? { codes } : {}), shop: shop ?? null };
 }
 
 function send(
@@ -120,6 +114,14 @@ function send(
 }
 const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void =>
   send(res, status, JSON.stringify(body), 'application/json; charset=utf-8', headers);
+/** An error answer of the relay's (`{ code, message }`). */
+const errorAnswer = (
+  res: ServerResponse,
+  status: number,
+  code: RelayErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): void => json(res, status, { code, message } satisfies ErrorAnswer, headers);
 
 /**
  * Answers one operators' route.
@@ -134,12 +136,9 @@ export async function serveOps(
   const method = METHODS[route];
   if (method === 'GET' ? req.method !== 'GET' && req.method !== 'HEAD' : req.method !== method) {
     req.resume();
-    return json(
-      res,
-      405,
-      { code: 'method_not_allowed', message: `METHOD NOT ALLOWED: ${pathOf(route)} answers ${method}.` },
-      { allow: method === 'GET' ? 'GET, HEAD' : method },
-    );
+    return errorAnswer(res, 405, 'method_not_allowed', `METHOD NOT ALLOWED: ${pathOf(route)} answers ${method}.`, {
+      allow: method === 'GET' ? 'GET, HEAD' : method,
+    });
   }
   switch (route) {
     case 'healthz':
@@ -156,14 +155,16 @@ export async function serveOps(
         req.resume();
         const message =
           'TOO MANY REFUSED REQUESTS: this client was refused too often within the last minute; try again after the Retry-After delay.';
-        return json(res, 429, { code: 'too_many_requests', message }, { 'retry-after': String(may.retryAfterS) });
+        return errorAnswer(res, 429, 'too_many_requests', message, { 'retry-after': String(may.retryAfterS) });
       }
       if (!may) {
         req.resume();
-        return json(res, 403, {
-          code: 'forbidden',
-          message: `FORBIDDEN: ${pathOf(route)} is for operators: send Authorization: Bearer <OPS_TOKEN> (or ask from this machine when OPS_TOKEN is not set).`,
-        });
+        return errorAnswer(
+          res,
+          403,
+          'forbidden',
+          `FORBIDDEN: ${pathOf(route)} is for operators: send Authorization: Bearer <OPS_TOKEN> (or ask from this machine when OPS_TOKEN is not set).`,
+        );
       }
       if (route === 'metrics') {
         const { text, contentType } = await deps.scrape();
@@ -178,9 +179,8 @@ const pathOf = (route: OpsRoute): string => Object.entries(OPS_PATHS).find(([, r
 
 /** GET /ops/uses?till=&code=&code=&limit=&shop=, POST /ops/uses/drop { till?, codes?, shop? } (an operator's). */
 async function serveUses(route: 'uses' | 'dropUses', req: IncomingMessage, res: ServerResponse, deps: OpsRoutesDeps) {
-  const bad = (why: string) => json(res, 400, { code: 'bad_request', message: `BAD REQUEST: ${why}.` });
-  if (!deps.uses)
-    return json(res, 503, { code: 'relay_unavailable', message: 'RELAY UNAVAILABLE: the relay is starting.' });
+  const bad = (why: string) => errorAnswer(res, 400, 'bad_request', `BAD REQUEST: ${why}.`);
+  if (!deps.uses) return errorAnswer(res, 503, 'relay_unavailable', 'RELAY UNAVAILABLE: the relay is starting.');
   try {
     if (route === 'uses') {
       const query = new URL(req.url ?? '/', 'http://relay').searchParams;
@@ -194,7 +194,8 @@ async function serveUses(route: 'uses' | 'dropUses', req: IncomingMessage, res: 
       const limit = Number(query.get('limit') ?? 1_000);
       if (!Number.isSafeInteger(limit) || limit < 1) return bad('limit must be a whole number of at least 1');
       const { shop, ...rest } = filter;
-      return json(res, 200, { uses: await deps.uses.list(shop, { ...rest, limit }) });
+      const answer: OpsUsesAnswer = { uses: await deps.uses.list(shop, { ...rest, limit }) };
+      return json(res, 200, answer);
     }
     const body = await readJsonBody(
       req,
@@ -203,21 +204,19 @@ async function serveUses(route: 'uses' | 'dropUses', req: IncomingMessage, res: 
       'the body must be JSON: { "till"?: "…", "codes"?: [ … ] }',
     );
     if (!body.ok) return bad(body.why);
-    if (typeof body.value !== 'object' || body.value === null || Array.isArray(body.value))
-      return bad('the body must be { "till"?: "…", "codes"?: [ … ] }');
-    const filter = readFilter(body.value as Record<string, unknown>);
+    const filter = readFilter(body.value);
     if (typeof filter === 'string') return bad(filter);
     const { shop, ...rest } = filter;
     if (rest.till === undefined && (rest.codes?.length ?? 0) === 0)
       return bad('name the till, the codes, or both, whose uses to drop');
-    const dropped = await deps.uses.drop(shop, rest, `operator ${deps.who?.(req) ?? 'unknown'}`);
+    const dropped: OpsDropAnswer = await deps.uses.drop(shop, rest, `operator ${deps.who?.(req) ?? 'unknown'}`);
     return json(res, 200, dropped);
   } catch (error) {
     const message = (error as Error)?.message ?? '';
     if (/^name the shop/.test(message)) return bad(message);
-    if (/no shop/.test(message)) return json(res, 404, { code: 'unknown_shop', message: `NO SUCH SHOP: ${message}.` });
+    if (/no shop/.test(message)) return errorAnswer(res, 404, 'unknown_shop', `NO SUCH SHOP: ${message}.`);
     if (/starting/.test(message))
-      return json(res, 503, { code: 'relay_unavailable', message: 'RELAY UNAVAILABLE: the relay is starting.' });
+      return errorAnswer(res, 503, 'relay_unavailable', 'RELAY UNAVAILABLE: the relay is starting.');
     throw error;
   }
 }

@@ -3,9 +3,9 @@
 // its instances goes through here: the snapshot and its per-record hashes, the version and the bounded change log,
 // the listing checkpoint and its staged pages, the shop-wide tracked products, the upstream token, the upstream rate
 // limit, the sync lease, and the wake-up signal for long-polls.
-import type { RateLimiter } from '@shop-lookup/shop-api';
+import type { FeedRecord as WireFeedRecord, RateLimiter, UsesRecord } from '@shop-lookup/shop-api';
 import type { UsesDrop, UsesDropped } from './useDrops';
-import type { UsesCommit, UsesMerged, UsesOutcome, UsesRecord } from './useRecords';
+import type { UsesCommit, UsesMerged, UsesOutcome } from './useRecords';
 
 /**
  * A feed resource: the coupons, the options of one product ('options:13805'), or the issued coupons' uses the tills
@@ -13,12 +13,12 @@ import type { UsesCommit, UsesMerged, UsesOutcome, UsesRecord } from './useRecor
  */
 export type ResourceId = 'coupons' | `options:${number}` | 'uses';
 
-/** One record as the feed carries it. `key`: coupon_code for coupons, String(no) for options. */
-export interface FeedRecord {
+/**
+ * One record as the feed carries it (the wire's FeedRecord, of a resource of this relay's). `key`: coupon_code for
+ * coupons, String(no) for options, the issued code for uses; `record`: as validated by the relay, JSON-clonable.
+ */
+export interface FeedRecord extends WireFeedRecord {
   resource: ResourceId;
-  key: string;
-  /** The record as validated by the relay (worker/parseRecords), JSON-clonable. */
-  record: unknown;
   /**
    * The record's JSON as the store keeps it, when it has it (the Redis store's snapshot chunks: `record` is then
    * parsed from it when first read): a feed answer sends it as it is, not parsed and serialised again.

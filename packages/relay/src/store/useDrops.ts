@@ -3,7 +3,8 @@
 // (a till's uses, or a code's), or of a code the shop does not have (the whole code, each use counted against its
 // till: useRecords.ts's strikes).
 import type { FeedHead } from './relayStore';
-import { addHeld, addStrikes, markConflicts, type TillCounts, type UsesRecord } from './useRecords';
+import type { UsesRecord } from '@shop-lookup/shop-api';
+import { addHeld, addStrikes, markConflicts, type TillCounts } from './useRecords';
 
 /** Why uses are dropped: what stays, and who is counted. */
 export type UsesDropWhy = 'expired' | 'confirmed' | 'operator' | 'unknown';

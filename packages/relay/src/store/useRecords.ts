@@ -3,62 +3,20 @@
 // (the till's `at`, bounded: tillHeard.ts); every use after the first that is not the same sale (device and order)
 // marked as a conflict; a claim (an online verdict) recorded only as the first use; a release dropping the till's
 // own use; each till within its share of the shop's cap. Both stores use it.
-import { ShopLookupError } from '@shop-lookup/shop-api';
+import {
+  type RecordedUse,
+  type ReleaseResult,
+  type ReleaseSent,
+  ShopLookupError,
+  type UseConflict,
+  type UseResult,
+  type UsesRecord,
+  type UseSent,
+} from '@shop-lookup/shop-api';
 import { earliestAt, heardAt, type TillHeard } from './tillHeard';
 
-/** One use as a till sends it (POST relay/v1/uses). */
-export interface UseInput {
-  /** The till's journal entry: unique per device. */
-  entry: string;
-  /** The issued coupon's code: the record's key. */
-  code: string;
-  couponCode: string | null;
-  orderId: string | null;
-  /** When the till accepted it (ms, the till's clock). */
-  at: number;
-  override: boolean;
-}
-
-/** A release a till sends (a voided sale): its journal entry, and the use (its entry) it gives back. */
-export interface ReleaseInput {
-  entry: string;
-  code: string;
-  /** The journal entry of the use released (of the same device). */
-  use: string;
-}
-
-/** One use as the relay keeps it and the feed carries it. */
-interface StoredUse {
-  /** The till's name (its token's), or its device id when it has none. */
-  till: string;
-  device: string;
-  entry: string;
-  orderId: string | null;
-  /**
-   * When it was accepted, as the relay orders it: the till's `at` bounded (not later than received, not earlier than
-   * the relay last heard from that till before; a claim: when the relay recorded it).
-   */
-  at: number;
-  /** The till's own `at`, as it sent it. */
-  claimedAt: number;
-  /** When the relay recorded it (ms, the relay's clock): what retention counts from. */
-  receivedAt: number;
-  override: boolean;
-  /** Not the first use of its code and not the same sale (device and orderId) as the first. */
-  conflict: boolean;
-}
-
-/** The feed's `uses` record of one issued code. */
-export interface UsesRecord {
-  code: string;
-  couponCode: string | null;
-  uses: StoredUse[];
-  /**
-   * When the shop API was seen showing the code used: the record is kept as a mark (its first use only) for
-   * retention from then, and every use that arrives after it is a conflict.
-   */
-  confirmed?: number;
-}
+// (the wire's shapes, a use and a release as a till sends them, a use as the relay keeps it and the feed's `uses`
+// record carries it, the answers: packages/shop-api/src/feed/)
 
 /** A till's standing in the shop's uses. */
 export interface TillCounts {
@@ -70,44 +28,16 @@ export interface TillCounts {
   strikesSince: number | null;
 }
 
-/** The earlier use a conflicting one conflicts with. */
-interface UseConflict {
-  till: string;
-  at: number;
-  orderId: string | null;
-}
-
-/** The answer for one use of a POST. */
-interface UseResult {
-  entry: string;
-  /** false: this (device, entry) was recorded before (a resend), or a claim refused. */
-  recorded: boolean;
-  conflict: UseConflict | null;
-  /** A claim: whether it is the first use of its code (or the same sale as the first); only on claims. */
-  claimed?: boolean;
-  /** A claim refused: the first use of the code (the sale that has it). */
-  first?: UseConflict & { device: string };
-}
-
-/** The answer for one release. */
-interface ReleaseResult {
-  entry: string;
-  /** false: the relay holds no such use (never recorded, or dropped since): nothing to give back. */
-  released: boolean;
-  /** The use is another till's (by name): it stays. */
-  refused?: true;
-}
-
 /** The uses (and releases) of one POST: one device, one till. */
 export interface UsesBatch {
   device: string;
   till: string;
-  uses: UseInput[];
+  uses: UseSent[];
   receivedAt: number;
   /** The uses are claims: recorded only as the first use of their code (or the same sale as the first). */
   claim?: boolean;
   /** Given back after the uses (voided sales). */
-  releases?: ReleaseInput[];
+  releases?: ReleaseSent[];
 }
 
 /** What a store commits at once: batches of several POSTs, and what it may drop first. */
@@ -125,7 +55,7 @@ export interface UsesCommit {
 
 /** Per batch: its answers, or `full` / `tillFull` (nothing of it kept). */
 export type UsesOutcome =
-  | { results: UseResult[]; releases?: ReleaseResult[] }
+  | { results: UseResult[]; releases?: ReleaseResult[] | undefined }
   | { full: true }
   | { tillFull: true; held: number };
 
@@ -148,10 +78,10 @@ export const strikesOf = (c: TillCounts | undefined, expiredBefore: number): num
   c && c.strikesSince !== null && c.strikesSince >= expiredBefore ? c.strikes : 0;
 
 /** A use's position among its code's: the relay's time, then the till's, then arrival. */
-const byAt = (a: StoredUse, b: StoredUse): number =>
+const byAt = (a: RecordedUse, b: RecordedUse): number =>
   a.at - b.at || (a.claimedAt ?? a.at) - (b.claimedAt ?? b.at) || a.receivedAt - b.receivedAt;
 
-const sameSale = (a: StoredUse, b: { device: string; orderId: string | null }) =>
+const sameSale = (a: RecordedUse, b: { device: string; orderId: string | null }) =>
   a.device === b.device && a.orderId === b.orderId;
 
 /** The record with its uses sorted and their conflict marks set (a confirmed mark's first use stays first). */
@@ -171,7 +101,7 @@ export function markConflicts(record: UsesRecord): UsesRecord {
   };
 }
 
-const conflictOf = (u: StoredUse): UseConflict => ({ till: u.till, at: u.at, orderId: u.orderId });
+const conflictOf = (u: RecordedUse): UseConflict => ({ till: u.till, at: u.at, orderId: u.orderId });
 
 /** What a POST answers for `entry` of `device`, from the record that holds it. */
 function resultOf(record: UsesRecord | null | undefined, device: string, entry: string, recorded: boolean): UseResult {
@@ -217,21 +147,21 @@ export function mergeUses(
   // per batch: null (full), the indexes recorded by it, the claims refused (index → the first use), the releases
   const done: (
     | { refused: UsesOutcome }
-    | { taken: Set<number>; refused: Map<number, StoredUse>; releases?: ReleaseResult[] }
+    | { taken: Set<number>; refused: Map<number, RecordedUse>; releases?: ReleaseResult[] }
   )[] = [];
   for (const batch of commit.batches) {
     const before = heard.get(batch.till) ?? null;
     // a claim is made online, now: the relay's own time orders it
     const floor = batch.claim ? batch.receivedAt : earliestAt(before, batch.receivedAt);
     heard.set(batch.till, heardAt(before, batch.receivedAt));
-    const known = (use: UseInput) =>
+    const known = (use: UseSent) =>
       records.get(use.code)?.uses.some((u) => u.device === batch.device && u.entry === use.entry) === true;
     // a resend of an entry within one batch counts once too
     const fresh = [...batch.uses.keys()].filter(
       (i) => !known(batch.uses[i]!) && batch.uses.findIndex((u) => u.entry === batch.uses[i]!.entry) === i,
     );
     // a claim of a code whose first use is another sale is refused, and not recorded
-    const refused = new Map<number, StoredUse>();
+    const refused = new Map<number, RecordedUse>();
     if (batch.claim)
       for (const i of fresh) {
         const use = batch.uses[i]!;
@@ -259,7 +189,7 @@ export function mergeUses(
       if (!held) created.add(use.code);
       const record = held ?? { code: use.code, couponCode: use.couponCode, uses: [] };
       const at = Math.max(Math.min(use.at, batch.receivedAt), floor ?? Number.NEGATIVE_INFINITY);
-      const stored: StoredUse = {
+      const stored: RecordedUse = {
         till: batch.till,
         device: batch.device,
         entry: use.entry,

@@ -3,6 +3,7 @@
 // that the product exists (asked in the client's own upstream turn), the shop's set is capped (409 beyond it), and a
 // product no client asked for in `productTtlMs` is dropped by the sync (upstreamSync.ts). The host's `products` are
 // tracked from the start and never dropped.
+import type { ProductsAnswer } from '@shop-lookup/shop-api';
 import type { IncomingMessage } from 'node:http';
 import type { AllowedRoute } from '../door/allowedPaths';
 import type { Client } from '../door/clientIdentity';
@@ -62,8 +63,13 @@ export function createProductTracking(deps: ProductTrackingDeps): ProductTrackin
   /** Products being checked in this instance, each for the client that asked. */
   const pending = new Map<number, Client>();
 
-  const answer = async (status: number): Promise<ProxyAnswer> =>
-    jsonAnswer(status, { products: await store.trackedProducts(), pending: [...pending.keys()].sort((a, b) => a - b) });
+  const answer = async (status: number): Promise<ProxyAnswer> => {
+    const body: ProductsAnswer = {
+      products: await store.trackedProducts(),
+      pending: [...pending.keys()].sort((a, b) => a - b),
+    };
+    return jsonAnswer(status, body);
+  };
 
   /** Checks one client's new products one after the other (its turn holds one of them at a time). */
   async function confirm(productNos: number[], client: Client): Promise<void> {

@@ -1,12 +1,13 @@
-// The body of POST relay/v1/products, read strictly: `{ "products": [13801, 13805] }`, small, whole numbers only.
+// The body of POST relay/v1/products, read strictly with the feed protocol's schema (productsPostSchema in
+// @shop-lookup/shop-api): `{ "products": [13801, 13805] }`, small, whole numbers only; a wrong one is named.
+import { productsPostSchema, readWire } from '@shop-lookup/shop-api';
 import type { IncomingMessage } from 'node:http';
-import { described, readJsonBody } from '../door/jsonBody';
+import { readJsonBody } from '../door/jsonBody';
 
 const MAX_BYTES = 64 * 1024;
-const MAX_PRODUCTS = 1_000;
 
 /**
- * The product numbers, or what is wrong with the body.
+ * The product numbers (each once), or what is wrong with the body.
  * @example const products = await readProductsBody(req); if (typeof products === 'string') answer400(products);
  */
 export async function readProductsBody(req: IncomingMessage): Promise<number[] | string> {
@@ -17,10 +18,6 @@ export async function readProductsBody(req: IncomingMessage): Promise<number[] |
     'the body must be JSON: { "products": [13801, 13805] }',
   );
   if (!read.ok) return read.why;
-  const products = (read.value as { products?: unknown } | null)?.products;
-  if (!Array.isArray(products)) return 'the body must be { "products": [ ...product numbers ] }';
-  if (products.length > MAX_PRODUCTS) return `at most ${MAX_PRODUCTS} products at once`;
-  const bad = products.find((n) => !Number.isSafeInteger(n) || (n as number) < 1);
-  if (bad !== undefined) return `product numbers must be whole numbers >= 1, got ${described(bad)}`;
-  return [...new Set(products as number[])];
+  const body = readWire(productsPostSchema, read.value, 'the body');
+  return body.ok ? [...new Set(body.value.products)] : body.why;
 }

@@ -36,17 +36,19 @@ function readableKey(kind: RecordKind, raw: unknown): string | number | null {
 }
 
 /**
- * Checks one raw record. `productNo` is added to options (the API's option rows do not carry it).
+ * Checks one raw record. `path` says where it was (made only when it fails: a function then). `productNo` is added
+ * to options (the API's option rows do not carry it).
  * @example parseRecord('coupon', row, 'data.list[3]')
  */
 export function parseRecord<K extends RecordKind>(
   kind: K,
   raw: unknown,
-  path: string,
+  path: string | (() => string),
   productNo?: number,
 ): { ok: true; record: RecordOf[K] } | { ok: false; rejected: RejectedRecord } {
+  const where = () => (typeof path === 'string' ? path : path());
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    const issues = [{ path, message: `expected a ${kind} object, got ${describe(raw)}` }];
+    const issues = [{ path: where(), message: `expected a ${kind} object, got ${describe(raw)}` }];
     return { ok: false, rejected: { kind, key: null, issues } };
   }
   // zod only for a record that fails somewhere: it says where and why
@@ -54,7 +56,8 @@ export function parseRecord<K extends RecordKind>(
   if (data === null) {
     const result = z.safeParse(schemas[kind], raw);
     if (!result.success) {
-      const issues = result.error.issues.map((i) => ({ path: joinPath(path, i.path), message: i.message }));
+      const base = where();
+      const issues = result.error.issues.map((i) => ({ path: joinPath(base, i.path), message: i.message }));
       return { ok: false, rejected: { kind, key: readableKey(kind, raw), issues } };
     }
     data = result.data as object;
@@ -72,7 +75,7 @@ export function parseRecords<K extends RecordKind>(
 ): ParsedRecords<RecordOf[K]> {
   const out: ParsedRecords<RecordOf[K]> = { records: [], rejected: [] };
   rows.forEach((raw, i) => {
-    const r = parseRecord(kind, raw, `${basePath}[${i}]`, productNo);
+    const r = parseRecord(kind, raw, () => `${basePath}[${i}]`, productNo);
     if (r.ok) out.records.push(r.record);
     else out.rejected.push(r.rejected);
   });

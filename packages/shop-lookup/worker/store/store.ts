@@ -135,7 +135,7 @@ export type ClaimAnswer =
   | { claim: null };
 
 /** One use of an issued coupon as the relay's feed tells it (resource `uses`; docs/feed-protocol.md). */
-export interface SharedUse {
+interface SharedUse {
   /** The till's name on the relay (its token's), else its device id. */
   till: string;
   device: string;

@@ -4,7 +4,8 @@
 import type { RelayStore } from '../relayStore';
 import { heardAt, type TillHeard } from '../tillHeard';
 import { dropFrom } from '../useDrops';
-import { mergeUses, newestReceived, strikesOf, type TillCounts, type UsesRecord } from '../useRecords';
+import type { UsesRecord } from '@shop-lookup/shop-api';
+import { mergeUses, newestReceived, strikesOf, type TillCounts } from '../useRecords';
 import type { memoryFeed } from './memoryFeed';
 
 export interface MemoryUsesDeps {

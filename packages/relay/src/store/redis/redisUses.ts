@@ -3,6 +3,7 @@
 // till's count and strikes, when each till was last heard from, and the codes not yet seen in an API answer; written
 // with the feed change in one MULTI/EXEC, WATCHed on the version, the records, the count and the tills' counts, so
 // concurrent POSTs (and claims) on any instance of the shop merge in one order, never overwrite each other.
+import type { UsesRecord } from '@shop-lookup/shop-api';
 import { WatchError } from 'redis';
 import { chunks, logEntries, readHead, type NewChange } from './redisFeed';
 import type { RedisClient, RedisConnection } from './redisConnection';
@@ -18,7 +19,6 @@ import {
   type UsesCommit,
   type UsesMerged,
   type UsesOutcome,
-  type UsesRecord,
 } from '../useRecords';
 
 export interface RedisUsesDeps {

@@ -3,7 +3,16 @@
 // API page by page; a relay that refuses this client says so (its refusal mark), and is a relay. No answer at all
 // (offline, refused, a gateway's 5xx) says nothing: that sync fails as any unreachable one does, and the next sync
 // asks again. An engine with credentials never asks: it talks to the API.
-import { type ApiError, networkError, redirectError, shownBase } from '@shop-lookup/shop-api';
+import {
+  type ApiError,
+  type DiscoveryAnswer,
+  discoveryAnswerSchema,
+  networkError,
+  readWire,
+  redirectError,
+  RELAY_PATHS,
+  shownBase,
+} from '@shop-lookup/shop-api';
 import { isRedirect } from './relayFeedClient';
 
 /** Where the engine's data comes from. */
@@ -12,14 +21,8 @@ export type SourceKind = 'direct' | 'relay';
 /** `'auto'` finds out by asking; `'direct'` / `'relay'` force one (see ShopLookupOptions.source). */
 export type SourceMode = 'auto' | SourceKind;
 
-/** What a relay says about itself (packages/relay/PROTOCOL.md, Discovery). */
-interface RelayInfo {
-  relay: 'shop-lookup';
-  protocol: number;
-  shop: string;
-  /** The routes this client may use, as the relay's authorize answered for this very request; null: not said (all). */
-  routes: string[] | null;
-}
+/** What a relay says about itself (docs/feed-protocol.md, Discovery). */
+type RelayInfo = Pick<DiscoveryAnswer, 'relay' | 'protocol' | 'shop' | 'routes'>;
 
 export interface SourceChoice {
   kind: SourceKind;
@@ -45,12 +48,12 @@ export function sourceModeOf(source: SourceMode | undefined, auth: object | null
   return mode === 'auto' && auth ? 'direct' : mode;
 }
 
-/** The relay's discovery answer, or null when `body` is not one. */
+/** The relay's discovery answer, or null when `body` is not one (of this protocol). */
 function readRelayInfo(body: unknown): RelayInfo | null {
-  const b = body as Partial<RelayInfo> | null;
-  if (!b || typeof b !== 'object' || b.relay !== 'shop-lookup' || b.protocol !== 1) return null;
-  const routes = Array.isArray(b.routes) ? b.routes.filter((r): r is string => typeof r === 'string') : null;
-  return { relay: 'shop-lookup', protocol: 1, shop: typeof b.shop === 'string' ? b.shop : '', routes };
+  const read = readWire(discoveryAnswerSchema, body, 'the discovery answer');
+  if (!read.ok) return null;
+  const { relay, protocol, shop, routes } = read.value;
+  return { relay, protocol, shop, routes };
 }
 
 /**
@@ -64,9 +67,9 @@ export async function probeRelay(
   timeoutMs: number,
   signal?: AbortSignal,
 ): Promise<SourceChoice | { kind: 'unknown'; error: ApiError }> {
-  const label = { method: 'GET', path: '/relay/v1' };
+  const label = { method: 'GET', path: `/${RELAY_PATHS.discovery}` };
   const origin = shownBase(baseUrl.replace(/\/+$/, ''));
-  const url = `${baseUrl.replace(/\/+$/, '')}/relay/v1`;
+  const url = `${baseUrl.replace(/\/+$/, '')}/${RELAY_PATHS.discovery}`;
   const stop = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])]);
   try {
     const res = await fetchFn(url, {

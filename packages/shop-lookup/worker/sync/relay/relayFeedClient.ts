@@ -1,45 +1,34 @@
-// HTTP side of the relay's feed (packages/relay/PROTOCOL.md): the feed, the tracked products, the uses of issued
-// coupons. Answers are plain JSON, not the shop API's envelope, and are not held back by the client's API rate limits
-// (the relay has its own budget and says so with 429 + Retry-After). Everything that goes wrong becomes an ApiError,
-// as the API client's do.
+// HTTP side of the relay's feed (docs/feed-protocol.md): the feed, the tracked products, the uses of issued coupons.
+// Answers are plain JSON, not the shop API's envelope, read with the feed protocol's schemas the relay answers with
+// (@shop-lookup/shop-api, src/feed/), and are not held back by the client's API rate limits (the relay has its own
+// budget and says so with 429 + Retry-After). Everything that goes wrong becomes an ApiError, as the API client's do.
 import { ShopLookupError } from '../../../src/protocol';
 import {
   type ApiError,
   apiErrorFromAnswer,
   badResponseError,
+  errorAnswerSchema,
+  type FeedEnvelope,
+  feedEnvelopeSchema,
   networkError,
+  productsAnswerSchema,
+  type ProductsPost,
+  readWire,
   redirectError,
+  RELAY_PATHS,
+  type ReleaseSent,
   retryAfterMs,
   serverRefusal,
   shownBase,
   timeoutError,
+  type UseResult,
+  usesAnswerSchema,
+  type UseSent,
+  type UsesPost,
 } from '@shop-lookup/shop-api';
 
-/** One record as the feed carries it (validated again by the engine before it is stored). */
-interface FeedUpsert {
-  resource: string;
-  key: string;
-  record: unknown;
-}
-
-/** A feed answer (200), as packages/relay/PROTOCOL.md describes it. */
-export interface FeedAnswer {
-  /** The shop the relay serves (checked against the database's claim before anything is written). */
-  shop?: string;
-  handle: string;
-  version: number;
-  kind: 'snapshot' | 'changes';
-  cursor: string | null;
-  upserts: FeedUpsert[];
-  deletes: { resource: string; key: string }[];
-  more: boolean;
-  products: number[];
-  confirmedAt: Record<string, number>;
-  relay?: { degraded: boolean; error: string | null };
-}
-
 /** 304: nothing changed; `degraded` is the relay's state then (its `x-shop-relay-degraded` header). */
-export type FeedReply = { status: 304; degraded: boolean } | { status: 200; etag: string | null; answer: FeedAnswer };
+export type FeedReply = { status: 304; degraded: boolean } | { status: 200; etag: string | null; answer: FeedEnvelope };
 
 interface FeedCallOptions {
   signal?: AbortSignal | undefined;
@@ -50,34 +39,11 @@ interface FeedCallOptions {
   extraTimeoutMs?: number;
 }
 
-/** One use of an issued coupon as POST relay/v1/uses takes it (docs/feed-protocol.md, "Uses"). */
-export interface UseSent {
-  entry: string;
-  code: string;
-  couponCode: string | null;
-  orderId: string | null;
-  at: number;
-  override: boolean;
-}
-
 /** The relay's word on one use sent: recorded now (false: it had it already), and the earlier use it conflicts with. */
-export interface UseAck {
-  entry: string;
-  recorded: boolean;
-  conflict: { till: string; at: number; orderId: string | null } | null;
-}
+export type UseAck = Pick<UseResult, 'entry' | 'recorded' | 'conflict'>;
 
 /** The relay's word on a claim (an online verdict's use, sent before the verdict). */
-type ClaimAck =
-  | { claimed: true }
-  | { claimed: false; first: { till: string; device: string; at: number; orderId: string | null } };
-
-/** A release as POST relay/v1/uses takes it: its own journal key, the code, the journal key of the use given back. */
-export interface ReleaseSent {
-  entry: string;
-  code: string;
-  use: string;
-}
+type ClaimAck = { claimed: true } | { claimed: false; first: NonNullable<UseResult['first']> };
 
 /** The relay's word on one release: given back, or nothing to give back; `refused`: the use is another till's. */
 export interface ReleaseAck {
@@ -107,43 +73,8 @@ export interface RelayFeedClientOptions {
   onUnreachable?: (error: ApiError) => void;
 }
 
-const isConflict = (c: unknown): c is UseAck['conflict'] => {
-  const x = c as UseAck['conflict'];
-  return (
-    x === null ||
-    (typeof x === 'object' &&
-      typeof x.till === 'string' &&
-      Number.isFinite(x.at) &&
-      (x.orderId === null || typeof x.orderId === 'string'))
-  );
-};
-
-/** The acknowledgements of a POST relay/v1/uses answer, or null when it is not one. */
-function readUseAcks(json: unknown): UseAck[] | null {
-  const uses = (json as { uses?: unknown } | null)?.uses;
-  if (!Array.isArray(uses)) return null;
-  const acks = uses.filter(
-    (u): u is UseAck =>
-      typeof u?.entry === 'string' && typeof u.recorded === 'boolean' && isConflict(u.conflict ?? null),
-  );
-  return acks.length === uses.length
-    ? acks.map((u) => ({ entry: u.entry, recorded: u.recorded, conflict: u.conflict ?? null }))
-    : null;
-}
-
-function isFeedAnswer(v: unknown): v is FeedAnswer {
-  const a = v as FeedAnswer;
-  return (
-    a !== null &&
-    typeof a === 'object' &&
-    typeof a.handle === 'string' &&
-    Number.isSafeInteger(a.version) &&
-    (a.kind === 'snapshot' || a.kind === 'changes') &&
-    Array.isArray(a.upserts) &&
-    Array.isArray(a.deletes ?? []) &&
-    typeof a.confirmedAt === 'object'
-  );
-}
+/** What is wrong with a relay's answer, for its bad_response. */
+const notFitting = (why: string) => `the relay's answer does not fit the feed protocol (${why})`;
 
 /** A 3xx answer (304 is none), or a browser's opaque redirect (status 0). */
 export const isRedirect = (res: Response): boolean =>
@@ -164,7 +95,7 @@ export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFee
     method: 'GET' | 'POST',
     path: string,
     query: Record<string, string | number>,
-    body: unknown,
+    body: UsesPost | ProductsPost | undefined,
     o: FeedCallOptions,
   ) {
     const label = { method, path: `${path}` };
@@ -219,8 +150,9 @@ export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFee
       throw badResponseError(label, res.status, 'the relay did not answer JSON');
     }
     if (res.status >= 400) {
-      const e = json as { code?: unknown; message?: unknown };
-      const message = typeof e?.message === 'string' ? e.message : `HTTP ${res.status}`;
+      const read = readWire(errorAnswerSchema, json, 'the error answer');
+      const e = read.ok ? read.value : null;
+      const message = e?.message ?? `HTTP ${res.status}`;
       if (res.status === 409)
         throw new ShopLookupError('must_refetch', `The relay's feed history changed: ${message}`, { status: 409 });
       if (res.status === 503 && e?.code === 'relay_not_ready') {
@@ -256,84 +188,52 @@ export function createRelayFeedClient(options: RelayFeedClientOptions): RelayFee
     return { status: res.status, etag: res.headers.get('etag'), json, degraded };
   }
 
+  /** What the relay answered a POST relay/v1/uses, read with its schema; a bad_response naming what is wrong. */
+  const usesAnswer = (status: number, json: unknown) => {
+    const read = readWire(usesAnswerSchema, json, 'the answer');
+    if (!read.ok) throw badResponseError({ method: 'POST', path: RELAY_PATHS.uses }, status, notFitting(read.why));
+    return read.value;
+  };
+  const postUses = (body: UsesPost, o: FeedCallOptions) => call('POST', RELAY_PATHS.uses, {}, body, o);
+
   return {
     async feed(query, o = {}) {
-      const r = await call('GET', 'relay/v1/feed', query, undefined, o);
+      const r = await call('GET', RELAY_PATHS.feed, query, undefined, o);
       if (r.status === 304) return { status: 304, degraded: r.degraded };
-      if (!isFeedAnswer(r.json))
-        throw badResponseError(
-          { method: 'GET', path: 'relay/v1/feed' },
-          r.status,
-          'the feed answer lacks handle, version, kind or upserts',
-        );
-      return {
-        status: 200,
-        etag: r.etag,
-        answer: {
-          ...r.json,
-          cursor: r.json.cursor ?? null,
-          deletes: r.json.deletes ?? [],
-          more: r.json.more === true,
-          products: r.json.products ?? [],
-        },
-      };
+      const read = readWire(feedEnvelopeSchema, r.json, 'the answer');
+      if (!read.ok) throw badResponseError({ method: 'GET', path: RELAY_PATHS.feed }, r.status, notFitting(read.why));
+      return { status: 200, etag: r.etag, answer: read.value };
     },
     async postProducts(products, o = {}) {
-      const r = await call('POST', 'relay/v1/products', {}, { products }, o);
-      const set = (r.json as { products?: unknown } | null)?.products;
-      return Array.isArray(set) ? set.filter((p): p is number => Number.isSafeInteger(p)) : [];
+      const r = await call('POST', RELAY_PATHS.products, {}, { products }, o);
+      const read = readWire(productsAnswerSchema, r.json, 'the answer');
+      if (!read.ok)
+        throw badResponseError({ method: 'POST', path: RELAY_PATHS.products }, r.status, notFitting(read.why));
+      return read.value.products;
     },
     async postUses(device, uses, o = {}) {
-      const r = await call('POST', 'relay/v1/uses', {}, { device, uses }, o);
-      const acks = readUseAcks(r.json);
-      if (!acks)
-        throw badResponseError(
-          { method: 'POST', path: 'relay/v1/uses' },
-          r.status,
-          'the answer lacks its uses, each with entry, recorded and conflict',
-        );
-      return acks;
+      const r = await postUses({ device, uses }, o);
+      return usesAnswer(r.status, r.json).uses.map(({ entry, recorded, conflict }) => ({ entry, recorded, conflict }));
     },
     async claimUse(device, use, o = {}) {
-      const r = await call('POST', 'relay/v1/uses', {}, { device, uses: [use], claim: true }, o);
-      const answer = (r.json as { uses?: { entry?: unknown; claimed?: unknown; first?: unknown }[] } | null)?.uses?.[0];
-      const first = answer?.first as { till?: unknown; device?: unknown; at?: unknown; orderId?: unknown } | undefined;
+      const r = await postUses({ device, uses: [use], claim: true }, o);
+      const answer = usesAnswer(r.status, r.json).uses[0];
       if (answer?.entry === use.entry && answer.claimed === true) return { claimed: true };
-      if (
-        answer?.entry === use.entry &&
-        answer.claimed === false &&
-        typeof first?.till === 'string' &&
-        typeof first.device === 'string' &&
-        Number.isFinite(first.at) &&
-        (first.orderId === null || typeof first.orderId === 'string')
-      )
-        return {
-          claimed: false,
-          first: { till: first.till, device: first.device, at: first.at as number, orderId: first.orderId },
-        };
+      if (answer?.entry === use.entry && answer.claimed === false && answer.first)
+        return { claimed: false, first: answer.first };
       // (a relay before claims records it as a plain use: its answer says nothing of a claim)
       throw badResponseError(
-        { method: 'POST', path: 'relay/v1/uses' },
+        { method: 'POST', path: RELAY_PATHS.uses },
         r.status,
         'the answer to a claim lacks claimed (and the first use of the voucher when refused)',
       );
     },
     async postReleases(device, releases, o = {}) {
-      const r = await call('POST', 'relay/v1/uses', {}, { device, uses: [], releases }, o);
-      const answered = (r.json as { releases?: unknown } | null)?.releases;
-      const acks = Array.isArray(answered)
-        ? answered.filter(
-            (a): a is { entry: string; released: boolean; refused?: boolean } =>
-              typeof a?.entry === 'string' && typeof a.released === 'boolean',
-          )
-        : [];
-      if (!Array.isArray(answered) || acks.length !== answered.length)
-        throw badResponseError(
-          { method: 'POST', path: 'relay/v1/uses' },
-          r.status,
-          'the answer lacks its releases, each with entry and released',
-        );
-      return acks.map((a) => ({ entry: a.entry, released: a.released, refused: a.refused === true }));
+      const r = await postUses({ device, uses: [], releases }, o);
+      const answered = usesAnswer(r.status, r.json).releases;
+      if (!answered)
+        throw badResponseError({ method: 'POST', path: RELAY_PATHS.uses }, r.status, 'the answer lacks its releases');
+      return answered.map((a) => ({ entry: a.entry, released: a.released, refused: a.refused === true }));
     },
   };
 }

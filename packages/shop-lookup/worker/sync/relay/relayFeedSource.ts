@@ -1,4 +1,4 @@
-// A shop-lookup relay's feed as the sync source (packages/relay/PROTOCOL.md). First sync: the snapshot in large
+// A shop-lookup relay's feed as the sync source (docs/feed-protocol.md). First sync: the snapshot in large
 // chunks, the next chunk on its way while one is written, the cursor kept with each chunk so an interruption resumes
 // there. Re-sync: `since=<version>` with If-None-Match: nothing changed is one request answered 304 and no write;
 // changes go in with the new version in one transaction. A "start again" (409, or another handle) builds the new
@@ -6,10 +6,10 @@
 // Every answer names the relay's shop, checked before anything of it is written, and says how the relay fares.
 import { ShopLookupError } from '../../../src/protocol';
 import type { SyncStatus } from '../../../src/protocol';
-import type { ApiError } from '@shop-lookup/shop-api';
 import { applyToLive, applyToStage, checkFeed, swapInStage, type Applied } from './applyFeedChanges';
 import { loadFeedState, type FeedState, type SnapshotProgress } from '../../store/feedState';
-import type { FeedAnswer, FeedReply, RelayFeedClient } from './relayFeedClient';
+import type { ApiError, FeedEnvelope } from '@shop-lookup/shop-api';
+import type { FeedReply, RelayFeedClient } from './relayFeedClient';
 import { metaKey, type Confirmation, type ShopDatabase } from '../../store/store';
 import type { SyncContext } from '../syncContext';
 import type { SourceRun, SyncSource } from '../syncSource';
@@ -55,7 +55,7 @@ const handleChanged = () =>
   new ShopLookupError('must_refetch', "The relay's feed started a new history; its snapshot is read again.");
 const mustRefetch = (error: unknown) => (error as ApiError)?.code === 'must_refetch';
 
-function count(ctx: SyncContext, answer: FeedAnswer, applied: Applied | null) {
+function count(ctx: SyncContext, answer: FeedEnvelope, applied: Applied | null) {
   ctx.report.fetched += answer.upserts.length;
   if (!applied) return;
   ctx.report.written += applied.written;
@@ -84,7 +84,7 @@ export function createRelayFeedSource(deps: RelayFeedSourceDeps): RelayFeedSourc
   };
 
   /** An answer with a body: its shop checked first (another shop's relay writes nothing), then its state told. */
-  async function heard(answer: FeedAnswer): Promise<void> {
+  async function heard(answer: FeedEnvelope): Promise<void> {
     await deps.checkShop?.(typeof answer.shop === 'string' && answer.shop !== '' ? answer.shop : null);
     tell({
       degraded: answer.relay?.degraded === true,

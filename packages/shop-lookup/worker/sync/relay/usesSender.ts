@@ -5,16 +5,25 @@
 // sends it again, which the relay records once. An online verdict's use is first sent alone as a claim (`claim`),
 // within a short bound: the relay records it only as the voucher's first. Only to a relay whose discovery lists `uses`
 // for this client; a till without one keeps them in its outbox.
-import { type ApiError, badResponseError, sleep } from '@shop-lookup/shop-api';
+import {
+  type ApiError,
+  badResponseError,
+  MAX_USES_PER_POST,
+  RELAY_PATHS,
+  type ReleaseSent,
+  sleep,
+  type UseSent,
+} from '@shop-lookup/shop-api';
 import { deviceIdOf } from '../../store/deviceId';
 import { ShopLookupError } from '../../../src/protocol';
 import type { ClaimAnswer, OutgoingUse, ShopDatabase, TillUse } from '../../store/store';
-import type { RelayFeedClient, ReleaseAck, ReleaseSent, UseAck, UseSent } from './relayFeedClient';
+import type { RelayFeedClient, ReleaseAck, UseAck } from './relayFeedClient';
 import { markConflicts } from './useConflicts';
 
-/** At most this many uses per request (the route takes 500). */
-export const MAX_USES_PER_POST = 500;
-/** At most this many bytes of JSON per request (the route takes 64 kB; an order id alone may take 800). */
+/**
+ * At most this many bytes of JSON per request (the route takes MAX_USES_BODY_BYTES, 64 kB, and MAX_USES_PER_POST uses;
+ * an order id alone may take 800).
+ */
 const MAX_BODY_BYTES = 60_000;
 
 export interface UsesSenderDeps {
@@ -205,7 +214,7 @@ export function createUsesSender(deps: UsesSenderDeps): UsesSender {
       // (an answer that takes none of them would send the same batch for ever)
       if (taken === 0)
         throw badResponseError(
-          { method: 'POST', path: 'relay/v1/uses' },
+          { method: 'POST', path: RELAY_PATHS.uses },
           200,
           'the answer acknowledges none of the uses sent',
         );
@@ -224,7 +233,7 @@ export function createUsesSender(deps: UsesSenderDeps): UsesSender {
       const { taken, refused: no } = await acknowledgeReleases(db, releases, acks, deps.now());
       if (taken === 0)
         throw badResponseError(
-          { method: 'POST', path: 'relay/v1/uses' },
+          { method: 'POST', path: RELAY_PATHS.uses },
           200,
           'the answer acknowledges none of the releases sent',
         );
