@@ -1,5 +1,5 @@
 // Types of the app tools: refreshing one lookup, the journal's export, and the engine's inspection (the devtools).
-import type { JournalEntry, LookupError } from './types';
+import type { JournalEntry, LookupError, UseClaim } from './types';
 
 /**
  * What `refresh()` asks the API (or the relay) for again: one coupon, one issued coupon, one product's options, or
@@ -40,7 +40,8 @@ export interface JournalExport {
  * One row of the journal's export (`format: 'json'`; the CSV has the same columns, in this order). Times are the
  * shop's wall-clock time (`timeZone`, default Asia/Seoul) as `YYYY-MM-DD HH:mm:ss`.
  * @example { time: '2026-06-01 14:03:12', till: 'front-1', order: 'A-1017', code: 'WELCOME10', amount: 32000,
- * discount: 3200, reason: null, source: 'local', overrides: [], shared: null, conflict: null }
+ * discount: 3200, reason: null, source: 'local', overrides: [], shared: null, conflict: null, action: 'verdict',
+ * claim: null, released: null }
  */
 export interface JournalRow {
   /** When the verdict was given. */
@@ -62,6 +63,12 @@ export interface JournalRow {
   shared: string | null;
   /** The other till's use this one conflicts with: `till-2 2026-06-01 14:05:40 order A-0999`; null when none. */
   conflict: string | null;
+  /** `verdict`, or `release`: a voided sale's voucher given back (`releaseCoupon`), no sale of its own. */
+  action: 'verdict' | 'release';
+  /** What the relay's claim said (`granted`, `refused`, `timeout`, `failed`); null when none was made. */
+  claim: UseClaim | null;
+  /** When this till gave the use back (`releaseCoupon`); null when it did not. */
+  released: string | null;
 }
 
 /** One resource the engine keeps synced (the coupon list, a tracked product's options), as `inspect()` shows it. */

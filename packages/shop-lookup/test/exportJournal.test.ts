@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MOCK_CODES, type MockShopApi } from '@shop-lookup/mock-server';
-import type { JournalRow, ShopLookup } from '../src';
+import type { JournalEntry, JournalRow, ShopLookup } from '../src';
 import { csvCell, csvText } from '../worker/coupon/csvText';
+import { exportJournal } from '../worker/coupon/exportJournal';
+import type { ShopDatabase } from '../worker/store/store';
 import { lookupFor, startMock } from './utils';
 
 /** An instant as a clock in `timeZone` shows it, by another formatter than the engine's. */
@@ -96,6 +98,9 @@ describe('exportJournal({ format, since })', () => {
       'overrides',
       'shared',
       'conflict',
+      'action',
+      'claim',
+      'released',
     ]);
     expect(rows).toEqual([
       [
@@ -110,6 +115,9 @@ describe('exportJournal({ format, since })', () => {
         '',
         '',
         '',
+        'verdict',
+        '',
+        '',
       ],
       [
         wallClock(entries[1]!.at, 'Europe/Berlin'),
@@ -121,6 +129,9 @@ describe('exportJournal({ format, since })', () => {
         'below_minimum',
         'local',
         '',
+        '',
+        '',
+        'verdict',
         '',
         '',
       ],
@@ -172,6 +183,76 @@ describe('exportJournal({ format, since })', () => {
     });
     await expect(lookup.exportJournal({ format: 'csv', since: 'yesterday' as never })).rejects.toMatchObject({
       code: 'bad_request',
+    });
+  });
+});
+
+describe('exportJournal of a till on a relay that takes uses', () => {
+  const at = Date.UTC(2026, 5, 1, 5, 3, 12); // 14:03:12 in Seoul
+  const sale: JournalEntry = {
+    id: 1,
+    key: 'k1',
+    code: 'IC-7F3K-2Q9M',
+    kind: 'issued',
+    couponCode: 'WELCOME10',
+    amount: 32000,
+    orderId: 'A-1017',
+    orderAt: at,
+    ok: true,
+    reason: null,
+    discount: 3200,
+    syncedAt: at,
+    at,
+    source: 'network',
+    cause: null,
+    overrides: [],
+    shared: at + 1_000,
+    conflict: null,
+    claim: 'granted',
+    action: 'verdict',
+    released: at + 60_000,
+  };
+  const release: JournalEntry = {
+    ...sale,
+    id: 2,
+    key: 'k2',
+    ok: false,
+    discount: null,
+    source: 'local',
+    at: at + 60_000,
+    shared: at + 61_000,
+    claim: null,
+    action: 'release',
+    released: null,
+  };
+
+  it("has the claim, the release and when the sale's voucher was given back: a voided sale reads as one", async () => {
+    const csv = await exportJournal(
+      { format: 'csv', till: 'front-1' },
+      {
+        list: async ({ after = 0 }) => [sale, release].filter((e) => e.id > after),
+        db: null as unknown as ShopDatabase, // (the till is named: no device id is read)
+        options: { timeZone: 'Asia/Seoul' },
+      },
+    );
+    const [header, first, second] = parseCsv(csv.slice(1));
+    const cells = (row: string[]) => Object.fromEntries(header!.map((name, i) => [name, row[i]]));
+    expect(cells(first!)).toMatchObject({
+      time: '2026-06-01 14:03:12',
+      order: 'A-1017',
+      source: 'network',
+      shared: '2026-06-01 14:03:13',
+      action: 'verdict',
+      claim: 'granted',
+      released: '2026-06-01 14:04:12',
+    });
+    expect(cells(second!)).toMatchObject({
+      time: '2026-06-01 14:04:12',
+      order: 'A-1017',
+      discount: '',
+      action: 'release',
+      claim: '',
+      released: '',
     });
   });
 });

@@ -20,6 +20,9 @@ const COLUMNS: readonly (keyof JournalRow)[] = [
   'overrides',
   'shared',
   'conflict',
+  'action',
+  'claim',
+  'released',
 ];
 
 /** The journal read a page at a time (the largest page it gives). */
@@ -42,6 +45,9 @@ function rowOf(e: JournalEntry, till: string, timeZone: string): JournalRow {
     conflict: e.conflict
       ? `${e.conflict.till} ${time(e.conflict.at)}${e.conflict.orderId === null ? '' : ` order ${e.conflict.orderId}`}`
       : null,
+    action: e.action,
+    claim: e.claim,
+    released: e.released === null ? null : time(e.released),
   };
 }
 
