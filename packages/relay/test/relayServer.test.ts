@@ -264,6 +264,25 @@ describe('relay command: configuration', () => {
     expect(warns('0.0.0.0', 0)).toBe(false);
   });
 
+  it("reads MAX_USES (default 100,000) and MAX_USES_PER_TILL (default none: the relay's share), one till never more than the shop", () => {
+    expect(readRelayConfig(base, readFile)).toMatchObject({
+      ok: true,
+      config: { maxUses: 100_000, maxUsesPerTill: undefined },
+    });
+    expect(readRelayConfig({ ...base, MAX_USES: '20000', MAX_USES_PER_TILL: '500' }, readFile)).toMatchObject({
+      ok: true,
+      config: { maxUses: 20_000, maxUsesPerTill: 500 },
+    });
+    expect(readRelayConfig({ ...base, MAX_USES: '1000', MAX_USES_PER_TILL: '2000' }, readFile)).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^MAX_USES_PER_TILL \(2000\) is more than MAX_USES \(1000\)/),
+    });
+    expect(readRelayConfig({ ...base, MAX_USES: 'lots' }, readFile)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('MAX_USES'),
+    });
+  });
+
   it('reads USES_RETENTION_DAYS as whole days (default 30)', () => {
     expect(readRelayConfig({ ...base, USES_RETENTION_DAYS: '7' }, readFile)).toMatchObject({
       ok: true,
@@ -570,6 +589,36 @@ describe('relay command: serving', () => {
     const record = (feed.upserts as Json[]).find((u) => u.resource === 'uses')!.record;
     expect(record.uses.map((u: Json) => [u.till, u.device])).toEqual([['front-1', 'dev-cmd']]);
     expect(((await ask(`${url}/relay/v1`, bearer(STATIC_TOKEN))).body as Json).routes).toContain('uses');
+  });
+
+  it("keeps a till's uses within MAX_USES_PER_TILL (429 till_uses_full), the other tills' uses still taken", async () => {
+    const bounded = await startServer({ MAX_USES: '1000', MAX_USES_PER_TILL: '2', SHOP_ID: 'cmd-shop-uses-bound' });
+    try {
+      await ready(bounded.origin);
+      const post = (token: string, device: string, entries: string[]) =>
+        fetch(`${bounded.origin}${BASE}/relay/v1/uses`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...bearer(token) },
+          body: JSON.stringify({
+            device,
+            uses: entries.map((entry) => ({
+              entry,
+              code: `IC-BOUND-${entry}`,
+              couponCode: null,
+              orderId: `o-${entry}`,
+              at: 1,
+              override: false,
+            })),
+          }),
+        });
+      expect((await post(STATIC_TOKEN, 'dev-1', ['a1', 'a2'])).status).toBe(200);
+      const past = await post(STATIC_TOKEN, 'dev-1', ['a3']);
+      expect(past.status).toBe(429);
+      expect(await past.json()).toMatchObject({ code: 'till_uses_full' });
+      expect((await post(signed('front-2', 1, 'cmd-shop-uses-bound'), 'dev-2', ['b1'])).status).toBe(200);
+    } finally {
+      await bounded.stop('test end');
+    }
   });
 
   it('answers the pages of CORS_ORIGINS across origins, and the storefront routes STOREFRONT_OPEN opens to any page', async () => {

@@ -27,6 +27,10 @@ export interface RelayServerConfig {
   refreshIntervalMs: number;
   /** USES_RETENTION_DAYS, in ms. */
   usesRetentionMs: number;
+  /** MAX_USES. */
+  maxUses: number;
+  /** MAX_USES_PER_TILL; undefined: the relay's default share of maxUses. */
+  maxUsesPerTill: number | undefined;
   leaseMs: number;
   trustProxyHops: number;
   tillTokensFile: string | undefined;
@@ -183,6 +187,12 @@ export function readRelayConfig(env: Environment, readFile: (path: string) => st
         '(the storefront routes for everybody), or RELAY_PUBLIC=true (everything for everybody, private networks only)',
     };
   }
+  if (v.MAX_USES_PER_TILL !== undefined && v.MAX_USES_PER_TILL > v.MAX_USES!) {
+    return {
+      ok: false,
+      message: `MAX_USES_PER_TILL (${v.MAX_USES_PER_TILL}) is more than MAX_USES (${v.MAX_USES}): one till's share is a part of the shop's uses`,
+    };
+  }
   return {
     ok: true,
     config: {
@@ -201,6 +211,8 @@ export function readRelayConfig(env: Environment, readFile: (path: string) => st
       rateLimits: v.SHOP_API_RATE_LIMITS!,
       refreshIntervalMs: v.REFRESH_INTERVAL_MS!,
       usesRetentionMs: v.USES_RETENTION_DAYS! * 86_400_000,
+      maxUses: v.MAX_USES!,
+      maxUsesPerTill: v.MAX_USES_PER_TILL,
       leaseMs: v.LEASE_MS!,
       trustProxyHops: v.TRUST_PROXY_HOPS!,
       tillTokensFile: v.TILL_TOKENS_FILE,

@@ -137,6 +137,18 @@ export const RELAY_VARIABLES = {
     fallback: String(COMMAND_DEFAULTS.usesRetentionDays),
     schema: whole(1, 3_650),
   },
+  MAX_USES: {
+    what: "uses of issued coupons the relay keeps for a shop at most (`maxUses`); past it the tills' uses wait on them (`uses_full`)",
+    expected: 'uses of issued coupons kept for a shop at most (100 to 100000000)',
+    fallback: String(RELAY_DEFAULTS.maxUses),
+    schema: whole(100, 100_000_000),
+  },
+  MAX_USES_PER_TILL: {
+    what: "one till's share of `MAX_USES` (`maxUsesPerTill`); past it that till's uses wait on it (`till_uses_full`), the others' are taken",
+    shownDefault: '`MAX_USES` / 20, at least 100',
+    expected: "one till's share of MAX_USES (1 to 100000000, at most MAX_USES)",
+    schema: whole(1, 100_000_000),
+  },
   REFRESH_INTERVAL_MS: {
     what: 'how often the API is listed again, ms',
     expected: 'how often the API is listed again, ms (at least 1000)',
