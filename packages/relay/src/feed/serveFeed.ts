@@ -144,7 +144,7 @@ export async function serveFeed(
   }
 
   let state = ctx.degraded();
-  /** A feed answer (docs/feed-protocol.md; its fields: FeedAnswer in @shop-lookup/shop-api). */
+  /** A feed answer (docs/feed-protocol.md; its fields: the FeedAnswer schema of the shop API package). */
   const body = (
     current: FeedHead,
     fields: Pick<FeedAnswer, 'version' | 'kind' | 'cursor' | 'upserts' | 'deletes' | 'more'>,
