@@ -1,5 +1,6 @@
-// The checkout: order lines and amount, the coupon field, the verdict (validateCoupon) and what the two code
-// lookups (coupon, issuedCoupon) know about the code, live.
+// The checkout: order lines and amount, the coupon field, the verdict (validateCoupon, with this sale's order id) and
+// what the two code lookups (coupon, issuedCoupon) know about the code, live; an accepted issued coupon's sale can be
+// voided (releaseCoupon: the voucher goes back to every till).
 import type { CouponVerdict, IssuedCoupon, LookupResult, ShopLookup, Coupon } from 'shop-lookup';
 import { Subscription } from 'rxjs';
 import { stampAgo } from './clock';
@@ -144,6 +145,9 @@ export function mountCheckout(root: HTMLElement, lookup: ShopLookup, hooks: { on
   const subscription = new Subscription();
   let watching: Subscription | null = null;
   let applied: string | null = null;
+  /** This sale's order id: a new sale (a new one) whenever another code is applied or the coupon removed. */
+  const newOrderId = () => `sale-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+  let orderId = newOrderId();
   let sequence = 0;
   let linesTotal = 0;
 
@@ -188,6 +192,7 @@ export function mountCheckout(root: HTMLElement, lookup: ShopLookup, hooks: { on
         ),
         message,
         h('div', { class: 'meta' }, source, synced),
+        v.kind === 'issued' ? voidButton(applied ?? '') : null,
       );
     } else {
       replace(
@@ -208,6 +213,38 @@ export function mountCheckout(root: HTMLElement, lookup: ShopLookup, hooks: { on
         h('div', { class: 'meta' }, source, synced),
       );
     }
+  }
+
+  /** "Void sale": the accepted voucher given back (releaseCoupon with this sale's order id), offline too. */
+  function voidButton(voucher: string): HTMLElement {
+    const button = h('button', { class: 'ghost', testid: 'void-sale', attrs: { type: 'button' } }, 'Void sale');
+    const sale = orderId;
+    button.addEventListener('click', async () => {
+      sequence++; // a check still under way answers into nothing
+      try {
+        const r = await lookup.releaseCoupon(voucher, { orderId: sale });
+        verdictBox.dataset.state = 'released';
+        replace(
+          verdictBox,
+          h(
+            'p',
+            { class: 'verdict-message', testid: 'void-result' },
+            r.released > 0
+              ? `Sale voided: ${voucher} is given back. Every till may take it again (sent to the relay now, or when this till is back online).`
+              : `Nothing to give back: this till holds no use of ${voucher} for this sale.`,
+          ),
+        );
+      } catch (error) {
+        replace(
+          verdictBox,
+          h('p', { class: 'err', testid: 'void-result' }, `Could not void the sale: ${(error as Error)?.message}`),
+        );
+      } finally {
+        orderId = newOrderId();
+        hooks.onVerdict();
+      }
+    });
+    return h('div', { class: 'row' }, button);
   }
 
   /** Says in the verdict's place why there is no verdict (the old one goes: it no longer fits the screen). */
@@ -241,6 +278,7 @@ export function mountCheckout(root: HTMLElement, lookup: ShopLookup, hooks: { on
     try {
       const v = await lookup.validateCoupon(applied, {
         amount: orderAmount,
+        orderId,
         app: app.checked,
         otherDiscount: other.checked,
       });
@@ -279,6 +317,7 @@ export function mountCheckout(root: HTMLElement, lookup: ShopLookup, hooks: { on
   /** No coupon applied any more: its verdict and what the lookups know about it go. */
   function removeCoupon(): void {
     applied = null;
+    orderId = newOrderId();
     sequence++;
     watching?.unsubscribe();
     watching = null;
@@ -295,7 +334,10 @@ export function mountCheckout(root: HTMLElement, lookup: ShopLookup, hooks: { on
       explain('needs-code', 'Type a coupon code first: no coupon is applied.');
       return;
     }
-    if (c !== applied) watch(c);
+    if (c !== applied) {
+      watch(c);
+      orderId = newOrderId(); // another code: another sale
+    }
     applied = c;
     void validate();
   });
