@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// `npm test`'s last step: the test projects of vitest.config.ts in three lanes side by side, each vitest run one file
-// at a time: the browser tests on Chromium, then the Node tests of every package and of the root (Redis, relays in
-// this process); the browser tests on Firefox ESR and WebKitGTK; the packed package in users' apps and the smoke
-// bench. Most of each lane's time is spent waiting on a browser, a server, an install or a timer. Then, alone, the
+// `npm test`'s last step: the test projects of vitest.config.ts in three lanes side by side: the browser tests on
+// Chromium, then the Node tests of every package and of the root (Redis, relays in this process; two files at a time,
+// as `npm run test:quick`); the browser tests on Firefox ESR and WebKitGTK; the packed package in users' apps and the
+// smoke bench (two files at a time). Most of each lane's time is spent waiting on a browser, a server, an install or a
+// timer (a run on 2 cores kept them 60 % busy with one file at a time a lane). Then, alone, the
 // tests under the mock's real rate limits (relay processes, the proxy, the engine's limiter), which a process starved
 // of CPU would fail. Each line is prefixed with its lane; the exit code is 1 if a lane failed. Arguments (a file
 // filter, -t …) run one plain `vitest run` with them instead.
@@ -44,6 +45,9 @@ const others = engines.filter((e) => e !== 'chromium');
 const browsers = (list) =>
   run(`browsers:${list.join('+')}`, ['--project', 'browsers'], { E2E_ENGINES: list.join(',') });
 
+/** Two test files of the lane at once (vitest.shared.ts runs one at a time by default). */
+const TWO_AT_A_TIME = ['--fileParallelism', '--maxWorkers', '2'];
+
 /** Runs `steps` one after the other (a lane of several vitest runs). */
 async function lane(...steps) {
   const out = [];
@@ -58,10 +62,10 @@ const results =
         ...(
           await Promise.all([
             lane(...(engines.includes('chromium') ? [() => browsers(['chromium'])] : []), () =>
-              run('node', nodeProjectArgs()),
+              run('node', [...nodeProjectArgs(), ...TWO_AT_A_TIME]),
             ),
             lane(...(others.length > 0 ? [() => browsers(others)] : [])),
-            lane(() => run('packed', ['--project', 'packed'])),
+            lane(() => run('packed', ['--project', 'packed', ...TWO_AT_A_TIME])),
           ])
         ).flat(),
         // then alone: relay processes under the mock's real rate limits (vitest.config.ts, test.projects)
