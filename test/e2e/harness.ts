@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, onTestFailed } from 'vitest';
 import { build, createServer, preview, type Plugin, type PreviewServer, type ViteDevServer } from 'vite';
 import type { DemoBackend, DemoPluginApi } from '../../demo/devServer';
 import type { MockShopApi } from '../../packages/mock-server/src';
@@ -220,6 +220,14 @@ export function e2eSuite(
           `${JSON.stringify({ suite: title, engine, ms, at: new Date().toISOString() })}\n`,
         ).catch(() => undefined);
       }, 60_000);
+      // every failed try is printed, a retried one too (the reporter shows only the last): a flake that passes on its
+      // retry still costs the lane its timeouts, and this says where it waited
+      beforeEach(() => {
+        onTestFailed(({ task }) => {
+          const errors = (task.result?.errors ?? []).map((e) => e.message).join(' | ');
+          console.log(`[e2e] ${engine}: "${task.name}" failed on try ${(task.result?.retryCount ?? 0) + 1}: ${errors}`);
+        });
+      });
       body({
         engine,
         get demo() {
