@@ -7,9 +7,21 @@
  * await s.navigate(url); await s.close();
  */
 export async function newSession(serverUrl, capabilities) {
-  const created = await command(serverUrl, 'POST', '/session', { capabilities: { alwaysMatch: capabilities } });
-  return webDriverSession(serverUrl, created.sessionId);
+  // WebKitWebDriver, on 2 busy cores, now and then never answers a new session (seen in CI-like runs: "POST /session:
+  // no answer within 90000 ms", then the test's retry got one at once): asked again after 30 s, up to three times
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const body = { capabilities: { alwaysMatch: capabilities } };
+      const created = await command(serverUrl, 'POST', '/session', body, SESSION_TIMEOUT_MS);
+      return webDriverSession(serverUrl, created.sessionId);
+    } catch (error) {
+      if (attempt === 3 || !String(error?.message).includes('no answer within')) throw error;
+    }
+  }
 }
+
+/** How long a new session may take before it is asked for again. */
+const SESSION_TIMEOUT_MS = 30_000;
 
 /**
  * A command the driver leaves unanswered fails after `timeoutMs` instead of hanging its caller (seen once in a CI-like
