@@ -4,11 +4,7 @@
 // first 40 characters, never written back whole.
 import * as z from 'zod/mini';
 import { describe } from '../records/fieldReaders';
-
-/** A path as a reader writes it: `uses[3].at`. */
-function pathText(path: readonly PropertyKey[]): string {
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
-}
+import { pathText } from '../records/pathText';
 
 /** The first issue of a failed parse in words: the field, what it must be, what it was. */
 function wireIssue(error: z.core.$ZodError, whole: string): string {

@@ -4,6 +4,7 @@ import * as z from 'zod/mini';
 import type { Coupon, IssuedCoupon, LookupError, ProductOption, RecordIssue } from '../types';
 import { describe } from './fieldReaders';
 import { readRecord, schemas, type RecordKind } from './schemas';
+import { pathText } from './pathText';
 
 interface RecordOf {
   coupon: Coupon;
@@ -22,10 +23,6 @@ export interface RejectedRecord {
 export interface ParsedRecords<T> {
   records: T[];
   rejected: RejectedRecord[];
-}
-
-function joinPath(base: string, path: readonly PropertyKey[]): string {
-  return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : `${acc}.${String(p)}`), base);
 }
 
 function readableKey(kind: RecordKind, raw: unknown): string | number | null {
@@ -57,7 +54,7 @@ export function parseRecord<K extends RecordKind>(
     const result = z.safeParse(schemas[kind], raw);
     if (!result.success) {
       const base = where();
-      const issues = result.error.issues.map((i) => ({ path: joinPath(base, i.path), message: i.message }));
+      const issues = result.error.issues.map((i) => ({ path: pathText(i.path, base), message: i.message }));
       return { ok: false, rejected: { kind, key: readableKey(kind, raw), issues } };
     }
     data = result.data as object;
